@@ -1,0 +1,52 @@
+//! A2A v1.0 wire shapes: PascalCase JSON-RPC methods, `TASK_STATE_*` enums,
+//! wrapped `SendMessage` results and `StreamResponse` events without `kind`.
+
+use super::{Operation, TaskState};
+
+/// The v1.0 JSON-RPC method name of an operation.
+pub fn method(op: Operation) -> Option<&'static str> {
+    Some(match op {
+        Operation::SendMessage => "SendMessage",
+        Operation::SendStreamingMessage => "SendStreamingMessage",
+        Operation::GetTask => "GetTask",
+        Operation::ListTasks => "ListTasks",
+        Operation::CancelTask => "CancelTask",
+        Operation::SubscribeToTask => "SubscribeToTask",
+        Operation::CreatePushConfig => "CreateTaskPushNotificationConfig",
+        Operation::GetPushConfig => "GetTaskPushNotificationConfig",
+        Operation::ListPushConfigs => "ListTaskPushNotificationConfigs",
+        Operation::DeletePushConfig => "DeleteTaskPushNotificationConfig",
+        Operation::GetExtendedCard => "GetExtendedAgentCard",
+    })
+}
+
+/// The ProtoJSON enum name of a state.
+pub fn state_name(state: TaskState) -> &'static str {
+    match state {
+        TaskState::Submitted => "TASK_STATE_SUBMITTED",
+        TaskState::Working => "TASK_STATE_WORKING",
+        TaskState::InputRequired => "TASK_STATE_INPUT_REQUIRED",
+        TaskState::AuthRequired => "TASK_STATE_AUTH_REQUIRED",
+        TaskState::Completed => "TASK_STATE_COMPLETED",
+        TaskState::Failed => "TASK_STATE_FAILED",
+        TaskState::Canceled => "TASK_STATE_CANCELED",
+        TaskState::Rejected => "TASK_STATE_REJECTED",
+        TaskState::Unknown => "TASK_STATE_UNSPECIFIED",
+    }
+}
+
+/// The proto enum number of a state (ProtoJSON parsers accept integers).
+pub fn state_from_number(n: i64) -> Option<TaskState> {
+    Some(match n {
+        0 => TaskState::Unknown,
+        1 => TaskState::Submitted,
+        2 => TaskState::Working,
+        3 => TaskState::Completed,
+        4 => TaskState::Failed,
+        5 => TaskState::Canceled,
+        6 => TaskState::InputRequired,
+        7 => TaskState::Rejected,
+        8 => TaskState::AuthRequired,
+        _ => return None,
+    })
+}

@@ -1,0 +1,1 @@
+//! An incremental Server-Sent Events parser (WHATWG event-stream rules).
