@@ -4,4 +4,5 @@
 pub mod card;
 pub mod mock;
 pub mod protocol;
+pub mod scenario;
 pub mod transport;

@@ -6,10 +6,10 @@ pub mod v0_3;
 pub mod v1_0;
 pub mod view;
 
+pub use view::{ArtifactView, Event, MessagePart, RpcError, SendResult, TaskView};
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
-
-
 
 /// An A2A protocol version the tool speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -54,6 +54,38 @@ impl ProtocolVersion {
             .iter()
             .copied()
             .find(|op| self.method(*op) == Some(method))
+    }
+}
+
+impl ProtocolVersion {
+    /// A user message in this version's shape.
+    pub fn message(
+        self,
+        parts: &[MessagePart],
+        message_id: &str,
+        task_id: Option<&str>,
+        context_id: Option<&str>,
+    ) -> serde_json::Value {
+        match self {
+            ProtocolVersion::V1_0 => v1_0::message(parts, message_id, task_id, context_id),
+            ProtocolVersion::V0_3 => v0_3::message(parts, message_id, task_id, context_id),
+        }
+    }
+
+    /// Send params in this version's shape.
+    pub fn send_params(self, message: serde_json::Value, blocking: bool) -> serde_json::Value {
+        match self {
+            ProtocolVersion::V1_0 => v1_0::send_params(message, blocking),
+            ProtocolVersion::V0_3 => v0_3::send_params(message, blocking),
+        }
+    }
+
+    /// Params naming one task.
+    pub fn task_params(self, task_id: &str) -> serde_json::Value {
+        match self {
+            ProtocolVersion::V1_0 => v1_0::task_params(task_id),
+            ProtocolVersion::V0_3 => v0_3::task_params(task_id),
+        }
     }
 }
 
@@ -185,10 +217,7 @@ impl TaskState {
                 .copied()
                 .find(|s| v1_0::state_name(*s) == upper);
         }
-        TaskState::ALL
-            .iter()
-            .copied()
-            .find(|s| s.as_str() == text)
+        TaskState::ALL.iter().copied().find(|s| s.as_str() == text)
     }
 
     /// The wire spelling for a version.

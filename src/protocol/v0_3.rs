@@ -34,3 +34,47 @@ pub fn state_name(state: TaskState) -> &'static str {
         TaskState::Unknown => "unknown",
     }
 }
+
+/// A v0.3 user message: `kind: message`, `role: user`, `kind`-tagged parts.
+pub fn message(
+    parts: &[MessagePart],
+    message_id: &str,
+    task_id: Option<&str>,
+    context_id: Option<&str>,
+) -> Value {
+    let parts: Vec<Value> = parts
+        .iter()
+        .map(|part| match part {
+            MessagePart::Text(text) => json!({ "kind": "text", "text": text }),
+            MessagePart::Data(data) => json!({ "kind": "data", "data": data }),
+            MessagePart::File {
+                media_type,
+                base64,
+                name,
+            } => json!({ "kind": "file", "file": { "bytes": base64, "mimeType": media_type, "name": name } }),
+        })
+        .collect();
+    let mut message =
+        json!({ "kind": "message", "messageId": message_id, "role": "user", "parts": parts });
+    if let Some(id) = task_id {
+        message["taskId"] = json!(id);
+    }
+    if let Some(id) = context_id {
+        message["contextId"] = json!(id);
+    }
+    message
+}
+
+/// `message/send`/`message/stream` params with an explicit `blocking` flag (the
+/// 0.3 default is unspecified, so the tool always says what it wants).
+pub fn send_params(message: Value, blocking: bool) -> Value {
+    json!({ "message": message, "configuration": { "blocking": blocking } })
+}
+
+/// Params naming one task (`tasks/get`, `tasks/cancel`, `tasks/resubscribe`).
+pub fn task_params(task_id: &str) -> Value {
+    json!({ "id": task_id })
+}
+
+use super::MessagePart;
+use serde_json::{json, Value};

@@ -50,3 +50,46 @@ pub fn state_from_number(n: i64) -> Option<TaskState> {
         _ => return None,
     })
 }
+
+/// A v1.0 user message: `ROLE_USER`, parts without `kind`.
+pub fn message(
+    parts: &[MessagePart],
+    message_id: &str,
+    task_id: Option<&str>,
+    context_id: Option<&str>,
+) -> Value {
+    let parts: Vec<Value> = parts
+        .iter()
+        .map(|part| match part {
+            MessagePart::Text(text) => json!({ "text": text }),
+            MessagePart::Data(data) => json!({ "data": data, "mediaType": "application/json" }),
+            MessagePart::File {
+                media_type,
+                base64,
+                name,
+            } => json!({ "raw": base64, "mediaType": media_type, "filename": name }),
+        })
+        .collect();
+    let mut message = json!({ "messageId": message_id, "role": "ROLE_USER", "parts": parts });
+    if let Some(id) = task_id {
+        message["taskId"] = json!(id);
+    }
+    if let Some(id) = context_id {
+        message["contextId"] = json!(id);
+    }
+    message
+}
+
+/// `SendMessage`/`SendStreamingMessage` params; `blocking` maps to the inverted
+/// `returnImmediately`.
+pub fn send_params(message: Value, blocking: bool) -> Value {
+    json!({ "message": message, "configuration": { "returnImmediately": !blocking } })
+}
+
+/// Params naming one task (`GetTask`, `CancelTask`, `SubscribeToTask`).
+pub fn task_params(task_id: &str) -> Value {
+    json!({ "id": task_id })
+}
+
+use super::MessagePart;
+use serde_json::{json, Value};

@@ -1,2 +1,425 @@
 //! Lenient, version-neutral views of what a peer sent: tasks, artifacts, stream
-//! events and errors. Parsing keeps the raw JSON; judging happens elsewhere.
+//! events and errors. Parsing keeps the raw JSON and never fails outright: what
+//! cannot be understood becomes `Unrecognized` with a reason, so that the
+//! runner can report it as a finding instead of stopping.
+
+use super::{ProtocolVersion, TaskState};
+use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// A task as read from a response or event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskView {
+    pub id: Option<String>,
+    pub context_id: Option<String>,
+    pub state: Option<TaskState>,
+    pub artifacts: Vec<ArtifactView>,
+}
+
+impl TaskView {
+    /// Reads a Task object (either version's shape).
+    pub fn from_json(value: &Value) -> TaskView {
+        let state = value
+            .get("status")
+            .and_then(|s| s.get("state"))
+            .and_then(TaskState::from_wire);
+        let artifacts = value
+            .get("artifacts")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().map(ArtifactView::from_json).collect())
+            .unwrap_or_default();
+        TaskView {
+            id: str_field(value, "id"),
+            context_id: str_field(value, "contextId"),
+            state,
+            artifacts,
+        }
+    }
+
+    /// A digest of the artifact set, ids and content, order-insensitive. Two
+    /// reads with equal digests saw the same artifacts with the same parts.
+    pub fn artifacts_digest(&self) -> String {
+        let mut items: Vec<String> = self
+            .artifacts
+            .iter()
+            .map(|a| format!("{}={}", a.artifact_id.as_deref().unwrap_or(""), a.digest))
+            .collect();
+        items.sort();
+        let mut hasher = Sha256::new();
+        for item in items {
+            hasher.update(item.as_bytes());
+            hasher.update([0]);
+        }
+        hex(&hasher.finalize()[..8])
+    }
+
+    /// A short description for evidence: "state=completed, 1 artifact".
+    pub fn summary(&self) -> String {
+        let state = self
+            .state
+            .map(|s| s.as_str().to_string())
+            .unwrap_or_else(|| "?".into());
+        format!(
+            "state={state}, {} artifact{}",
+            self.artifacts.len(),
+            if self.artifacts.len() == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// An artifact with a digest of its content (parts, name, metadata excluded).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArtifactView {
+    pub artifact_id: Option<String>,
+    pub digest: String,
+}
+
+impl ArtifactView {
+    pub fn from_json(value: &Value) -> ArtifactView {
+        let parts = value.get("parts").cloned().unwrap_or(Value::Null);
+        ArtifactView {
+            artifact_id: str_field(value, "artifactId"),
+            digest: content_digest(&parts),
+        }
+    }
+}
+
+/// A JSON-RPC (or REST-mapped) error answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn from_json(value: &Value) -> Option<RpcError> {
+        Some(RpcError {
+            code: value.get("code")?.as_i64()?,
+            message: value
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            data: value.get("data").cloned(),
+        })
+    }
+}
+
+/// One protocol event read from a stream, version-neutral.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Event {
+    Task(TaskView),
+    Message {
+        task_id: Option<String>,
+    },
+    StatusUpdate {
+        task_id: Option<String>,
+        state: Option<TaskState>,
+        /// v0.3 only: the `final` flag; v1.0 has none.
+        #[serde(rename = "final")]
+        final_flag: Option<bool>,
+    },
+    ArtifactUpdate {
+        task_id: Option<String>,
+        artifact: ArtifactView,
+        append: bool,
+        last_chunk: bool,
+    },
+    Error(RpcError),
+    Unrecognized {
+        reason: String,
+    },
+}
+
+impl Event {
+    /// The neutral kind name used in scenarios: `task`, `message`,
+    /// `status-update`, `artifact-update`, `error`, `unrecognized`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Task(_) => "task",
+            Event::Message { .. } => "message",
+            Event::StatusUpdate { .. } => "status-update",
+            Event::ArtifactUpdate { .. } => "artifact-update",
+            Event::Error(_) => "error",
+            Event::Unrecognized { .. } => "unrecognized",
+        }
+    }
+
+    /// The task state the event carries, if any.
+    pub fn state(&self) -> Option<TaskState> {
+        match self {
+            Event::Task(t) => t.state,
+            Event::StatusUpdate { state, .. } => *state,
+            _ => None,
+        }
+    }
+
+    pub fn task_id(&self) -> Option<&str> {
+        match self {
+            Event::Task(t) => t.id.as_deref(),
+            Event::Message { task_id }
+            | Event::StatusUpdate { task_id, .. }
+            | Event::ArtifactUpdate { task_id, .. } => task_id.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the event tells the stream is over by its own content (a terminal
+    /// state, or v0.3's `final: true`).
+    pub fn is_final(&self) -> bool {
+        match self {
+            Event::StatusUpdate {
+                final_flag: Some(true),
+                ..
+            } => true,
+            _ => false,
+        }
+    }
+
+    /// Reads a streaming result: v1.0 `StreamResponse` (`{task}|{message}|
+    /// {statusUpdate}|{artifactUpdate}`) or v0.3 `kind`-tagged objects. Both
+    /// shapes are accepted whatever the version; `wire_note` says when the shape
+    /// did not match the version spoken.
+    pub fn from_result(version: ProtocolVersion, result: &Value) -> Event {
+        let Some(obj) = result.as_object() else {
+            return Event::Unrecognized {
+                reason: "stream result is not a JSON object".into(),
+            };
+        };
+        let (kind, body) = if let Some(kind) = obj.get("kind").and_then(Value::as_str) {
+            (kind.to_string(), result)
+        } else if let Some((key, body)) = obj.iter().find(|(k, _)| {
+            matches!(
+                k.as_str(),
+                "task" | "message" | "statusUpdate" | "artifactUpdate"
+            )
+        }) {
+            let kind = match key.as_str() {
+                "statusUpdate" => "status-update",
+                "artifactUpdate" => "artifact-update",
+                other => other,
+            };
+            (kind.to_string(), body)
+        } else {
+            return Event::Unrecognized {
+                reason: format!(
+                    "stream result has neither `kind` (0.3) nor one of task/message/statusUpdate/artifactUpdate (1.0); keys: {}",
+                    obj.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            };
+        };
+        let _ = version;
+        match kind.as_str() {
+            "task" => Event::Task(TaskView::from_json(body)),
+            "message" => Event::Message {
+                task_id: str_field(body, "taskId"),
+            },
+            "status-update" => Event::StatusUpdate {
+                task_id: str_field(body, "taskId"),
+                state: body
+                    .get("status")
+                    .and_then(|s| s.get("state"))
+                    .and_then(TaskState::from_wire),
+                final_flag: body.get("final").and_then(Value::as_bool),
+            },
+            "artifact-update" => Event::ArtifactUpdate {
+                task_id: str_field(body, "taskId"),
+                artifact: body.get("artifact").map(ArtifactView::from_json).unwrap_or(
+                    ArtifactView {
+                        artifact_id: None,
+                        digest: String::new(),
+                    },
+                ),
+                append: body.get("append").and_then(Value::as_bool).unwrap_or(false),
+                last_chunk: body
+                    .get("lastChunk")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            },
+            other => Event::Unrecognized {
+                reason: format!("unknown event kind `{other}`"),
+            },
+        }
+    }
+}
+
+/// What a `SendMessage` answered: a task, a direct message, or something else.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendResult {
+    Task(TaskView),
+    Message,
+    Unrecognized(String),
+}
+
+impl SendResult {
+    /// v1.0 wraps the result (`{"task":…}`/`{"message":…}`); v0.3 returns it
+    /// bare with `kind`. Both are read whatever the version.
+    pub fn from_result(result: &Value) -> SendResult {
+        if let Some(task) = result.get("task") {
+            return SendResult::Task(TaskView::from_json(task));
+        }
+        if result.get("message").is_some() {
+            return SendResult::Message;
+        }
+        match result.get("kind").and_then(Value::as_str) {
+            Some("task") => SendResult::Task(TaskView::from_json(result)),
+            Some("message") => SendResult::Message,
+            _ if result.get("status").is_some() && result.get("id").is_some() => {
+                SendResult::Task(TaskView::from_json(result))
+            }
+            _ => SendResult::Unrecognized("result is neither a Task nor a Message".into()),
+        }
+    }
+}
+
+/// A part of an outgoing message, version-neutral.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MessagePart {
+    Text(String),
+    Data(Value),
+    /// Bytes of a media type, sent as base64 (`raw` in 1.0, `file.bytes` in 0.3).
+    File {
+        media_type: String,
+        base64: String,
+        name: String,
+    },
+}
+
+impl MessagePart {
+    /// A part fit for a media type: text for `text/*`, data for JSON, a file otherwise.
+    pub fn for_media_type(media_type: &str, text: &str) -> MessagePart {
+        let essence = media_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        if essence == "application/json" || essence.ends_with("+json") {
+            MessagePart::Data(serde_json::json!({ "text": text }))
+        } else if essence.starts_with("text/") {
+            MessagePart::Text(text.to_string())
+        } else {
+            MessagePart::File {
+                media_type: media_type.to_string(),
+                base64: BASE64.encode(text.as_bytes()),
+                name: "a2a-conform-input".into(),
+            }
+        }
+    }
+
+    /// The media type the part carries (what the peer should judge it by).
+    pub fn media_type(&self) -> String {
+        match self {
+            MessagePart::Text(_) => "text/plain".into(),
+            MessagePart::Data(_) => "application/json".into(),
+            MessagePart::File { media_type, .. } => media_type.clone(),
+        }
+    }
+}
+
+fn str_field(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// A short digest of a JSON value's canonical text (object keys sorted).
+pub fn content_digest(value: &Value) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(canonical(value).as_bytes());
+    hex(&hasher.finalize()[..8])
+}
+
+fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let inner: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", Value::String(k.clone()), canonical(&map[k])))
+                .collect();
+            format!("{{{}}}", inner.join(","))
+        }
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", inner.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_both_stream_shapes() {
+        let v1 =
+            json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_WORKING"}}});
+        let e = Event::from_result(ProtocolVersion::V1_0, &v1);
+        assert_eq!(e.kind(), "status-update");
+        assert_eq!(e.state(), Some(TaskState::Working));
+        let v03 = json!({"kind": "status-update", "taskId": "t", "status": {"state": "completed"}, "final": true});
+        let e = Event::from_result(ProtocolVersion::V0_3, &v03);
+        assert!(e.is_final());
+        assert_eq!(e.state(), Some(TaskState::Completed));
+        let junk = json!({"foo": 1});
+        assert_eq!(
+            Event::from_result(ProtocolVersion::V1_0, &junk).kind(),
+            "unrecognized"
+        );
+    }
+
+    #[test]
+    fn artifact_digest_sees_content_not_only_ids() {
+        let a = TaskView::from_json(&json!({"id": "t", "status": {"state": "completed"},
+            "artifacts": [{"artifactId": "x", "parts": [{"text": "one"}]}]}));
+        let b = TaskView::from_json(&json!({"id": "t", "status": {"state": "completed"},
+            "artifacts": [{"artifactId": "x", "parts": [{"text": "two"}]}]}));
+        let a2 = TaskView::from_json(&json!({"id": "t", "status": {"state": "completed"},
+            "artifacts": [{"parts": [{"text": "one"}], "artifactId": "x"}]}));
+        assert_ne!(a.artifacts_digest(), b.artifacts_digest());
+        assert_eq!(a.artifacts_digest(), a2.artifacts_digest());
+    }
+
+    #[test]
+    fn send_result_wrapped_and_bare() {
+        let wrapped = json!({"task": {"id": "t", "status": {"state": "TASK_STATE_COMPLETED"}}});
+        assert!(
+            matches!(SendResult::from_result(&wrapped), SendResult::Task(t) if t.state == Some(TaskState::Completed))
+        );
+        let bare = json!({"kind": "task", "id": "t", "status": {"state": "working"}});
+        assert!(
+            matches!(SendResult::from_result(&bare), SendResult::Task(t) if t.state == Some(TaskState::Working))
+        );
+        assert!(matches!(
+            SendResult::from_result(&json!({"x": 1})),
+            SendResult::Unrecognized(_)
+        ));
+    }
+
+    #[test]
+    fn parts_follow_media_type() {
+        assert!(matches!(
+            MessagePart::for_media_type("text/plain", "hi"),
+            MessagePart::Text(_)
+        ));
+        assert!(matches!(
+            MessagePart::for_media_type("application/json", "hi"),
+            MessagePart::Data(_)
+        ));
+        match MessagePart::for_media_type("image/png", "hi") {
+            MessagePart::File { base64, .. } => assert_eq!(base64, "aGk="),
+            other => panic!("expected a file part, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,529 @@
+//! Loading suites: YAML with positions, then the checks serde cannot make
+//! (duplicate ids, references to captures and variables, states, kinds,
+//! durations, gates). Every error names `file:line:col` and shows the line.
+
+use super::model::{ScenarioDef, Step, SuiteFile};
+use super::vars::{self, CAPTURE_FIELDS, FOR_EACH_VARS};
+use crate::protocol::TaskState;
+use serde_saphyr::Spanned;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+
+/// The default suite, embedded in the binary.
+pub const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "scenarios/streaming.yaml",
+        include_str!("../../scenarios/streaming.yaml"),
+    ),
+    (
+        "scenarios/cancel.yaml",
+        include_str!("../../scenarios/cancel.yaml"),
+    ),
+    (
+        "scenarios/input-modes.yaml",
+        include_str!("../../scenarios/input-modes.yaml"),
+    ),
+    (
+        "scenarios/completion.yaml",
+        include_str!("../../scenarios/completion.yaml"),
+    ),
+];
+
+/// A suite error: where and what, with the offending line shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SuiteError {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+    rendered: String,
+}
+
+impl fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.rendered)
+    }
+}
+
+impl std::error::Error for SuiteError {}
+
+impl SuiteError {
+    fn at(file: &str, source: &str, line: u64, column: u64, message: String) -> SuiteError {
+        let rendered = render_snippet(file, source, line, column, &message);
+        SuiteError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+            rendered,
+        }
+    }
+
+    fn whole_file(file: &str, message: String) -> SuiteError {
+        SuiteError {
+            rendered: format!("error: {file}: {message}"),
+            file: file.to_string(),
+            line: 0,
+            column: 0,
+            message,
+        }
+    }
+}
+
+fn render_snippet(file: &str, source: &str, line: u64, column: u64, message: &str) -> String {
+    let mut out = format!("error: {file}:{line}:{column}: {message}\n");
+    let width = (line.max(1)).to_string().len();
+    out.push_str(&format!("{:width$}--> {file}:{line}:{column}\n", ""));
+    out.push_str(&format!("{:width$} |\n", ""));
+    let lines: Vec<&str> = source.lines().collect();
+    let first = line.saturating_sub(2).max(1);
+    for n in first..=line {
+        if let Some(text) = lines.get((n - 1) as usize) {
+            out.push_str(&format!("{n:>width$} | {text}\n"));
+        }
+    }
+    let pad = " ".repeat(column.saturating_sub(1) as usize);
+    out.push_str(&format!("{:width$} | {pad}^ {message}", ""));
+    out
+}
+
+/// A loaded scenario and where it came from.
+#[derive(Debug)]
+pub struct Scenario {
+    pub def: ScenarioDef,
+    pub file: String,
+    pub line: u64,
+}
+
+impl Scenario {
+    pub fn id(&self) -> &str {
+        &self.def.id.value
+    }
+}
+
+/// Every scenario to run, from one or more files.
+#[derive(Debug, Default)]
+pub struct Suite {
+    pub scenarios: Vec<Scenario>,
+    /// Variables the suites introduced, with their defaults.
+    pub vars: BTreeMap<String, Option<String>>,
+}
+
+impl Suite {
+    /// The embedded default suite.
+    pub fn embedded() -> Result<Suite, SuiteError> {
+        let mut suite = Suite::default();
+        for (file, text) in EMBEDDED {
+            suite.add(file, text)?;
+        }
+        Ok(suite)
+    }
+
+    /// Reads and adds a suite file from disk.
+    pub fn add_file(&mut self, path: &std::path::Path) -> Result<(), SuiteError> {
+        let name = path.display().to_string();
+        let meta = std::fs::metadata(path)
+            .map_err(|e| SuiteError::whole_file(&name, format!("cannot read: {e}")))?;
+        if meta.len() > 4 * 1024 * 1024 {
+            return Err(SuiteError::whole_file(
+                &name,
+                "is larger than 4 MiB; a suite is a small YAML file".into(),
+            ));
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SuiteError::whole_file(&name, format!("cannot read: {e}")))?;
+        self.add(&name, &text)
+    }
+
+    /// Parses and checks one suite text, adding its scenarios.
+    pub fn add(&mut self, file: &str, text: &str) -> Result<(), SuiteError> {
+        let parsed: SuiteFile = serde_saphyr::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .location()
+                .map(|l| (l.line(), l.column()))
+                .unwrap_or((1, 1));
+            let message = first_message(&e.to_string());
+            SuiteError::at(file, text, line, column, message)
+        })?;
+        let checker = Checker { file, text };
+        for (name, _) in &parsed.vars {
+            if vars::is_builtin(name) || FOR_EACH_VARS.contains(&name.as_str()) {
+                return Err(SuiteError::whole_file(
+                    file,
+                    format!("`vars` redefines the built-in variable `{name}`"),
+                ));
+            }
+        }
+        let mut known_vars: Vec<String> = parsed.vars.keys().cloned().collect();
+        known_vars.extend(self.vars.keys().cloned());
+        let mut seen: HashMap<String, (String, u64, u64)> = self
+            .scenarios
+            .iter()
+            .map(|s| {
+                (
+                    s.id().to_string(),
+                    (s.file.clone(), s.line, s.def.id.referenced.column()),
+                )
+            })
+            .collect();
+        let mut added = Vec::new();
+        for scenario in parsed.scenarios {
+            let Spanned { value: def, .. } = scenario;
+            let id = &def.id;
+            if let Some((other_file, other_line, other_col)) = seen.get(&id.value) {
+                return Err(checker.err(
+                    id,
+                    format!(
+                        "duplicate scenario id `{}` (first defined at {other_file}:{other_line}:{other_col})",
+                        id.value
+                    ),
+                ));
+            }
+            checker.check_scenario(&def, &known_vars)?;
+            seen.insert(
+                id.value.clone(),
+                (
+                    file.to_string(),
+                    id.referenced.line(),
+                    id.referenced.column(),
+                ),
+            );
+            added.push(Scenario {
+                line: def.id.referenced.line(),
+                file: file.to_string(),
+                def,
+            });
+        }
+        self.vars.extend(parsed.vars);
+        self.scenarios.extend(added);
+        Ok(())
+    }
+}
+
+/// saphyr renders "error: line L column C: message\n --> …"; keep the message.
+fn first_message(rendered: &str) -> String {
+    let first = rendered.lines().next().unwrap_or(rendered);
+    let first = first.trim_start_matches("error: ");
+    match first.find(": ") {
+        Some(i) if first.starts_with("line ") => first[i + 2..].to_string(),
+        _ => first.to_string(),
+    }
+}
+
+struct Checker<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+/// What a capture holds, for reference checks.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CaptureKind {
+    Answer,
+    Stream,
+}
+
+const EVENT_KINDS: &[&str] = &[
+    "task",
+    "message",
+    "status-update",
+    "artifact-update",
+    "error",
+];
+
+impl Checker<'_> {
+    fn err<T>(&self, at: &Spanned<T>, message: String) -> SuiteError {
+        SuiteError::at(
+            self.file,
+            self.text,
+            at.referenced.line(),
+            at.referenced.column(),
+            message,
+        )
+    }
+
+    fn check_scenario(&self, def: &ScenarioDef, known_vars: &[String]) -> Result<(), SuiteError> {
+        let id = &def.id;
+        if id.value.is_empty()
+            || !id
+                .value
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        {
+            return Err(self.err(
+                id,
+                format!(
+                    "scenario id `{}` must be lowercase letters, digits, '-' or '_'",
+                    id.value
+                ),
+            ));
+        }
+        if def.verifies.is_empty() {
+            return Err(self.err(
+                id,
+                format!(
+                    "scenario `{}` verifies nothing: list at least one declaration in `verifies`",
+                    id.value
+                ),
+            ));
+        }
+        if let Some(when) = &def.when {
+            let path = when.value.trim_start_matches('!');
+            if !is_declaration_path(path) {
+                return Err(self.err(
+                    when,
+                    format!("`when: {}` is not a declaration path (e.g. capabilities.streaming, !capabilities.pushNotifications)", when.value),
+                ));
+            }
+        }
+        if def.steps.is_empty() {
+            return Err(self.err(id, format!("scenario `{}` has no steps", id.value)));
+        }
+        let mut var_ok: Vec<String> = known_vars.to_vec();
+        if def.for_each.is_some() {
+            var_ok.extend(FOR_EACH_VARS.iter().map(|s| s.to_string()));
+        }
+        for text in &def.verifies {
+            self.check_refs(id, text, &var_ok, &HashMap::new())?;
+        }
+        let mut captures: HashMap<String, CaptureKind> = HashMap::new();
+        for step in &def.steps {
+            self.check_step(step, &var_ok, &mut captures)?;
+        }
+        Ok(())
+    }
+
+    fn check_step(
+        &self,
+        step: &Spanned<Step>,
+        var_ok: &[String],
+        captures: &mut HashMap<String, CaptureKind>,
+    ) -> Result<(), SuiteError> {
+        let need = |name: &str, kind: Option<CaptureKind>, caps: &HashMap<String, CaptureKind>| {
+            match caps.get(name) {
+                None => Err(self.err(
+                    step,
+                    format!(
+                        "`{}` refers to `{name}`, which no earlier step captured (use `as: {name}` on an earlier step)",
+                        step.value.name()
+                    ),
+                )),
+                Some(k) if Some(*k) != kind && kind == Some(CaptureKind::Stream) => Err(self.err(
+                    step,
+                    format!("`{}` needs a stream, but `{name}` is not one (capture it from `stream`, `subscribe` or a streamed `resume`)", step.value.name()),
+                )),
+                Some(_) => Ok(()),
+            }
+        };
+        let mut texts: Vec<&str> = Vec::new();
+        let mut durations: Vec<&str> = Vec::new();
+        let mut states: Vec<String> = Vec::new();
+        let mut kinds: Vec<String> = Vec::new();
+        let mut defines: Option<(&str, CaptureKind)> = None;
+        match &step.value {
+            Step::Send(s) | Step::Stream(s) => {
+                texts.extend(s.text.as_deref());
+                let kind = if matches!(step.value, Step::Stream(_)) {
+                    CaptureKind::Stream
+                } else {
+                    CaptureKind::Answer
+                };
+                defines = Some((&s.capture, kind));
+            }
+            Step::Resume(s) => {
+                need(&s.task, None, captures)?;
+                texts.extend(s.text.as_deref());
+                texts.extend(s.mode.as_deref());
+                let kind = if s.stream {
+                    CaptureKind::Stream
+                } else {
+                    CaptureKind::Answer
+                };
+                defines = Some((&s.capture, kind));
+            }
+            Step::Cancel(s) | Step::Get(s) => {
+                need(&s.task, None, captures)?;
+                if let Some(c) = &s.capture {
+                    defines = Some((c, CaptureKind::Answer));
+                }
+            }
+            Step::Subscribe(s) => {
+                need(&s.task, None, captures)?;
+                if let Some(c) = &s.capture {
+                    defines = Some((c, CaptureKind::Stream));
+                }
+            }
+            Step::ExpectEvent(s) => {
+                need(&s.stream, Some(CaptureKind::Stream), captures)?;
+                durations.push(&s.within);
+                texts.extend(s.fail.as_deref());
+                texts.extend(s.otherwise_inconclusive.as_deref());
+                states.extend(s.state.iter().flat_map(|x| x.items()));
+                kinds.extend(s.kind.iter().flat_map(|x| x.items()));
+                if let Some(c) = &s.capture {
+                    defines = Some((c, CaptureKind::Answer));
+                }
+            }
+            Step::ExpectQuiet(s) => {
+                need(&s.stream, Some(CaptureKind::Stream), captures)?;
+                if let Some(after) = &s.after {
+                    need(after, None, captures)?;
+                }
+                durations.push(&s.duration);
+                texts.extend(s.fail.as_deref());
+                kinds.extend(s.kind.items());
+                states.extend(s.except_state.iter().flat_map(|x| x.items()));
+            }
+            Step::ExpectClosed(s) => {
+                need(&s.stream, Some(CaptureKind::Stream), captures)?;
+                durations.push(&s.within);
+                texts.extend(s.fail.as_deref());
+            }
+            Step::PollUntilStable(s) => {
+                need(&s.task, None, captures)?;
+                states.extend(s.state.items());
+                durations.extend(s.interval.as_deref());
+                durations.extend(s.within.as_deref());
+                texts.extend(s.reads.as_deref());
+                if let Some(c) = &s.capture {
+                    defines = Some((c, CaptureKind::Answer));
+                }
+            }
+            Step::Expect(s) => {
+                need(&s.of, None, captures)?;
+                texts.extend(s.fail.as_deref());
+                let c = s.condition();
+                states.extend(c.state.into_iter().chain(c.not_state));
+                self.check_condition_present(step, &s.condition())?;
+            }
+            Step::InconclusiveIf(s) => {
+                need(&s.of, None, captures)?;
+                texts.push(&s.reason);
+                let c = s.condition();
+                states.extend(c.state.into_iter().chain(c.not_state));
+                self.check_condition_present(step, &s.condition())?;
+            }
+            Step::Sleep(d) => durations.push(d),
+        }
+        for state in &states {
+            if !TaskState::ALL.iter().any(|s| s.as_str() == state) {
+                let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
+                return Err(self.err(
+                    step,
+                    format!("unknown task state `{state}` (one of {})", names.join(", ")),
+                ));
+            }
+        }
+        for kind in &kinds {
+            if !EVENT_KINDS.contains(&kind.as_str()) {
+                return Err(self.err(
+                    step,
+                    format!(
+                        "unknown event kind `{kind}` (one of {})",
+                        EVENT_KINDS.join(", ")
+                    ),
+                ));
+            }
+        }
+        for text in texts.iter().chain(durations.iter()) {
+            self.check_refs(step, text, var_ok, captures)?;
+        }
+        for d in durations {
+            if !d.contains("${") {
+                vars::parse_duration(d).map_err(|e| self.err(step, e))?;
+            }
+        }
+        if let Some((name, kind)) = defines {
+            captures.insert(name.to_string(), kind);
+        }
+        Ok(())
+    }
+
+    fn check_condition_present(
+        &self,
+        step: &Spanned<Step>,
+        c: &super::model::Condition,
+    ) -> Result<(), SuiteError> {
+        if c.state.is_empty() && c.not_state.is_empty() && c.code.is_empty() && !c.error {
+            return Err(self.err(
+                step,
+                format!(
+                    "`{}` has no condition: give at least one of state, not_state, code, error",
+                    step.value.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_refs<T>(
+        &self,
+        at: &Spanned<T>,
+        text: &str,
+        var_ok: &[String],
+        captures: &HashMap<String, CaptureKind>,
+    ) -> Result<(), SuiteError> {
+        for name in vars::references(text) {
+            if let Some((capture, field)) = name.split_once('.') {
+                if !captures.contains_key(capture) {
+                    return Err(self.err(
+                        at,
+                        format!("`${{{name}}}` refers to capture `{capture}`, which no earlier step captured"),
+                    ));
+                }
+                if !CAPTURE_FIELDS.contains(&field) {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "`${{{name}}}`: a capture has no field `{field}` (one of {})",
+                            CAPTURE_FIELDS.join(", ")
+                        ),
+                    ));
+                }
+            } else if !vars::is_builtin(&name) && !var_ok.iter().any(|v| v == &name) {
+                return Err(self.err(
+                    at,
+                    format!("unknown variable `${{{name}}}`: not built in, not in the suite's `vars`, and not set by `for_each`"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a text names a declaration a `when` gate can look up.
+pub fn is_declaration_path(path: &str) -> bool {
+    matches!(
+        path,
+        "capabilities.streaming"
+            | "capabilities.pushNotifications"
+            | "capabilities.extendedAgentCard"
+    ) || (path.starts_with("defaultInputModes[") && path.ends_with(']'))
+        || (path.starts_with("skills[") && path.ends_with(']'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_suite_loads() {
+        let suite = Suite::embedded().expect("embedded suite loads");
+        let ids: Vec<&str> = suite.scenarios.iter().map(|s| s.id()).collect();
+        for id in [
+            "streaming-probe",
+            "cancel-then-stream",
+            "input-mode-resume",
+            "completion-stability",
+        ] {
+            assert!(ids.contains(&id), "{id} missing from {ids:?}");
+        }
+    }
+
+    #[test]
+    fn snippet_points_at_the_column() {
+        let e = SuiteError::at("f.yaml", "a: 1\nbb: 2\n", 2, 1, "bad".into());
+        let text = e.to_string();
+        assert!(text.starts_with("error: f.yaml:2:1: bad"), "{text}");
+        assert!(text.contains("2 | bb: 2"), "{text}");
+    }
+}

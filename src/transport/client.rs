@@ -1,0 +1,534 @@
+//! The peer client: one bounded, recording HTTP client per peer that speaks the
+//! chosen version and binding. Every request and response lands in the
+//! scenario's transcript; replies are read leniently and classified, never
+//! trusted.
+
+use super::{rest, stream::StreamHandle, EvidenceKind, Transcript, MAX_BODY_BYTES};
+use crate::protocol::{Binding, Operation, ProtocolVersion, RpcError};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How a call ended, as the runner judges it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A well-formed success with its result.
+    Ok(Value),
+    /// A well-formed protocol error.
+    Err(RpcError),
+    /// The peer answered, but not with something the protocol allows (not
+    /// JSON, wrong id, no result nor error, HTTP error page, no answer in time).
+    Broken(String),
+    /// The peer could not be reached at all: tool-side trouble, not a finding.
+    Unreachable(String),
+}
+
+/// What opening a stream gave.
+pub enum StreamOpen {
+    /// An SSE stream, read in the background.
+    Stream(StreamHandle),
+    /// A plain answer instead of a stream (SDKs answer early errors as JSON).
+    Answer(Reply),
+}
+
+/// Connection settings shared by every call to one peer.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// Bound on each request's wait for an answer (and on opening a stream).
+    pub timeout: Duration,
+    /// Extra headers (`--header`, profile headers).
+    pub headers: Vec<(String, String)>,
+    /// A bearer token and the environment variable it came from (for reproductions).
+    pub bearer: Option<(String, String)>,
+    /// The longest a stream is read before it is cut.
+    pub max_stream: Duration,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            timeout: Duration::from_secs(30),
+            headers: Vec::new(),
+            bearer: None,
+            max_stream: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Header names whose values are secrets wherever they come from.
+pub const SENSITIVE_HEADERS: [&str; 5] = [
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "cookie",
+];
+
+/// A client for one peer endpoint.
+pub struct PeerClient {
+    http: reqwest::Client,
+    pub endpoint: url::Url,
+    pub version: ProtocolVersion,
+    pub binding: Binding,
+    config: ClientConfig,
+    headers: HeaderMap,
+    next_id: AtomicU64,
+}
+
+impl PeerClient {
+    pub fn new(
+        endpoint: url::Url,
+        version: ProtocolVersion,
+        binding: Binding,
+        config: ClientConfig,
+    ) -> Result<PeerClient, String> {
+        let mut headers = HeaderMap::new();
+        for (name, value) in &config.headers {
+            let name = HeaderName::from_bytes(name.trim().as_bytes())
+                .map_err(|_| format!("invalid header name `{name}`"))?;
+            let value = HeaderValue::from_str(value.trim())
+                .map_err(|_| format!("invalid value for header `{name}`"))?;
+            headers.append(name, value);
+        }
+        if let Some((_, token)) = &config.bearer {
+            let value = HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|_| "the bearer token is not a valid header value".to_string())?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        if version == ProtocolVersion::V1_0 {
+            headers.insert("A2A-Version", HeaderValue::from_static("1.0"));
+        }
+        let http = http_client(config.timeout)?;
+        Ok(PeerClient {
+            http,
+            endpoint,
+            version,
+            binding,
+            config,
+            headers,
+            next_id: AtomicU64::new(1),
+        })
+    }
+
+    /// Calls an operation and waits (bounded) for its answer.
+    pub async fn call(&self, transcript: &Transcript, op: Operation, params: Value) -> Reply {
+        let request = match self.prepare(op, params, false) {
+            Ok(r) => r,
+            Err(reply) => return reply,
+        };
+        let sent_at = self.record_request(transcript, &request);
+        let response = match tokio::time::timeout(self.config.timeout, request.builder.send()).await
+        {
+            Err(_) => return self.no_answer(transcript, sent_at),
+            Ok(Err(e)) => return unreachable_reply(transcript, &request.url, &e),
+            Ok(Ok(r)) => r,
+        };
+        let status = response.status();
+        let content_type = content_type(response.headers());
+        let body = match read_bounded(response, self.config.timeout).await {
+            Ok(b) => b,
+            Err(reason) => {
+                transcript.record(
+                    EvidenceKind::Response,
+                    Instant::now(),
+                    reason.clone(),
+                    None,
+                    None,
+                );
+                return Reply::Broken(reason);
+            }
+        };
+        self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
+        self.classify(request.rpc_id, status.as_u16(), &body)
+    }
+
+    /// Opens a streaming operation; the stream is read in the background.
+    pub async fn open_stream(
+        &self,
+        transcript: &Arc<Transcript>,
+        op: Operation,
+        params: Value,
+    ) -> StreamOpen {
+        let request = match self.prepare(op, params, true) {
+            Ok(r) => r,
+            Err(reply) => return StreamOpen::Answer(reply),
+        };
+        let sent_at = self.record_request(transcript, &request);
+        // The client has a whole-request timeout; streams need none beyond
+        // their own cut, so they go through a client without one.
+        let response = match tokio::time::timeout(self.config.timeout, request.builder.send()).await
+        {
+            Err(_) => return StreamOpen::Answer(self.no_answer(transcript, sent_at)),
+            Ok(Err(e)) => {
+                return StreamOpen::Answer(unreachable_reply(transcript, &request.url, &e))
+            }
+            Ok(Ok(r)) => r,
+        };
+        let status = response.status();
+        let content_type = content_type(response.headers());
+        if status.is_success() && content_type.starts_with("text/event-stream") {
+            transcript.record(
+                EvidenceKind::Response,
+                Instant::now(),
+                format!(
+                    "← HTTP {} {content_type} (stream opened after {})",
+                    status.as_u16(),
+                    super::human_duration(sent_at.elapsed())
+                ),
+                None,
+                None,
+            );
+            let expect_id = request.rpc_id;
+            return StreamOpen::Stream(StreamHandle::spawn(
+                response,
+                transcript.clone(),
+                self.version,
+                expect_id,
+                self.config.max_stream,
+            ));
+        }
+        let body = match read_bounded(response, self.config.timeout).await {
+            Ok(b) => b,
+            Err(reason) => return StreamOpen::Answer(Reply::Broken(reason)),
+        };
+        self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
+        StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body))
+    }
+
+    fn prepare(&self, op: Operation, params: Value, streaming: bool) -> Result<Prepared, Reply> {
+        let rpc_id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (method, url, body, label) = match self.binding {
+            Binding::Jsonrpc => {
+                let Some(method) = self.version.method(op) else {
+                    return Err(Reply::Broken(format!(
+                        "{op:?} does not exist in A2A {}",
+                        self.version
+                    )));
+                };
+                let body =
+                    json!({"jsonrpc": "2.0", "id": rpc_id, "method": method, "params": params});
+                (
+                    reqwest::Method::POST,
+                    self.endpoint.clone(),
+                    Some(body),
+                    format!("{method} (JSON-RPC)"),
+                )
+            }
+            Binding::Rest => {
+                let route = rest::route(&self.endpoint, op, &params).map_err(Reply::Broken)?;
+                (route.method, route.url, route.body, route.label)
+            }
+        };
+        let mut builder = if streaming {
+            self.stream_client().request(method.clone(), url.clone())
+        } else {
+            self.http.request(method.clone(), url.clone())
+        };
+        builder = builder.headers(self.headers.clone());
+        builder = builder.header(
+            reqwest::header::ACCEPT,
+            if streaming {
+                "text/event-stream"
+            } else {
+                "application/json"
+            },
+        );
+        let body_text = body.as_ref().map(|b| b.to_string());
+        if let Some(text) = &body_text {
+            let content_type = match self.binding {
+                Binding::Jsonrpc => "application/json",
+                Binding::Rest => "application/a2a+json",
+            };
+            builder = builder
+                .header(CONTENT_TYPE, content_type)
+                .body(text.clone());
+        }
+        Ok(Prepared {
+            builder,
+            method,
+            url,
+            body: body_text,
+            label,
+            rpc_id: (self.binding == Binding::Jsonrpc).then_some(rpc_id),
+            streaming,
+        })
+    }
+
+    fn stream_client(&self) -> reqwest::Client {
+        // Built per stream: cheap next to a stream's life, and it keeps the
+        // non-stream client's whole-request timeout from cutting streams.
+        reqwest::Client::builder()
+            .connect_timeout(self.config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_else(|_| self.http.clone())
+    }
+
+    fn record_request(&self, transcript: &Transcript, request: &Prepared) -> Instant {
+        let at = Instant::now();
+        transcript.record(
+            EvidenceKind::Request,
+            at,
+            format!("→ {} {} {}", request.method, request.url, request.label),
+            request.body.clone(),
+            Some(self.curl_line(request)),
+        );
+        at
+    }
+
+    fn record_response(
+        &self,
+        transcript: &Transcript,
+        sent_at: Instant,
+        status: u16,
+        content_type: &str,
+        body: &[u8],
+    ) {
+        transcript.record(
+            EvidenceKind::Response,
+            Instant::now(),
+            format!(
+                "← HTTP {status} {content_type} ({} bytes in {})",
+                body.len(),
+                super::human_duration(sent_at.elapsed())
+            ),
+            Some(String::from_utf8_lossy(body).into_owned()),
+            None,
+        );
+    }
+
+    fn no_answer(&self, transcript: &Transcript, sent_at: Instant) -> Reply {
+        let reason = format!(
+            "no answer within {} (--timeout)",
+            super::human_duration(self.config.timeout)
+        );
+        transcript.record(
+            EvidenceKind::Response,
+            sent_at + self.config.timeout,
+            reason.clone(),
+            None,
+            None,
+        );
+        Reply::Broken(reason)
+    }
+
+    /// Judges an answer's shape: JSON-RPC envelope and id, or REST status and body.
+    fn classify(&self, rpc_id: Option<u64>, status: u16, body: &[u8]) -> Reply {
+        match self.binding {
+            Binding::Jsonrpc => classify_jsonrpc(rpc_id, status, body),
+            Binding::Rest => rest::classify(status, body),
+        }
+    }
+
+    /// A curl command reproducing the request; secrets stay in the environment.
+    fn curl_line(&self, request: &Prepared) -> String {
+        let mut line = format!("curl -sS -X {} '{}'", request.method, request.url);
+        if request.streaming {
+            line.push_str(" -N -H 'Accept: text/event-stream'");
+        }
+        for (name, value) in &self.headers {
+            let shown = if SENSITIVE_HEADERS.contains(&name.as_str()) {
+                match (&self.config.bearer, name == reqwest::header::AUTHORIZATION) {
+                    (Some((var, _)), true) => format!("Bearer ${var}"),
+                    _ => super::Redactor::MASK.to_string(),
+                }
+            } else {
+                value.to_str().unwrap_or("?").to_string()
+            };
+            let header = format!("{}: {shown}", name.as_str());
+            if shown.contains('$') {
+                line.push_str(&format!(" -H \"{header}\""));
+            } else {
+                line.push_str(&format!(" -H '{header}'"));
+            }
+        }
+        if let Some(body) = &request.body {
+            line.push_str(" -H 'Content-Type: application/json'");
+            line.push_str(&format!(" -d '{}'", body.replace('\'', "'\\''")));
+        }
+        line
+    }
+}
+
+struct Prepared {
+    builder: reqwest::RequestBuilder,
+    method: reqwest::Method,
+    url: url::Url,
+    body: Option<String>,
+    label: String,
+    rpc_id: Option<u64>,
+    streaming: bool,
+}
+
+/// The HTTP client used for cards and calls: bounded, no redirects followed
+/// silently (a redirect is reported as what the peer answered).
+pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout)
+        .redirect(reqwest::redirect::Policy::limited(3))
+        .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+fn content_type(headers: &HeaderMap) -> String {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("(no content-type)")
+        .to_string()
+}
+
+fn unreachable_reply(transcript: &Transcript, url: &url::Url, error: &reqwest::Error) -> Reply {
+    let reason = format!("could not reach {url}: {}", describe_reqwest_error(error));
+    transcript.record(
+        EvidenceKind::Note,
+        Instant::now(),
+        reason.clone(),
+        None,
+        None,
+    );
+    Reply::Unreachable(reason)
+}
+
+/// The innermost cause of a reqwest error, which names the real trouble
+/// ("Connection refused") where the outer message does not.
+pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text = cause.to_string();
+        source = cause.source();
+    }
+    if error.is_timeout() {
+        format!("timed out ({text})")
+    } else {
+        text
+    }
+}
+
+/// Reads a body up to [`MAX_BODY_BYTES`], within `timeout`.
+pub async fn read_bounded(
+    mut response: reqwest::Response,
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut body = Vec::new();
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Err(_) => {
+                return Err(format!(
+                    "the body did not finish within {} ({} bytes read)",
+                    super::human_duration(timeout),
+                    body.len()
+                ))
+            }
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "the connection broke while reading the body after {} bytes: {}",
+                    body.len(),
+                    describe_reqwest_error(&e)
+                ))
+            }
+            Ok(Ok(None)) => return Ok(body),
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(format!(
+                "the body is larger than the {} MiB cap",
+                MAX_BODY_BYTES / (1024 * 1024)
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+}
+
+/// Judges a JSON-RPC answer: valid JSON, `jsonrpc: "2.0"`, our id echoed, and
+/// exactly one of `result` and `error`.
+pub fn classify_jsonrpc(expect_id: Option<u64>, status: u16, body: &[u8]) -> Reply {
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => {
+            return Reply::Broken(format!(
+                "HTTP {status} answer is not JSON ({e}): {}",
+                super::clip(&String::from_utf8_lossy(body), 120)
+            ))
+        }
+    };
+    classify_envelope(expect_id, &value).unwrap_or_else(|reason| {
+        Reply::Broken(if (200..300).contains(&status) {
+            reason
+        } else {
+            format!("HTTP {status}: {reason}")
+        })
+    })
+}
+
+/// Reads one JSON-RPC response envelope (also used for each SSE event).
+pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply, String> {
+    let Some(obj) = value.as_object() else {
+        return Err("the answer is not a JSON-RPC object".into());
+    };
+    if let Some(expected) = expect_id {
+        match obj.get("id") {
+            Some(id)
+                if id.as_u64() == Some(expected) || id.as_str() == Some(&expected.to_string()) => {}
+            // A parse error may be answered with a null id; anything else is wrong.
+            Some(Value::Null) if obj.contains_key("error") => {}
+            Some(other) => {
+                return Err(format!(
+                    "response id {other} does not match request id {expected}"
+                ))
+            }
+            None => return Err("response has no `id`".into()),
+        }
+    }
+    match (obj.get("result"), obj.get("error")) {
+        (Some(_), Some(_)) => Err("response carries both `result` and `error`".into()),
+        (Some(result), None) => Ok(Reply::Ok(result.clone())),
+        (None, Some(error)) => RpcError::from_json(error)
+            .map(Reply::Err)
+            .ok_or_else(|| format!("`error` has no integer `code`: {error}")),
+        (None, None) => Err("response has neither `result` nor `error`".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_checks_id_and_shape() {
+        assert!(matches!(
+            classify_jsonrpc(
+                Some(3),
+                200,
+                br#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#
+            ),
+            Reply::Ok(_)
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":4,"result":{}}"#),
+            Reply::Broken(r) if r.contains("does not match request id 3")
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"x"}}"#),
+            Reply::Err(e) if e.code == -32001
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, b"<html>oops</html>"),
+            Reply::Broken(r) if r.contains("not JSON")
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3}"#),
+            Reply::Broken(r) if r.contains("neither")
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1}}"#),
+            Reply::Broken(r) if r.contains("both")
+        ));
+    }
+}

@@ -1,0 +1,201 @@
+//! The v1.0 HTTP+JSON (REST) binding: operation → HTTP route, and REST error
+//! bodies (`google.rpc.Status` with an ErrorInfo `reason`) → A2A error codes.
+
+use super::Reply;
+use crate::protocol::{codes, Operation, RpcError};
+use serde_json::{json, Value};
+
+/// One REST request.
+pub struct Route {
+    pub method: reqwest::Method,
+    pub url: url::Url,
+    pub body: Option<Value>,
+    pub label: String,
+}
+
+/// Maps an operation and its JSON-RPC-shaped params to a REST route (v1 §11.3).
+pub fn route(base: &url::Url, op: Operation, params: &Value) -> Result<Route, String> {
+    use reqwest::Method;
+    let task_id = || -> Result<String, String> {
+        params
+            .get("id")
+            .or_else(|| params.get("taskId"))
+            .and_then(Value::as_str)
+            .map(|id| url_escape(id))
+            .ok_or_else(|| format!("{op:?} needs a task id"))
+    };
+    let (method, path, body) = match op {
+        Operation::SendMessage => (
+            Method::POST,
+            "message:send".to_string(),
+            Some(params.clone()),
+        ),
+        Operation::SendStreamingMessage => (
+            Method::POST,
+            "message:stream".to_string(),
+            Some(params.clone()),
+        ),
+        Operation::GetTask => (Method::GET, format!("tasks/{}", task_id()?), None),
+        Operation::ListTasks => (Method::GET, "tasks".to_string(), None),
+        Operation::CancelTask => (
+            Method::POST,
+            format!("tasks/{}:cancel", task_id()?),
+            Some(json!({})),
+        ),
+        Operation::SubscribeToTask => (
+            Method::POST,
+            format!("tasks/{}:subscribe", task_id()?),
+            None,
+        ),
+        Operation::CreatePushConfig => (
+            Method::POST,
+            format!("tasks/{}/pushNotificationConfigs", task_id()?),
+            Some(params.clone()),
+        ),
+        Operation::GetPushConfig | Operation::DeletePushConfig => {
+            let config = params
+                .get("id")
+                .and_then(Value::as_str)
+                .ok_or("push config operations need a config id")?;
+            let task = params
+                .get("taskId")
+                .and_then(Value::as_str)
+                .ok_or("push config operations need a task id")?;
+            let method = if op == Operation::GetPushConfig {
+                Method::GET
+            } else {
+                Method::DELETE
+            };
+            (
+                method,
+                format!(
+                    "tasks/{}/pushNotificationConfigs/{}",
+                    url_escape(task),
+                    url_escape(config)
+                ),
+                None,
+            )
+        }
+        Operation::ListPushConfigs => (
+            Method::GET,
+            format!("tasks/{}/pushNotificationConfigs", task_id()?),
+            None,
+        ),
+        Operation::GetExtendedCard => (Method::GET, "extendedAgentCard".to_string(), None),
+    };
+    let joined = format!("{}/{}", base.as_str().trim_end_matches('/'), path);
+    let url = url::Url::parse(&joined).map_err(|e| format!("bad REST URL {joined}: {e}"))?;
+    Ok(Route {
+        label: format!("{op:?} (HTTP+JSON)"),
+        method,
+        url,
+        body,
+    })
+}
+
+fn url_escape(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+/// Judges a REST answer: 2xx JSON is a result; an error status carries a
+/// `google.rpc.Status` body whose ErrorInfo `reason` names the A2A error.
+pub fn classify(status: u16, body: &[u8]) -> Reply {
+    let text = String::from_utf8_lossy(body);
+    if (200..300).contains(&status) {
+        if text.trim().is_empty() {
+            return Reply::Ok(Value::Null);
+        }
+        return match serde_json::from_slice(body) {
+            Ok(v) => Reply::Ok(v),
+            Err(e) => Reply::Broken(format!("HTTP {status} answer is not JSON ({e})")),
+        };
+    }
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(_) => {
+            return Reply::Broken(format!(
+                "HTTP {status} with a non-JSON body: {}",
+                super::clip(&text, 120)
+            ))
+        }
+    };
+    let error = value.get("error").unwrap_or(&value);
+    let reason = error
+        .get("details")
+        .and_then(Value::as_array)
+        .and_then(|details| {
+            details
+                .iter()
+                .find_map(|d| d.get("reason").and_then(Value::as_str))
+        });
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    match reason.and_then(code_for_reason) {
+        Some(code) => Reply::Err(RpcError {
+            code,
+            message,
+            data: Some(value.clone()),
+        }),
+        None => Reply::Broken(format!(
+            "HTTP {status} error without a known ErrorInfo reason ({}): {}",
+            reason.unwrap_or("none"),
+            super::clip(&text, 160)
+        )),
+    }
+}
+
+/// The A2A error code an ErrorInfo `reason` stands for (v1 §5.4).
+pub fn code_for_reason(reason: &str) -> Option<i64> {
+    Some(match reason {
+        "TASK_NOT_FOUND" => codes::TASK_NOT_FOUND,
+        "TASK_NOT_CANCELABLE" => codes::TASK_NOT_CANCELABLE,
+        "PUSH_NOTIFICATION_NOT_SUPPORTED" => codes::PUSH_NOT_SUPPORTED,
+        "UNSUPPORTED_OPERATION" => codes::UNSUPPORTED_OPERATION,
+        "CONTENT_TYPE_NOT_SUPPORTED" => codes::CONTENT_TYPE_NOT_SUPPORTED,
+        "INVALID_AGENT_RESPONSE" => codes::INVALID_AGENT_RESPONSE,
+        "EXTENDED_AGENT_CARD_NOT_CONFIGURED" => codes::EXTENDED_CARD_NOT_CONFIGURED,
+        "EXTENSION_SUPPORT_REQUIRED" => codes::EXTENSION_SUPPORT_REQUIRED,
+        "VERSION_NOT_SUPPORTED" => codes::VERSION_NOT_SUPPORTED,
+        "INVALID_PARAMS" | "INVALID_ARGUMENT" => codes::INVALID_PARAMS,
+        "INTERNAL" | "INTERNAL_ERROR" => codes::INTERNAL_ERROR,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_follow_the_rest_binding() {
+        let base = url::Url::parse("http://h/a2a/rest").unwrap();
+        let r = route(&base, Operation::CancelTask, &json!({"id": "t 1"})).unwrap();
+        assert_eq!(r.method, reqwest::Method::POST);
+        assert_eq!(r.url.as_str(), "http://h/a2a/rest/tasks/t%201:cancel");
+        let r = route(&base, Operation::GetTask, &json!({"id": "t1"})).unwrap();
+        assert_eq!(r.url.as_str(), "http://h/a2a/rest/tasks/t1");
+        assert!(r.body.is_none());
+        assert!(route(&base, Operation::GetTask, &json!({})).is_err());
+    }
+
+    #[test]
+    fn rest_errors_map_by_reason() {
+        let body = br#"{"error":{"code":404,"status":"NOT_FOUND","message":"no task","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}"#;
+        assert!(matches!(classify(404, body), Reply::Err(e) if e.code == codes::TASK_NOT_FOUND));
+        assert!(
+            matches!(classify(500, b"<h1>down</h1>"), Reply::Broken(r) if r.contains("non-JSON"))
+        );
+        assert!(matches!(classify(200, br#"{"id":"t"}"#), Reply::Ok(_)));
+    }
+}

@@ -1,1 +1,0 @@
-//! An incremental Server-Sent Events parser (WHATWG event-stream rules).

@@ -1,0 +1,316 @@
+//! An open SSE stream read in the background: every event is parsed, timed
+//! and recorded as it arrives, so steps can ask "what arrived, and when?"
+//! without racing the socket. Reading is bounded in time, bytes and events.
+
+use super::client::classify_envelope;
+use super::sse::{SseItem, SseParser};
+use super::{
+    human_duration, EvidenceKind, Reply, Transcript, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES,
+    MAX_STREAM_EVENTS,
+};
+use crate::protocol::{Event, ProtocolVersion};
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// One protocol event with its arrival time.
+#[derive(Debug, Clone)]
+pub struct StreamItem {
+    pub at: Instant,
+    /// 1-based position among the stream's protocol events.
+    pub seq: usize,
+    pub event: Event,
+}
+
+/// How a stream ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEnd {
+    /// The peer closed the connection.
+    Closed { at: Instant },
+    /// The tool stopped reading: a cap was reached.
+    Cut { at: Instant, reason: String },
+    /// The connection failed or the bytes were not a valid event stream.
+    Failed { at: Instant, reason: String },
+}
+
+impl StreamEnd {
+    pub fn at(&self) -> Instant {
+        match self {
+            StreamEnd::Closed { at } | StreamEnd::Cut { at, .. } | StreamEnd::Failed { at, .. } => {
+                *at
+            }
+        }
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    items: Vec<StreamItem>,
+    comments: usize,
+    end: Option<StreamEnd>,
+}
+
+/// A handle on a stream being read in the background. Dropping it stops the reader.
+pub struct StreamHandle {
+    shared: Arc<Mutex<Shared>>,
+    changes: watch::Receiver<u64>,
+    reader: tokio::task::JoinHandle<()>,
+    pub opened_at: Instant,
+}
+
+impl Drop for StreamHandle {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+impl StreamHandle {
+    pub(super) fn spawn(
+        response: reqwest::Response,
+        transcript: Arc<Transcript>,
+        version: ProtocolVersion,
+        expect_id: Option<u64>,
+        max_duration: Duration,
+    ) -> StreamHandle {
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let (tx, rx) = watch::channel(0u64);
+        let reader = tokio::spawn(read_stream(
+            response,
+            transcript,
+            version,
+            expect_id,
+            max_duration,
+            shared.clone(),
+            tx,
+        ));
+        StreamHandle {
+            shared,
+            changes: rx,
+            reader,
+            opened_at: Instant::now(),
+        }
+    }
+
+    /// The events so far and the end, if the stream has ended.
+    pub fn snapshot(&self) -> (Vec<StreamItem>, Option<StreamEnd>) {
+        let shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        (shared.items.clone(), shared.end.clone())
+    }
+
+    /// How many comment (keep-alive) lines arrived.
+    pub fn comments(&self) -> usize {
+        self.shared
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .comments
+    }
+
+    /// Waits until `ready` holds for the stream's state or `deadline` passes;
+    /// returns whether it held. The check runs on every new event and at the end.
+    pub async fn wait_until<F>(&self, deadline: Instant, mut ready: F) -> bool
+    where
+        F: FnMut(&[StreamItem], Option<&StreamEnd>) -> bool,
+    {
+        let mut changes = self.changes.clone();
+        loop {
+            {
+                let shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+                if ready(&shared.items, shared.end.as_ref()) {
+                    return true;
+                }
+                if shared.end.is_some() {
+                    return false;
+                }
+            }
+            let deadline = tokio::time::Instant::from_std(deadline);
+            match tokio::time::timeout_at(deadline, changes.changed()).await {
+                Ok(Ok(())) => continue,
+                // The reader is gone: one last look, then give up.
+                Ok(Err(_)) => {
+                    let shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+                    return ready(&shared.items, shared.end.as_ref());
+                }
+                Err(_) => return false,
+            }
+        }
+    }
+}
+
+async fn read_stream(
+    mut response: reqwest::Response,
+    transcript: Arc<Transcript>,
+    version: ProtocolVersion,
+    expect_id: Option<u64>,
+    max_duration: Duration,
+    shared: Arc<Mutex<Shared>>,
+    changes: watch::Sender<u64>,
+) {
+    let mut parser = SseParser::new(MAX_SSE_EVENT_BYTES);
+    let deadline = tokio::time::Instant::now() + max_duration;
+    let mut counter = 0u64;
+    let end = loop {
+        let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Err(_) => {
+                break StreamEnd::Cut {
+                    at: Instant::now(),
+                    reason: format!(
+                        "the stream was still open after {}; the tool stopped reading",
+                        human_duration(max_duration)
+                    ),
+                }
+            }
+            Ok(Err(e)) => {
+                break StreamEnd::Failed {
+                    at: Instant::now(),
+                    reason: format!(
+                        "the connection broke: {}",
+                        super::client::describe_reqwest_error(&e)
+                    ),
+                }
+            }
+            Ok(Ok(None)) => {
+                if let Some(rest) = parser.finish() {
+                    transcript.note(format!("the stream ended inside an event: {rest}"));
+                }
+                break StreamEnd::Closed { at: Instant::now() };
+            }
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        let at = Instant::now();
+        let items = match parser.feed(&chunk) {
+            Ok(items) => items,
+            Err(e) => {
+                break StreamEnd::Failed {
+                    at,
+                    reason: e.to_string(),
+                }
+            }
+        };
+        if parser.bytes_seen() > MAX_STREAM_BYTES {
+            break StreamEnd::Cut {
+                at,
+                reason: format!("the stream passed the {MAX_STREAM_BYTES}-byte cap"),
+            };
+        }
+        let mut stop = None;
+        {
+            let mut state = shared.lock().unwrap_or_else(|p| p.into_inner());
+            for item in items {
+                match item {
+                    SseItem::Comment(text) => {
+                        state.comments += 1;
+                        transcript.record(
+                            EvidenceKind::Comment,
+                            at,
+                            format!("SSE comment `:{text}` (not a protocol event)"),
+                            None,
+                            None,
+                        );
+                    }
+                    SseItem::Frame(frame) => {
+                        let seq = state.items.len() + 1;
+                        let event =
+                            decode_frame(version, expect_id, frame.event.as_deref(), &frame.data);
+                        transcript.record(
+                            EvidenceKind::Event,
+                            at,
+                            format!("event #{seq} {}", describe(&event)),
+                            Some(frame.data.clone()),
+                            None,
+                        );
+                        state.items.push(StreamItem { at, seq, event });
+                        if state.items.len() >= MAX_STREAM_EVENTS {
+                            stop = Some(StreamEnd::Cut {
+                                at,
+                                reason: format!("the stream passed {MAX_STREAM_EVENTS} events"),
+                            });
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        counter += 1;
+        let _ = changes.send(counter);
+        if let Some(end) = stop {
+            break end;
+        }
+    };
+    let summary = match &end {
+        StreamEnd::Closed { .. } => "stream closed by the peer".to_string(),
+        StreamEnd::Cut { reason, .. } => format!("stream cut: {reason}"),
+        StreamEnd::Failed { reason, .. } => format!("stream failed: {reason}"),
+    };
+    transcript.record(EvidenceKind::StreamEnd, end.at(), summary, None, None);
+    shared.lock().unwrap_or_else(|p| p.into_inner()).end = Some(end);
+    let _ = changes.send(counter + 1);
+}
+
+/// Decodes one SSE data payload: a JSON-RPC envelope (JSON-RPC binding) or a
+/// bare StreamResponse (REST), or an error object.
+fn decode_frame(
+    version: ProtocolVersion,
+    expect_id: Option<u64>,
+    event_name: Option<&str>,
+    data: &str,
+) -> Event {
+    let value: Value = match serde_json::from_str(data) {
+        Ok(v) => v,
+        Err(e) => {
+            return Event::Unrecognized {
+                reason: format!("event data is not JSON ({e})"),
+            }
+        }
+    };
+    let is_envelope = value.get("jsonrpc").is_some()
+        || (expect_id.is_some() && (value.get("result").is_some() || value.get("error").is_some()));
+    if is_envelope {
+        return match classify_envelope(expect_id, &value) {
+            Ok(Reply::Ok(result)) => Event::from_result(version, &result),
+            Ok(Reply::Err(error)) => Event::Error(error),
+            Ok(_) => Event::Unrecognized {
+                reason: "unexpected envelope".into(),
+            },
+            Err(reason) => Event::Unrecognized { reason },
+        };
+    }
+    if event_name == Some("error") || value.get("error").is_some() {
+        let error = value.get("error").unwrap_or(&value);
+        if let Some(error) = crate::protocol::RpcError::from_json(error) {
+            return Event::Error(error);
+        }
+    }
+    Event::from_result(version, &value)
+}
+
+/// A one-line account of an event for evidence and messages.
+pub fn describe(event: &Event) -> String {
+    match event {
+        Event::Task(task) => format!("task {}", task.summary()),
+        Event::Message { .. } => "message".into(),
+        Event::StatusUpdate {
+            state, final_flag, ..
+        } => format!(
+            "status-update state={}{}",
+            state.map(|s| s.as_str()).unwrap_or("?"),
+            match final_flag {
+                Some(true) => " final=true",
+                _ => "",
+            }
+        ),
+        Event::ArtifactUpdate {
+            artifact,
+            append,
+            last_chunk,
+            ..
+        } => format!(
+            "artifact-update artifactId={}{}{}",
+            artifact.artifact_id.as_deref().unwrap_or("?"),
+            if *append { " append" } else { "" },
+            if *last_chunk { " lastChunk" } else { "" }
+        ),
+        Event::Error(e) => format!("error {} {}", e.code, e.message),
+        Event::Unrecognized { reason } => format!("unrecognized: {reason}"),
+    }
+}
