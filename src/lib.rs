@@ -1,8 +1,38 @@
-//! a2a-conform: tells, declaration by declaration, whether an A2A peer's runtime
-//! keeps what its agent card promises.
+//! a2a-conform: tells, declaration by declaration, whether an A2A peer's
+//! runtime keeps what its agent card promises.
+//!
+//! The pieces, in the order a check uses them: [`card`] discovers and parses
+//! the agent card; [`scenario`] loads YAML suites; [`runner`] executes their
+//! steps over [`transport`] (recording every exchange as evidence) in the
+//! shapes of [`protocol`]; [`verdict`] decides what counts; [`report`] renders
+//! the one versioned report. [`mock`] is a real A2A peer for demos and tests.
+//!
+//! A scenario is data, composed from step primitives:
+//!
+//! ```yaml
+//! scenarios:
+//!   - id: second-cancel
+//!     title: A second cancel answers canceled or TaskNotCancelable
+//!     verifies: [lifecycle.cancel]
+//!     when: capabilities.streaming
+//!     steps:
+//!       - stream: { as: s, text: "${prompt_long}" }
+//!       - expect_event: { stream: s, kind: status-update, within: "${probe_window}" }
+//!       - cancel: { task: s, as: first }
+//!       - cancel: { task: s, as: second }
+//!       - expect: { of: second, state: [canceled], code: [-32002] }
+//! ```
 
+pub mod app;
 pub mod card;
+pub mod cli;
+pub mod exit;
 pub mod mock;
+pub mod profile;
+pub mod progress;
 pub mod protocol;
+pub mod report;
+pub mod runner;
 pub mod scenario;
 pub mod transport;
+pub mod verdict;

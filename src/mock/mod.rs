@@ -1,2 +1,238 @@
 //! The mock peer: a real A2A server on loopback with an honest lifecycle and
 //! named divergences, for trying the tool and for the tests.
+//!
+//! ```no_run
+//! use a2a_conform::mock::{Behaviour, MockConfig, MockPeer};
+//! use a2a_conform::protocol::ProtocolVersion;
+//! # async fn demo() -> std::io::Result<()> {
+//! let peer = MockPeer::start(MockConfig {
+//!     protocol: ProtocolVersion::V1_0,
+//!     behaviour: Behaviour::CancelLeak,
+//!     ..MockConfig::default()
+//! })
+//! .await?;
+//! println!("card at {}", peer.card_url());
+//! peer.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Layout: [`behaviour`] names the divergences, `card` publishes the agent
+//! card, `jsonrpc` and `rest` are the two bindings, `service` is the
+//! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
+//! `sse` writes streams, `model` renders the wire shapes of each version.
+
+pub mod behaviour;
+mod card;
+mod error;
+mod jsonrpc;
+mod lifecycle;
+mod model;
+mod rest;
+mod service;
+mod sse;
+mod store;
+
+pub use behaviour::{Behaviour, UnknownBehaviour};
+
+use crate::protocol::ProtocolVersion;
+use axum::routing::{any, get, post};
+use axum::Router;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// How the mock peer is set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockConfig {
+    /// The version the peer speaks and its card declares.
+    pub protocol: ProtocolVersion,
+    pub behaviour: Behaviour,
+    /// The loopback port; 0 picks a free one.
+    pub port: u16,
+    pub timing: MockTiming,
+}
+
+impl Default for MockConfig {
+    fn default() -> Self {
+        MockConfig {
+            protocol: ProtocolVersion::V1_0,
+            behaviour: Behaviour::Honest,
+            port: 0,
+            timing: MockTiming::default(),
+        }
+    }
+}
+
+/// The pace of the mock's work; tests shrink it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockTiming {
+    /// How many chunks the `result` artifact is streamed in (default 5).
+    pub chunks: u32,
+    /// The pause before each chunk (default 200 ms: about 1 s of work).
+    pub chunk_interval: Duration,
+    /// How often `stream-silent` sends a keep-alive comment (default 5 s).
+    pub keepalive_interval: Duration,
+    /// How long a silenced stream stays open before closing (default 60 s).
+    pub silence: Duration,
+}
+
+impl Default for MockTiming {
+    fn default() -> Self {
+        MockTiming {
+            chunks: 5,
+            chunk_interval: Duration::from_millis(200),
+            keepalive_interval: Duration::from_secs(5),
+            silence: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What every handler and worker shares.
+pub(crate) struct Shared {
+    pub protocol: ProtocolVersion,
+    pub behaviour: Behaviour,
+    pub timing: MockTiming,
+    pub base_url: String,
+    pub store: store::Store,
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl Shared {
+    /// Sleeps for `duration`; false if the peer shut down meanwhile.
+    pub async fn sleep(&self, duration: Duration) -> bool {
+        let mut shutdown = self.shutdown.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(duration) => true,
+            _ = shutdown.wait_for(|down| *down) => false,
+        }
+    }
+
+    /// Resolves once the peer shuts down.
+    pub async fn stopped(&self) {
+        let mut shutdown = self.shutdown.clone();
+        let _ = shutdown.wait_for(|down| *down).await;
+    }
+
+    /// The HTTP+JSON binding is served for v1.0 only.
+    pub fn serves_rest(&self) -> bool {
+        self.protocol == ProtocolVersion::V1_0
+    }
+}
+
+/// A running mock peer. Dropping it stops the server.
+pub struct MockPeer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: watch::Sender<bool>,
+    server: Option<JoinHandle<()>>,
+}
+
+impl MockPeer {
+    /// Binds 127.0.0.1:`port` (loopback only) and serves on the current tokio runtime.
+    pub async fn start(config: MockConfig) -> std::io::Result<MockPeer> {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, config.port)).await?;
+        let addr = listener.local_addr()?;
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let capacity = (config.timing.chunks as usize).saturating_mul(2) + 64;
+        let shared = Arc::new(Shared {
+            protocol: config.protocol,
+            behaviour: config.behaviour,
+            timing: config.timing,
+            base_url: format!("http://{addr}"),
+            store: store::Store::new(capacity),
+            shutdown: shutdown_rx.clone(),
+        });
+        let app = router(shared.clone());
+        let mut signal = shutdown_rx;
+        let server = tokio::spawn(async move {
+            let graceful = async move {
+                let _ = signal.wait_for(|down| *down).await;
+            };
+            // An accept error ends the server; the peer then reads as unreachable.
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(graceful)
+                .await;
+        });
+        Ok(MockPeer {
+            addr,
+            shared,
+            shutdown,
+            server: Some(server),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn base_url(&self) -> String {
+        self.shared.base_url.clone()
+    }
+
+    /// The well-known card URL.
+    pub fn card_url(&self) -> String {
+        format!("{}{}", self.shared.base_url, card::CARD_PATH)
+    }
+
+    /// The JSON-RPC endpoint (the card's first interface).
+    pub fn jsonrpc_url(&self) -> String {
+        format!("{}{}", self.shared.base_url, jsonrpc::PATH)
+    }
+
+    /// The HTTP+JSON endpoint, served (and declared) for v1.0 only.
+    pub fn rest_url(&self) -> Option<String> {
+        self.shared
+            .serves_rest()
+            .then(|| format!("{}{}", self.shared.base_url, rest::PATH))
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn protocol(&self) -> ProtocolVersion {
+        self.shared.protocol
+    }
+
+    pub fn behaviour(&self) -> Behaviour {
+        self.shared.behaviour
+    }
+
+    /// Stops accepting, ends every open stream and worker, and waits (at most
+    /// a few seconds) for open connections to finish.
+    pub async fn shutdown(mut self) {
+        self.signal_stop();
+        if let Some(mut server) = self.server.take() {
+            if tokio::time::timeout(Duration::from_secs(5), &mut server)
+                .await
+                .is_err()
+            {
+                server.abort();
+            }
+        }
+    }
+
+    fn signal_stop(&self) {
+        let _ = self.shutdown.send(true);
+        self.shared.store.stop_all();
+    }
+}
+
+impl Drop for MockPeer {
+    fn drop(&mut self) {
+        self.signal_stop();
+        if let Some(server) = self.server.take() {
+            server.abort();
+        }
+    }
+}
+
+fn router(shared: Arc<Shared>) -> Router {
+    let mut app = Router::new()
+        .route(card::CARD_PATH, get(card::serve))
+        .route(jsonrpc::PATH, post(jsonrpc::handle));
+    if shared.serves_rest() {
+        app = app.route(&format!("{}/{{*rest}}", rest::PATH), any(rest::handle));
+    }
+    app.with_state(shared)
+}

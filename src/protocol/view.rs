@@ -172,13 +172,13 @@ impl Event {
     /// Whether the event tells the stream is over by its own content (a terminal
     /// state, or v0.3's `final: true`).
     pub fn is_final(&self) -> bool {
-        match self {
+        matches!(
+            self,
             Event::StatusUpdate {
                 final_flag: Some(true),
                 ..
-            } => true,
-            _ => false,
-        }
+            }
+        )
     }
 
     /// Reads a streaming result: v1.0 `StreamResponse` (`{task}|{message}|

@@ -146,7 +146,7 @@ impl Suite {
             SuiteError::at(file, text, line, column, message)
         })?;
         let checker = Checker { file, text };
-        for (name, _) in &parsed.vars {
+        for name in parsed.vars.keys() {
             if vars::is_builtin(name) || FOR_EACH_VARS.contains(&name.as_str()) {
                 return Err(SuiteError::whole_file(
                     file,

@@ -21,7 +21,7 @@ pub fn route(base: &url::Url, op: Operation, params: &Value) -> Result<Route, St
             .get("id")
             .or_else(|| params.get("taskId"))
             .and_then(Value::as_str)
-            .map(|id| url_escape(id))
+            .map(url_escape)
             .ok_or_else(|| format!("{op:?} needs a task id"))
     };
     let (method, path, body) = match op {

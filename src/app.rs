@@ -1,0 +1,438 @@
+//! What each subcommand does: turning arguments into options, running, and
+//! mapping the outcome to an exit code. Reports go to stdout, problems to stderr.
+
+use crate::card::{BindingChoice, ProtocolChoice};
+use crate::cli::{
+    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, MockPeerArgs,
+    MockProtocolArg, OutputArgs, ProtocolArg, RunArgs, SuiteCommand,
+};
+use crate::exit;
+use crate::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use crate::profile::Profile;
+use crate::protocol::{Binding, ProtocolVersion};
+use crate::report::{self, human, RunReport};
+use crate::runner::{self, RunOptions};
+use crate::scenario::{vars, Suite};
+use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
+use crate::transport::Redactor;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Runs a parsed command line; returns the process exit code.
+pub fn run(cli: Cli) -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return exit::USAGE;
+        }
+    };
+    runtime.block_on(async move {
+        match cli.command {
+            Command::Check(args) => check(args).await,
+            Command::Demo(args) => demo(args).await,
+            Command::Card(args) => card(args).await,
+            Command::Suite(cmd) => suite(cmd),
+            Command::MockPeer(args) => mock_peer(args).await,
+        }
+    })
+}
+
+/// A usage problem: print it and give exit 2.
+fn usage(message: impl std::fmt::Display) -> i32 {
+    eprintln!("{message}");
+    exit::USAGE
+}
+
+fn protocol_choice(arg: ProtocolArg) -> ProtocolChoice {
+    match arg {
+        ProtocolArg::Auto => ProtocolChoice::Auto,
+        ProtocolArg::V1_0 => ProtocolChoice::Force(ProtocolVersion::V1_0),
+        ProtocolArg::V0_3 => ProtocolChoice::Force(ProtocolVersion::V0_3),
+    }
+}
+
+fn binding_choice(arg: BindingArg) -> BindingChoice {
+    match arg {
+        BindingArg::Auto => BindingChoice::Auto,
+        BindingArg::Jsonrpc => BindingChoice::Force(Binding::Jsonrpc),
+        BindingArg::Rest => BindingChoice::Force(Binding::Rest),
+    }
+}
+
+fn mock_protocol(arg: MockProtocolArg) -> ProtocolVersion {
+    match arg {
+        MockProtocolArg::V1_0 => ProtocolVersion::V1_0,
+        MockProtocolArg::V0_3 => ProtocolVersion::V0_3,
+    }
+}
+
+fn parse_timeout(text: Option<&str>, default: Duration) -> Result<Duration, String> {
+    match text {
+        None => Ok(default),
+        Some(t) => vars::parse_duration(t)
+            .map_err(|e| format!("error: --timeout: {e}"))
+            .and_then(|d| {
+                if d.is_zero() {
+                    Err("error: --timeout must be more than zero".into())
+                } else {
+                    Ok(d)
+                }
+            }),
+    }
+}
+
+/// Builds run options from flags and an optional profile (flags win).
+fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOptions, String> {
+    let profile = match &args.profile {
+        Some(path) => Profile::load(path)?,
+        None => Profile::default(),
+    };
+    let mut options = RunOptions::default();
+    for (k, v) in extra_vars {
+        options.vars.insert(k.clone(), v.clone());
+    }
+    options.vars.extend(profile.vars.clone());
+    for var in &args.vars {
+        let (name, value) = var
+            .split_once('=')
+            .ok_or_else(|| format!("error: --var `{var}` must be NAME=VALUE"))?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("error: --var `{var}` has an empty name"));
+        }
+        options.vars.insert(name.to_string(), value.to_string());
+    }
+    let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
+    for header in &args.headers {
+        let (name, value) = header
+            .split_once(':')
+            .ok_or_else(|| format!("error: --header `{header}` must be 'Name: value'"))?;
+        headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+    let mut secrets: Vec<String> = headers
+        .iter()
+        .filter(|(n, _)| SENSITIVE_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
+        .flat_map(|(_, v)| {
+            // Mask both the whole value and the credential after a scheme word.
+            let mut s = vec![v.clone()];
+            if let Some((_, cred)) = v.split_once(' ') {
+                s.push(cred.trim().to_string());
+            }
+            s
+        })
+        .collect();
+    let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
+    let bearer = match bearer_var {
+        Some(var) => {
+            let token = std::env::var(&var).map_err(|_| {
+                format!("error: --bearer-env {var}: the environment variable `{var}` is not set")
+            })?;
+            if token.trim().is_empty() {
+                return Err(format!("error: --bearer-env {var}: `{var}` is empty"));
+            }
+            secrets.push(token.clone());
+            Some((var, token))
+        }
+        None => None,
+    };
+    let timeout = parse_timeout(
+        args.timeout.as_deref().or(profile.timeout.as_deref()),
+        Duration::from_secs(30),
+    )?;
+    options.client = ClientConfig {
+        timeout,
+        headers,
+        bearer,
+        ..ClientConfig::default()
+    };
+    options.redactor = Arc::new(Redactor::new(secrets));
+    options.only = args.scenarios.clone();
+    options.skip = args.skip.clone();
+    options.protocol = protocol_choice(args.protocol);
+    options.binding = binding_choice(args.binding);
+    options.retries = args.retries;
+    options.jobs = usize::from(args.jobs);
+    Ok(options)
+}
+
+fn load_suite(files: &[PathBuf], no_default: bool) -> Result<Suite, String> {
+    if no_default && files.is_empty() {
+        return Err("error: --no-default-suite needs at least one --suite FILE".into());
+    }
+    let mut suite = if no_default {
+        Suite::default()
+    } else {
+        Suite::embedded().map_err(|e| e.to_string())?
+    };
+    for file in files {
+        suite.add_file(file).map_err(|e| e.to_string())?;
+    }
+    Ok(suite)
+}
+
+fn style(output: &OutputArgs) -> human::Style {
+    let color = match output.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    };
+    human::Style {
+        color,
+        verbose: output.verbose,
+        quiet: output.quiet,
+    }
+}
+
+async fn check(args: CheckArgs) -> i32 {
+    run_check(&args.peers, &args.run, &[]).await
+}
+
+async fn run_check(peers: &[String], args: &RunArgs, extra_vars: &[(String, String)]) -> i32 {
+    let options = match run_options(args, extra_vars) {
+        Ok(o) => o,
+        Err(e) => return usage(e),
+    };
+    let suite = match load_suite(&args.suites, args.no_default_suite) {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
+    for id in options.only.iter().chain(options.skip.iter()) {
+        if !suite.scenarios.iter().any(|s| s.id() == id) {
+            return usage(format!(
+                "error: no scenario `{id}` in the suite (see `a2a-conform suite list`)"
+            ));
+        }
+    }
+    let progress = crate::progress::TerminalProgress::new(args.output.quiet);
+    let report = runner::check(peers, &suite, &options, &progress).await;
+    finish(&report, args)
+}
+
+/// Writes the requested files, prints the terminal report, and picks the exit code.
+fn finish(report: &RunReport, args: &RunArgs) -> i32 {
+    print!("{}", human::render(report, style(&args.output)));
+    if let Some(path) = &args.json {
+        if let Err(e) = report::write_atomically(path, &report.to_json()) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return exit::USAGE;
+        }
+    }
+    for peer in &report.peers {
+        if let Some(error) = &peer.card_error {
+            eprintln!("error: {error}");
+        }
+    }
+    crate::verdict::exit_code(report)
+}
+
+async fn demo(args: DemoArgs) -> i32 {
+    let behaviour: Behaviour = match args.behaviour.parse() {
+        Ok(b) => b,
+        Err(e) => return usage(format!("error: --behaviour: {e}")),
+    };
+    let config = MockConfig {
+        protocol: mock_protocol(args.peer_protocol),
+        behaviour,
+        port: 0,
+        timing: MockTiming {
+            keepalive_interval: Duration::from_millis(500),
+            silence: Duration::from_secs(6),
+            ..MockTiming::default()
+        },
+    };
+    let peer = match MockPeer::start(config).await {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot start the mock peer on 127.0.0.1: {e}");
+            return exit::PEER_UNREACHABLE;
+        }
+    };
+    eprintln!(
+        "demo: checking the built-in mock peer ({}, A2A {}) at {}",
+        behaviour.name(),
+        peer.protocol(),
+        peer.card_url()
+    );
+    // The mock asks for input on this keyword and works for about a second;
+    // short windows keep the demo quick. --var still overrides all of these.
+    let defaults: Vec<(String, String)> = [
+        (
+            "prompt_input_required",
+            "need-input: please ask me for more",
+        ),
+        ("probe_window", "3s"),
+        ("quiet_window", "1s"),
+        ("stable_interval", "500ms"),
+        ("task_window", "10s"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let code = run_check(&[peer.card_url()], &args.run, &defaults).await;
+    peer.shutdown().await;
+    code
+}
+
+async fn card(args: CardArgs) -> i32 {
+    let timeout = match parse_timeout(args.timeout.as_deref(), Duration::from_secs(30)) {
+        Ok(t) => t,
+        Err(e) => return usage(e),
+    };
+    let options = RunOptions {
+        protocol: protocol_choice(args.protocol),
+        binding: binding_choice(args.binding),
+        client: ClientConfig {
+            timeout,
+            ..ClientConfig::default()
+        },
+        ..RunOptions::default()
+    };
+    let card = match runner::fetch_card(&args.peer, &options).await {
+        Ok(c) => c,
+        Err((_, message)) => {
+            eprintln!("error: {message}");
+            return exit::PEER_UNREACHABLE;
+        }
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&card).unwrap_or_else(|e| e.to_string())
+        );
+        return exit::OK;
+    }
+    println!("{} — {}", card.name, card.fetched_from);
+    println!("  layout:   {}", card.layout);
+    println!(
+        "  endpoint: A2A {} over {} at {}",
+        card.protocol_version(),
+        card.binding(),
+        card.endpoint.url
+    );
+    for i in &card.interfaces {
+        println!(
+            "  interface: {} {} at {}",
+            if i.declared_version.is_empty() {
+                "?"
+            } else {
+                &i.declared_version
+            },
+            i.binding_name,
+            i.url
+        );
+    }
+    println!("  digest:   {}", card.digest);
+    println!("  declarations:");
+    for d in card.declarations() {
+        println!(
+            "    {:<48} {}",
+            d.id,
+            if d.declared {
+                "declared"
+            } else {
+                "not declared"
+            }
+        );
+    }
+    for w in &card.warnings {
+        println!("  warning: {w}");
+    }
+    exit::OK
+}
+
+fn suite(cmd: SuiteCommand) -> i32 {
+    match cmd {
+        SuiteCommand::Lint { files } => {
+            let mut suite = Suite::default();
+            let mut failed = false;
+            for file in &files {
+                let before = suite.scenarios.len();
+                match suite.add_file(file) {
+                    Ok(()) => println!(
+                        "ok: {}: {} scenario(s)",
+                        file.display(),
+                        suite.scenarios.len() - before
+                    ),
+                    Err(e) => {
+                        eprintln!("{e}");
+                        failed = true;
+                    }
+                }
+            }
+            if failed {
+                exit::USAGE
+            } else {
+                exit::OK
+            }
+        }
+        SuiteCommand::List {
+            suites,
+            no_default_suite,
+        } => {
+            let suite = match load_suite(&suites, no_default_suite) {
+                Ok(s) => s,
+                Err(e) => return usage(e),
+            };
+            for s in &suite.scenarios {
+                let gate = s
+                    .def
+                    .when
+                    .as_ref()
+                    .map(|w| format!(" (when {})", w.value))
+                    .unwrap_or_default();
+                let each = if s.def.for_each.is_some() {
+                    " (for each declared input mode)"
+                } else {
+                    ""
+                };
+                println!(
+                    "{}  verifies {}{gate}{each}",
+                    s.id(),
+                    s.def.verifies.join(", ")
+                );
+                println!("    {}  [{}:{}]", s.def.title, s.file, s.line);
+            }
+            exit::OK
+        }
+    }
+}
+
+async fn mock_peer(args: MockPeerArgs) -> i32 {
+    let behaviour: Behaviour = match args.behaviour.parse() {
+        Ok(b) => b,
+        Err(e) => return usage(format!("error: --behaviour: {e}")),
+    };
+    let config = MockConfig {
+        protocol: mock_protocol(args.protocol),
+        behaviour,
+        port: args.port,
+        timing: MockTiming::default(),
+    };
+    let peer = match MockPeer::start(config).await {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: cannot listen on 127.0.0.1:{}: {e}", args.port);
+            return exit::PEER_UNREACHABLE;
+        }
+    };
+    println!("{}", peer.card_url());
+    eprintln!(
+        "mock peer ({}, A2A {}) serving on {}; Ctrl-C stops it",
+        behaviour.name(),
+        peer.protocol(),
+        peer.base_url()
+    );
+    let _ = tokio::signal::ctrl_c().await;
+    peer.shutdown().await;
+    exit::OK
+}

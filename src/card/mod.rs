@@ -1,0 +1,333 @@
+//! Agent card discovery and parsing: version detection, endpoint choice and the
+//! declarations a run will judge. Pure logic: the caller fetches the bytes.
+//!
+//! - [`discovery_url`] turns a card URL or base URL into the URL to fetch.
+//! - [`parse_card`] reads a fetched body into a [`Card`]: its layout (v1.0, v0.3 or
+//!   hybrid), every declared [`Interface`], the one chosen as `endpoint`, and what
+//!   the card declares ([`Card::declarations`], [`Card::is_declared`]).
+//!
+//! What is fatal and what is a warning is documented on [`parse_card`].
+
+mod discovery;
+mod error;
+mod interfaces;
+mod parse;
+mod select;
+
+#[cfg(test)]
+mod tests;
+
+pub use discovery::{discovery_url, WELL_KNOWN_PATH};
+pub use error::CardError;
+pub use parse::parse_card;
+
+use crate::protocol::{Binding, ProtocolVersion};
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+
+/// The largest card body [`parse_card`] accepts (1 MiB). Fetchers should stop
+/// reading past it.
+pub const MAX_CARD_BYTES: usize = 1024 * 1024;
+
+/// Which protocol version to speak: detected from the card, or forced (`--protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolChoice {
+    #[default]
+    Auto,
+    Force(ProtocolVersion),
+}
+
+/// Which binding to use: the card's preference, or forced (`--binding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BindingChoice {
+    #[default]
+    Auto,
+    Force(Binding),
+}
+
+/// Which shape the card has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CardLayout {
+    /// `supportedInterfaces`, no legacy top-level endpoint fields.
+    #[serde(rename = "1.0")]
+    V1_0,
+    /// Top-level `url` + `protocolVersion` (+ `preferredTransport`, `additionalInterfaces`).
+    #[serde(rename = "0.3")]
+    V0_3,
+    /// `supportedInterfaces` plus a top-level `protocolVersion` and/or `url`, as the
+    /// official SDKs serve when they speak both versions. `supportedInterfaces` wins.
+    #[serde(rename = "hybrid")]
+    Hybrid,
+}
+
+impl fmt::Display for CardLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CardLayout::V1_0 => "v1.0",
+            CardLayout::V0_3 => "v0.3",
+            CardLayout::Hybrid => "hybrid (v1.0 with v0.3 fields)",
+        })
+    }
+}
+
+/// A parsed, validated agent card.
+#[derive(Debug, Clone, Serialize)]
+pub struct Card {
+    /// The URL the card was fetched from.
+    pub fetched_from: String,
+    /// The card exactly as received.
+    pub raw: serde_json::Value,
+    /// `sha256:<hex>` over the raw body bytes.
+    pub digest: String,
+    pub name: String,
+    /// The agent's own version (`version`), not the protocol's.
+    pub version: Option<String>,
+    pub layout: CardLayout,
+    /// Every declared interface, in preference order: v1.0 `supportedInterfaces`;
+    /// v0.3 `url` + `preferredTransport`, then `additionalInterfaces`; hybrid both,
+    /// `supportedInterfaces` first. Exact repeats are listed once.
+    pub interfaces: Vec<Interface>,
+    /// The interface the run talks to.
+    pub endpoint: Interface,
+    pub capabilities: Capabilities,
+    pub default_input_modes: Vec<String>,
+    pub default_output_modes: Vec<String>,
+    pub skills: Vec<Skill>,
+    /// Names of the declared security schemes, in card order.
+    pub security_schemes: Vec<String>,
+    /// A default timeout the card declares (top-level or `capabilities.defaultTimeout`,
+    /// seconds as a number or a string like `"30s"`, `"1500ms"`, `"2m"`). Serialized
+    /// as seconds.
+    #[serde(serialize_with = "serialize_secs")]
+    pub default_timeout: Option<Duration>,
+    /// Lint findings that are not fatal, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// One declared interface.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Interface {
+    /// Absolute URL (relative ones are resolved against the card URL, with a warning).
+    pub url: String,
+    /// `None`: a binding the tool does not speak (e.g. `GRPC`) or does not know.
+    pub binding: Option<Binding>,
+    /// The binding as the card spells it (`JSONRPC` when a v0.3 card omits `preferredTransport`).
+    pub binding_name: String,
+    /// `None`: a version the tool does not speak. Set to the assumed version (with a
+    /// warning) when the card leaves it out.
+    pub protocol_version: Option<ProtocolVersion>,
+    /// The version as the card spells it; empty when the card leaves it out.
+    pub declared_version: String,
+    /// v1.0 `tenant`, to be sent with every request.
+    pub tenant: Option<String>,
+}
+
+/// The card's capability flags; `None` when the card leaves one out (reads as false).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Capabilities {
+    pub streaming: Option<bool>,
+    pub push_notifications: Option<bool>,
+    /// v1.0 `capabilities.extendedAgentCard`, else v0.3 `supportsAuthenticatedExtendedCard`.
+    pub extended_agent_card: Option<bool>,
+    /// v0.3 only (removed in 1.0).
+    pub state_transition_history: Option<bool>,
+}
+
+/// A declared skill. Modes are `None` when the skill has none of its own (it then
+/// takes the card defaults; an empty list counts as none, as in ProtoJSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct Skill {
+    pub id: String,
+    pub name: String,
+    pub input_modes: Option<Vec<String>>,
+    pub output_modes: Option<Vec<String>>,
+}
+
+/// A promise the runner can judge, keyed by a stable id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Declaration {
+    pub id: String,
+    pub declared: bool,
+}
+
+/// Declaration ids with a fixed spelling. Reports and baselines key on them.
+pub mod ids {
+    pub const STREAMING: &str = "capabilities.streaming";
+    pub const PUSH_NOTIFICATIONS: &str = "capabilities.pushNotifications";
+    pub const EXTENDED_AGENT_CARD: &str = "capabilities.extendedAgentCard";
+    pub const STATE_TRANSITION_HISTORY: &str = "capabilities.stateTransitionHistory";
+    pub const CANCEL: &str = "lifecycle.cancel";
+    pub const COMPLETION: &str = "lifecycle.completion";
+}
+
+impl Card {
+    /// The endpoint's protocol version.
+    ///
+    /// # Panics
+    /// If `endpoint` was replaced by one with no version; [`parse_card`] never
+    /// chooses such an endpoint.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.endpoint
+            .protocol_version
+            .expect("the chosen endpoint has a protocol version the tool speaks")
+    }
+
+    /// The endpoint's binding.
+    ///
+    /// # Panics
+    /// If `endpoint` was replaced by one with no binding; [`parse_card`] never
+    /// chooses such an endpoint.
+    pub fn binding(&self) -> Binding {
+        self.endpoint
+            .binding
+            .expect("the chosen endpoint has a binding the tool speaks")
+    }
+
+    /// Every declaration the runner can judge, in a stable order, with whether the
+    /// card claims it: `capabilities.streaming`, `capabilities.pushNotifications`,
+    /// `lifecycle.cancel` and `lifecycle.completion` (always declared: every A2A
+    /// peer promises them), then the input modes of [`Card::input_mode_declarations`].
+    pub fn declarations(&self) -> Vec<Declaration> {
+        let flag = |id: &str, value: Option<bool>| Declaration {
+            id: id.to_string(),
+            declared: value.unwrap_or(false),
+        };
+        let mut out = vec![
+            flag(ids::STREAMING, self.capabilities.streaming),
+            flag(
+                ids::PUSH_NOTIFICATIONS,
+                self.capabilities.push_notifications,
+            ),
+            flag(ids::CANCEL, Some(true)),
+            flag(ids::COMPLETION, Some(true)),
+        ];
+        out.extend(
+            self.input_mode_declarations()
+                .into_iter()
+                .map(|(id, _)| Declaration { id, declared: true }),
+        );
+        out
+    }
+
+    /// Declared input modes to expand over, as (declaration id, media type): the card
+    /// defaults as `defaultInputModes[<type>]`, then each skill's own modes as
+    /// `skills[<id>].inputModes[<type>]`. Repeats (same type, ignoring ASCII case,
+    /// or a repeated skill id) are listed once.
+    pub fn input_mode_declarations(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for mode in unique(&self.default_input_modes) {
+            out.push((format!("defaultInputModes[{mode}]"), mode.clone()));
+        }
+        let mut seen_skills: Vec<&str> = Vec::new();
+        for skill in &self.skills {
+            if seen_skills.contains(&skill.id.as_str()) {
+                continue;
+            }
+            seen_skills.push(&skill.id);
+            for mode in unique(skill.input_modes.as_deref().unwrap_or_default()) {
+                out.push((
+                    format!("skills[{}].inputModes[{mode}]", skill.id),
+                    mode.clone(),
+                ));
+            }
+        }
+        out
+    }
+
+    /// Answers a scenario `when:` gate. Known paths:
+    /// - `capabilities.streaming`, `capabilities.pushNotifications`,
+    ///   `capabilities.extendedAgentCard`, `capabilities.stateTransitionHistory`:
+    ///   the flag, absent reading as false (the ProtoJSON default);
+    /// - `lifecycle.cancel`, `lifecycle.completion`: always true;
+    /// - `defaultInputModes[<type>]`, `defaultOutputModes[<type>]`: whether listed
+    ///   (media types compare ignoring ASCII case);
+    /// - `skills[<id>]`: whether the skill exists;
+    /// - `skills[<id>].inputModes[<type>]`, `skills[<id>].outputModes[<type>]`:
+    ///   whether the skill accepts/produces it: its own modes, or the card defaults
+    ///   when it has none; false for a skill the card does not declare;
+    /// - `securitySchemes[<name>]`: whether the scheme is declared.
+    ///
+    /// Any other path is `None`.
+    pub fn is_declared(&self, declaration: &str) -> Option<bool> {
+        let caps = &self.capabilities;
+        let flag = match declaration {
+            ids::STREAMING => Some(caps.streaming),
+            ids::PUSH_NOTIFICATIONS => Some(caps.push_notifications),
+            ids::EXTENDED_AGENT_CARD => Some(caps.extended_agent_card),
+            ids::STATE_TRANSITION_HISTORY => Some(caps.state_transition_history),
+            ids::CANCEL | ids::COMPLETION => Some(Some(true)),
+            _ => None,
+        };
+        if let Some(value) = flag {
+            return Some(value.unwrap_or(false));
+        }
+        if let Some(mode) = bracketed(declaration, "defaultInputModes") {
+            return Some(has_mode(&self.default_input_modes, mode));
+        }
+        if let Some(mode) = bracketed(declaration, "defaultOutputModes") {
+            return Some(has_mode(&self.default_output_modes, mode));
+        }
+        if let Some(name) = bracketed(declaration, "securitySchemes") {
+            return Some(self.security_schemes.iter().any(|s| s == name));
+        }
+        let rest = declaration.strip_prefix("skills[")?;
+        let Some((id, tail)) = rest.split_once("].") else {
+            let id = rest.strip_suffix(']').filter(|id| !id.is_empty())?;
+            return Some(self.skill(id).is_some());
+        };
+        if id.is_empty() {
+            return None;
+        }
+        let skill = self.skill(id);
+        if let Some(mode) = bracketed(tail, "inputModes") {
+            let modes = skill.map(|s| s.input_modes.as_ref().unwrap_or(&self.default_input_modes));
+            return Some(modes.is_some_and(|m| has_mode(m, mode)));
+        }
+        if let Some(mode) = bracketed(tail, "outputModes") {
+            let modes = skill.map(|s| {
+                s.output_modes
+                    .as_ref()
+                    .unwrap_or(&self.default_output_modes)
+            });
+            return Some(modes.is_some_and(|m| has_mode(m, mode)));
+        }
+        None
+    }
+
+    fn skill(&self, id: &str) -> Option<&Skill> {
+        self.skills.iter().find(|s| s.id == id)
+    }
+}
+
+/// `key[inner]` -> `inner` (non-empty).
+fn bracketed<'a>(path: &'a str, key: &str) -> Option<&'a str> {
+    path.strip_prefix(key)?
+        .strip_prefix('[')?
+        .strip_suffix(']')
+        .filter(|inner| !inner.is_empty())
+}
+
+fn has_mode(modes: &[String], mode: &str) -> bool {
+    modes.iter().any(|m| m.eq_ignore_ascii_case(mode))
+}
+
+fn unique(modes: &[String]) -> Vec<&String> {
+    let mut out: Vec<&String> = Vec::new();
+    for mode in modes {
+        if !out.iter().any(|m| m.eq_ignore_ascii_case(mode)) {
+            out.push(mode);
+        }
+    }
+    out
+}
+
+fn serialize_secs<S: serde::Serializer>(
+    value: &Option<Duration>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(d) => serializer.serialize_some(&d.as_secs_f64()),
+        None => serializer.serialize_none(),
+    }
+}

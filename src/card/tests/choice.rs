@@ -1,0 +1,123 @@
+//! Endpoint choice: version and binding preference, forcing, fallbacks.
+
+use super::*;
+
+#[test]
+fn auto_takes_a_1_0_entry_over_an_earlier_0_3_entry() {
+    let mut card = base_v1();
+    card["supportedInterfaces"] = json!([
+        {"url": "https://h/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        {"url": "https://h/new", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+    ]);
+    let card = inline(card).unwrap();
+    assert_eq!(
+        endpoint_of(&card),
+        ("https://h/new", Binding::Rest, ProtocolVersion::V1_0)
+    );
+}
+
+#[test]
+fn auto_falls_back_to_0_3_when_no_1_0_entry_fits() {
+    let mut card = base_v1();
+    card["supportedInterfaces"] = json!([
+        {"url": "grpc.h:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+        {"url": "https://h/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+    ]);
+    let card = inline(card).unwrap();
+    assert_eq!(
+        endpoint_of(&card),
+        ("https://h/old", Binding::Jsonrpc, ProtocolVersion::V0_3)
+    );
+}
+
+#[test]
+fn unknown_versions_are_unusable() {
+    let mut card = base_v1();
+    card["supportedInterfaces"] = json!([
+        {"url": "https://h/a", "protocolBinding": "JSONRPC", "protocolVersion": "2.0"}
+    ]);
+    let err = inline(card).unwrap_err();
+    let CardError::NoUsableInterface { reason, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        reason,
+        "the card declares no interface for a protocol version the tool speaks (1.0 or 0.3) \
+         (declared: 2.0 JSONRPC at https://h/a)"
+    );
+}
+
+#[test]
+fn forced_binding_missing_is_named() {
+    let err = inline_with(
+        base_v1(),
+        ProtocolChoice::Auto,
+        BindingChoice::Force(Binding::Rest),
+    )
+    .unwrap_err();
+    let CardError::NoUsableInterface { reason, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        reason.starts_with("none of its 1.0 interfaces uses the requested binding HTTP+JSON"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn v0_3_preferred_transport_defaults_to_jsonrpc_and_grpc_falls_through() {
+    let legacy = json!({
+        "name": "L", "description": "d", "version": "1", "capabilities": {},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
+        "protocolVersion": "0.3.0",
+        "url": "https://h/rpc"
+    });
+    let card = inline(legacy.clone()).unwrap();
+    assert_eq!(card.endpoint.binding_name, "JSONRPC");
+    assert_eq!(
+        endpoint_of(&card),
+        ("https://h/rpc", Binding::Jsonrpc, ProtocolVersion::V0_3)
+    );
+
+    let mut grpc = legacy;
+    grpc["url"] = json!("h:50051");
+    grpc["preferredTransport"] = json!("GRPC");
+    grpc["additionalInterfaces"] = json!([
+        {"url": "h:50051", "transport": "GRPC"},
+        {"url": "https://h/rpc2", "transport": "JSONRPC"}
+    ]);
+    let card = inline(grpc).unwrap();
+    assert_eq!(
+        endpoint_of(&card),
+        ("https://h/rpc2", Binding::Jsonrpc, ProtocolVersion::V0_3)
+    );
+    assert_eq!(card.interfaces.len(), 2);
+}
+
+#[test]
+fn relative_urls_are_resolved_with_a_warning() {
+    let mut card = base_v1();
+    card["supportedInterfaces"][0]["url"] = json!("/a2a/rpc");
+    let card = inline(card).unwrap();
+    assert_eq!(card.endpoint.url, "https://agent.example.com/a2a/rpc");
+    assert!(
+        has_warning(
+            &card,
+            "`supportedInterfaces[0].url` is relative (`/a2a/rpc`); resolved against the card URL"
+        ),
+        "{:?}",
+        card.warnings
+    );
+
+    let legacy = json!({"name": "L", "protocolVersion": "0.3", "url": "rpc"});
+    let card = inline(legacy).unwrap();
+    assert_eq!(
+        card.endpoint.url,
+        "https://agent.example.com/.well-known/rpc"
+    );
+    assert!(
+        has_warning(&card, "`url` is relative"),
+        "{:?}",
+        card.warnings
+    );
+}

@@ -1,0 +1,195 @@
+//! The command line: clap definitions for every subcommand and its options.
+//! What the commands do lives in [`crate::app`].
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "a2a-conform",
+    version,
+    about = "Checks, declaration by declaration, whether an A2A peer's runtime keeps what its agent card promises.",
+    after_help = "Exit codes: 0 every applicable declaration honoured · 1 a declaration diverged · \
+2 usage error, invalid suite or profile · 3 peer unreachable or no valid card · 4 nothing was verified.\n\
+Try it with no peer of your own: `a2a-conform demo`."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Discover each peer's card, run the suite against it, and report.
+    Check(CheckArgs),
+    /// Start the built-in mock peer in-process and check it: a full report with no peer of your own.
+    Demo(DemoArgs),
+    /// Fetch, validate and print a card's declarations.
+    Card(CardArgs),
+    /// Validate suite files, or list the scenarios a suite holds.
+    #[command(subcommand)]
+    Suite(SuiteCommand),
+    /// Serve the mock A2A peer on loopback until interrupted.
+    MockPeer(MockPeerArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    Auto,
+    #[value(name = "1.0")]
+    V1_0,
+    #[value(name = "0.3")]
+    V0_3,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MockProtocolArg {
+    #[value(name = "1.0")]
+    V1_0,
+    #[value(name = "0.3")]
+    V0_3,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BindingArg {
+    Auto,
+    Jsonrpc,
+    Rest,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Which scenarios, with which values, how to reach the peer, and where reports go.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A suite file to run in addition to the embedded default suite (repeatable).
+    #[arg(long = "suite", value_name = "FILE")]
+    pub suites: Vec<PathBuf>,
+    /// Run only the --suite files: the embedded default suite is left out.
+    #[arg(long)]
+    pub no_default_suite: bool,
+    /// Run only this scenario id (repeatable).
+    #[arg(long = "scenario", value_name = "ID")]
+    pub scenarios: Vec<String>,
+    /// Never run this scenario id (repeatable).
+    #[arg(long = "skip", value_name = "ID")]
+    pub skip: Vec<String>,
+    /// Set a scenario variable, e.g. prompt_input_required='I need a date' (repeatable; `NAME=` unsets).
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// A YAML profile for this peer: vars, headers, timeout, bearer_env.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// Protocol version to speak: from the card, or forced.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub protocol: ProtocolArg,
+    /// Binding to use: the card's first usable one, or forced.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub binding: BindingArg,
+    /// An extra request header, 'Name: value' (repeatable). Authorization-like values are redacted in reports.
+    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+    /// Read a bearer token from this environment variable (never pass secrets in argv).
+    #[arg(long, value_name = "VAR")]
+    pub bearer_env: Option<String>,
+    /// Bound on each request's wait for an answer, e.g. 30s.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Scenario runs in flight at once against one peer.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: u16,
+    /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub retries: u32,
+    /// Write the JSON report here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Colour in terminal output (NO_COLOR is respected under auto).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+    /// Only the declaration table and the summary.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Every scenario run and all evidence.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Card URL(s), or base URL(s) of peers (then /.well-known/agent-card.json).
+    #[arg(value_name = "CARD-URL", required = true)]
+    pub peers: Vec<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// The mock peer's behaviour (honest, or a named divergence).
+    #[arg(long, default_value = "honest")]
+    pub behaviour: String,
+    /// The protocol version the mock peer speaks.
+    #[arg(long = "peer-protocol", value_enum, default_value = "1.0")]
+    pub peer_protocol: MockProtocolArg,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CardArgs {
+    /// Card URL, or base URL of a peer.
+    #[arg(value_name = "CARD-URL")]
+    pub peer: String,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub protocol: ProtocolArg,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub binding: BindingArg,
+    /// Print the parsed card as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Bound on the fetch, e.g. 10s.
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SuiteCommand {
+    /// Validate suite files: unknown keys, bad references, duplicate ids (with file:line:col).
+    Lint {
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List scenarios: id, what each verifies, and its title.
+    List {
+        /// Add this suite file to the listing (repeatable).
+        #[arg(long = "suite", value_name = "FILE")]
+        suites: Vec<PathBuf>,
+        /// List only the --suite files.
+        #[arg(long)]
+        no_default_suite: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct MockPeerArgs {
+    /// The behaviour: honest, or a named divergence (see --help of `demo`).
+    #[arg(long, default_value = "honest")]
+    pub behaviour: String,
+    #[arg(long, value_enum, default_value = "1.0")]
+    pub protocol: MockProtocolArg,
+    /// Loopback port (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+}

@@ -1,0 +1,123 @@
+//! The mock peer's agent card, in the v1.0 or v0.3 layout, served at the
+//! well-known path with `Cache-Control: max-age` and an `ETag` (v1 §8.6.1).
+
+use super::{jsonrpc, rest, Shared};
+use crate::protocol::ProtocolVersion;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+/// The well-known discovery path.
+pub(crate) const CARD_PATH: &str = "/.well-known/agent-card.json";
+
+/// The input modes the card declares (card defaults and the one skill).
+pub(crate) const INPUT_MODES: &[&str] = &["text/plain", "application/json"];
+/// The output modes the card declares.
+pub(crate) const OUTPUT_MODES: &[&str] = &["text/plain"];
+
+/// The card as JSON, declarations shaped by the behaviour.
+pub(crate) fn card_json(peer: &Shared) -> Value {
+    let base = &peer.base_url;
+    let behaviour = peer.behaviour;
+    let capabilities = json!({
+        "streaming": behaviour.declares_streaming(),
+        "pushNotifications": false,
+    });
+    let skills = json!([{
+        "id": "echo",
+        "name": "Chunked echo",
+        "description": "Answers every message with a `result` artifact streamed in chunks. \
+                        A text containing `need-input` first asks for more input.",
+        "tags": ["mock", "echo", "conformance"],
+        "examples": ["hello", "need-input"],
+        "inputModes": INPUT_MODES,
+        "outputModes": OUTPUT_MODES,
+    }]);
+    let name = format!("a2a-conform mock peer ({})", behaviour.name());
+    let description = format!(
+        "A loopback A2A peer for a2a-conform. Behaviour `{}`: {}.",
+        behaviour.name(),
+        behaviour.describe()
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    match peer.protocol {
+        ProtocolVersion::V1_0 => {
+            let mut interfaces = vec![json!({
+                "url": format!("{base}{}", jsonrpc::PATH),
+                "protocolBinding": "JSONRPC",
+                "protocolVersion": ProtocolVersion::V1_0.as_str(),
+            })];
+            if peer.serves_rest() {
+                interfaces.push(json!({
+                    "url": format!("{base}{}", rest::PATH),
+                    "protocolBinding": "HTTP+JSON",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                }));
+            }
+            json!({
+                "name": name,
+                "description": description,
+                "version": version,
+                "supportedInterfaces": interfaces,
+                "capabilities": capabilities,
+                "defaultInputModes": INPUT_MODES,
+                "defaultOutputModes": OUTPUT_MODES,
+                "skills": skills,
+            })
+        }
+        ProtocolVersion::V0_3 => json!({
+            "name": name,
+            "description": description,
+            "version": version,
+            "protocolVersion": "0.3.0",
+            "url": format!("{base}{}", jsonrpc::PATH),
+            "preferredTransport": "JSONRPC",
+            "capabilities": capabilities,
+            "defaultInputModes": INPUT_MODES,
+            "defaultOutputModes": OUTPUT_MODES,
+            "skills": skills,
+        }),
+    }
+}
+
+/// GET the card; honours `If-None-Match` with 304.
+pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let body = card_json(&peer).to_string();
+    let digest = Sha256::digest(body.as_bytes());
+    let mut etag = String::from("\"");
+    for byte in &digest[..12] {
+        let _ = write!(etag, "{byte:02x}");
+    }
+    etag.push('"');
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let etag =
+        HeaderValue::from_str(&etag).unwrap_or_else(|_| HeaderValue::from_static("\"card\""));
+    let cache = HeaderValue::from_static("max-age=300");
+    if matches {
+        return (
+            StatusCode::NOT_MODIFIED,
+            [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],
+        )
+            .into_response();
+    }
+    (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::CACHE_CONTROL, cache),
+            (header::ETAG, etag),
+        ],
+        body,
+    )
+        .into_response()
+}

@@ -1,0 +1,159 @@
+//! What steps capture and later steps refer to: a task answer, an error, or
+//! an open stream; and the conditions `expect` and `inconclusive_if` test.
+
+use crate::protocol::{Event, RpcError, TaskState, TaskView};
+use crate::scenario::model::Condition;
+use crate::transport::StreamHandle;
+use std::time::Instant;
+
+/// A value a step captured under its `as` name.
+pub struct Capture {
+    pub task_id: Option<String>,
+    pub context_id: Option<String>,
+    pub state: Option<TaskState>,
+    pub error: Option<RpcError>,
+    /// A task's artifact digest, when the answer was a task.
+    pub digest: Option<String>,
+    /// When the answer (or event) arrived.
+    pub at: Instant,
+    /// What the answer was, in words, for messages.
+    pub summary: String,
+    pub stream: Option<StreamHandle>,
+    /// Why there is no stream where one was asked for.
+    pub no_stream: Option<String>,
+}
+
+impl Capture {
+    pub fn empty(at: Instant, summary: impl Into<String>) -> Capture {
+        Capture {
+            task_id: None,
+            context_id: None,
+            state: None,
+            error: None,
+            digest: None,
+            at,
+            summary: summary.into(),
+            stream: None,
+            no_stream: None,
+        }
+    }
+
+    pub fn from_task(task: &TaskView, at: Instant) -> Capture {
+        Capture {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            state: task.state,
+            digest: Some(task.artifacts_digest()),
+            summary: format!("task {}", task.summary()),
+            ..Capture::empty(at, "")
+        }
+    }
+
+    pub fn from_error(error: RpcError, at: Instant) -> Capture {
+        let summary = format!("error {} {}", error.code, error.message);
+        Capture {
+            error: Some(error),
+            ..Capture::empty(at, summary)
+        }
+    }
+
+    /// The task this capture is about: its own id, or, for a stream, the
+    /// first task id any event carried.
+    pub fn task_ref(&self) -> (Option<String>, Option<String>) {
+        if self.task_id.is_some() {
+            return (self.task_id.clone(), self.context_id.clone());
+        }
+        if let Some(stream) = &self.stream {
+            let (items, _) = stream.snapshot();
+            for item in &items {
+                if let Event::Task(task) = &item.event {
+                    return (task.id.clone(), task.context_id.clone());
+                }
+            }
+            if let Some(id) = items.iter().find_map(|i| i.event.task_id()) {
+                return (Some(id.to_string()), None);
+            }
+        }
+        (None, None)
+    }
+
+    /// A `${capture.field}` value; unknown or absent fields read as empty.
+    pub fn field(&self, name: &str) -> String {
+        match name {
+            "state" => self
+                .state
+                .map(|s| s.as_str().to_string())
+                .unwrap_or_default(),
+            "code" => self
+                .error
+                .as_ref()
+                .map(|e| format!("error {}", e.code))
+                .unwrap_or_default(),
+            "message" => self
+                .error
+                .as_ref()
+                .map(|e| e.message.clone())
+                .unwrap_or_default(),
+            "task_id" => self.task_ref().0.unwrap_or_default(),
+            "context_id" => self.task_ref().1.unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+
+    /// Whether any of the condition's parts holds.
+    pub fn matches(&self, condition: &Condition) -> bool {
+        let state = self.state.map(|s| s.as_str());
+        if let Some(state) = state {
+            if condition.state.iter().any(|s| s == state) {
+                return true;
+            }
+        }
+        if !condition.not_state.is_empty()
+            && !state.is_some_and(|s| condition.not_state.iter().any(|n| n == s))
+        {
+            return true;
+        }
+        if let Some(error) = &self.error {
+            if condition.error || condition.code.contains(&error.code) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cond(state: &[&str], not_state: &[&str], code: &[i64]) -> Condition {
+        Condition {
+            state: state.iter().map(|s| s.to_string()).collect(),
+            not_state: not_state.iter().map(|s| s.to_string()).collect(),
+            code: code.to_vec(),
+            error: false,
+        }
+    }
+
+    #[test]
+    fn conditions_match_state_not_state_and_code() {
+        let mut c = Capture::empty(Instant::now(), "x");
+        c.state = Some(TaskState::Completed);
+        assert!(c.matches(&cond(&["completed"], &[], &[])));
+        assert!(!c.matches(&cond(&["canceled"], &[], &[])));
+        assert!(!c.matches(&cond(&[], &["completed"], &[])));
+        assert!(c.matches(&cond(&[], &["input-required"], &[])));
+        let e = Capture::from_error(
+            RpcError {
+                code: -32602,
+                message: "bad".into(),
+                data: None,
+            },
+            Instant::now(),
+        );
+        assert!(e.matches(&cond(&[], &[], &[-32602])));
+        assert!(e.matches(&cond(&[], &["input-required"], &[])));
+        assert!(!e.matches(&cond(&["completed"], &[], &[-32002])));
+        assert_eq!(e.field("code"), "error -32602");
+    }
+}

@@ -1,0 +1,415 @@
+//! Running a suite against peers: card discovery, gating and expansion of
+//! scenarios, concurrent runs with retries, and the per-peer report.
+
+pub mod capture;
+pub mod steps;
+
+use crate::card::{self, BindingChoice, Card, ProtocolChoice};
+use crate::report::{now_rfc3339, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, Tool};
+use crate::scenario::model::ForEach;
+use crate::scenario::vars::{self, BUILTINS};
+use crate::scenario::{Scenario, Suite};
+use crate::transport::client::{http_client, read_bounded, ClientConfig};
+use crate::transport::{PeerClient, Redactor, Transcript};
+use futures_util::stream::{self, StreamExt};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use steps::{RunContext, StopKind};
+
+/// The longest one scenario run may take, whatever its steps say.
+pub const MAX_RUN: Duration = Duration::from_secs(600);
+
+/// Everything a check needs besides the suite.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// `--var` and profile variables (later entries win).
+    pub vars: BTreeMap<String, String>,
+    /// `--scenario`: run only these ids (empty: all).
+    pub only: Vec<String>,
+    /// `--skip`: never run these ids.
+    pub skip: Vec<String>,
+    pub client: ClientConfig,
+    pub redactor: Arc<Redactor>,
+    pub protocol: ProtocolChoice,
+    pub binding: BindingChoice,
+    /// Re-runs of a failing scenario; pass-after-fail is `flaky`.
+    pub retries: u32,
+    /// Scenario runs in flight at once against one peer.
+    pub jobs: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            vars: BTreeMap::new(),
+            only: Vec::new(),
+            skip: Vec::new(),
+            client: ClientConfig::default(),
+            redactor: Arc::new(Redactor::default()),
+            protocol: ProtocolChoice::Auto,
+            binding: BindingChoice::Auto,
+            retries: 0,
+            jobs: 4,
+        }
+    }
+}
+
+/// Live progress for a person watching (a no-op for reports and tests).
+pub trait Progress: Send + Sync {
+    fn peer_started(&self, _card_url: &str, _runs: usize) {}
+    fn run_finished(&self, _run: &ScenarioReport) {}
+    fn peer_finished(&self) {}
+}
+
+/// Progress that shows nothing.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+/// Checks every peer against the suite.
+pub async fn check(
+    inputs: &[String],
+    suite: &Suite,
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> RunReport {
+    let started_at = now_rfc3339();
+    let mut peers = Vec::new();
+    for input in inputs {
+        peers.push(check_peer(input, suite, options, progress).await);
+    }
+    RunReport {
+        schema_version: crate::report::SCHEMA_VERSION,
+        tool: Tool::this(),
+        started_at,
+        peers,
+    }
+}
+
+/// A card fetched and parsed, or the one line saying why not.
+pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (String, String)> {
+    let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
+    let shown = url.to_string();
+    let fail = |m: String| (shown.clone(), m);
+    let client = http_client(options.client.timeout).map_err(fail)?;
+    let mut request = client.get(url.clone()).header("Accept", "application/json");
+    for (k, v) in &options.client.headers {
+        request = request.header(k.as_str(), v.as_str());
+    }
+    if let Some((_, token)) = &options.client.bearer {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.map_err(|e| {
+        fail(format!(
+            "cannot fetch the card at {url}: {}",
+            crate::transport::client::describe_reqwest_error(&e)
+        ))
+    })?;
+    let status = response.status();
+    let body = read_bounded(response, options.client.timeout)
+        .await
+        .map_err(|e| fail(format!("cannot read the card at {url}: {e}")))?;
+    if !status.is_success() {
+        return Err(fail(format!(
+            "the card at {url} answered HTTP {}{}",
+            status.as_u16(),
+            status
+                .canonical_reason()
+                .map(|r| format!(" {r}"))
+                .unwrap_or_default()
+        )));
+    }
+    card::parse_card(&url, &body, options.protocol, options.binding)
+        .map_err(|e| fail(options.redactor.redact(&e.to_string())))
+}
+
+/// One planned scenario run.
+struct Planned<'a> {
+    scenario: &'a Scenario,
+    run_id: String,
+    verifies: Vec<String>,
+    vars: HashMap<String, Option<String>>,
+    skip: Option<String>,
+}
+
+async fn check_peer(
+    input: &str,
+    suite: &Suite,
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> PeerReport {
+    let card = match fetch_card(input, options).await {
+        Ok(card) => card,
+        Err((card_url, message)) => {
+            return PeerReport {
+                card_url,
+                name: None,
+                card_digest: None,
+                protocol_version: None,
+                binding: None,
+                endpoint: None,
+                card_error: Some(message),
+                card_warnings: vec![],
+                declarations: vec![],
+                scenarios: vec![],
+            }
+        }
+    };
+    let endpoint = card.endpoint.url.clone();
+    let mut report = PeerReport {
+        card_url: card.fetched_from.clone(),
+        name: Some(card.name.clone()),
+        card_digest: Some(card.digest.clone()),
+        protocol_version: Some(card.protocol_version().as_str().into()),
+        binding: Some(card.binding().as_str().into()),
+        endpoint: Some(endpoint.clone()),
+        card_error: None,
+        card_warnings: card.warnings.clone(),
+        declarations: vec![],
+        scenarios: vec![],
+    };
+    let client = url::Url::parse(&endpoint)
+        .map_err(|e| format!("the card's endpoint `{endpoint}` is not a URL: {e}"))
+        .and_then(|url| {
+            PeerClient::new(
+                url,
+                card.protocol_version(),
+                card.binding(),
+                options.client.clone(),
+            )
+        });
+    let client = match client {
+        Ok(c) => c,
+        Err(message) => {
+            report.card_error = Some(message);
+            return report;
+        }
+    };
+    let plan = plan_runs(&card, suite, options);
+    progress.peer_started(&report.card_url, plan.len());
+    let client = &client;
+    let runs: Vec<ScenarioReport> = stream::iter(plan.into_iter().map(|planned| async move {
+        let run = execute(client, planned, options).await;
+        progress.run_finished(&run);
+        run
+    }))
+    .buffered(options.jobs.max(1))
+    .collect()
+    .await;
+    progress.peer_finished();
+    let declared: Vec<(String, bool)> = card
+        .declarations()
+        .into_iter()
+        .map(|d| (d.id, d.declared))
+        .collect();
+    report.declarations = crate::verdict::judge_declarations(&declared, &runs);
+    report.scenarios = runs;
+    report
+}
+
+/// Base variables for a peer: built-in defaults, the suites' own, the card's
+/// probe window, then `--var`/profile values.
+fn base_vars(card: &Card, suite: &Suite, options: &RunOptions) -> HashMap<String, Option<String>> {
+    let mut vars: HashMap<String, Option<String>> = BUILTINS
+        .iter()
+        .map(|b| (b.name.to_string(), b.default.map(str::to_string)))
+        .collect();
+    if let Some(timeout) = card.default_timeout {
+        vars.insert(
+            "probe_window".into(),
+            Some(vars::format_duration(timeout * 2)),
+        );
+    }
+    for (k, v) in &suite.vars {
+        vars.insert(k.clone(), v.clone());
+    }
+    for (k, v) in &options.vars {
+        // `--var name=` (empty) unsets a variable.
+        vars.insert(k.clone(), (!v.is_empty()).then(|| v.clone()));
+    }
+    if matches!(vars.get("prompt_long"), None | Some(None)) {
+        let prompt = vars.get("prompt").cloned().flatten();
+        vars.insert("prompt_long".into(), prompt);
+    }
+    vars
+}
+
+fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Planned<'a>> {
+    let base = base_vars(card, suite, options);
+    let mut plan = Vec::new();
+    for scenario in &suite.scenarios {
+        let id = scenario.id();
+        let filtered = if options.skip.iter().any(|s| s == id) {
+            Some("skipped with --skip".to_string())
+        } else if !options.only.is_empty() && !options.only.iter().any(|s| s == id) {
+            Some("not selected by --scenario".to_string())
+        } else {
+            None
+        };
+        let gate = scenario.def.when.as_ref().and_then(|when| {
+            let (negate, path) = match when.value.strip_prefix('!') {
+                Some(p) => (true, p),
+                None => (false, when.value.as_str()),
+            };
+            let declared = card.is_declared(path).unwrap_or(false);
+            (declared == negate).then(|| {
+                if negate {
+                    format!("the card declares {path}")
+                } else {
+                    format!("the card does not declare {path}")
+                }
+            })
+        });
+        let skip = filtered.or(gate);
+        let expansions: Vec<(String, HashMap<String, Option<String>>)> = match scenario.def.for_each
+        {
+            None => vec![(id.to_string(), HashMap::new())],
+            Some(ForEach::InputModes) => card
+                .input_mode_declarations()
+                .into_iter()
+                .map(|(declaration, mode)| {
+                    let skill = skill_of(&declaration);
+                    let label = match &skill {
+                        Some(s) => format!("{id}[{s}:{mode}]"),
+                        None => format!("{id}[{mode}]"),
+                    };
+                    let mut extra = HashMap::new();
+                    extra.insert("mode".to_string(), Some(mode));
+                    extra.insert("declaration".to_string(), Some(declaration));
+                    extra.insert("skill".to_string(), Some(skill.unwrap_or_default()));
+                    (label, extra)
+                })
+                .collect(),
+        };
+        for (run_id, extra) in expansions {
+            let mut vars = base.clone();
+            vars.extend(extra);
+            let verifies = scenario
+                .def
+                .verifies
+                .iter()
+                .map(|v| {
+                    vars::substitute(v, |n| vars.get(n).cloned().flatten()).unwrap_or(v.clone())
+                })
+                .collect();
+            plan.push(Planned {
+                scenario,
+                run_id,
+                verifies,
+                vars,
+                skip: skip.clone(),
+            });
+        }
+    }
+    plan
+}
+
+/// `skills[echo].inputModes[text/plain]` → `echo`.
+fn skill_of(declaration: &str) -> Option<String> {
+    let rest = declaration.strip_prefix("skills[")?;
+    Some(rest[..rest.find(']')?].to_string())
+}
+
+async fn execute(
+    client: &PeerClient,
+    planned: Planned<'_>,
+    options: &RunOptions,
+) -> ScenarioReport {
+    let mut report = ScenarioReport {
+        id: planned.run_id.clone(),
+        scenario: planned.scenario.id().to_string(),
+        title: planned.scenario.def.title.clone(),
+        verdict: ScenarioVerdict::Skipped,
+        verifies: planned.verifies.clone(),
+        duration_ms: 0,
+        message: String::new(),
+        attempts: 0,
+        evidence: vec![],
+    };
+    if let Some(reason) = planned.skip {
+        report.message = reason;
+        return report;
+    }
+    let started = Instant::now();
+    let mut first_failure: Option<(String, Vec<crate::transport::Evidence>)> = None;
+    loop {
+        report.attempts += 1;
+        let (verdict, message, evidence) = run_once(client, &planned, options).await;
+        match (verdict, &first_failure) {
+            (ScenarioVerdict::Fail, None) if report.attempts <= options.retries => {
+                first_failure = Some((message, evidence));
+                continue;
+            }
+            (ScenarioVerdict::Fail, Some(_)) if report.attempts <= options.retries => continue,
+            (ScenarioVerdict::Pass, Some((failed, failed_evidence))) => {
+                report.verdict = ScenarioVerdict::Flaky;
+                report.message = format!(
+                    "passed on attempt {} after failing: {failed}",
+                    report.attempts
+                );
+                report.evidence = failed_evidence.clone();
+            }
+            _ => {
+                report.verdict = verdict;
+                report.message = message;
+                if verdict != ScenarioVerdict::Pass {
+                    report.evidence = evidence;
+                }
+            }
+        }
+        break;
+    }
+    report.duration_ms = started.elapsed().as_millis() as u64;
+    report
+}
+
+async fn run_once(
+    client: &PeerClient,
+    planned: &Planned<'_>,
+    options: &RunOptions,
+) -> (ScenarioVerdict, String, Vec<crate::transport::Evidence>) {
+    let transcript = Transcript::new(options.redactor.clone());
+    let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
+    let steps = &planned.scenario.def.steps;
+    let outcome = tokio::time::timeout(MAX_RUN, async {
+        for (index, step) in steps.iter().enumerate() {
+            if let Err(stop) = ctx.step(&step.value).await {
+                return Err((index, stop));
+            }
+        }
+        Ok(())
+    })
+    .await;
+    let (verdict, message) = match outcome {
+        Err(_) => (
+            ScenarioVerdict::Error,
+            format!(
+                "the run took longer than {} and was stopped",
+                crate::transport::human_duration(MAX_RUN)
+            ),
+        ),
+        Ok(Ok(())) => (
+            ScenarioVerdict::Pass,
+            format!("all {} steps passed", steps.len()),
+        ),
+        Ok(Err((index, stop))) => {
+            let verdict = match stop.kind {
+                StopKind::Fail => ScenarioVerdict::Fail,
+                StopKind::Inconclusive => ScenarioVerdict::Inconclusive,
+                StopKind::Error => ScenarioVerdict::Error,
+            };
+            let step = &steps[index];
+            transcript.note(format!(
+                "step {} `{}` ({}:{}): {}",
+                index + 1,
+                step.value.name(),
+                planned.scenario.file,
+                step.referenced.line(),
+                stop.message
+            ));
+            (verdict, options.redactor.redact(&stop.message))
+        }
+    };
+    drop(ctx);
+    (verdict, message, transcript.entries())
+}

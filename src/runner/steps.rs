@@ -1,0 +1,655 @@
+//! Executes one scenario run's steps against a peer. A step either passes or
+//! stops the run with a verdict and the reason; a failed check is a result,
+//! never an `Err`.
+
+use super::capture::Capture;
+use crate::protocol::{
+    Event, MessagePart, Operation, ProtocolVersion, SendResult, TaskState, TaskView,
+};
+use crate::scenario::model::{
+    ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep, Step,
+};
+use crate::scenario::vars;
+use crate::transport::stream::describe;
+use crate::transport::{
+    human_duration, PeerClient, Reply, StreamEnd, StreamItem, StreamOpen, Transcript,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why a run stopped before its last step passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopKind {
+    Fail,
+    Inconclusive,
+    Error,
+}
+
+#[derive(Debug, Clone)]
+pub struct Stop {
+    pub kind: StopKind,
+    pub message: String,
+}
+
+impl Stop {
+    pub fn fail(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Fail,
+            message: message.into(),
+        }
+    }
+    pub fn inconclusive(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Inconclusive,
+            message: message.into(),
+        }
+    }
+    pub fn error(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error,
+            message: message.into(),
+        }
+    }
+}
+
+type StepResult = Result<(), Stop>;
+
+/// The state of one scenario run.
+pub struct RunContext<'a> {
+    pub client: &'a PeerClient,
+    pub transcript: Arc<Transcript>,
+    /// Variables for this run: `None` is a variable that exists but is unset.
+    pub vars: HashMap<String, Option<String>>,
+    captures: HashMap<String, Capture>,
+    /// Per stream: the last event a step consumed.
+    cursors: HashMap<String, usize>,
+}
+
+impl<'a> RunContext<'a> {
+    pub fn new(
+        client: &'a PeerClient,
+        transcript: Arc<Transcript>,
+        vars: HashMap<String, Option<String>>,
+    ) -> Self {
+        RunContext {
+            client,
+            transcript,
+            vars,
+            captures: HashMap::new(),
+            cursors: HashMap::new(),
+        }
+    }
+
+    fn version(&self) -> ProtocolVersion {
+        self.client.version
+    }
+
+    /// Substitutes `${…}`; an unset variable makes the run inconclusive, naming it.
+    fn text(&self, template: &str) -> Result<String, Stop> {
+        let mut unset = None;
+        let result = vars::substitute(template, |name| {
+            if let Some((capture, field)) = name.split_once('.') {
+                return Some(
+                    self.captures
+                        .get(capture)
+                        .map(|c| c.field(field))
+                        .unwrap_or_default(),
+                );
+            }
+            match self.vars.get(name) {
+                Some(Some(value)) => Some(value.clone()),
+                Some(None) => {
+                    unset = Some(name.to_string());
+                    None
+                }
+                None => None,
+            }
+        });
+        result.map_err(|name| match unset {
+            Some(var) => Stop::inconclusive(format!(
+                "variable `{var}` is not set: pass --var {var}=… or set it in a --profile"
+            )),
+            None => Stop::error(format!("variable `{name}` is unknown")),
+        })
+    }
+
+    fn duration(&self, template: &str) -> Result<Duration, Stop> {
+        let text = self.text(template)?;
+        vars::parse_duration(&text).map_err(Stop::error)
+    }
+
+    fn capture(&self, name: &str) -> Result<&Capture, Stop> {
+        self.captures
+            .get(name)
+            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
+    }
+
+    fn offset(&self, at: Instant) -> String {
+        format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
+    }
+
+    /// Runs one step.
+    pub async fn step(&mut self, step: &Step) -> StepResult {
+        match step {
+            Step::Send(s) => self.send(s, false).await,
+            Step::Stream(s) => self.send(s, true).await,
+            Step::Resume(s) => self.resume(s).await,
+            Step::Cancel(s) => {
+                self.task_call(&s.task, s.capture.as_deref(), Operation::CancelTask)
+                    .await
+            }
+            Step::Get(s) => {
+                self.task_call(&s.task, s.capture.as_deref(), Operation::GetTask)
+                    .await
+            }
+            Step::Subscribe(s) => self.subscribe(&s.task, s.capture.as_deref()).await,
+            Step::ExpectEvent(s) => self.expect_event(s).await,
+            Step::ExpectQuiet(s) => self.expect_quiet(s).await,
+            Step::ExpectClosed(s) => self.expect_closed(s).await,
+            Step::PollUntilStable(s) => self.poll_until_stable(s).await,
+            Step::Expect(s) => {
+                let capture = self.capture(&s.of)?;
+                if capture.matches(&s.condition()) {
+                    return Ok(());
+                }
+                let message = match &s.fail {
+                    Some(text) => self.text(text)?,
+                    None => format!("`{}` was {}", s.of, capture.summary),
+                };
+                Err(Stop::fail(message))
+            }
+            Step::InconclusiveIf(s) => {
+                if self.capture(&s.of)?.matches(&s.condition()) {
+                    return Err(Stop::inconclusive(self.text(&s.reason)?));
+                }
+                Ok(())
+            }
+            Step::Sleep(d) => {
+                tokio::time::sleep(self.duration(d)?).await;
+                Ok(())
+            }
+        }
+    }
+
+    async fn send(&mut self, s: &SendStep, streaming: bool) -> StepResult {
+        let text = self.text(s.text.as_deref().unwrap_or("${prompt}"))?;
+        let parts = [MessagePart::Text(text)];
+        let message = self
+            .version()
+            .message(&parts, &new_message_id(), None, None);
+        let params = self
+            .version()
+            .send_params(message, s.blocking.unwrap_or(true));
+        let capture = if streaming {
+            self.open(Operation::SendStreamingMessage, params).await?
+        } else {
+            self.answer(Operation::SendMessage, params).await?
+        };
+        self.captures.insert(s.capture.clone(), capture);
+        Ok(())
+    }
+
+    async fn resume(&mut self, s: &ResumeStep) -> StepResult {
+        let (task_id, context_id) = self.task_of(&s.task)?;
+        let mode = self.text(s.mode.as_deref().unwrap_or("text/plain"))?;
+        let text = self.text(
+            s.text
+                .as_deref()
+                .unwrap_or("Here is the input you asked for."),
+        )?;
+        let part = MessagePart::for_media_type(&mode, &text);
+        self.transcript.note(format!(
+            "resuming task {task_id} with a {} part",
+            part.media_type()
+        ));
+        let message = self.version().message(
+            &[part],
+            &new_message_id(),
+            Some(&task_id),
+            context_id.as_deref(),
+        );
+        let params = self.version().send_params(message, true);
+        let capture = if s.stream {
+            self.open(Operation::SendStreamingMessage, params).await?
+        } else {
+            self.answer(Operation::SendMessage, params).await?
+        };
+        self.captures.insert(s.capture.clone(), capture);
+        Ok(())
+    }
+
+    async fn task_call(&mut self, task: &str, name: Option<&str>, op: Operation) -> StepResult {
+        let (task_id, _) = self.task_of(task)?;
+        let params = self.version().task_params(&task_id);
+        let capture = self.answer(op, params).await?;
+        if let Some(name) = name {
+            self.captures.insert(name.to_string(), capture);
+        }
+        Ok(())
+    }
+
+    async fn subscribe(&mut self, task: &str, name: Option<&str>) -> StepResult {
+        let (task_id, _) = self.task_of(task)?;
+        let params = self.version().task_params(&task_id);
+        let capture = self.open(Operation::SubscribeToTask, params).await?;
+        if let Some(name) = name {
+            self.captures.insert(name.to_string(), capture);
+        }
+        Ok(())
+    }
+
+    fn task_of(&self, name: &str) -> Result<(String, Option<String>), Stop> {
+        let capture = self.capture(name)?;
+        match capture.task_ref() {
+            (Some(id), context) => Ok((id, context)),
+            (None, _) => Err(Stop::fail(format!(
+                "`{name}` holds no task to act on: it was {}",
+                capture.summary
+            ))),
+        }
+    }
+
+    /// Calls and turns the reply into a capture; malformed replies fail the run.
+    async fn answer(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
+        let reply = self.client.call(&self.transcript, op, params).await;
+        let at = Instant::now();
+        match reply {
+            Reply::Ok(result) => match SendResult::from_result(&result) {
+                SendResult::Task(task) => Ok(Capture::from_task(&task, at)),
+                SendResult::Message => Ok(Capture::empty(at, "a direct Message (no task)")),
+                SendResult::Unrecognized(reason) => Err(Stop::fail(format!(
+                    "{op:?} answered something that is not a task: {reason}"
+                ))),
+            },
+            Reply::Err(error) => Ok(Capture::from_error(error, at)),
+            Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
+            Reply::Unreachable(reason) => Err(Stop::error(reason)),
+        }
+    }
+
+    async fn open(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
+        match self.client.open_stream(&self.transcript, op, params).await {
+            StreamOpen::Stream(handle) => {
+                let mut capture = Capture::empty(handle.opened_at, "a stream");
+                capture.stream = Some(handle);
+                Ok(capture)
+            }
+            StreamOpen::Answer(reply) => {
+                let at = Instant::now();
+                let mut capture = match reply {
+                    Reply::Ok(result) => {
+                        let mut c = match SendResult::from_result(&result) {
+                            SendResult::Task(task) => Capture::from_task(&task, at),
+                            _ => Capture::empty(at, "a plain JSON answer"),
+                        };
+                        c.summary = format!(
+                            "a plain JSON answer instead of an SSE stream ({})",
+                            c.summary
+                        );
+                        c
+                    }
+                    Reply::Err(error) => Capture::from_error(error, at),
+                    Reply::Broken(reason) => return Err(Stop::fail(format!("{op:?}: {reason}"))),
+                    Reply::Unreachable(reason) => return Err(Stop::error(reason)),
+                };
+                capture.no_stream = Some(format!(
+                    "the peer answered {} instead of a stream",
+                    capture.summary
+                ));
+                Ok(capture)
+            }
+        }
+    }
+
+    fn stream_of(&self, name: &str) -> Result<&crate::transport::StreamHandle, Stop> {
+        let capture = self.capture(name)?;
+        capture.stream.as_ref().ok_or_else(|| {
+            Stop::fail(
+                capture
+                    .no_stream
+                    .clone()
+                    .unwrap_or_else(|| format!("`{name}` is not a stream")),
+            )
+        })
+    }
+
+    async fn expect_event(&mut self, s: &ExpectEventStep) -> StepResult {
+        let within = self.duration(&s.within)?;
+        let kinds = s.kind.as_ref().map(|k| k.items()).unwrap_or_default();
+        let states: Vec<String> = s.state.as_ref().map(|k| k.items()).unwrap_or_default();
+        let cursor = self.cursors.get(&s.stream).copied().unwrap_or(0);
+        let started = Instant::now();
+        let stream = self.stream_of(&s.stream)?;
+        let matches = |item: &StreamItem| {
+            item.seq > cursor
+                && (kinds.is_empty() || kinds.iter().any(|k| k == item.event.kind()))
+                && (states.is_empty()
+                    || item
+                        .event
+                        .state()
+                        .is_some_and(|st| states.iter().any(|x| x == st.as_str())))
+        };
+        let found = stream
+            .wait_until(started + within, |items, _| items.iter().any(&matches))
+            .await;
+        let (items, end) = stream.snapshot();
+        if found {
+            let item = items.iter().find(|i| matches(i)).cloned();
+            if let Some(item) = item {
+                self.cursors.insert(s.stream.clone(), item.seq);
+                if let Some(name) = &s.capture {
+                    let mut capture = Capture::empty(
+                        item.at,
+                        format!("event #{} {}", item.seq, describe(&item.event)),
+                    );
+                    capture.state = item.event.state();
+                    capture.task_id = item.event.task_id().map(str::to_string);
+                    if let Event::Error(e) = &item.event {
+                        capture.error = Some(e.clone());
+                    }
+                    self.captures.insert(name.clone(), capture);
+                }
+                return Ok(());
+            }
+        }
+        let wanted = describe_wanted(&kinds, &states);
+        let comments = stream.comments();
+        let seen = items.len().saturating_sub(cursor);
+        let situation = match &end {
+            Some(end) => format!(
+                "the stream {} at {} after {seen} more event(s) without {wanted}",
+                end_words(end),
+                self.offset(end.at())
+            ),
+            None => format!(
+                "no {wanted} within {} ({seen} new event(s){})",
+                human_duration(within),
+                if comments > 0 {
+                    format!(", {comments} keep-alive comment(s), which do not count")
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        if let Some(reason) = &s.otherwise_inconclusive {
+            return Err(Stop::inconclusive(format!(
+                "{}: {situation}",
+                self.text(reason)?
+            )));
+        }
+        let lead = match &s.fail {
+            Some(text) => format!("{}: ", self.text(text)?),
+            None => String::new(),
+        };
+        Err(Stop::fail(format!("{lead}{situation}")))
+    }
+
+    async fn expect_quiet(&mut self, s: &ExpectQuietStep) -> StepResult {
+        let duration = self.duration(&s.duration)?;
+        let kinds = s.kind.items();
+        let allowed: Vec<String> = s
+            .except_state
+            .as_ref()
+            .map(|k| k.items())
+            .unwrap_or_default();
+        let (after, after_label) = match &s.after {
+            Some(name) => (self.capture(name)?.at, format!("`{name}` was answered")),
+            None => (Instant::now(), "the step started".to_string()),
+        };
+        let stream = self.stream_of(&s.stream)?;
+        // Watch the whole window unless the stream ends first.
+        stream
+            .wait_until(Instant::now() + duration, |_, end| end.is_some())
+            .await;
+        let (items, _) = stream.snapshot();
+        let offenders: Vec<&StreamItem> = items
+            .iter()
+            .filter(|i| i.at > after)
+            .filter(|i| kinds.iter().any(|k| k == i.event.kind()))
+            .filter(|i| {
+                !i.event
+                    .state()
+                    .is_some_and(|st| allowed.iter().any(|a| a == st.as_str()))
+            })
+            .collect();
+        if offenders.is_empty() {
+            return Ok(());
+        }
+        let lines: Vec<String> = offenders
+            .iter()
+            .take(5)
+            .map(|i| {
+                format!(
+                    "{} (event #{}) at {} after {after_label}",
+                    describe(&i.event),
+                    i.seq,
+                    human_duration(i.at.saturating_duration_since(after))
+                )
+            })
+            .collect();
+        let more = offenders.len().saturating_sub(5);
+        let lead = match &s.fail {
+            Some(text) => self.text(text)?,
+            None => "events arrived that must not".into(),
+        };
+        Err(Stop::fail(format!(
+            "{lead}: {} event(s): {}{}",
+            offenders.len(),
+            lines.join("; "),
+            if more > 0 {
+                format!("; and {more} more")
+            } else {
+                String::new()
+            }
+        )))
+    }
+
+    async fn expect_closed(&mut self, s: &ExpectClosedStep) -> StepResult {
+        let within = self.duration(&s.within)?;
+        let version = self.version();
+        let stream = self.stream_of(&s.stream)?;
+        stream
+            .wait_until(Instant::now() + within, |_, end| end.is_some())
+            .await;
+        let (items, end) = stream.snapshot();
+        let lead = match &s.fail {
+            Some(text) => format!("{}: ", self.text(text)?),
+            None => String::new(),
+        };
+        let Some(end) = end else {
+            return Err(Stop::fail(format!(
+                "{lead}the stream was still open {} later ({} events so far)",
+                human_duration(within),
+                items.len()
+            )));
+        };
+        if let StreamEnd::Failed { reason, .. } | StreamEnd::Cut { reason, .. } = &end {
+            return Err(Stop::fail(format!(
+                "{lead}the stream did not end properly: {reason}"
+            )));
+        }
+        if let Some(bad) = items
+            .iter()
+            .find(|i| matches!(i.event, Event::Unrecognized { .. }))
+        {
+            return Err(Stop::fail(format!(
+                "{lead}event #{} is not a valid A2A stream event: {}",
+                bad.seq,
+                describe(&bad.event)
+            )));
+        }
+        match items.first().map(|i| &i.event) {
+            None => {
+                return Err(Stop::fail(format!(
+                    "{lead}the stream closed without any event"
+                )))
+            }
+            Some(Event::Task(_)) | Some(Event::Message { .. }) => {}
+            Some(first) => {
+                return Err(Stop::fail(format!(
+                    "{lead}the stream's first event was {}, not a Task or Message",
+                    describe(first)
+                )))
+            }
+        }
+        if matches!(items[0].event, Event::Message { .. }) {
+            return Ok(());
+        }
+        let last_state = items.iter().rev().find_map(|i| i.event.state());
+        match version {
+            ProtocolVersion::V0_3 => {
+                if !items.iter().any(|i| i.event.is_final()) {
+                    return Err(Stop::fail(format!(
+                        "{lead}the v0.3 stream closed without an event marked final: true (last state {})",
+                        last_state.map(|s| s.as_str()).unwrap_or("none")
+                    )));
+                }
+            }
+            ProtocolVersion::V1_0 => {
+                if !last_state.is_some_and(|s| s.is_terminal() || s.is_interrupted()) {
+                    return Err(Stop::fail(format!(
+                        "{lead}the stream closed while the task was {}, not at a terminal or interrupted state",
+                        last_state.map(|s| s.as_str()).unwrap_or("in no known state")
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn poll_until_stable(&mut self, s: &PollStep) -> StepResult {
+        let (task_id, _) = self.task_of(&s.task)?;
+        let wanted: Vec<String> = s.state.items();
+        let reads: usize = match &s.reads {
+            Some(text) => self
+                .text(text)?
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| (1..=100).contains(n))
+                .ok_or_else(|| Stop::error("`reads` must be a whole number from 1 to 100"))?,
+            None => 2,
+        };
+        let interval = self.duration(s.interval.as_deref().unwrap_or("500ms"))?;
+        let within = self.duration(s.within.as_deref().unwrap_or("10s"))?;
+        let deadline = Instant::now() + within;
+        let mut history: Vec<(Instant, TaskState, String)> = Vec::new();
+        // What the capture itself saw counts as a read: a change from it is a change.
+        if let Ok(capture) = self.capture(&s.task) {
+            if let (Some(state), Some(digest)) = (capture.state, capture.digest.clone()) {
+                history.push((capture.at, state, digest));
+            }
+        }
+        let mut fresh = 0usize;
+        loop {
+            let reply = self
+                .client
+                .call(
+                    &self.transcript,
+                    Operation::GetTask,
+                    self.version().task_params(&task_id),
+                )
+                .await;
+            let at = Instant::now();
+            let task = match reply {
+                Reply::Ok(result) => match SendResult::from_result(&result) {
+                    SendResult::Task(t) => t,
+                    _ => TaskView::from_json(&result),
+                },
+                Reply::Err(e) => {
+                    return Err(Stop::fail(format!(
+                        "GetTask on task {task_id} answered error {} {}",
+                        e.code, e.message
+                    )))
+                }
+                Reply::Broken(reason) => return Err(Stop::fail(format!("GetTask: {reason}"))),
+                Reply::Unreachable(reason) => return Err(Stop::error(reason)),
+            };
+            let Some(state) = task.state else {
+                return Err(Stop::fail(format!(
+                    "GetTask on task {task_id} returned no readable status.state"
+                )));
+            };
+            let digest = task.artifacts_digest();
+            if let Some((first_at, first_state, first_digest)) =
+                history.iter().find(|(_, st, _)| st.is_terminal()).cloned()
+            {
+                if state != first_state {
+                    let what = if state.is_terminal() {
+                        "overwritten"
+                    } else {
+                        "resurrected"
+                    };
+                    return Err(Stop::fail(format!(
+                        "the task read {first_state} at {}, then {state} at {} (terminal state {what})",
+                        self.offset(first_at),
+                        self.offset(at)
+                    )));
+                }
+                if digest != first_digest {
+                    return Err(Stop::fail(format!(
+                        "the artifacts changed after the task read {first_state}: digest {first_digest} at {}, {digest} at {} ({})",
+                        self.offset(first_at),
+                        self.offset(at),
+                        task.summary()
+                    )));
+                }
+            }
+            history.push((at, state, digest));
+            fresh += 1;
+            let tail = &history[history.len().saturating_sub(reads)..];
+            let agree = fresh >= reads
+                && tail
+                    .iter()
+                    .all(|(_, st, d)| *st == tail[0].1 && *d == tail[0].2);
+            if agree && wanted.iter().any(|w| w == state.as_str()) {
+                if let Some(name) = &s.capture {
+                    self.captures
+                        .insert(name.clone(), Capture::from_task(&task, at));
+                }
+                return Ok(());
+            }
+            if agree && state.is_terminal() {
+                return Err(Stop::fail(format!(
+                    "the task reads {state} on {reads} consecutive reads, expected {}",
+                    wanted.join(" or ")
+                )));
+            }
+            if Instant::now() + interval > deadline {
+                return Err(Stop::fail(format!(
+                    "the task did not settle in {} within {} (last read: {})",
+                    wanted.join(" or "),
+                    human_duration(within),
+                    task.summary()
+                )));
+            }
+            tokio::time::sleep(interval).await;
+        }
+    }
+}
+
+fn describe_wanted(kinds: &[String], states: &[String]) -> String {
+    let kinds = if kinds.is_empty() {
+        "event".to_string()
+    } else {
+        kinds.join(" or ")
+    };
+    if states.is_empty() {
+        kinds
+    } else {
+        format!("{kinds} with state {}", states.join(" or "))
+    }
+}
+
+fn end_words(end: &StreamEnd) -> String {
+    match end {
+        StreamEnd::Closed { .. } => "closed".into(),
+        StreamEnd::Cut { reason, .. } => format!("was cut ({reason})"),
+        StreamEnd::Failed { reason, .. } => format!("failed ({reason})"),
+    }
+}
+
+fn new_message_id() -> String {
+    format!("a2a-conform-{}", uuid::Uuid::new_v4())
+}

@@ -1,0 +1,254 @@
+//! The one place that decides what counts: scenario runs → declaration
+//! verdicts, and a report → the process exit code. A run that tested nothing
+//! never reads as success.
+
+use crate::exit;
+use crate::report::{
+    DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
+};
+
+/// Judges each declaration from the scenario runs that verify it.
+/// `declarations` is the card's list: (id, declared).
+pub fn judge_declarations(
+    declarations: &[(String, bool)],
+    runs: &[ScenarioReport],
+) -> Vec<DeclarationReport> {
+    let mut rows: Vec<(String, bool)> = declarations.to_vec();
+    // A scenario may verify something the card's list does not name (a custom
+    // suite's own declaration id): it gets a row too, as declared.
+    for run in runs {
+        for id in &run.verifies {
+            if !rows.iter().any(|(d, _)| d == id) {
+                rows.push((id.clone(), true));
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(id, declared)| {
+            let related: Vec<&ScenarioReport> =
+                runs.iter().filter(|r| r.verifies.contains(&id)).collect();
+            let (verdict, reason) = judge_one(declared, &related);
+            DeclarationReport {
+                scenarios: related
+                    .iter()
+                    .filter(|r| r.verdict != ScenarioVerdict::Skipped)
+                    .map(|r| r.id.clone())
+                    .collect(),
+                id,
+                declared,
+                verdict,
+                reason,
+            }
+        })
+        .collect()
+}
+
+fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, String) {
+    let with = |v: ScenarioVerdict| runs.iter().filter(move |r| r.verdict == v);
+    let failed: Vec<&&ScenarioReport> = with(ScenarioVerdict::Fail).collect();
+    let passed = with(ScenarioVerdict::Pass).count() + with(ScenarioVerdict::Flaky).count();
+    let flaky: Vec<&&ScenarioReport> = with(ScenarioVerdict::Flaky).collect();
+    let open: Vec<&&ScenarioReport> = runs
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.verdict,
+                ScenarioVerdict::Inconclusive | ScenarioVerdict::Error
+            )
+        })
+        .collect();
+    if !declared {
+        // Scenarios gated on "not declared" check the refusal the spec
+        // requires; a failure there means the runtime serves it anyway.
+        if let Some(run) = failed.first() {
+            return (
+                DeclarationVerdict::OverDelivers,
+                format!("not declared, yet {}: {}", run.id, run.message),
+            );
+        }
+        let reason = if passed > 0 {
+            "not declared, and the runtime refuses it as the spec requires".to_string()
+        } else {
+            "not declared by the card".to_string()
+        };
+        return (DeclarationVerdict::NotDeclared, reason);
+    }
+    if let Some(run) = failed.first() {
+        let more = if failed.len() > 1 {
+            format!(" (and {} more failing run(s))", failed.len() - 1)
+        } else {
+            String::new()
+        };
+        return (
+            DeclarationVerdict::Diverged,
+            format!("{}: {}{more}", run.id, run.message),
+        );
+    }
+    if passed > 0 {
+        let mut reason = format!("{passed} scenario run(s) passed");
+        if !flaky.is_empty() {
+            reason.push_str(&format!(
+                "; flaky: {}",
+                flaky
+                    .iter()
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !open.is_empty() {
+            reason.push_str(&format!("; {} more could not be verified", open.len()));
+        }
+        return (DeclarationVerdict::Honoured, reason);
+    }
+    if let Some(run) = open.first() {
+        return (
+            DeclarationVerdict::Unverified,
+            format!("{} {}: {}", run.id, run.verdict.as_str(), run.message),
+        );
+    }
+    let skipped = runs
+        .iter()
+        .find(|r| r.verdict == ScenarioVerdict::Skipped)
+        .map(|r| format!("{} skipped: {}", r.id, r.message));
+    (
+        DeclarationVerdict::Unverified,
+        skipped.unwrap_or_else(|| "no scenario in the suite verifies it".into()),
+    )
+}
+
+/// The exit code a whole report calls for (see [`exit`]).
+pub fn exit_code(report: &RunReport) -> i32 {
+    if report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some()) {
+        return exit::PEER_UNREACHABLE;
+    }
+    let rows = || report.peers.iter().flat_map(|p| p.declarations.iter());
+    if rows().any(|d| d.verdict == DeclarationVerdict::Diverged) {
+        return exit::DIVERGED;
+    }
+    if report.peers.iter().any(all_runs_unreachable) {
+        return exit::PEER_UNREACHABLE;
+    }
+    if rows().any(|d| d.verdict == DeclarationVerdict::Honoured) {
+        return exit::OK;
+    }
+    exit::NOTHING_VERIFIED
+}
+
+/// Whether every scenario that ran ended in error (the peer went away after
+/// its card was read).
+fn all_runs_unreachable(peer: &PeerReport) -> bool {
+    let ran: Vec<&ScenarioReport> = peer
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict != ScenarioVerdict::Skipped)
+        .collect();
+    !ran.is_empty() && ran.iter().all(|s| s.verdict == ScenarioVerdict::Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str, verifies: &str, verdict: ScenarioVerdict) -> ScenarioReport {
+        ScenarioReport {
+            id: id.into(),
+            scenario: id.into(),
+            title: String::new(),
+            verdict,
+            verifies: vec![verifies.into()],
+            duration_ms: 0,
+            message: format!("{id} said so"),
+            attempts: 1,
+            evidence: vec![],
+        }
+    }
+
+    #[test]
+    fn a_single_failure_diverges_a_declaration() {
+        let decl = vec![("lifecycle.cancel".to_string(), true)];
+        let rows = judge_declarations(
+            &decl,
+            &[
+                run("a", "lifecycle.cancel", ScenarioVerdict::Pass),
+                run("b", "lifecycle.cancel", ScenarioVerdict::Fail),
+            ],
+        );
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Diverged);
+        assert!(rows[0].reason.contains("b said so"));
+    }
+
+    #[test]
+    fn only_inconclusive_is_unverified_and_nothing_is_not_honoured() {
+        let decl = vec![
+            ("lifecycle.cancel".to_string(), true),
+            ("lifecycle.completion".to_string(), true),
+        ];
+        let rows = judge_declarations(
+            &decl,
+            &[run("a", "lifecycle.cancel", ScenarioVerdict::Inconclusive)],
+        );
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Unverified);
+        assert_eq!(rows[1].verdict, DeclarationVerdict::Unverified);
+        assert!(rows[1].reason.contains("no scenario"));
+    }
+
+    #[test]
+    fn undeclared_served_anyway_over_delivers() {
+        let decl = vec![("capabilities.streaming".to_string(), false)];
+        let rows = judge_declarations(
+            &decl,
+            &[run("r", "capabilities.streaming", ScenarioVerdict::Fail)],
+        );
+        assert_eq!(rows[0].verdict, DeclarationVerdict::OverDelivers);
+        let rows = judge_declarations(&decl, &[]);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::NotDeclared);
+    }
+
+    #[test]
+    fn exit_codes_follow_the_contract() {
+        let peer = |decls: Vec<DeclarationReport>| PeerReport {
+            card_url: "u".into(),
+            name: None,
+            card_digest: None,
+            protocol_version: None,
+            binding: None,
+            endpoint: None,
+            card_error: None,
+            card_warnings: vec![],
+            declarations: decls,
+            scenarios: vec![],
+        };
+        let row = |v| DeclarationReport {
+            id: "x".into(),
+            declared: true,
+            verdict: v,
+            scenarios: vec![],
+            reason: String::new(),
+        };
+        let report = |p| RunReport {
+            schema_version: 1,
+            tool: crate::report::Tool::this(),
+            started_at: String::new(),
+            peers: vec![p],
+        };
+        assert_eq!(
+            exit_code(&report(peer(vec![row(DeclarationVerdict::Honoured)]))),
+            exit::OK
+        );
+        assert_eq!(
+            exit_code(&report(peer(vec![
+                row(DeclarationVerdict::Honoured),
+                row(DeclarationVerdict::Diverged)
+            ]))),
+            exit::DIVERGED
+        );
+        assert_eq!(
+            exit_code(&report(peer(vec![row(DeclarationVerdict::Unverified)]))),
+            exit::NOTHING_VERIFIED
+        );
+        let mut bad = peer(vec![]);
+        bad.card_error = Some("down".into());
+        assert_eq!(exit_code(&report(bad)), exit::PEER_UNREACHABLE);
+    }
+}
