@@ -1,0 +1,220 @@
+//! Shared test support: start real peers on loopback, run the built binary
+//! against them with a bound, and read its JSON report.
+
+#![allow(dead_code)]
+
+use a2a_conform::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use a2a_conform::protocol::ProtocolVersion;
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A mock peer running on its own runtime for the test's lifetime.
+pub struct Peer {
+    pub peer: MockPeer,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Peer {
+    pub fn card_url(&self) -> String {
+        self.peer.card_url()
+    }
+    pub fn base_url(&self) -> String {
+        self.peer.base_url()
+    }
+}
+
+/// Mock timings that keep every behaviour well inside the fast windows below.
+pub fn fast_timing() -> MockTiming {
+    MockTiming {
+        chunks: 4,
+        chunk_interval: Duration::from_millis(60),
+        keepalive_interval: Duration::from_millis(100),
+        silence: Duration::from_secs(3),
+    }
+}
+
+pub fn start_peer(protocol: ProtocolVersion, behaviour: Behaviour) -> Peer {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let peer = runtime
+        .block_on(MockPeer::start(MockConfig {
+            protocol,
+            behaviour,
+            port: 0,
+            timing: fast_timing(),
+        }))
+        .expect("mock peer starts on 127.0.0.1:0");
+    Peer {
+        peer,
+        _runtime: runtime,
+    }
+}
+
+/// Windows short enough for tests, long enough for the fast mock timing.
+pub const FAST_VARS: &[&str] = &[
+    "--var",
+    "probe_window=1s",
+    "--var",
+    "quiet_window=500ms",
+    "--var",
+    "stable_interval=200ms",
+    "--var",
+    "task_window=5s",
+    "--var",
+    "prompt_input_required=need-input please",
+];
+
+pub struct Outcome {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// The JSON report, when one was written.
+    pub report: Option<Value>,
+}
+
+impl Outcome {
+    pub fn report(&self) -> &Value {
+        self.report.as_ref().unwrap_or_else(|| {
+            panic!(
+                "no JSON report (exit {}):\nstdout:\n{}\nstderr:\n{}",
+                self.code, self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// The verdict of a declaration row of the first peer.
+    pub fn declaration(&self, id: &str) -> String {
+        let rows = self.report()["peers"][0]["declarations"]
+            .as_array()
+            .expect("declarations array");
+        rows.iter()
+            .find(|d| d["id"] == id)
+            .map(|d| d["verdict"].as_str().unwrap_or("").to_string())
+            .unwrap_or_else(|| panic!("no declaration {id} in {rows:#?}"))
+    }
+
+    /// The verdict of a scenario run of the first peer.
+    pub fn scenario(&self, id: &str) -> String {
+        let runs = self.report()["peers"][0]["scenarios"]
+            .as_array()
+            .expect("scenarios array");
+        runs.iter()
+            .find(|d| d["id"] == id)
+            .map(|d| d["verdict"].as_str().unwrap_or("").to_string())
+            .unwrap_or_else(|| panic!("no scenario {id} in {runs:#?}"))
+    }
+
+    pub fn explain(&self) -> String {
+        format!(
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs the built binary with `args` (plus `--json`), bounded in time.
+pub fn run(args: &[&str]) -> Outcome {
+    run_env(args, &[])
+}
+
+pub fn run_env(args: &[&str], env: &[(&str, &str)]) -> Outcome {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("report.json");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-conform"));
+    command.args(args);
+    if args.first().is_some_and(|a| *a == "check" || *a == "demo") {
+        command.arg("--json").arg(&json);
+    }
+    command
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut child = command.spawn().expect("binary starts");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("a2a-conform {args:?} did not finish within 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().expect("output");
+    let report = std::fs::read_to_string(&json)
+        .ok()
+        .map(|text| serde_json::from_str(&text).expect("the JSON report parses"));
+    Outcome {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        report,
+    }
+}
+
+/// `check <card> FAST_VARS extra…`
+pub fn check(card_url: &str, extra: &[&str]) -> Outcome {
+    let mut args = vec!["check", card_url];
+    args.extend_from_slice(FAST_VARS);
+    args.extend_from_slice(extra);
+    run(&args)
+}
+
+/// A one-route HTTP server on loopback answering every path with a fixed
+/// status and body: for cards that are missing, broken or not JSON.
+pub struct StaticServer {
+    pub base_url: String,
+    _runtime: tokio::runtime::Runtime,
+}
+
+pub fn serve_static(status: u16, content_type: &'static str, body: Vec<u8>) -> StaticServer {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let base_url = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let app = axum::Router::new().fallback(move || {
+            let body = body.clone();
+            async move {
+                (
+                    axum::http::StatusCode::from_u16(status).expect("status"),
+                    [(axum::http::header::CONTENT_TYPE, content_type)],
+                    body,
+                )
+            }
+        });
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        format!("http://{addr}")
+    });
+    StaticServer {
+        base_url,
+        _runtime: runtime,
+    }
+}
+
+pub fn fixture(path: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/fixtures/{path}", env!("CARGO_MANIFEST_DIR")))
+        .unwrap_or_else(|e| panic!("fixture {path}: {e}"))
+}
+
+/// A loopback port with nothing listening on it.
+pub fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("addr").port()
+}
