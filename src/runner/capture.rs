@@ -19,6 +19,8 @@ pub struct Capture {
     /// What the answer was, in words, for messages.
     pub summary: String,
     pub stream: Option<StreamHandle>,
+    /// Where the value came from, for messages ("the CancelTask answer").
+    pub source: String,
     /// Why there is no stream where one was asked for.
     pub no_stream: Option<String>,
 }
@@ -34,6 +36,7 @@ impl Capture {
             at,
             summary: summary.into(),
             stream: None,
+            source: String::new(),
             no_stream: None,
         }
     }

@@ -254,7 +254,7 @@ impl<'a> RunContext<'a> {
     async fn answer(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
         let reply = self.client.call(&self.transcript, op, params).await;
         let at = Instant::now();
-        match reply {
+        let capture = match reply {
             Reply::Ok(result) => match SendResult::from_result(&result) {
                 SendResult::Task(task) => Ok(Capture::from_task(&task, at)),
                 SendResult::Message => Ok(Capture::empty(at, "a direct Message (no task)")),
@@ -265,7 +265,11 @@ impl<'a> RunContext<'a> {
             Reply::Err(error) => Ok(Capture::from_error(error, at)),
             Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
             Reply::Unreachable(reason) => Err(Stop::error(reason)),
-        }
+        };
+        capture.map(|mut c| {
+            c.source = format!("the {op:?} answer");
+            c
+        })
     }
 
     async fn open(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
@@ -344,6 +348,7 @@ impl<'a> RunContext<'a> {
                         format!("event #{} {}", item.seq, describe(&item.event)),
                     );
                     capture.state = item.event.state();
+                    capture.source = format!("stream event #{}", item.seq);
                     capture.task_id = item.event.task_id().map(str::to_string);
                     if let Event::Error(e) = &item.event {
                         capture.error = Some(e.clone());
@@ -394,7 +399,15 @@ impl<'a> RunContext<'a> {
             .map(|k| k.items())
             .unwrap_or_default();
         let (after, after_label) = match &s.after {
-            Some(name) => (self.capture(name)?.at, format!("`{name}` was answered")),
+            Some(name) => {
+                let capture = self.capture(name)?;
+                let source = if capture.source.is_empty() {
+                    format!("`{name}`")
+                } else {
+                    capture.source.clone()
+                };
+                (capture.at, source)
+            }
             None => (Instant::now(), "the step started".to_string()),
         };
         let stream = self.stream_of(&s.stream)?;
