@@ -97,15 +97,19 @@ impl Outcome {
             .unwrap_or_else(|| panic!("no declaration {id} in {rows:#?}"))
     }
 
-    /// The verdict of a scenario run of the first peer.
-    pub fn scenario(&self, id: &str) -> String {
+    /// A scenario run of the first peer.
+    pub fn run(&self, id: &str) -> &Value {
         let runs = self.report()["peers"][0]["scenarios"]
             .as_array()
             .expect("scenarios array");
         runs.iter()
             .find(|d| d["id"] == id)
-            .map(|d| d["verdict"].as_str().unwrap_or("").to_string())
             .unwrap_or_else(|| panic!("no scenario {id} in {runs:#?}"))
+    }
+
+    /// The verdict of a scenario run of the first peer.
+    pub fn scenario(&self, id: &str) -> String {
+        self.run(id)["verdict"].as_str().unwrap_or("").to_string()
     }
 
     pub fn explain(&self) -> String {
