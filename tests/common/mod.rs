@@ -27,8 +27,8 @@ impl Peer {
 /// Mock timings that keep every behaviour well inside the fast windows below.
 pub fn fast_timing() -> MockTiming {
     MockTiming {
-        chunks: 4,
-        chunk_interval: Duration::from_millis(60),
+        chunks: 6,
+        chunk_interval: Duration::from_millis(80),
         keepalive_interval: Duration::from_millis(100),
         silence: Duration::from_secs(3),
     }

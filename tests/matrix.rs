@@ -1,0 +1,167 @@
+//! The verdict matrix: every mock behaviour × protocol version → the expected
+//! verdict of every declaration and the exit code. Each divergence must be
+//! caught on the declaration it breaks and on no other; the honest peer must
+//! read all honoured.
+
+mod common;
+
+use a2a_conform::mock::Behaviour;
+use a2a_conform::protocol::ProtocolVersion;
+use common::*;
+
+const STREAMING: &str = "capabilities.streaming";
+const PUSH: &str = "capabilities.pushNotifications";
+const CANCEL: &str = "lifecycle.cancel";
+const COMPLETION: &str = "lifecycle.completion";
+const TEXT: &str = "defaultInputModes[text/plain]";
+const JSON: &str = "defaultInputModes[application/json]";
+const SKILL_TEXT: &str = "skills[echo].inputModes[text/plain]";
+const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
+
+/// Expected verdicts, in the order of the declaration constants above.
+struct Row {
+    exit: i32,
+    streaming: &'static str,
+    cancel: &'static str,
+    completion: &'static str,
+    text: &'static str,
+    json: &'static str,
+}
+
+fn expected(behaviour: Behaviour) -> Row {
+    use Behaviour::*;
+    let honest = Row {
+        exit: 0,
+        streaming: "honoured",
+        cancel: "honoured",
+        completion: "honoured",
+        text: "honoured",
+        json: "honoured",
+    };
+    match behaviour {
+        Honest => honest,
+        CancelLeak => Row {
+            exit: 1,
+            cancel: "diverged",
+            ..honest
+        },
+        InputOverdeclared | InputOverdeclaredFails => Row {
+            exit: 1,
+            json: "diverged",
+            ..honest
+        },
+        // The stream never shows work, so the cancel scenario cannot start.
+        StreamSilent | StreamSilentNothing => Row {
+            exit: 1,
+            streaming: "diverged",
+            cancel: "unverified",
+            ..honest
+        },
+        UnstableCompletion => Row {
+            exit: 1,
+            completion: "diverged",
+            ..honest
+        },
+        // Everything completes at once: nothing to stream, cancel or resume.
+        Instant => Row {
+            exit: 0,
+            streaming: "unverified",
+            cancel: "unverified",
+            text: "unverified",
+            json: "unverified",
+            ..honest
+        },
+        UndeclaredStreaming => Row {
+            exit: 0,
+            streaming: "over-delivers",
+            cancel: "unverified",
+            ..honest
+        },
+        UndeclaredStreamingRefused => Row {
+            exit: 0,
+            streaming: "not-declared",
+            cancel: "unverified",
+            ..honest
+        },
+    }
+}
+
+fn cell(behaviour: Behaviour, version: ProtocolVersion) {
+    let peer = start_peer(version, behaviour);
+    let out = check(&peer.card_url(), &[]);
+    let want = expected(behaviour);
+    let cell = format!("{} × {version}", behaviour.name());
+    let rows = [
+        (STREAMING, want.streaming),
+        (PUSH, "not-declared"),
+        (CANCEL, want.cancel),
+        (COMPLETION, want.completion),
+        (TEXT, want.text),
+        (JSON, want.json),
+        (SKILL_TEXT, want.text),
+        (SKILL_JSON, want.json),
+    ];
+    let mut wrong = Vec::new();
+    for (id, verdict) in rows {
+        let got = out.declaration(id);
+        if got != verdict {
+            wrong.push(format!("{id}: expected {verdict}, got {got}"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{cell}:\n  {}\n{}",
+        wrong.join("\n  "),
+        out.explain()
+    );
+    assert_eq!(out.code, want.exit, "{cell}: {}", out.explain());
+    // Every diverged declaration carries evidence a person can act on.
+    for run in out.report()["peers"][0]["scenarios"].as_array().unwrap() {
+        if run["verdict"] == "fail" {
+            let evidence = run["evidence"].as_array().expect("evidence");
+            assert!(
+                evidence.iter().any(|e| e["kind"] == "request"),
+                "{cell}: {} has no request in its evidence",
+                run["id"]
+            );
+            assert!(
+                evidence.iter().any(|e| e["curl"].is_string()),
+                "{cell}: {} has no reproduction line",
+                run["id"]
+            );
+        }
+    }
+}
+
+macro_rules! matrix {
+    ($($name:ident: $behaviour:ident,)*) => {
+        mod v1_0 {
+            use super::*;
+            $( #[test] fn $name() { cell(Behaviour::$behaviour, ProtocolVersion::V1_0) } )*
+        }
+        mod v0_3 {
+            use super::*;
+            $( #[test] fn $name() { cell(Behaviour::$behaviour, ProtocolVersion::V0_3) } )*
+        }
+        #[test]
+        fn the_matrix_covers_every_behaviour() {
+            let covered = [$(Behaviour::$behaviour),*];
+            for b in Behaviour::ALL {
+                assert!(covered.contains(b), "{} is missing from the matrix", b.name());
+            }
+        }
+    };
+}
+
+matrix! {
+    honest: Honest,
+    cancel_leak: CancelLeak,
+    input_overdeclared: InputOverdeclared,
+    input_overdeclared_fails: InputOverdeclaredFails,
+    stream_silent: StreamSilent,
+    stream_silent_nothing: StreamSilentNothing,
+    unstable_completion: UnstableCompletion,
+    instant: Instant,
+    undeclared_streaming: UndeclaredStreaming,
+    undeclared_streaming_refused: UndeclaredStreamingRefused,
+}
