@@ -170,59 +170,20 @@ pub(crate) fn now_ms() -> u64 {
 
 /// ISO 8601 UTC with milliseconds and `Z` (v1 §5.6.1).
 pub(crate) fn iso_timestamp(ms: u64) -> String {
-    let secs = ms / 1000;
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Civil-from-days (H. Hinnant), valid for the proleptic Gregorian calendar.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60,
-        ms % 1000
-    )
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    humantime::format_rfc3339_millis(at).to_string()
 }
 
 /// Reads `YYYY-MM-DDTHH:MM:SS[.fff]Z` (or `+00:00`) into epoch milliseconds.
 pub(crate) fn parse_iso_timestamp(text: &str) -> Option<u64> {
     let text = text.trim();
-    let body = text
-        .strip_suffix('Z')
-        .or_else(|| text.strip_suffix("+00:00"))?;
-    let (date, time) = body.split_once('T')?;
-    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
-    let (year, month, day) = (d.next()??, d.next()??, d.next()??);
-    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
-    let mut t = hms.split(':').map(|p| p.parse::<u64>().ok());
-    let (hour, minute, second) = (t.next()??, t.next()??, t.next()??);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
-    }
-    let millis: u64 = format!("{frac:0<3}").get(..3)?.parse().ok()?;
-    // Days-from-civil (H. Hinnant).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let secs = u64::try_from(days).ok()? * 86_400 + hour * 3600 + minute * 60 + second;
-    Some(secs * 1000 + millis)
+    let zulu = match text.strip_suffix("+00:00") {
+        Some(body) => format!("{body}Z"),
+        None => text.to_string(),
+    };
+    let at = humantime::parse_rfc3339(&zulu).ok()?;
+    let ms = at.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis();
+    u64::try_from(ms).ok()
 }
 
 // ---------------------------------------------------------------------------
