@@ -412,11 +412,26 @@ async fn mock_peer(args: MockPeerArgs) -> i32 {
         Ok(b) => b,
         Err(e) => return usage(format!("error: --behaviour: {e}")),
     };
+    let duration = |flag: &str, text: &str| {
+        vars::parse_duration(text).map_err(|e| format!("error: --{flag}: {e}"))
+    };
+    let (chunk_interval, silence) = match (
+        duration("chunk-interval", &args.chunk_interval),
+        duration("silence", &args.silence),
+    ) {
+        (Ok(c), Ok(s)) => (c, s),
+        (Err(e), _) | (_, Err(e)) => return usage(e),
+    };
     let config = MockConfig {
         protocol: mock_protocol(args.protocol),
         behaviour,
         port: args.port,
-        timing: MockTiming::default(),
+        timing: MockTiming {
+            chunks: args.chunks,
+            chunk_interval,
+            silence,
+            ..MockTiming::default()
+        },
     };
     let peer = match MockPeer::start(config).await {
         Ok(p) => p,

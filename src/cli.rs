@@ -192,4 +192,13 @@ pub struct MockPeerArgs {
     /// Loopback port (0 picks a free one).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
+    /// How many chunks a task's artifact is streamed in.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub chunks: u32,
+    /// The pause before each chunk, e.g. 200ms (chunks x interval = a task's work).
+    #[arg(long, default_value = "200ms", value_name = "DURATION")]
+    pub chunk_interval: String,
+    /// How long `stream-silent` behaviours keep a stream open without events.
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    pub silence: String,
 }

@@ -227,3 +227,50 @@ fn demo_runs_the_embedded_default_with_no_peer_of_your_own() {
     assert_eq!(out.declaration("capabilities.streaming"), "honoured");
     assert_eq!(out.declaration("lifecycle.cancel"), "honoured");
 }
+
+#[test]
+fn mock_peer_command_prints_its_card_url_and_serves_a_checkable_peer() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+        .args([
+            "mock-peer",
+            "--protocol",
+            "0.3",
+            "--chunks",
+            "4",
+            "--chunk-interval",
+            "80ms",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mock-peer starts");
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let stdout = child.stdout.take().expect("stdout");
+    let guard = Kill(child);
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("mock-peer prints its card URL within 30 s");
+    let card = line.trim();
+    assert!(
+        card.starts_with("http://127.0.0.1:") && card.ends_with("/.well-known/agent-card.json"),
+        "{card}"
+    );
+    let out = check(card, &[]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(out.report()["peers"][0]["protocol_version"], "0.3");
+    drop(guard);
+}
