@@ -327,6 +327,7 @@ impl<'a> RunContext<'a> {
         let stream = self.stream_of(&s.stream)?;
         let matches = |item: &StreamItem| {
             item.seq > cursor
+                && !matches!(item.event, Event::Unrecognized { .. })
                 && (kinds.is_empty() || kinds.iter().any(|k| k == item.event.kind()))
                 && (states.is_empty()
                     || item
@@ -362,8 +363,13 @@ impl<'a> RunContext<'a> {
         let comments = stream.comments();
         let seen = items.len().saturating_sub(cursor);
         let situation = match &end {
+            Some(end) if seen == 0 => format!(
+                "the stream {} at {} before any new event",
+                end_words(end),
+                self.offset(end.at())
+            ),
             Some(end) => format!(
-                "the stream {} at {} after {seen} more event(s) without {wanted}",
+                "the stream {} at {} after {seen} more event(s), none of them {wanted}",
                 end_words(end),
                 self.offset(end.at())
             ),
@@ -376,6 +382,17 @@ impl<'a> RunContext<'a> {
                     String::new()
                 }
             ),
+        };
+        let invalid: Vec<String> = items
+            .iter()
+            .filter(|i| i.seq > cursor && matches!(i.event, Event::Unrecognized { .. }))
+            .take(3)
+            .map(|i| format!("event #{} {}", i.seq, describe(&i.event)))
+            .collect();
+        let situation = if invalid.is_empty() {
+            situation
+        } else {
+            format!("{situation}; invalid events: {}", invalid.join("; "))
         };
         if let Some(reason) = &s.otherwise_inconclusive {
             return Err(Stop::inconclusive(format!(
@@ -644,7 +661,7 @@ impl<'a> RunContext<'a> {
 
 fn describe_wanted(kinds: &[String], states: &[String]) -> String {
     let kinds = if kinds.is_empty() {
-        "event".to_string()
+        "any event".to_string()
     } else {
         kinds.join(" or ")
     };

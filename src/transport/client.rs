@@ -122,6 +122,11 @@ impl PeerClient {
         let response = match tokio::time::timeout(self.config.timeout, request.builder.send()).await
         {
             Err(_) => return self.no_answer(transcript, sent_at),
+            // The client's own bound can fire first: a peer that accepted the
+            // connection and never answered is a finding, not unreachable.
+            Ok(Err(e)) if e.is_timeout() && !e.is_connect() => {
+                return self.no_answer(transcript, sent_at)
+            }
             Ok(Err(e)) => return unreachable_reply(transcript, &request.url, &e),
             Ok(Ok(r)) => r,
         };
