@@ -413,3 +413,74 @@ async fn run_once(
     drop(ctx);
     (verdict, message, transcript.entries())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn card(extra: &str) -> Card {
+        let body = format!(
+            r#"{{"name":"n","description":"d","version":"1",{extra}
+            "supportedInterfaces":[{{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}}],
+            "capabilities":{{"streaming":true}},"defaultInputModes":["text/plain"],
+            "defaultOutputModes":["text/plain"],"skills":[{{"id":"s","name":"s","description":"d","tags":["t"],"inputModes":["image/png"]}}]}}"#
+        );
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses")
+    }
+
+    #[test]
+    fn probe_window_is_twice_a_declared_default_timeout_else_15s() {
+        let suite = Suite::default();
+        let options = RunOptions::default();
+        let vars = base_vars(&card(r#""defaultTimeout": 10,"#), &suite, &options);
+        assert_eq!(vars["probe_window"].as_deref(), Some("20s"));
+        let vars = base_vars(&card(""), &suite, &options);
+        assert_eq!(vars["probe_window"].as_deref(), Some("15s"));
+    }
+
+    #[test]
+    fn flags_override_defaults_and_an_empty_value_unsets() {
+        let mut options = RunOptions::default();
+        options.vars.insert("probe_window".into(), "3s".into());
+        options.vars.insert("prompt".into(), "hi there".into());
+        options.vars.insert("task_window".into(), String::new());
+        let vars = base_vars(
+            &card(r#""defaultTimeout": 10,"#),
+            &Suite::default(),
+            &options,
+        );
+        assert_eq!(vars["probe_window"].as_deref(), Some("3s"));
+        assert_eq!(vars["task_window"], None);
+        assert_eq!(vars["prompt_long"].as_deref(), Some("hi there"));
+        assert_eq!(vars["prompt_input_required"], None);
+    }
+
+    #[test]
+    fn input_modes_expand_per_declaration_with_skill_labels() {
+        let suite = Suite::embedded().unwrap();
+        let plan = plan_runs(&card(""), &suite, &RunOptions::default());
+        let ids: Vec<&str> = plan.iter().map(|p| p.run_id.as_str()).collect();
+        assert!(ids.contains(&"input-mode-resume[text/plain]"), "{ids:?}");
+        assert!(ids.contains(&"input-mode-resume[s:image/png]"), "{ids:?}");
+        let run = plan
+            .iter()
+            .find(|p| p.run_id == "input-mode-resume[s:image/png]")
+            .unwrap();
+        assert_eq!(run.verifies, vec!["skills[s].inputModes[image/png]"]);
+        let refused = plan
+            .iter()
+            .find(|p| p.run_id == "streaming-refused-when-undeclared")
+            .unwrap();
+        assert_eq!(
+            refused.skip.as_deref(),
+            Some("the card declares capabilities.streaming")
+        );
+    }
+}
