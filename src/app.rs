@@ -232,7 +232,16 @@ fn finish(report: &RunReport, args: &RunArgs) -> i32 {
             eprintln!("error: {error}");
         }
     }
-    crate::verdict::exit_code(report)
+    for warning in human::baseline_warnings(report) {
+        eprintln!("warning: {warning}");
+    }
+    let code = crate::verdict::exit_code(report);
+    if code == exit::DIVERGED {
+        for reason in crate::verdict::failing_reasons(report) {
+            eprintln!("fails the run: {reason}");
+        }
+    }
+    code
 }
 
 async fn demo(args: DemoArgs) -> i32 {

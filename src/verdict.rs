@@ -1,10 +1,12 @@
 //! The one place that decides what counts: scenario runs → declaration
-//! verdicts, and a report → the process exit code. A run that tested nothing
-//! never reads as success.
+//! verdicts, and a report → the process exit code (known divergences from a
+//! baseline excused, flaky runs and stale baseline entries counted when the
+//! report says so). A run that tested nothing never reads as success.
 
 use crate::exit;
 use crate::report::{
-    DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
+    BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
+    ScenarioVerdict,
 };
 
 /// Judges each declaration from the scenario runs that verify it.
@@ -38,6 +40,8 @@ pub fn judge_declarations(
                 declared,
                 verdict,
                 reason,
+                baselined: false,
+                baseline_reason: None,
             }
         })
         .collect()
@@ -117,19 +121,66 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
     )
 }
 
+/// Why the report fails the run (exit 1), one line each: every diverged
+/// declaration that no baseline entry excuses, every flaky run under
+/// `--fail-on-flaky`, every stale baseline entry under `--strict-baseline`.
+pub fn failing_reasons(report: &RunReport) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let many = report.peers.len() > 1;
+    let on = |peer: &PeerReport| {
+        if many {
+            format!(" ({})", peer.card_url)
+        } else {
+            String::new()
+        }
+    };
+    for peer in &report.peers {
+        for d in &peer.declarations {
+            if d.verdict == DeclarationVerdict::Diverged && !d.baselined {
+                reasons.push(format!("{} diverged{}", d.id, on(peer)));
+            }
+        }
+    }
+    if report.fail_on_flaky {
+        for peer in &report.peers {
+            for s in &peer.scenarios {
+                if s.verdict == ScenarioVerdict::Flaky && !s.baselined {
+                    reasons.push(format!("{} is flaky{} (--fail-on-flaky)", s.id, on(peer)));
+                }
+            }
+        }
+    }
+    if let Some(baseline) = report.baseline.as_ref().filter(|b| b.strict) {
+        for e in &baseline.entries {
+            if e.status == BaselineStatus::Stale {
+                reasons.push(format!(
+                    "baseline entry `{}` is stale: {} (--strict-baseline)",
+                    e.target(),
+                    e.note
+                ));
+            }
+        }
+    }
+    reasons
+}
+
 /// The exit code a whole report calls for (see [`exit`]).
 pub fn exit_code(report: &RunReport) -> i32 {
     if report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some()) {
         return exit::PEER_UNREACHABLE;
     }
-    let rows = || report.peers.iter().flat_map(|p| p.declarations.iter());
-    if rows().any(|d| d.verdict == DeclarationVerdict::Diverged) {
+    if !failing_reasons(report).is_empty() {
         return exit::DIVERGED;
     }
     if report.peers.iter().any(all_runs_unreachable) {
         return exit::PEER_UNREACHABLE;
     }
-    if rows().any(|d| d.verdict == DeclarationVerdict::Honoured) {
+    // A confirmed known divergence was verified too: it is not "nothing".
+    let rows = || report.peers.iter().flat_map(|p| p.declarations.iter());
+    if rows().any(|d| {
+        d.verdict == DeclarationVerdict::Honoured
+            || (d.verdict == DeclarationVerdict::Diverged && d.baselined)
+    }) {
         return exit::OK;
     }
     exit::NOTHING_VERIFIED
@@ -160,6 +211,9 @@ mod tests {
             duration_ms: 0,
             message: format!("{id} said so"),
             attempts: 1,
+            failed_attempts: vec![],
+            baselined: false,
+            baseline_reason: None,
             evidence: vec![],
         }
     }
@@ -225,12 +279,16 @@ mod tests {
             verdict: v,
             scenarios: vec![],
             reason: String::new(),
+            baselined: false,
+            baseline_reason: None,
         };
         let report = |p| RunReport {
             schema_version: 1,
             tool: crate::report::Tool::this(),
             started_at: String::new(),
             peers: vec![p],
+            fail_on_flaky: false,
+            baseline: None,
         };
         assert_eq!(
             exit_code(&report(peer(vec![row(DeclarationVerdict::Honoured)]))),
@@ -250,5 +308,90 @@ mod tests {
         let mut bad = peer(vec![]);
         bad.card_error = Some("down".into());
         assert_eq!(exit_code(&report(bad)), exit::PEER_UNREACHABLE);
+    }
+
+    fn one_peer(declarations: Vec<DeclarationReport>, scenarios: Vec<ScenarioReport>) -> RunReport {
+        RunReport {
+            schema_version: 1,
+            tool: crate::report::Tool::this(),
+            started_at: String::new(),
+            peers: vec![PeerReport {
+                card_url: "u".into(),
+                name: None,
+                card_digest: None,
+                protocol_version: None,
+                binding: None,
+                endpoint: None,
+                card_error: None,
+                card_warnings: vec![],
+                declarations,
+                scenarios,
+            }],
+            fail_on_flaky: false,
+            baseline: None,
+        }
+    }
+
+    #[test]
+    fn a_baselined_divergence_does_not_fail_the_run_but_a_new_one_does() {
+        let decl = vec![
+            ("lifecycle.cancel".to_string(), true),
+            ("capabilities.streaming".to_string(), true),
+        ];
+        let runs = vec![
+            run("c", "lifecycle.cancel", ScenarioVerdict::Fail),
+            run("s", "capabilities.streaming", ScenarioVerdict::Pass),
+        ];
+        let mut rows = judge_declarations(&decl, &runs);
+        rows[0].baselined = true;
+        let report = one_peer(rows.clone(), runs.clone());
+        assert_eq!(exit_code(&report), exit::OK);
+        assert!(failing_reasons(&report).is_empty());
+        // Only a known divergence and nothing else verified: still verified.
+        let report = one_peer(vec![rows[0].clone()], runs.clone());
+        assert_eq!(exit_code(&report), exit::OK);
+        rows[0].baselined = false;
+        let report = one_peer(rows, runs);
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        assert_eq!(failing_reasons(&report), vec!["lifecycle.cancel diverged"]);
+    }
+
+    #[test]
+    fn flaky_fails_the_run_only_when_the_report_says_so() {
+        let decl = vec![("lifecycle.cancel".to_string(), true)];
+        let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Flaky)];
+        let rows = judge_declarations(&decl, &runs);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert!(rows[0].reason.contains("flaky: c"), "{}", rows[0].reason);
+        let mut report = one_peer(rows, runs);
+        assert_eq!(exit_code(&report), exit::OK);
+        report.fail_on_flaky = true;
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        assert!(failing_reasons(&report)[0].contains("c is flaky"));
+        report.peers[0].scenarios[0].baselined = true;
+        assert_eq!(exit_code(&report), exit::OK);
+    }
+
+    #[test]
+    fn a_stale_baseline_entry_fails_only_under_strict() {
+        use crate::report::{BaselineEntryReport, BaselineReport};
+        let decl = vec![("lifecycle.cancel".to_string(), true)];
+        let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Pass)];
+        let mut report = one_peer(judge_declarations(&decl, &runs), runs);
+        report.baseline = Some(BaselineReport {
+            file: "b.yaml".into(),
+            strict: false,
+            entries: vec![BaselineEntryReport {
+                declaration: Some("lifecycle.cancel".into()),
+                scenario: None,
+                reason: "known".into(),
+                status: BaselineStatus::Stale,
+                note: "lifecycle.cancel reads honoured".into(),
+            }],
+        });
+        assert_eq!(exit_code(&report), exit::OK);
+        report.baseline.as_mut().unwrap().strict = true;
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        assert!(failing_reasons(&report)[0].contains("stale"));
     }
 }

@@ -1,8 +1,11 @@
 //! The terminal report: a declaration table per peer, then what failed with
-//! its evidence and a reproduction line. A pure function of the report.
+//! its evidence and a reproduction line, then baseline warnings. A pure
+//! function of the report.
 
-use super::{DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
-use crate::transport::EvidenceKind;
+use super::evidence::{self, one_line};
+use super::{
+    BaselineStatus, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
+};
 use std::fmt::Write;
 
 /// How much to show.
@@ -52,7 +55,40 @@ pub fn render(report: &RunReport, style: Style) -> String {
     for peer in &report.peers {
         render_peer(&mut out, peer, style);
     }
+    for warning in baseline_warnings(report) {
+        let _ = writeln!(out, "{} {warning}", paint(style, "33", "warning:"));
+    }
     out
+}
+
+/// One line per baseline entry that is stale or matches nothing.
+pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
+    let Some(baseline) = &report.baseline else {
+        return vec![];
+    };
+    baseline
+        .entries
+        .iter()
+        .filter_map(|e| match e.status {
+            BaselineStatus::Stale => Some(format!(
+                "baseline {}: stale entry `{}`: {}; remove it{}",
+                baseline.file,
+                e.target(),
+                e.note,
+                if baseline.strict {
+                    " (--strict-baseline fails the run)"
+                } else {
+                    ""
+                }
+            )),
+            BaselineStatus::Unmatched => Some(format!(
+                "baseline {}: entry `{}` matches nothing in this run",
+                baseline.file,
+                e.target()
+            )),
+            BaselineStatus::Applied | BaselineStatus::Undecided => None,
+        })
+        .collect()
 }
 
 fn render_peer(out: &mut String, peer: &PeerReport, style: Style) {
@@ -87,12 +123,16 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style) {
     let _ = writeln!(out, "  {:<width$}  {:<13}  why", "DECLARATION", "VERDICT");
     for d in &peer.declarations {
         let verdict = format!("{:<13}", d.verdict.as_str());
+        let why = match (&d.baseline_reason, d.baselined) {
+            (Some(known), true) => format!("[baselined: {known}] {}", d.reason),
+            _ => d.reason.clone(),
+        };
         let _ = writeln!(
             out,
             "  {:<width$}  {}  {}",
             d.id,
             paint(style, declaration_color(d.verdict), &verdict),
-            one_line(&d.reason, 100)
+            one_line(&why, 100)
         );
     }
     if !style.quiet {
@@ -107,10 +147,8 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style) {
                     )
             })
             .collect();
-        if !shown.is_empty() {
-            let _ = writeln!(out);
-        }
         for s in shown {
+            let _ = writeln!(out);
             render_scenario(out, s, style);
         }
     }
@@ -134,6 +172,21 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
         s.title
     );
     let _ = writeln!(out, "    {}", s.message);
+    if s.baselined {
+        let _ = writeln!(
+            out,
+            "    baselined (known, does not fail the run): {}",
+            s.baseline_reason.as_deref().unwrap_or("")
+        );
+    }
+    for (n, failed) in s.failed_attempts.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "    attempt {} failed: {}",
+            n + 1,
+            one_line(failed, 200)
+        );
+    }
     if !matches!(
         s.verdict,
         ScenarioVerdict::Fail | ScenarioVerdict::Flaky | ScenarioVerdict::Error
@@ -141,24 +194,18 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
         return;
     }
     let limit = if style.verbose { usize::MAX } else { 12 };
-    let evidence: Vec<_> = s
-        .evidence
-        .iter()
-        .filter(|e| style.verbose || e.kind != EvidenceKind::Comment)
-        .collect();
-    let skipped = evidence.len().saturating_sub(limit);
-    if skipped > 0 {
-        let _ = writeln!(out, "    … {skipped} earlier entries (see --json or -v)");
-    }
-    for e in evidence.iter().skip(skipped) {
+    let timeline = evidence::timeline(s, limit, style.verbose, 140);
+    if timeline.omitted > 0 {
         let _ = writeln!(
             out,
-            "    {} {}",
-            paint(style, "2", &format!("+{:>6.2}s", e.at_ms as f64 / 1000.0)),
-            one_line(&e.summary, 140)
+            "    … {} earlier entries (see --json or -v)",
+            timeline.omitted
         );
     }
-    if let Some(curl) = s.evidence.iter().rev().find_map(|e| e.curl.as_ref()) {
+    for line in &timeline.lines {
+        let _ = writeln!(out, "    {} {}", paint(style, "2", &line.at), line.summary);
+    }
+    if let Some(curl) = evidence::reproduction(s) {
         let _ = writeln!(out, "    reproduce: {}", one_line(curl, 400));
     }
 }
@@ -167,9 +214,21 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
 pub fn summary_line(peer: &PeerReport) -> String {
     let count = |v: DeclarationVerdict| peer.declarations.iter().filter(|d| d.verdict == v).count();
     let runs = |v: ScenarioVerdict| peer.scenarios.iter().filter(|s| s.verdict == v).count();
+    let baselined = peer
+        .declarations
+        .iter()
+        .filter(|d| d.verdict == DeclarationVerdict::Diverged && d.baselined)
+        .count();
     let mut parts = vec![
         format!("{} honoured", count(DeclarationVerdict::Honoured)),
-        format!("{} diverged", count(DeclarationVerdict::Diverged)),
+        if baselined > 0 {
+            format!(
+                "{} diverged ({baselined} baselined)",
+                count(DeclarationVerdict::Diverged)
+            )
+        } else {
+            format!("{} diverged", count(DeclarationVerdict::Diverged))
+        },
         format!("{} unverified", count(DeclarationVerdict::Unverified)),
     ];
     let od = count(DeclarationVerdict::OverDelivers);
@@ -199,17 +258,4 @@ pub fn summary_line(peer: &PeerReport) -> String {
             run_parts.join(", ")
         }
     )
-}
-
-fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > max {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
-    } else {
-        flat
-    }
 }

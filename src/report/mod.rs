@@ -1,6 +1,7 @@
 //! The one versioned run report every output format is a pure function of,
 //! and writing report files atomically.
 
+pub mod evidence;
 pub mod human;
 
 use crate::transport::Evidence;
@@ -17,6 +18,78 @@ pub struct RunReport {
     /// UTC start time, RFC 3339.
     pub started_at: String,
     pub peers: Vec<PeerReport>,
+    /// `--fail-on-flaky`: a flaky run fails the run (exit 1).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fail_on_flaky: bool,
+    /// `--baseline`: the known divergences the run was judged against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineReport>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The baseline file a run was judged against, and what became of each entry.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BaselineReport {
+    /// The file as given on the command line.
+    pub file: String,
+    /// `--strict-baseline`: a stale entry fails the run.
+    #[serde(default)]
+    pub strict: bool,
+    pub entries: Vec<BaselineEntryReport>,
+}
+
+/// One known divergence from the baseline file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BaselineEntryReport {
+    /// The declaration id it excuses, or…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration: Option<String>,
+    /// …the scenario run id it excuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    pub reason: String,
+    pub status: BaselineStatus,
+    /// What the entry's target reads in this run.
+    pub note: String,
+}
+
+impl BaselineEntryReport {
+    /// `declaration lifecycle.cancel` / `scenario cancel-then-stream`.
+    pub fn target(&self) -> String {
+        match (&self.declaration, &self.scenario) {
+            (Some(d), _) => format!("declaration {d}"),
+            (None, Some(s)) => format!("scenario {s}"),
+            (None, None) => "nothing".into(),
+        }
+    }
+}
+
+/// What a baseline entry did in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BaselineStatus {
+    /// It excused a divergence or a failing run.
+    Applied,
+    /// Its target now honours / passes: the entry can go.
+    Stale,
+    /// Its target could not be decided (unverified, inconclusive, skipped, error).
+    Undecided,
+    /// No declaration or scenario run of this run has its id.
+    Unmatched,
+}
+
+impl BaselineStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BaselineStatus::Applied => "applied",
+            BaselineStatus::Stale => "stale",
+            BaselineStatus::Undecided => "undecided",
+            BaselineStatus::Unmatched => "unmatched",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -89,6 +162,12 @@ pub struct DeclarationReport {
     /// The scenario runs that verified it.
     pub scenarios: Vec<String>,
     pub reason: String,
+    /// A known divergence (`--baseline`): still `diverged`, but it does not
+    /// fail the run.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub baselined: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_reason: Option<String>,
 }
 
 /// The verdict of one scenario run.
@@ -133,6 +212,18 @@ pub struct ScenarioReport {
     pub message: String,
     /// How many times it ran (more than 1 with `--retries`).
     pub attempts: u32,
+    /// The messages of the attempts that failed before the last one (with
+    /// `--retries`): the failed attempts of a `flaky` run, or the earlier
+    /// attempts of a run that failed every time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_attempts: Vec<String>,
+    /// A known failure (`--baseline`): it does not fail the run.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub baselined: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_reason: Option<String>,
+    /// Kept for every run that did not pass; for a `flaky` run, the evidence
+    /// of its first failed attempt.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
 }

@@ -83,6 +83,8 @@ pub async fn check(
         tool: Tool::this(),
         started_at,
         peers,
+        fail_on_flaky: false,
+        baseline: None,
     }
 }
 
@@ -324,6 +326,9 @@ async fn execute(
         duration_ms: 0,
         message: String::new(),
         attempts: 0,
+        failed_attempts: vec![],
+        baselined: false,
+        baseline_reason: None,
         evidence: vec![],
     };
     if let Some(reason) = planned.skip {
@@ -331,23 +336,27 @@ async fn execute(
         return report;
     }
     let started = Instant::now();
-    let mut first_failure: Option<(String, Vec<crate::transport::Evidence>)> = None;
+    // Every failed attempt's message; the first failure's evidence.
+    let mut failures: Vec<String> = Vec::new();
+    let mut first_evidence: Vec<crate::transport::Evidence> = Vec::new();
     loop {
         report.attempts += 1;
         let (verdict, message, evidence) = run_once(client, &planned, options).await;
-        match (verdict, &first_failure) {
-            (ScenarioVerdict::Fail, None) if report.attempts <= options.retries => {
-                first_failure = Some((message, evidence));
-                continue;
+        if verdict == ScenarioVerdict::Fail && report.attempts <= options.retries {
+            if failures.is_empty() {
+                first_evidence = evidence;
             }
-            (ScenarioVerdict::Fail, Some(_)) if report.attempts <= options.retries => continue,
-            (ScenarioVerdict::Pass, Some((failed, failed_evidence))) => {
+            failures.push(message);
+            continue;
+        }
+        match verdict {
+            ScenarioVerdict::Pass if !failures.is_empty() => {
                 report.verdict = ScenarioVerdict::Flaky;
                 report.message = format!(
-                    "passed on attempt {} after failing: {failed}",
-                    report.attempts
+                    "passed on attempt {} after failing: {}",
+                    report.attempts, failures[0]
                 );
-                report.evidence = failed_evidence.clone();
+                report.evidence = std::mem::take(&mut first_evidence);
             }
             _ => {
                 report.verdict = verdict;
@@ -357,6 +366,7 @@ async fn execute(
                 }
             }
         }
+        report.failed_attempts = failures;
         break;
     }
     report.duration_ms = started.elapsed().as_millis() as u64;
