@@ -10,7 +10,7 @@ use crate::exit;
 use crate::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
 use crate::protocol::{Binding, ProtocolVersion};
-use crate::report::{self, human, RunReport};
+use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::{vars, Suite};
 use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
@@ -221,11 +221,37 @@ async fn run_check(peers: &[String], args: &RunArgs, extra_vars: &[(String, Stri
 /// Writes the requested files, prints the terminal report, and picks the exit code.
 fn finish(report: &RunReport, args: &RunArgs) -> i32 {
     print!("{}", human::render(report, style(&args.output)));
-    if let Some(path) = &args.json {
-        if let Err(e) = report::write_atomically(path, &report.to_json()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
+    let junit = match args
+        .junit
+        .as_ref()
+        .map(|_| junit::render(report))
+        .transpose()
+    {
+        Ok(xml) => xml,
+        Err(e) => {
+            eprintln!("error: {e}");
             return exit::USAGE;
         }
+    };
+    let files = [
+        (&args.json, Some(report.to_json())),
+        (&args.junit, junit),
+        (
+            &args.markdown,
+            args.markdown.as_ref().map(|_| markdown::render(report)),
+        ),
+    ];
+    let mut written = true;
+    for (path, contents) in files {
+        if let (Some(path), Some(contents)) = (path, contents) {
+            if let Err(e) = report::write_atomically(path, &contents) {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                written = false;
+            }
+        }
+    }
+    if !written {
+        return exit::USAGE;
     }
     for peer in &report.peers {
         if let Some(error) = &peer.card_error {

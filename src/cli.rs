@@ -106,9 +106,15 @@ pub struct RunArgs {
     /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: u32,
-    /// Write the JSON report here.
+    /// Write the JSON report here (the API; `diff` reads it).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write a JUnit XML report here: a testsuite per peer, a testcase per scenario run.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

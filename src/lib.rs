@@ -5,7 +5,8 @@
 //! the agent card; [`scenario`] loads YAML suites; [`runner`] executes their
 //! steps over [`transport`] (recording every exchange as evidence) in the
 //! shapes of [`protocol`]; [`verdict`] decides what counts; [`report`] renders
-//! the one versioned report. [`mock`] is a real A2A peer for demos and tests.
+//! the one versioned report (terminal, JSON, JUnit, Markdown). [`mock`] is a
+//! real A2A peer for demos and tests.
 //!
 //! A scenario is data, composed from step primitives:
 //!

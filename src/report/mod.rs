@@ -3,6 +3,8 @@
 
 pub mod evidence;
 pub mod human;
+pub mod junit;
+pub mod markdown;
 
 use crate::transport::Evidence;
 use serde::{Deserialize, Serialize};

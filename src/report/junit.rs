@@ -1,0 +1,302 @@
+//! The JUnit XML report (`--junit FILE`) for CI systems: one `testsuite` per
+//! peer, one `testcase` per scenario run. A pure function of the report,
+//! written with `quick-junit`.
+//!
+//! | run verdict | JUnit |
+//! |---|---|
+//! | pass | passed |
+//! | flaky | passed, with a `flakyFailure` per failed attempt |
+//! | fail | `failure` (earlier attempts as `rerunFailure`) |
+//! | fail, baselined | `skipped` (`type="baselined"`): a known divergence does not fail CI |
+//! | error | `error` |
+//! | inconclusive, skipped | `skipped` with the reason |
+//!
+//! A peer whose card could not be used gets one `agent-card` testcase in `error`.
+
+use super::evidence::{self, one_line};
+use super::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use quick_junit::{
+    NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
+};
+use std::time::Duration;
+
+/// The most evidence entries copied into one `system-out`.
+const EVIDENCE_LINES: usize = 200;
+
+/// Renders the report as JUnit XML.
+pub fn render(report: &RunReport) -> Result<String, String> {
+    let mut junit = Report::new("a2a-conform");
+    let started = chrono::DateTime::parse_from_rfc3339(&report.started_at).ok();
+    for peer in &report.peers {
+        let mut suite = suite(peer);
+        if let Some(at) = started {
+            suite.set_timestamp(at);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit
+        .to_string()
+        .map_err(|e| format!("cannot write the JUnit report: {e}"))
+}
+
+fn suite(peer: &PeerReport) -> TestSuite {
+    let mut suite = TestSuite::new(peer.card_url.as_str());
+    suite.add_property(Property::new("card_url", peer.card_url.as_str()));
+    let optional = [
+        ("peer", &peer.name),
+        ("card_digest", &peer.card_digest),
+        ("protocol_version", &peer.protocol_version),
+        ("binding", &peer.binding),
+        ("endpoint", &peer.endpoint),
+    ];
+    for (name, value) in optional {
+        if let Some(value) = value {
+            suite.add_property(Property::new(name, value.as_str()));
+        }
+    }
+    for warning in &peer.card_warnings {
+        suite.add_property(Property::new("card_warning", warning.as_str()));
+    }
+    for d in &peer.declarations {
+        let mut value = d.verdict.as_str().to_string();
+        if d.baselined {
+            value.push_str(&format!(
+                " (baselined: {})",
+                d.baseline_reason.as_deref().unwrap_or("")
+            ));
+        }
+        suite.add_property(Property::new(format!("declaration:{}", d.id), value));
+    }
+    if let Some(error) = &peer.card_error {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_message(error.as_str())
+            .set_type("card-error")
+            .set_description(error.as_str());
+        let mut case = TestCase::new("agent-card", status);
+        case.set_classname(peer.card_url.as_str());
+        suite.add_test_case(case);
+    }
+    for run in &peer.scenarios {
+        suite.add_test_case(case(peer, run));
+    }
+    suite
+}
+
+fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
+    let evidence = (!run.evidence.is_empty()).then(|| evidence::plain(run, EVIDENCE_LINES));
+    let status = match run.verdict {
+        ScenarioVerdict::Pass => TestCaseStatus::success(),
+        ScenarioVerdict::Flaky => {
+            let mut status = TestCaseStatus::success();
+            status.add_reruns(failed_attempts(run, evidence.as_deref()));
+            status
+        }
+        ScenarioVerdict::Fail if run.baselined => skipped(
+            "baselined",
+            format!(
+                "known divergence (baseline: {}): {}",
+                run.baseline_reason.as_deref().unwrap_or(""),
+                run.message
+            ),
+        ),
+        ScenarioVerdict::Fail => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let mut text = run.message.clone();
+            if let Some(curl) = evidence::reproduction(run) {
+                text.push_str(&format!("\nreproduce: {}", one_line(curl, 2000)));
+            }
+            status
+                .set_message(one_line(&run.message, 1000))
+                .set_type("fail")
+                .set_description(text);
+            let earlier = run.failed_attempts.iter().map(|m| rerun(m, None));
+            status.add_reruns(earlier);
+            status
+        }
+        ScenarioVerdict::Error => {
+            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            status
+                .set_message(one_line(&run.message, 1000))
+                .set_type("error")
+                .set_description(run.message.as_str());
+            status
+        }
+        ScenarioVerdict::Inconclusive => {
+            skipped("inconclusive", format!("inconclusive: {}", run.message))
+        }
+        ScenarioVerdict::Skipped => skipped("skipped", format!("skipped: {}", run.message)),
+    };
+    let mut case = TestCase::new(run.id.as_str(), status);
+    case.set_classname(peer.card_url.as_str())
+        .set_time(Duration::from_millis(run.duration_ms));
+    case.add_property(Property::new("scenario", run.scenario.as_str()));
+    for declaration in &run.verifies {
+        case.add_property(Property::new("verifies", declaration.as_str()));
+    }
+    case.add_property(Property::new("verdict", run.verdict.as_str()));
+    case.add_property(Property::new("attempts", run.attempts.to_string()));
+    if run.baselined {
+        case.add_property(Property::new("baselined", "true"));
+        case.add_property(Property::new(
+            "baseline_reason",
+            run.baseline_reason.as_deref().unwrap_or(""),
+        ));
+    }
+    // A flaky run's evidence is its failed attempt's: it sits in the
+    // flakyFailure element, not in the passing testcase's output.
+    if run.verdict != ScenarioVerdict::Flaky {
+        if let Some(evidence) = evidence {
+            case.set_system_out(evidence);
+        }
+    }
+    case
+}
+
+fn skipped(ty: &str, message: String) -> TestCaseStatus {
+    let mut status = TestCaseStatus::skipped();
+    status
+        .set_message(one_line(&message, 1000))
+        .set_type(ty)
+        .set_description(message);
+    status
+}
+
+/// One `flakyFailure` per failed attempt of a flaky run; the first carries
+/// the evidence the report kept.
+fn failed_attempts(run: &ScenarioReport, evidence: Option<&str>) -> Vec<TestRerun> {
+    if run.failed_attempts.is_empty() {
+        return vec![rerun(&run.message, evidence)];
+    }
+    run.failed_attempts
+        .iter()
+        .enumerate()
+        .map(|(n, message)| rerun(message, if n == 0 { evidence } else { None }))
+        .collect()
+}
+
+fn rerun(message: &str, evidence: Option<&str>) -> TestRerun {
+    let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+    rerun
+        .set_message(one_line(message, 1000))
+        .set_type("fail")
+        .set_description(message);
+    if let Some(evidence) = evidence {
+        rerun.set_system_out(evidence);
+    }
+    rerun
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{DeclarationReport, DeclarationVerdict, Tool};
+    use crate::transport::{Evidence, EvidenceKind};
+
+    fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
+        ScenarioReport {
+            id: id.into(),
+            scenario: id.into(),
+            title: "t".into(),
+            verdict,
+            verifies: vec!["lifecycle.cancel".into()],
+            duration_ms: 1500,
+            message: format!("{id} <said> & so"),
+            attempts: 1,
+            failed_attempts: vec![],
+            baselined: false,
+            baseline_reason: None,
+            evidence: vec![Evidence {
+                at_ms: 10,
+                kind: EvidenceKind::Request,
+                summary: "→ POST".into(),
+                body: None,
+                curl: Some("curl -d '{}'".into()),
+            }],
+        }
+    }
+
+    fn report(scenarios: Vec<ScenarioReport>) -> RunReport {
+        RunReport {
+            schema_version: 1,
+            tool: Tool::this(),
+            started_at: "2026-11-30T09:23:38Z".into(),
+            peers: vec![PeerReport {
+                card_url: "http://peer/.well-known/agent-card.json".into(),
+                name: Some("peer".into()),
+                card_digest: Some("sha256:ab".into()),
+                protocol_version: Some("1.0".into()),
+                binding: Some("jsonrpc".into()),
+                endpoint: Some("http://peer/a2a".into()),
+                card_error: None,
+                card_warnings: vec![],
+                declarations: vec![DeclarationReport {
+                    id: "lifecycle.cancel".into(),
+                    declared: true,
+                    verdict: DeclarationVerdict::Diverged,
+                    scenarios: vec![],
+                    reason: String::new(),
+                    baselined: true,
+                    baseline_reason: Some("known".into()),
+                }],
+                scenarios,
+            }],
+            fail_on_flaky: false,
+            baseline: None,
+        }
+    }
+
+    #[test]
+    fn each_verdict_maps_to_its_junit_element() {
+        let mut flaky = run("flaky", ScenarioVerdict::Flaky);
+        flaky.attempts = 3;
+        flaky.failed_attempts = vec!["first try".into(), "second try".into()];
+        let mut retried = run("retried", ScenarioVerdict::Fail);
+        retried.failed_attempts = vec!["earlier".into()];
+        let mut known = run("known", ScenarioVerdict::Fail);
+        known.baselined = true;
+        known.baseline_reason = Some("ACME-1".into());
+        let xml = render(&report(vec![
+            run("pass", ScenarioVerdict::Pass),
+            flaky,
+            run("fail", ScenarioVerdict::Fail),
+            retried,
+            known,
+            run("error", ScenarioVerdict::Error),
+            run("inconclusive", ScenarioVerdict::Inconclusive),
+            run("skipped", ScenarioVerdict::Skipped),
+        ]))
+        .unwrap();
+        assert!(
+            xml.contains(r#"tests="8" skipped="3" failures="2" errors="1""#),
+            "{xml}"
+        );
+        assert_eq!(xml.matches("<flakyFailure").count(), 2, "{xml}");
+        assert!(xml.contains(r#"<flakyFailure message="first try" type="fail">"#));
+        assert_eq!(xml.matches("<rerunFailure").count(), 1, "{xml}");
+        assert!(xml.contains(r#"<failure message="fail &lt;said&gt; &amp; so" type="fail">"#));
+        assert!(xml.contains(r#"<skipped message="known divergence (baseline: ACME-1): known"#));
+        assert!(xml.contains(r#"<error message="error"#));
+        assert!(xml.contains(r#"<skipped message="inconclusive: inconclusive"#));
+        assert!(xml.contains(r#"<property name="verifies" value="lifecycle.cancel"/>"#));
+        assert!(xml.contains(
+            r#"name="declaration:lifecycle.cancel" value="diverged (baselined: known)""#
+        ));
+        assert!(
+            xml.contains("reproduce: curl -d &apos;{}&apos;")
+                || xml.contains("reproduce: curl -d '{}'")
+        );
+        assert!(xml.contains(r#"time="1.500""#));
+        assert!(xml.contains(r#"timestamp="2026-11-30T09:23:38.000+00:00""#));
+    }
+
+    #[test]
+    fn an_unusable_card_is_one_error_testcase() {
+        let mut r = report(vec![]);
+        r.peers[0].card_error = Some("cannot fetch the card".into());
+        r.peers[0].declarations.clear();
+        let xml = render(&r).unwrap();
+        assert!(xml.contains(r#"<testcase name="agent-card""#), "{xml}");
+        assert!(xml.contains(r#"type="card-error""#), "{xml}");
+    }
+}

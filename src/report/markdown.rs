@@ -1,0 +1,376 @@
+//! The Markdown report (`--markdown FILE`), sized for a CI step summary such
+//! as `$GITHUB_STEP_SUMMARY`: the result, the declaration table per peer, then
+//! each failure, flaky run and error with its message, a short evidence
+//! excerpt and the reproduction, then the baseline. A pure function of the report.
+
+use super::evidence::{self, one_line};
+use super::{
+    BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
+    ScenarioVerdict,
+};
+use crate::{exit, verdict};
+use std::fmt::Write;
+
+/// Evidence entries shown per run (the JSON report has them all).
+const EVIDENCE_LINES: usize = 12;
+
+/// Renders the report as GitHub-flavoured Markdown.
+pub fn render(report: &RunReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## a2a-conform\n");
+    let _ = writeln!(out, "{}\n", result_line(report));
+    for peer in &report.peers {
+        render_peer(&mut out, peer);
+    }
+    render_baseline(&mut out, report);
+    out
+}
+
+fn result_line(report: &RunReport) -> String {
+    let reasons = verdict::failing_reasons(report);
+    let shown: Vec<String> = reasons.iter().take(10).map(|r| text(r)).collect();
+    let mut why = shown.join("; ");
+    if reasons.len() > shown.len() {
+        why.push_str(&format!(" (and {} more)", reasons.len() - shown.len()));
+    }
+    match verdict::exit_code(report) {
+        exit::OK => "**Result: ✅ pass** — every applicable declaration honoured".into(),
+        exit::DIVERGED => format!("**Result: ❌ fail** — {why}"),
+        exit::PEER_UNREACHABLE if why.is_empty() => {
+            "**Result: ❌ error** — a peer was unreachable or served no valid card".into()
+        }
+        exit::PEER_UNREACHABLE => format!(
+            "**Result: ❌ error** — a peer was unreachable or served no valid card; also: {why}"
+        ),
+        _ => {
+            "**Result: ⚠️ nothing verified** — every scenario was skipped, inconclusive or in error"
+                .into()
+        }
+    }
+}
+
+fn render_peer(out: &mut String, peer: &PeerReport) {
+    let title = peer.name.as_deref().unwrap_or("peer");
+    let _ = writeln!(out, "### {} — {}\n", text(title), code(&peer.card_url));
+    if let Some(error) = &peer.card_error {
+        let _ = writeln!(out, "❌ **error:** {}\n", text(error));
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "A2A {} over {} at {} · card {}\n",
+        peer.protocol_version.as_deref().unwrap_or("?"),
+        peer.binding.as_deref().unwrap_or("?"),
+        code(peer.endpoint.as_deref().unwrap_or("?")),
+        code(peer.card_digest.as_deref().unwrap_or("?"))
+    );
+    for warning in &peer.card_warnings {
+        let _ = writeln!(out, "> ⚠️ card warning: {}\n", text(warning));
+    }
+    let _ = writeln!(out, "| declaration | verdict | why |");
+    let _ = writeln!(out, "|---|---|---|");
+    for d in &peer.declarations {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            code(&d.id),
+            declaration_verdict(d),
+            text(&one_line(&why(d), 160))
+        );
+    }
+    let _ = writeln!(out, "\n{}\n", super::human::summary_line(peer));
+    let shown = peer.scenarios.iter().filter(|s| {
+        matches!(
+            s.verdict,
+            ScenarioVerdict::Fail | ScenarioVerdict::Flaky | ScenarioVerdict::Error
+        )
+    });
+    for run in shown {
+        render_run(out, run);
+    }
+}
+
+fn why(d: &DeclarationReport) -> String {
+    match (&d.baseline_reason, d.baselined) {
+        (Some(known), true) => format!("baselined: {known} — {}", d.reason),
+        _ => d.reason.clone(),
+    }
+}
+
+fn declaration_verdict(d: &DeclarationReport) -> String {
+    match d.verdict {
+        DeclarationVerdict::Honoured => "✅ honoured".into(),
+        DeclarationVerdict::Diverged if d.baselined => "⚠️ diverged (baselined)".into(),
+        DeclarationVerdict::Diverged => "❌ **diverged**".into(),
+        DeclarationVerdict::Unverified => "❔ unverified".into(),
+        DeclarationVerdict::NotDeclared => "➖ not-declared".into(),
+        DeclarationVerdict::OverDelivers => "➕ over-delivers".into(),
+    }
+}
+
+fn run_marker(run: &ScenarioReport) -> &'static str {
+    match run.verdict {
+        ScenarioVerdict::Fail if run.baselined => "⚠️ fail (baselined)",
+        ScenarioVerdict::Fail => "❌ fail",
+        ScenarioVerdict::Flaky => "🔁 flaky",
+        ScenarioVerdict::Error => "⚠️ error",
+        ScenarioVerdict::Pass => "✅ pass",
+        ScenarioVerdict::Inconclusive => "❔ inconclusive",
+        ScenarioVerdict::Skipped => "➖ skipped",
+    }
+}
+
+fn render_run(out: &mut String, run: &ScenarioReport) {
+    let attempts = if run.attempts > 1 {
+        format!(" · {} attempts", run.attempts)
+    } else {
+        String::new()
+    };
+    let _ = writeln!(
+        out,
+        "#### {} {} — {} ({} ms{attempts})\n",
+        run_marker(run),
+        code(&run.id),
+        text(&run.title),
+        run.duration_ms
+    );
+    let _ = writeln!(out, "> {}\n", text(&one_line(&run.message, 600)));
+    if run.baselined {
+        let _ = writeln!(
+            out,
+            "Known divergence (baseline): {}\n",
+            text(run.baseline_reason.as_deref().unwrap_or(""))
+        );
+    }
+    if !run.failed_attempts.is_empty() {
+        for (n, failed) in run.failed_attempts.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "- attempt {} failed: {}",
+                n + 1,
+                text(&one_line(failed, 300))
+            );
+        }
+        let _ = writeln!(out);
+    }
+    let timeline = evidence::timeline(run, EVIDENCE_LINES, false, 200);
+    if !timeline.lines.is_empty() {
+        let total = timeline.omitted + timeline.lines.len();
+        let label = if run.verdict == ScenarioVerdict::Flaky {
+            "of the failed attempt"
+        } else {
+            ""
+        };
+        let summary = if timeline.omitted > 0 {
+            format!(
+                "Evidence {label} (last {} of {total} entries)",
+                timeline.lines.len()
+            )
+        } else {
+            format!("Evidence {label} ({total} entries)")
+        };
+        let body: String = timeline
+            .lines
+            .iter()
+            .map(|l| format!("{} {}\n", l.at, l.summary))
+            .collect();
+        let _ = writeln!(
+            out,
+            "<details><summary>{}</summary>\n\n{}\n</details>\n",
+            summary.replace("  ", " "),
+            fenced("text", &body)
+        );
+    }
+    if let Some(curl) = evidence::reproduction(run) {
+        let _ = writeln!(
+            out,
+            "Reproduce:\n\n{}\n",
+            fenced("sh", &format!("{}\n", one_line(curl, 2000)))
+        );
+    }
+}
+
+fn render_baseline(out: &mut String, report: &RunReport) {
+    let Some(baseline) = &report.baseline else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "### Baseline {}{}\n",
+        code(&baseline.file),
+        if baseline.strict { " (strict)" } else { "" }
+    );
+    if baseline.entries.is_empty() {
+        let _ = writeln!(out, "No entries.\n");
+        return;
+    }
+    let _ = writeln!(out, "| entry | status | reason | now |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for e in &baseline.entries {
+        let status = match e.status {
+            BaselineStatus::Applied => "applied",
+            BaselineStatus::Stale => "⚠️ **stale** — remove it",
+            BaselineStatus::Undecided => "undecided",
+            BaselineStatus::Unmatched => "⚠️ matches nothing",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {status} | {} | {} |",
+            code(&e.target()),
+            text(&one_line(&e.reason, 200)),
+            text(&one_line(&e.note, 200))
+        );
+    }
+    let _ = writeln!(out);
+}
+
+/// Text safe in a paragraph or a table cell: no raw HTML, no cell breaks.
+fn text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+}
+
+/// Inline code that survives backticks inside and sits in a table cell.
+fn code(s: &str) -> String {
+    let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
+    let longest = longest_run(&s, '`');
+    let ticks = "`".repeat(longest + 1);
+    if longest > 0 {
+        format!("{ticks} {s} {ticks}")
+    } else {
+        format!("{ticks}{s}{ticks}")
+    }
+}
+
+/// A fenced block whose fence is longer than any backtick run in `body`.
+fn fenced(lang: &str, body: &str) -> String {
+    let fence = "`".repeat(longest_run(body, '`').max(2) + 1);
+    format!("{fence}{lang}\n{body}{fence}")
+}
+
+fn longest_run(s: &str, c: char) -> usize {
+    let (mut best, mut now) = (0, 0);
+    for ch in s.chars() {
+        if ch == c {
+            now += 1;
+            best = best.max(now);
+        } else {
+            now = 0;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{BaselineEntryReport, BaselineReport, Tool};
+    use crate::transport::{Evidence, EvidenceKind};
+
+    fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
+        ScenarioReport {
+            id: id.into(),
+            scenario: id.into(),
+            title: "a title".into(),
+            verdict,
+            verifies: vec!["lifecycle.cancel".into()],
+            duration_ms: 20,
+            message: "it <broke> | badly".into(),
+            attempts: 1,
+            failed_attempts: vec![],
+            baselined: false,
+            baseline_reason: None,
+            evidence: vec![Evidence {
+                at_ms: 200,
+                kind: EvidenceKind::Request,
+                summary: "step `expect` ```".into(),
+                body: None,
+                curl: Some("curl -d '{}'".into()),
+            }],
+        }
+    }
+
+    fn report(runs: Vec<ScenarioReport>, verdict: DeclarationVerdict) -> RunReport {
+        RunReport {
+            schema_version: 1,
+            tool: Tool::this(),
+            started_at: String::new(),
+            peers: vec![PeerReport {
+                card_url: "http://peer/card".into(),
+                name: Some("peer".into()),
+                card_digest: Some("sha256:ab".into()),
+                protocol_version: Some("1.0".into()),
+                binding: Some("jsonrpc".into()),
+                endpoint: Some("http://peer/a2a".into()),
+                card_error: None,
+                card_warnings: vec![],
+                declarations: vec![DeclarationReport {
+                    id: "lifecycle.cancel".into(),
+                    declared: true,
+                    verdict,
+                    scenarios: vec![],
+                    reason: "why | so".into(),
+                    baselined: false,
+                    baseline_reason: None,
+                }],
+                scenarios: runs,
+            }],
+            fail_on_flaky: false,
+            baseline: None,
+        }
+    }
+
+    #[test]
+    fn a_failure_shows_message_evidence_and_reproduction_safely() {
+        let md = render(&report(
+            vec![run("c", ScenarioVerdict::Fail)],
+            DeclarationVerdict::Diverged,
+        ));
+        assert!(
+            md.contains("**Result: ❌ fail** — lifecycle.cancel diverged"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| `lifecycle.cancel` | ❌ **diverged** | why \\| so |"),
+            "{md}"
+        );
+        assert!(md.contains("> it &lt;broke&gt; \\| badly"), "{md}");
+        assert!(
+            md.contains("````text\n+  0.20s step `expect` ```\n````"),
+            "{md}"
+        );
+        assert!(md.contains("```sh\ncurl -d '{}'\n```"), "{md}");
+    }
+
+    #[test]
+    fn flaky_runs_and_baselines_are_visible() {
+        let mut flaky = run("f", ScenarioVerdict::Flaky);
+        flaky.attempts = 2;
+        flaky.failed_attempts = vec!["first".into()];
+        let mut r = report(vec![flaky], DeclarationVerdict::Honoured);
+        r.fail_on_flaky = true;
+        r.baseline = Some(BaselineReport {
+            file: "known.yaml".into(),
+            strict: false,
+            entries: vec![BaselineEntryReport {
+                declaration: None,
+                scenario: Some("x".into()),
+                reason: "because".into(),
+                status: BaselineStatus::Stale,
+                note: "x reads pass".into(),
+            }],
+        });
+        let md = render(&r);
+        assert!(md.contains("#### 🔁 flaky `f`"), "{md}");
+        assert!(md.contains("- attempt 1 failed: first"), "{md}");
+        assert!(md.contains("Evidence of the failed attempt"), "{md}");
+        assert!(md.contains("f is flaky"), "{md}");
+        assert!(
+            md.contains("| `scenario x` | ⚠️ **stale** — remove it | because | x reads pass |"),
+            "{md}"
+        );
+    }
+}
