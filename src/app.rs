@@ -1,6 +1,7 @@
 //! What each subcommand does: turning arguments into options, running, and
 //! mapping the outcome to an exit code. Reports go to stdout, problems to stderr.
 
+use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
     BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, MockPeerArgs,
@@ -213,8 +214,19 @@ async fn run_check(peers: &[String], args: &RunArgs, extra_vars: &[(String, Stri
             ));
         }
     }
+    let baseline = match &args.baseline {
+        Some(path) => match Baseline::load(path) {
+            Ok(b) => Some(b),
+            Err(e) => return usage(e),
+        },
+        None => None,
+    };
     let progress = crate::progress::TerminalProgress::new(args.output.quiet);
-    let report = runner::check(peers, &suite, &options, &progress).await;
+    let mut report = runner::check(peers, &suite, &options, &progress).await;
+    report.fail_on_flaky = args.fail_on_flaky;
+    if let Some(baseline) = &baseline {
+        baseline.apply(&mut report, args.strict_baseline);
+    }
     finish(&report, args)
 }
 

@@ -106,6 +106,16 @@ pub struct RunArgs {
     /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: u32,
+    /// A flaky run (failed, then passed on a retry) fails the run; by default it does not.
+    #[arg(long)]
+    pub fail_on_flaky: bool,
+    /// Known divergences, YAML or JSON: `- declaration: ID` or `- scenario: RUN-ID`, each with a `reason`.
+    /// They still read diverged, marked baselined, but do not fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// A stale baseline entry (its target now honours or passes) fails the run.
+    #[arg(long, requires = "baseline")]
+    pub strict_baseline: bool,
     /// Write the JSON report here (the API; `diff` reads it).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

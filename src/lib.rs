@@ -4,9 +4,10 @@
 //! The pieces, in the order a check uses them: [`card`] discovers and parses
 //! the agent card; [`scenario`] loads YAML suites; [`runner`] executes their
 //! steps over [`transport`] (recording every exchange as evidence) in the
-//! shapes of [`protocol`]; [`verdict`] decides what counts; [`report`] renders
-//! the one versioned report (terminal, JSON, JUnit, Markdown). [`mock`] is a
-//! real A2A peer for demos and tests.
+//! shapes of [`protocol`]; [`verdict`] decides what counts, with known
+//! divergences from a [`baseline`]; [`report`] renders the one versioned
+//! report (terminal, JSON, JUnit, Markdown). [`mock`] is a real A2A peer for
+//! demos and tests.
 //!
 //! A scenario is data, composed from step primitives:
 //!
@@ -25,6 +26,7 @@
 //! ```
 
 pub mod app;
+pub mod baseline;
 pub mod card;
 pub mod cli;
 pub mod exit;

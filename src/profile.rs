@@ -33,22 +33,25 @@ impl Profile {
     }
 
     pub fn parse(name: &str, text: &str) -> Result<Profile, String> {
-        serde_saphyr::from_str(text).map_err(|e| {
-            let (line, col) = e
-                .location()
-                .map(|l| (l.line(), l.column()))
-                .unwrap_or((1, 1));
-            let rendered = e.to_string().replace("<input>", name);
-            let detail = rendered.lines().skip(1).collect::<Vec<_>>().join("\n");
-            let first = rendered.lines().next().unwrap_or("");
-            let message = first
-                .trim_start_matches("error: ")
-                .split_once(": ")
-                .map(|(_, m)| m)
-                .unwrap_or(first);
-            format!("error: {name}:{line}:{col}: {message}\n{detail}")
-        })
+        serde_saphyr::from_str(text).map_err(|e| positioned_error(name, &e))
     }
+}
+
+/// A YAML error as `error: FILE:LINE:COL: message`, then saphyr's snippet.
+pub fn positioned_error(name: &str, e: &serde_saphyr::Error) -> String {
+    let (line, col) = e
+        .location()
+        .map(|l| (l.line(), l.column()))
+        .unwrap_or((1, 1));
+    let rendered = e.to_string().replace("<input>", name);
+    let detail = rendered.lines().skip(1).collect::<Vec<_>>().join("\n");
+    let first = rendered.lines().next().unwrap_or("");
+    let message = first
+        .trim_start_matches("error: ")
+        .split_once(": ")
+        .map(|(_, m)| m)
+        .unwrap_or(first);
+    format!("error: {name}:{line}:{col}: {message}\n{detail}")
 }
 
 #[cfg(test)]
