@@ -4,9 +4,10 @@
 use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
-    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, MockPeerArgs,
-    MockProtocolArg, OutputArgs, ProtocolArg, RunArgs, SuiteCommand,
+    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, FailOnArg,
+    MockPeerArgs, MockProtocolArg, OutputArgs, ProtocolArg, RunArgs, SuiteCommand,
 };
+use crate::diff::{self, FailOn};
 use crate::exit;
 use crate::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
@@ -38,6 +39,7 @@ pub fn run(cli: Cli) -> i32 {
         match cli.command {
             Command::Check(args) => check(args).await,
             Command::Demo(args) => demo(args).await,
+            Command::Diff(args) => diff(args),
             Command::Card(args) => card(args).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
@@ -280,6 +282,29 @@ fn finish(report: &RunReport, args: &RunArgs) -> i32 {
         }
     }
     code
+}
+
+fn diff(args: DiffArgs) -> i32 {
+    let fail_on = match args.fail_on {
+        FailOnArg::Regression => FailOn::Regression,
+        FailOnArg::Any => FailOn::Any,
+        FailOnArg::Never => FailOn::Never,
+    };
+    match diff::diff_files(&args.old, &args.new, fail_on) {
+        Ok(d) => {
+            if args.json {
+                println!("{}", d.to_json());
+            } else {
+                print!("{}", d.render());
+            }
+            if d.failed {
+                exit::DIVERGED
+            } else {
+                exit::OK
+            }
+        }
+        Err(e) => usage(e),
+    }
 }
 
 async fn demo(args: DemoArgs) -> i32 {

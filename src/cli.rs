@@ -9,8 +9,9 @@ use std::path::PathBuf;
     name = "a2a-conform",
     version,
     about = "Checks, declaration by declaration, whether an A2A peer's runtime keeps what its agent card promises.",
-    after_help = "Exit codes: 0 every applicable declaration honoured · 1 a declaration diverged · \
-2 usage error, invalid suite or profile · 3 peer unreachable or no valid card · 4 nothing was verified.\n\
+    after_help = "Exit codes: 0 every applicable declaration honoured · 1 a declaration diverged \
+(or a flaky run under --fail-on-flaky, a stale baseline entry under --strict-baseline; diff: --fail-on triggered) · \
+2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable or no valid card · 4 nothing was verified.\n\
 Try it with no peer of your own: `a2a-conform demo`."
 )]
 pub struct Cli {
@@ -24,6 +25,8 @@ pub enum Command {
     Check(CheckArgs),
     /// Start the built-in mock peer in-process and check it: a full report with no peer of your own.
     Demo(DemoArgs),
+    /// Compare two JSON reports: card and verdict changes, each a regression, fix or drift.
+    Diff(DiffArgs),
     /// Fetch, validate and print a card's declarations.
     Card(CardArgs),
     /// Validate suite files, or list the scenarios a suite holds.
@@ -161,6 +164,32 @@ pub struct DemoArgs {
     pub peer_protocol: MockProtocolArg,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    /// Exit 1 when a kept promise broke or was dropped (honoured → diverged, pass → fail).
+    Regression,
+    /// Exit 1 on any change, drift included.
+    Any,
+    /// Always exit 0 (report only).
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier report (`check --json`).
+    #[arg(value_name = "OLD.json")]
+    pub old: PathBuf,
+    /// The later report.
+    #[arg(value_name = "NEW.json")]
+    pub new: PathBuf,
+    /// Print the comparison as JSON (schema in the README).
+    #[arg(long)]
+    pub json: bool,
+    /// Which changes make diff exit 1.
+    #[arg(long, value_enum, default_value = "regression")]
+    pub fail_on: FailOnArg,
 }
 
 #[derive(Debug, Args)]

@@ -6,8 +6,8 @@
 //! steps over [`transport`] (recording every exchange as evidence) in the
 //! shapes of [`protocol`]; [`verdict`] decides what counts, with known
 //! divergences from a [`baseline`]; [`report`] renders the one versioned
-//! report (terminal, JSON, JUnit, Markdown). [`mock`] is a real A2A peer for
-//! demos and tests.
+//! report (terminal, JSON, JUnit, Markdown); [`diff`] compares two reports.
+//! [`mock`] is a real A2A peer for demos and tests.
 //!
 //! A scenario is data, composed from step primitives:
 //!
@@ -29,6 +29,7 @@ pub mod app;
 pub mod baseline;
 pub mod card;
 pub mod cli;
+pub mod diff;
 pub mod exit;
 pub mod mock;
 pub mod profile;

@@ -1,0 +1,714 @@
+//! `a2a-conform diff OLD.json NEW.json`: what changed between two JSON
+//! reports — card changes and verdict changes per declaration and per
+//! scenario run, each labelled `regression`, `fix` or `drift` — and whether
+//! `--fail-on` is triggered. [`render`] shows it to people or as JSON.
+
+pub mod render;
+
+use crate::report::{
+    DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
+    SCHEMA_VERSION,
+};
+use serde::Serialize;
+use std::path::Path;
+
+/// Bumped on any incompatible change to the diff JSON.
+pub const DIFF_SCHEMA_VERSION: u32 = 1;
+
+/// What a change means for a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Label {
+    /// A promise that was kept is now broken, or dropped from the card.
+    Regression,
+    /// A broken promise is now kept.
+    Fix,
+    /// Anything else that changed.
+    Drift,
+}
+
+impl Label {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Regression => "regression",
+            Label::Fix => "fix",
+            Label::Drift => "drift",
+        }
+    }
+}
+
+/// What changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A peer is in only one of the reports.
+    Peer,
+    /// A field of the card: `name`, `card_digest`, `protocol_version`,
+    /// `binding`, `endpoint`, `card_error`.
+    Card,
+    Declaration,
+    Scenario,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Peer => "peer",
+            Kind::Card => "card",
+            Kind::Declaration => "declaration",
+            Kind::Scenario => "scenario",
+        }
+    }
+}
+
+/// One change between the reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub label: Label,
+    /// The peer's card URL (the new report's, when both have it).
+    pub peer: String,
+    pub kind: Kind,
+    /// The card field, declaration id, scenario run id, or peer card URL.
+    pub id: String,
+    /// The value before (a verdict for declarations and runs); null when absent.
+    pub old: Option<String>,
+    /// The value after; null when absent.
+    pub new: Option<String>,
+    pub message: String,
+}
+
+/// `--fail-on`: which changes make `diff` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailOn {
+    Regression,
+    Any,
+    Never,
+}
+
+/// Where a report came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Source {
+    pub file: String,
+    pub started_at: String,
+    pub tool_version: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Summary {
+    pub regressions: usize,
+    pub fixes: usize,
+    pub drift: usize,
+}
+
+/// Which peer of the old report was compared with which of the new one
+/// (`null` on the side a peer is missing from).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PeerPair {
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// The whole comparison; `--json` prints it as is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diff {
+    pub schema_version: u32,
+    pub old: Source,
+    pub new: Source,
+    pub peers: Vec<PeerPair>,
+    pub fail_on: FailOn,
+    /// Whether `--fail-on` is triggered (exit 1).
+    pub failed: bool,
+    pub summary: Summary,
+    pub changes: Vec<Change>,
+}
+
+/// A JSON document read from disk, with the schema version it declares.
+struct Loaded {
+    name: String,
+    version: u64,
+    value: serde_json::Value,
+}
+
+fn read(path: &Path) -> Result<Loaded, String> {
+    let name = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {name}: {e}"))?;
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("error: {name} is not an a2a-conform JSON report: {e}"))?;
+    let version = value
+        .get("schema_version")
+        .and_then(serde_json::Value::as_u64)
+        .ok_or_else(|| {
+            format!(
+                "error: {name} is not an a2a-conform report: it has no numeric `schema_version` \
+                 (write one with `a2a-conform check … --json FILE`)"
+            )
+        })?;
+    Ok(Loaded {
+        name,
+        version,
+        value,
+    })
+}
+
+fn parse(loaded: Loaded) -> Result<(Source, RunReport), String> {
+    let report: RunReport = serde_json::from_value(loaded.value).map_err(|e| {
+        format!(
+            "error: {} is not a valid a2a-conform report (schema_version {}): {e}",
+            loaded.name, loaded.version
+        )
+    })?;
+    let source = Source {
+        file: loaded.name,
+        started_at: report.started_at.clone(),
+        tool_version: report.tool.version.clone(),
+    };
+    Ok((source, report))
+}
+
+/// Loads both reports and compares them; `Err` is a usage error (exit 2):
+/// an unreadable file, not a report, or schema versions that differ (from
+/// each other, or from the one this build reads).
+pub fn diff_files(old: &Path, new: &Path, fail_on: FailOn) -> Result<Diff, String> {
+    let old = read(old)?;
+    let new = read(new)?;
+    if old.version != new.version {
+        return Err(format!(
+            "error: {} has schema_version {} but {} has schema_version {}; \
+             diff compares reports of the same schema version (this a2a-conform writes {SCHEMA_VERSION})",
+            old.name, old.version, new.name, new.version
+        ));
+    }
+    if old.version != u64::from(SCHEMA_VERSION) {
+        return Err(format!(
+            "error: {} and {} have schema_version {}; this a2a-conform reads schema_version {SCHEMA_VERSION}",
+            old.name, new.name, old.version
+        ));
+    }
+    let (old_source, old_report) = parse(old)?;
+    let (new_source, new_report) = parse(new)?;
+    Ok(compare(
+        old_source,
+        &old_report,
+        new_source,
+        &new_report,
+        fail_on,
+    ))
+}
+
+/// Compares two reports. Peers are matched by card URL; when each report has
+/// exactly one peer they are matched whatever their URLs (ports differ
+/// between runs).
+pub fn compare(
+    old_source: Source,
+    old: &RunReport,
+    new_source: Source,
+    new: &RunReport,
+    fail_on: FailOn,
+) -> Diff {
+    let mut changes = Vec::new();
+    let mut peers = Vec::new();
+    let pair = |o: Option<&PeerReport>, n: Option<&PeerReport>| PeerPair {
+        old: o.map(|p| p.card_url.clone()),
+        new: n.map(|p| p.card_url.clone()),
+    };
+    if old.peers.len() == 1 && new.peers.len() == 1 {
+        compare_peer(&old.peers[0], &new.peers[0], &mut changes);
+        peers.push(pair(Some(&old.peers[0]), Some(&new.peers[0])));
+    } else {
+        for o in &old.peers {
+            let n = new.peers.iter().find(|n| n.card_url == o.card_url);
+            peers.push(pair(Some(o), n));
+            match n {
+                Some(n) => compare_peer(o, n, &mut changes),
+                None => changes.push(Change {
+                    label: Label::Drift,
+                    peer: o.card_url.clone(),
+                    kind: Kind::Peer,
+                    id: o.card_url.clone(),
+                    old: Some(o.card_url.clone()),
+                    new: None,
+                    message: "peer checked only in the old report".into(),
+                }),
+            }
+        }
+        for n in &new.peers {
+            if !old.peers.iter().any(|o| o.card_url == n.card_url) {
+                peers.push(pair(None, Some(n)));
+                changes.push(Change {
+                    label: Label::Drift,
+                    peer: n.card_url.clone(),
+                    kind: Kind::Peer,
+                    id: n.card_url.clone(),
+                    old: None,
+                    new: Some(n.card_url.clone()),
+                    message: "peer checked only in the new report".into(),
+                });
+            }
+        }
+    }
+    let count = |l: Label| changes.iter().filter(|c| c.label == l).count();
+    let summary = Summary {
+        regressions: count(Label::Regression),
+        fixes: count(Label::Fix),
+        drift: count(Label::Drift),
+    };
+    let failed = match fail_on {
+        FailOn::Regression => summary.regressions > 0,
+        FailOn::Any => !changes.is_empty(),
+        FailOn::Never => false,
+    };
+    Diff {
+        schema_version: DIFF_SCHEMA_VERSION,
+        old: old_source,
+        new: new_source,
+        peers,
+        fail_on,
+        failed,
+        summary,
+        changes,
+    }
+}
+
+fn compare_peer(old: &PeerReport, new: &PeerReport, out: &mut Vec<Change>) {
+    let peer = new.card_url.clone();
+    let change =
+        |label, kind, id: &str, o: Option<&str>, n: Option<&str>, message: String| Change {
+            label,
+            peer: peer.clone(),
+            kind,
+            id: id.to_string(),
+            old: o.map(str::to_string),
+            new: n.map(str::to_string),
+            message,
+        };
+    match (&old.card_error, &new.card_error) {
+        (None, Some(e)) => out.push(change(
+            Label::Regression,
+            Kind::Card,
+            "card_error",
+            None,
+            Some(e),
+            format!("the card can no longer be used: {e}"),
+        )),
+        (Some(e), None) => out.push(change(
+            Label::Fix,
+            Kind::Card,
+            "card_error",
+            Some(e),
+            None,
+            "the card can be used again".into(),
+        )),
+        (Some(a), Some(b)) if a != b => out.push(change(
+            Label::Drift,
+            Kind::Card,
+            "card_error",
+            Some(a),
+            Some(b),
+            "the card is still unusable, for another reason".into(),
+        )),
+        _ => {}
+    }
+    let fields = [
+        ("name", &old.name, &new.name, "the card's name changed"),
+        (
+            "protocol_version",
+            &old.protocol_version,
+            &new.protocol_version,
+            "the protocol version spoken changed",
+        ),
+        (
+            "binding",
+            &old.binding,
+            &new.binding,
+            "the binding used changed",
+        ),
+        (
+            "endpoint",
+            &old.endpoint,
+            &new.endpoint,
+            "the endpoint changed",
+        ),
+        (
+            "card_digest",
+            &old.card_digest,
+            &new.card_digest,
+            "the card's content changed",
+        ),
+    ];
+    for (field, o, n, message) in fields {
+        if o != n && o.is_some() && n.is_some() {
+            out.push(change(
+                Label::Drift,
+                Kind::Card,
+                field,
+                o.as_deref(),
+                n.as_deref(),
+                message.to_string(),
+            ));
+        }
+    }
+    for n in &new.declarations {
+        let o = old.declarations.iter().find(|d| d.id == n.id);
+        if let Some((label, message)) = declaration_change(o, Some(n)) {
+            out.push(change(
+                label,
+                Kind::Declaration,
+                &n.id,
+                o.map(|d| d.verdict.as_str()),
+                Some(n.verdict.as_str()),
+                message,
+            ));
+        }
+    }
+    for o in &old.declarations {
+        if !new.declarations.iter().any(|d| d.id == o.id) {
+            if let Some((label, message)) = declaration_change(Some(o), None) {
+                out.push(change(
+                    label,
+                    Kind::Declaration,
+                    &o.id,
+                    Some(o.verdict.as_str()),
+                    None,
+                    message,
+                ));
+            }
+        }
+    }
+    for n in &new.scenarios {
+        let o = old.scenarios.iter().find(|s| s.id == n.id);
+        if let Some((label, message)) = scenario_change(o, Some(n)) {
+            out.push(change(
+                label,
+                Kind::Scenario,
+                &n.id,
+                o.map(|s| s.verdict.as_str()),
+                Some(n.verdict.as_str()),
+                message,
+            ));
+        }
+    }
+    for o in &old.scenarios {
+        if !new.scenarios.iter().any(|s| s.id == o.id) {
+            if let Some((label, message)) = scenario_change(Some(o), None) {
+                out.push(change(
+                    label,
+                    Kind::Scenario,
+                    &o.id,
+                    Some(o.verdict.as_str()),
+                    None,
+                    message,
+                ));
+            }
+        }
+    }
+}
+
+/// Labels a declaration row's change; `None` when nothing changed.
+///
+/// regression: anything → diverged, or an honoured declaration dropped from
+/// the card (removed, or no longer declared); fix: diverged → honoured;
+/// drift: every other change.
+pub fn declaration_change(
+    old: Option<&DeclarationReport>,
+    new: Option<&DeclarationReport>,
+) -> Option<(Label, String)> {
+    use DeclarationVerdict::{Diverged, Honoured};
+    let known = |d: &DeclarationReport| {
+        if d.baselined {
+            " (baselined)"
+        } else {
+            ""
+        }
+    };
+    match (old, new) {
+        (None, None) => None,
+        (None, Some(n)) => Some(if n.verdict == Diverged {
+            (
+                Label::Regression,
+                format!("new in the card, and diverged{}: {}", known(n), n.reason),
+            )
+        } else if n.declared {
+            (
+                Label::Drift,
+                format!("new in the card ({}): {}", n.verdict.as_str(), n.reason),
+            )
+        } else {
+            (
+                Label::Drift,
+                format!("new in the report, not declared: {}", n.reason),
+            )
+        }),
+        (Some(o), None) => Some(if o.verdict == Honoured {
+            (
+                Label::Regression,
+                "dropped from the card; it was honoured".to_string(),
+            )
+        } else {
+            (
+                Label::Drift,
+                format!("no longer in the report (was {})", o.verdict.as_str()),
+            )
+        }),
+        (Some(o), Some(n)) => {
+            if o.verdict == n.verdict && o.declared == n.declared {
+                return None;
+            }
+            let dropped = o.verdict == Honoured && o.declared && !n.declared;
+            let label = if n.verdict == Diverged || dropped {
+                Label::Regression
+            } else if o.verdict == Diverged && n.verdict == Honoured {
+                Label::Fix
+            } else {
+                Label::Drift
+            };
+            let declared = match (o.declared, n.declared) {
+                (true, false) => "no longer declared by the card; ",
+                (false, true) => "now declared by the card; ",
+                _ => "",
+            };
+            Some((
+                label,
+                format!(
+                    "{declared}{} → {}{}: {}",
+                    o.verdict.as_str(),
+                    n.verdict.as_str(),
+                    known(n),
+                    n.reason
+                ),
+            ))
+        }
+    }
+}
+
+/// Labels a scenario run's change; `None` when its verdict is the same.
+///
+/// regression: anything → fail; fix: fail → pass or flaky; drift: every
+/// other change.
+pub fn scenario_change(
+    old: Option<&ScenarioReport>,
+    new: Option<&ScenarioReport>,
+) -> Option<(Label, String)> {
+    use ScenarioVerdict::{Fail, Flaky, Pass};
+    match (old, new) {
+        (None, None) => None,
+        (None, Some(n)) => Some((
+            if n.verdict == Fail {
+                Label::Regression
+            } else {
+                Label::Drift
+            },
+            format!("new run ({}): {}", n.verdict.as_str(), n.message),
+        )),
+        (Some(o), None) => Some((
+            Label::Drift,
+            format!("no longer run (was {})", o.verdict.as_str()),
+        )),
+        (Some(o), Some(n)) if o.verdict == n.verdict => None,
+        (Some(o), Some(n)) => {
+            let label = match (o.verdict, n.verdict) {
+                (_, Fail) => Label::Regression,
+                (Fail, Pass | Flaky) => Label::Fix,
+                _ => Label::Drift,
+            };
+            Some((
+                label,
+                format!(
+                    "{} → {}{}: {}",
+                    o.verdict.as_str(),
+                    n.verdict.as_str(),
+                    if n.baselined { " (baselined)" } else { "" },
+                    n.message
+                ),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Tool;
+
+    fn decl(id: &str, declared: bool, verdict: DeclarationVerdict) -> DeclarationReport {
+        DeclarationReport {
+            id: id.into(),
+            declared,
+            verdict,
+            scenarios: vec![],
+            reason: "why".into(),
+            baselined: false,
+            baseline_reason: None,
+        }
+    }
+
+    fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
+        ScenarioReport {
+            id: id.into(),
+            scenario: id.into(),
+            title: String::new(),
+            verdict,
+            verifies: vec![],
+            duration_ms: 0,
+            message: "said so".into(),
+            attempts: 1,
+            failed_attempts: vec![],
+            baselined: false,
+            baseline_reason: None,
+            evidence: vec![],
+        }
+    }
+
+    fn peer(url: &str, d: Vec<DeclarationReport>, s: Vec<ScenarioReport>) -> PeerReport {
+        PeerReport {
+            card_url: url.into(),
+            name: Some("p".into()),
+            card_digest: Some("sha256:1".into()),
+            protocol_version: Some("1.0".into()),
+            binding: Some("jsonrpc".into()),
+            endpoint: Some(format!("{url}/a2a")),
+            card_error: None,
+            card_warnings: vec![],
+            declarations: d,
+            scenarios: s,
+        }
+    }
+
+    fn report(peers: Vec<PeerReport>) -> RunReport {
+        RunReport {
+            schema_version: 1,
+            tool: Tool::this(),
+            started_at: "t".into(),
+            peers,
+            fail_on_flaky: false,
+            baseline: None,
+        }
+    }
+
+    fn src() -> Source {
+        Source {
+            file: "f".into(),
+            started_at: "t".into(),
+            tool_version: "v".into(),
+        }
+    }
+
+    fn label(o: Option<DeclarationVerdict>, n: Option<DeclarationVerdict>) -> Option<Label> {
+        let declared = |v| {
+            !matches!(
+                v,
+                DeclarationVerdict::NotDeclared | DeclarationVerdict::OverDelivers
+            )
+        };
+        let o = o.map(|v| decl("d", declared(v), v));
+        let n = n.map(|v| decl("d", declared(v), v));
+        declaration_change(o.as_ref(), n.as_ref()).map(|(l, _)| l)
+    }
+
+    #[test]
+    fn declaration_changes_are_labelled() {
+        use DeclarationVerdict::*;
+        assert_eq!(
+            label(Some(Honoured), Some(Diverged)),
+            Some(Label::Regression)
+        );
+        assert_eq!(
+            label(Some(Unverified), Some(Diverged)),
+            Some(Label::Regression)
+        );
+        assert_eq!(label(Some(Diverged), Some(Honoured)), Some(Label::Fix));
+        assert_eq!(label(Some(Honoured), None), Some(Label::Regression));
+        assert_eq!(
+            label(Some(Honoured), Some(NotDeclared)),
+            Some(Label::Regression)
+        );
+        assert_eq!(label(Some(NotDeclared), Some(Honoured)), Some(Label::Drift));
+        assert_eq!(label(None, Some(Honoured)), Some(Label::Drift));
+        assert_eq!(label(None, Some(Diverged)), Some(Label::Regression));
+        assert_eq!(label(Some(Diverged), None), Some(Label::Drift));
+        assert_eq!(label(Some(Diverged), Some(Unverified)), Some(Label::Drift));
+        assert_eq!(label(Some(Honoured), Some(Honoured)), None);
+    }
+
+    #[test]
+    fn scenario_changes_are_labelled() {
+        use ScenarioVerdict::*;
+        let l = |o: Option<ScenarioVerdict>, n: Option<ScenarioVerdict>| {
+            let o = o.map(|v| run("r", v));
+            let n = n.map(|v| run("r", v));
+            scenario_change(o.as_ref(), n.as_ref()).map(|(l, _)| l)
+        };
+        assert_eq!(l(Some(Pass), Some(Fail)), Some(Label::Regression));
+        assert_eq!(l(Some(Inconclusive), Some(Fail)), Some(Label::Regression));
+        assert_eq!(l(Some(Fail), Some(Pass)), Some(Label::Fix));
+        assert_eq!(l(Some(Fail), Some(Flaky)), Some(Label::Fix));
+        assert_eq!(l(Some(Pass), Some(Flaky)), Some(Label::Drift));
+        assert_eq!(l(None, Some(Fail)), Some(Label::Regression));
+        assert_eq!(l(Some(Pass), None), Some(Label::Drift));
+        assert_eq!(l(Some(Pass), Some(Pass)), None);
+    }
+
+    #[test]
+    fn single_peers_match_whatever_their_url_and_several_match_by_url() {
+        let d = |v| vec![decl("lifecycle.cancel", true, v)];
+        let old = report(vec![peer(
+            "http://a:1",
+            d(DeclarationVerdict::Honoured),
+            vec![],
+        )]);
+        let new = report(vec![peer(
+            "http://a:2",
+            d(DeclarationVerdict::Diverged),
+            vec![],
+        )]);
+        let diff = compare(src(), &old, src(), &new, FailOn::Regression);
+        assert!(diff.failed);
+        assert_eq!(diff.summary.regressions, 1);
+        assert!(diff
+            .changes
+            .iter()
+            .any(|c| c.id == "endpoint" && c.label == Label::Drift));
+        let old = report(vec![
+            peer("http://a", d(DeclarationVerdict::Honoured), vec![]),
+            peer("http://b", d(DeclarationVerdict::Honoured), vec![]),
+        ]);
+        let new = report(vec![
+            peer("http://b", d(DeclarationVerdict::Honoured), vec![]),
+            peer("http://c", d(DeclarationVerdict::Honoured), vec![]),
+        ]);
+        let diff = compare(src(), &old, src(), &new, FailOn::Regression);
+        assert!(!diff.failed);
+        let kinds: Vec<_> = diff
+            .changes
+            .iter()
+            .map(|c| (c.kind, c.id.as_str()))
+            .collect();
+        assert_eq!(
+            kinds,
+            vec![(Kind::Peer, "http://a"), (Kind::Peer, "http://c")]
+        );
+        assert!(compare(src(), &old, src(), &new, FailOn::Any).failed);
+        assert!(!compare(src(), &old, src(), &old, FailOn::Any).failed);
+    }
+
+    #[test]
+    fn fail_on_never_never_fails() {
+        let old = report(vec![peer(
+            "u",
+            vec![],
+            vec![run("r", ScenarioVerdict::Pass)],
+        )]);
+        let new = report(vec![peer(
+            "u",
+            vec![],
+            vec![run("r", ScenarioVerdict::Fail)],
+        )]);
+        assert!(compare(src(), &old, src(), &new, FailOn::Regression).failed);
+        let diff = compare(src(), &old, src(), &new, FailOn::Never);
+        assert!(!diff.failed);
+        assert!(diff
+            .render()
+            .contains("1 regression(s), 0 fix(es), 0 drift — passes"));
+    }
+}
