@@ -494,58 +494,15 @@ impl<'a> RunContext<'a> {
                 items.len()
             )));
         };
-        if let StreamEnd::Failed { reason, .. } | StreamEnd::Cut { reason, .. } = &end {
-            return Err(Stop::fail(format!(
-                "{lead}the stream did not end properly: {reason}"
-            )));
-        }
-        if let Some(bad) = items
-            .iter()
-            .find(|i| matches!(i.event, Event::Unrecognized { .. }))
-        {
-            return Err(Stop::fail(format!(
-                "{lead}event #{} is not a valid A2A stream event: {}",
-                bad.seq,
-                describe(&bad.event)
-            )));
-        }
-        match items.first().map(|i| &i.event) {
-            None => {
-                return Err(Stop::fail(format!(
-                    "{lead}the stream closed without any event"
-                )))
-            }
-            Some(Event::Task(_)) | Some(Event::Message { .. }) => {}
-            Some(first) => {
-                return Err(Stop::fail(format!(
-                    "{lead}the stream's first event was {}, not a Task or Message",
-                    describe(first)
-                )))
-            }
-        }
-        if matches!(items[0].event, Event::Message { .. }) {
-            return Ok(());
-        }
-        let last_state = items.iter().rev().find_map(|i| i.event.state());
-        match version {
-            ProtocolVersion::V0_3 => {
-                if !items.iter().any(|i| i.event.is_final()) {
-                    return Err(Stop::fail(format!(
-                        "{lead}the v0.3 stream closed without an event marked final: true (last state {})",
-                        last_state.map(|s| s.as_str()).unwrap_or("none")
-                    )));
+        match super::stream_end::judge(version, &items, &end) {
+            Ok(notes) => {
+                for note in notes {
+                    self.transcript.note(note);
                 }
+                Ok(())
             }
-            ProtocolVersion::V1_0 => {
-                if !last_state.is_some_and(|s| s.is_terminal() || s.is_interrupted()) {
-                    return Err(Stop::fail(format!(
-                        "{lead}the stream closed while the task was {}, not at a terminal or interrupted state",
-                        last_state.map(|s| s.as_str()).unwrap_or("in no known state")
-                    )));
-                }
-            }
+            Err(reason) => Err(Stop::fail(format!("{lead}{reason}"))),
         }
-        Ok(())
     }
 
     async fn poll_until_stable(&mut self, s: &PollStep) -> StepResult {
