@@ -7,7 +7,8 @@ use crate::protocol::{
     Event, MessagePart, Operation, ProtocolVersion, SendResult, TaskState, TaskView,
 };
 use crate::scenario::model::{
-    ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep, Step,
+    Condition, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep,
+    Step,
 };
 use crate::scenario::vars;
 use crate::transport::stream::describe;
@@ -149,8 +150,10 @@ impl<'a> RunContext<'a> {
             Step::ExpectClosed(s) => self.expect_closed(s).await,
             Step::PollUntilStable(s) => self.poll_until_stable(s).await,
             Step::Expect(s) => {
+                let condition = s.condition();
+                self.settle_stream_error(&s.of, &condition).await?;
                 let capture = self.capture(&s.of)?;
-                if capture.matches(&s.condition()) {
+                if capture.matches(&condition) {
                     return Ok(());
                 }
                 let message = match &s.fail {
@@ -160,7 +163,9 @@ impl<'a> RunContext<'a> {
                 Err(Stop::fail(message))
             }
             Step::InconclusiveIf(s) => {
-                if self.capture(&s.of)?.matches(&s.condition()) {
+                let condition = s.condition();
+                self.settle_stream_error(&s.of, &condition).await?;
+                if self.capture(&s.of)?.matches(&condition) {
                     return Err(Stop::inconclusive(self.text(&s.reason)?));
                 }
                 Ok(())
@@ -304,6 +309,48 @@ impl<'a> RunContext<'a> {
                 Ok(capture)
             }
         }
+    }
+
+    /// A streaming call may be refused inside the stream: the SSE stream's
+    /// first event is the JSON-RPC error (both official SDKs answer a v0.3
+    /// resubscribe to a finished task that way). When a condition asks about
+    /// errors and the capture is a stream, waits (bounded by the request
+    /// timeout) for its first event and, if that is an error, records it as
+    /// the capture's answer.
+    async fn settle_stream_error(&mut self, name: &str, condition: &Condition) -> StepResult {
+        if !condition.error && condition.code.is_empty() {
+            return Ok(());
+        }
+        let timeout = self.client.timeout();
+        let capture = self
+            .captures
+            .get_mut(name)
+            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))?;
+        let Some(stream) = &capture.stream else {
+            return Ok(());
+        };
+        if capture.error.is_some() {
+            return Ok(());
+        }
+        stream
+            .wait_until(Instant::now() + timeout, |items, end| {
+                !items.is_empty() || end.is_some()
+            })
+            .await;
+        let first = stream.snapshot().0.into_iter().next();
+        if let Some(StreamItem {
+            event: Event::Error(error),
+            seq,
+            ..
+        }) = first
+        {
+            capture.summary = format!(
+                "error {} {} (stream event #{seq}: refused inside the stream)",
+                error.code, error.message
+            );
+            capture.error = Some(error);
+        }
+        Ok(())
     }
 
     fn stream_of(&self, name: &str) -> Result<&crate::transport::StreamHandle, Stop> {

@@ -112,6 +112,11 @@ impl PeerClient {
         })
     }
 
+    /// The bound on each request's wait for an answer (`--timeout`).
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
+    }
+
     /// Calls an operation and waits (bounded) for its answer.
     pub async fn call(&self, transcript: &Transcript, op: Operation, params: Value) -> Reply {
         let request = match self.prepare(op, params, false) {
