@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod steps;
+pub mod stream_end;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
 use crate::report::{now_rfc3339, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, Tool};

@@ -7,7 +7,8 @@ use crate::protocol::{
     Event, MessagePart, Operation, ProtocolVersion, SendResult, TaskState, TaskView,
 };
 use crate::scenario::model::{
-    ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep, Step,
+    Condition, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep,
+    Step,
 };
 use crate::scenario::vars;
 use crate::transport::stream::describe;
@@ -149,8 +150,10 @@ impl<'a> RunContext<'a> {
             Step::ExpectClosed(s) => self.expect_closed(s).await,
             Step::PollUntilStable(s) => self.poll_until_stable(s).await,
             Step::Expect(s) => {
+                let condition = s.condition();
+                self.settle_stream_error(&s.of, &condition).await?;
                 let capture = self.capture(&s.of)?;
-                if capture.matches(&s.condition()) {
+                if capture.matches(&condition) {
                     return Ok(());
                 }
                 let message = match &s.fail {
@@ -160,7 +163,9 @@ impl<'a> RunContext<'a> {
                 Err(Stop::fail(message))
             }
             Step::InconclusiveIf(s) => {
-                if self.capture(&s.of)?.matches(&s.condition()) {
+                let condition = s.condition();
+                self.settle_stream_error(&s.of, &condition).await?;
+                if self.capture(&s.of)?.matches(&condition) {
                     return Err(Stop::inconclusive(self.text(&s.reason)?));
                 }
                 Ok(())
@@ -304,6 +309,48 @@ impl<'a> RunContext<'a> {
                 Ok(capture)
             }
         }
+    }
+
+    /// A streaming call may be refused inside the stream: the SSE stream's
+    /// first event is the JSON-RPC error (both official SDKs answer a v0.3
+    /// resubscribe to a finished task that way). When a condition asks about
+    /// errors and the capture is a stream, waits (bounded by the request
+    /// timeout) for its first event and, if that is an error, records it as
+    /// the capture's answer.
+    async fn settle_stream_error(&mut self, name: &str, condition: &Condition) -> StepResult {
+        if !condition.error && condition.code.is_empty() {
+            return Ok(());
+        }
+        let timeout = self.client.timeout();
+        let capture = self
+            .captures
+            .get_mut(name)
+            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))?;
+        let Some(stream) = &capture.stream else {
+            return Ok(());
+        };
+        if capture.error.is_some() {
+            return Ok(());
+        }
+        stream
+            .wait_until(Instant::now() + timeout, |items, end| {
+                !items.is_empty() || end.is_some()
+            })
+            .await;
+        let first = stream.snapshot().0.into_iter().next();
+        if let Some(StreamItem {
+            event: Event::Error(error),
+            seq,
+            ..
+        }) = first
+        {
+            capture.summary = format!(
+                "error {} {} (stream event #{seq}: refused inside the stream)",
+                error.code, error.message
+            );
+            capture.error = Some(error);
+        }
+        Ok(())
     }
 
     fn stream_of(&self, name: &str) -> Result<&crate::transport::StreamHandle, Stop> {
@@ -494,58 +541,15 @@ impl<'a> RunContext<'a> {
                 items.len()
             )));
         };
-        if let StreamEnd::Failed { reason, .. } | StreamEnd::Cut { reason, .. } = &end {
-            return Err(Stop::fail(format!(
-                "{lead}the stream did not end properly: {reason}"
-            )));
-        }
-        if let Some(bad) = items
-            .iter()
-            .find(|i| matches!(i.event, Event::Unrecognized { .. }))
-        {
-            return Err(Stop::fail(format!(
-                "{lead}event #{} is not a valid A2A stream event: {}",
-                bad.seq,
-                describe(&bad.event)
-            )));
-        }
-        match items.first().map(|i| &i.event) {
-            None => {
-                return Err(Stop::fail(format!(
-                    "{lead}the stream closed without any event"
-                )))
-            }
-            Some(Event::Task(_)) | Some(Event::Message { .. }) => {}
-            Some(first) => {
-                return Err(Stop::fail(format!(
-                    "{lead}the stream's first event was {}, not a Task or Message",
-                    describe(first)
-                )))
-            }
-        }
-        if matches!(items[0].event, Event::Message { .. }) {
-            return Ok(());
-        }
-        let last_state = items.iter().rev().find_map(|i| i.event.state());
-        match version {
-            ProtocolVersion::V0_3 => {
-                if !items.iter().any(|i| i.event.is_final()) {
-                    return Err(Stop::fail(format!(
-                        "{lead}the v0.3 stream closed without an event marked final: true (last state {})",
-                        last_state.map(|s| s.as_str()).unwrap_or("none")
-                    )));
+        match super::stream_end::judge(version, &items, &end) {
+            Ok(notes) => {
+                for note in notes {
+                    self.transcript.note(note);
                 }
+                Ok(())
             }
-            ProtocolVersion::V1_0 => {
-                if !last_state.is_some_and(|s| s.is_terminal() || s.is_interrupted()) {
-                    return Err(Stop::fail(format!(
-                        "{lead}the stream closed while the task was {}, not at a terminal or interrupted state",
-                        last_state.map(|s| s.as_str()).unwrap_or("in no known state")
-                    )));
-                }
-            }
+            Err(reason) => Err(Stop::fail(format!("{lead}{reason}"))),
         }
-        Ok(())
     }
 
     async fn poll_until_stable(&mut self, s: &PollStep) -> StepResult {

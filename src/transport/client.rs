@@ -112,6 +112,11 @@ impl PeerClient {
         })
     }
 
+    /// The bound on each request's wait for an answer (`--timeout`).
+    pub fn timeout(&self) -> Duration {
+        self.config.timeout
+    }
+
     /// Calls an operation and waits (bounded) for its answer.
     pub async fn call(&self, transcript: &Transcript, op: Operation, params: Value) -> Reply {
         let request = match self.prepare(op, params, false) {
@@ -242,12 +247,8 @@ impl PeerClient {
         );
         let body_text = body.as_ref().map(|b| b.to_string());
         if let Some(text) = &body_text {
-            let content_type = match self.binding {
-                Binding::Jsonrpc => "application/json",
-                Binding::Rest => "application/a2a+json",
-            };
             builder = builder
-                .header(CONTENT_TYPE, content_type)
+                .header(CONTENT_TYPE, self.body_content_type())
                 .body(text.clone());
         }
         Ok(Prepared {
@@ -259,6 +260,15 @@ impl PeerClient {
             rpc_id: (self.binding == Binding::Jsonrpc).then_some(rpc_id),
             streaming,
         })
+    }
+
+    /// The media type of request bodies: JSON-RPC is `application/json`; the
+    /// v1.0 REST binding uses `application/a2a+json` (v1 §11).
+    fn body_content_type(&self) -> &'static str {
+        match self.binding {
+            Binding::Jsonrpc => "application/json",
+            Binding::Rest => "application/a2a+json",
+        }
     }
 
     fn stream_client(&self) -> reqwest::Client {
@@ -350,7 +360,7 @@ impl PeerClient {
             }
         }
         if let Some(body) = &request.body {
-            line.push_str(" -H 'Content-Type: application/json'");
+            line.push_str(&format!(" -H 'Content-Type: {}'", self.body_content_type()));
             line.push_str(&format!(" -d '{}'", body.replace('\'', "'\\''")));
         }
         line
@@ -504,6 +514,30 @@ pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reproductions_carry_the_content_type_actually_sent() {
+        let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+        let transcript = Transcript::new(Arc::new(super::super::Redactor::default()));
+        for (binding, wanted) in [
+            (Binding::Jsonrpc, "-H 'Content-Type: application/json'"),
+            (Binding::Rest, "-H 'Content-Type: application/a2a+json'"),
+        ] {
+            let client = PeerClient::new(
+                endpoint.clone(),
+                ProtocolVersion::V1_0,
+                binding,
+                ClientConfig::default(),
+            )
+            .unwrap();
+            let request = client
+                .prepare(Operation::SendMessage, json!({"message": {}}), false)
+                .unwrap_or_else(|_| panic!("{binding} prepares"));
+            client.record_request(&transcript, &request);
+            let curl = transcript.entries().last().unwrap().curl.clone().unwrap();
+            assert!(curl.contains(wanted), "{binding}: {curl}");
+        }
+    }
 
     #[test]
     fn envelope_checks_id_and_shape() {

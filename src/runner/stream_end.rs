@@ -1,0 +1,235 @@
+//! Whether a stream the peer closed ended the way its protocol version
+//! requires: the rule behind `expect_closed`, kept pure so every shape a real
+//! peer sends can be tested without a server.
+//!
+//! - **v1.0** (v1 §3.1.2, MUST): exactly one Message, or a Task first and the
+//!   stream closing at a terminal state; v1 §11.7 also closes at an
+//!   interrupted state (input-required, auth-required).
+//! - **v0.3**: the end of an interaction is signalled with `final: true` on a
+//!   status update; the 0.3 proto says the first event *should* be the Task
+//!   and the stream *should* complete at an interrupted or terminal state.
+//!   None of this is a MUST, so a stream that opens with an update, or that
+//!   the peer closes right after an interrupted or terminal state without
+//!   `final: true`, ends properly; each such tolerance comes back as a note
+//!   for the evidence. A v0.3 stream closed mid-task without `final: true` is
+//!   still cut short.
+
+use crate::protocol::{Event, ProtocolVersion};
+use crate::transport::stream::describe;
+use crate::transport::{StreamEnd, StreamItem};
+
+/// Judges a stream that has ended. `Ok` carries notes on what was tolerated;
+/// `Err` says why the stream did not end properly.
+pub fn judge(
+    version: ProtocolVersion,
+    items: &[StreamItem],
+    end: &StreamEnd,
+) -> Result<Vec<String>, String> {
+    if let StreamEnd::Failed { reason, .. } | StreamEnd::Cut { reason, .. } = end {
+        return Err(format!("the stream did not end properly: {reason}"));
+    }
+    if let Some(bad) = items
+        .iter()
+        .find(|i| matches!(i.event, Event::Unrecognized { .. }))
+    {
+        return Err(format!(
+            "event #{} is not a valid A2A stream event: {}",
+            bad.seq,
+            describe(&bad.event)
+        ));
+    }
+    let Some(first) = items.first() else {
+        return Err("the stream closed without any event".to_string());
+    };
+    let mut notes = Vec::new();
+    match (&first.event, version) {
+        (Event::Message { .. }, _) => return Ok(notes),
+        (Event::Task(_), _) => {}
+        (other, ProtocolVersion::V1_0) => {
+            return Err(format!(
+                "the stream's first event was {}, not a Task or Message (v1.0 streams MUST begin with one)",
+                describe(other)
+            ))
+        }
+        (other, ProtocolVersion::V0_3) => notes.push(format!(
+            "tolerated: the v0.3 stream began with {}, not the Task (the 0.3 proto says it should, not must)",
+            describe(other)
+        )),
+    }
+    let last_state = items.iter().rev().find_map(|i| i.event.state());
+    let settled = last_state.is_some_and(|s| s.is_terminal() || s.is_interrupted());
+    let last = last_state
+        .map(|s| s.as_str())
+        .unwrap_or("in no known state");
+    match version {
+        ProtocolVersion::V1_0 if !settled => Err(format!(
+            "the stream closed while the task was {last}, not at a terminal or interrupted state"
+        )),
+        ProtocolVersion::V1_0 => Ok(notes),
+        ProtocolVersion::V0_3 if items.iter().any(|i| i.event.is_final()) => Ok(notes),
+        ProtocolVersion::V0_3 if settled => {
+            notes.push(format!(
+                "tolerated: the v0.3 stream closed at {last} without an event marked final: true"
+            ));
+            Ok(notes)
+        }
+        ProtocolVersion::V0_3 => Err(format!(
+            "the v0.3 stream closed without an event marked final: true while the task was {last}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ArtifactView, TaskState, TaskView};
+    use std::time::Instant;
+
+    fn task(state: TaskState) -> Event {
+        Event::Task(TaskView {
+            id: Some("t".into()),
+            context_id: Some("c".into()),
+            state: Some(state),
+            artifacts: vec![],
+        })
+    }
+
+    fn status(state: TaskState, final_flag: Option<bool>) -> Event {
+        Event::StatusUpdate {
+            task_id: Some("t".into()),
+            state: Some(state),
+            final_flag,
+        }
+    }
+
+    fn artifact() -> Event {
+        Event::ArtifactUpdate {
+            task_id: Some("t".into()),
+            artifact: ArtifactView {
+                artifact_id: Some("a".into()),
+                digest: "d".into(),
+            },
+            append: false,
+            last_chunk: false,
+        }
+    }
+
+    fn items(events: Vec<Event>) -> Vec<StreamItem> {
+        let at = Instant::now();
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(i, event)| StreamItem {
+                at,
+                seq: i + 1,
+                event,
+            })
+            .collect()
+    }
+
+    fn closed() -> StreamEnd {
+        StreamEnd::Closed { at: Instant::now() }
+    }
+
+    use ProtocolVersion::{V0_3, V1_0};
+    use TaskState::{Canceled, Completed, InputRequired, Submitted, Working};
+
+    #[test]
+    fn v1_task_then_updates_closing_at_terminal_or_interrupted_state() {
+        for last in [Completed, Canceled, InputRequired] {
+            let s = items(vec![
+                task(Submitted),
+                status(Working, None),
+                status(last, None),
+            ]);
+            assert_eq!(judge(V1_0, &s, &closed()), Ok(vec![]), "{last}");
+        }
+        let s = items(vec![task(Submitted), status(Working, None), artifact()]);
+        let e = judge(V1_0, &s, &closed()).unwrap_err();
+        assert!(e.contains("while the task was working"), "{e}");
+    }
+
+    #[test]
+    fn v1_stream_must_begin_with_the_task() {
+        // A follow-up stream that opens with a status update (seen from an
+        // official SDK when the executor does not publish the Task again).
+        let s = items(vec![status(Working, None), status(Completed, None)]);
+        let e = judge(V1_0, &s, &closed()).unwrap_err();
+        assert!(e.contains("first event was status-update"), "{e}");
+        assert!(e.contains("MUST"), "{e}");
+        let message = items(vec![Event::Message { task_id: None }]);
+        assert_eq!(judge(V1_0, &message, &closed()), Ok(vec![]));
+    }
+
+    #[test]
+    fn v0_3_final_true_ends_the_stream() {
+        let s = items(vec![
+            task(Submitted),
+            status(Working, Some(false)),
+            artifact(),
+            status(Completed, Some(true)),
+        ]);
+        assert_eq!(judge(V0_3, &s, &closed()), Ok(vec![]));
+    }
+
+    #[test]
+    fn v0_3_close_at_input_required_without_final_is_tolerated_with_a_note() {
+        // The official SDKs' v0.3 layers derive `final` from terminal states
+        // only: input-required goes out with final: false, then the stream closes.
+        let s = items(vec![
+            task(Submitted),
+            status(Working, Some(false)),
+            status(InputRequired, Some(false)),
+        ]);
+        let notes = judge(V0_3, &s, &closed()).unwrap();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("closed at input-required"), "{notes:?}");
+    }
+
+    #[test]
+    fn v0_3_close_mid_task_without_final_fails() {
+        let s = items(vec![
+            task(Submitted),
+            status(Working, Some(false)),
+            artifact(),
+        ]);
+        let e = judge(V0_3, &s, &closed()).unwrap_err();
+        assert!(e.contains("without an event marked final: true"), "{e}");
+        assert!(e.contains("working"), "{e}");
+    }
+
+    #[test]
+    fn v0_3_update_first_is_tolerated_with_a_note() {
+        let s = items(vec![
+            status(Working, Some(false)),
+            status(Completed, Some(true)),
+        ]);
+        let notes = judge(V0_3, &s, &closed()).unwrap();
+        assert!(notes[0].contains("began with status-update"), "{notes:?}");
+    }
+
+    #[test]
+    fn broken_empty_or_unrecognized_streams_fail_in_both_versions() {
+        for version in [V1_0, V0_3] {
+            let cut = StreamEnd::Cut {
+                at: Instant::now(),
+                reason: "too long".into(),
+            };
+            let s = items(vec![task(Submitted)]);
+            assert!(judge(version, &s, &cut).unwrap_err().contains("too long"));
+            assert!(judge(version, &[], &closed())
+                .unwrap_err()
+                .contains("without any event"));
+            let junk = items(vec![
+                task(Submitted),
+                Event::Unrecognized {
+                    reason: "not JSON".into(),
+                },
+                status(Completed, Some(true)),
+            ]);
+            assert!(judge(version, &junk, &closed())
+                .unwrap_err()
+                .contains("event #2 is not a valid A2A stream event"));
+        }
+    }
+}
