@@ -205,7 +205,7 @@ impl<'a> RunContext<'a> {
         )?;
         let part = MessagePart::for_media_type(&mode, &text);
         self.transcript.note(format!(
-            "resuming task {task_id} with a {} part",
+            "resuming task {task_id} with a part of type {}",
             part.media_type()
         ));
         let message = self.version().message(
