@@ -32,8 +32,24 @@ fn assert_all_honoured(out: &Outcome, version: &str, binding: &str) {
         "not-declared"
     );
     assert_eq!(out.scenario("streaming-probe"), "pass");
+    let interfaces: &[&str] = if version == "1.0" {
+        &["interfaces[JSONRPC 1.0]", "interfaces[HTTP+JSON 1.0]"]
+    } else {
+        &["interfaces[JSONRPC 0.3]"]
+    };
+    for id in interfaces {
+        assert_eq!(out.declaration(id), "honoured", "{id}: {}", out.explain());
+    }
+    let negotiation = if version == "1.0" {
+        "honoured"
+    } else {
+        "not-declared"
+    };
+    assert_eq!(out.declaration("protocol.versionNegotiation"), negotiation);
+    let honoured = DECLARED.len() + interfaces.len() + usize::from(version == "1.0");
     assert!(
-        out.stdout.contains("7 honoured, 0 diverged"),
+        out.stdout
+            .contains(&format!("{honoured} honoured, 0 diverged")),
         "{}",
         out.stdout
     );

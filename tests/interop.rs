@@ -265,25 +265,43 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
     assert_eq!(peer["binding"], binding, "{}", context());
     let rows = table(&out);
     for (id, verdict) in &rows {
-        let expected = if id == "capabilities.pushNotifications" {
-            "not-declared"
-        } else {
-            "honoured"
+        let expected = match id.as_str() {
+            "capabilities.pushNotifications" => "not-declared",
+            // Version negotiation is a 1.0 server's duty.
+            "protocol.versionNegotiation" if version == "0.3" => "not-declared",
+            _ => "honoured",
         };
         assert_eq!(verdict, expected, "{id}: {}", context());
     }
+    // Every interface the SDK's card declares is served (the SDKs' hybrid
+    // cards declare more interfaces than the mock's, so those rows are
+    // compared on their own).
+    let interfaces: Vec<&(String, String)> = rows
+        .iter()
+        .filter(|(id, _)| id.starts_with("interfaces["))
+        .collect();
+    assert!(
+        interfaces.len() >= 2,
+        "the SDK card declares at least a 1.0 and a 0.3 interface: {}",
+        context()
+    );
     let mock_version = match version {
         "1.0" => ProtocolVersion::V1_0,
         _ => ProtocolVersion::V0_3,
     };
+    let without_interfaces = |rows: Vec<(String, String)>| -> Vec<(String, String)> {
+        rows.into_iter()
+            .filter(|(id, _)| !id.starts_with("interfaces["))
+            .collect()
+    };
     assert_eq!(
-        rows,
-        mock_table(mock_version, binding),
+        without_interfaces(rows.clone()),
+        without_interfaces(mock_table(mock_version, binding)),
         "the declaration table differs from the honest mock peer's: {}",
         context()
     );
     assert!(
-        out.stdout.contains("7 honoured, 0 diverged, 0 unverified"),
+        out.stdout.contains(" honoured, 0 diverged, 0 unverified"),
         "{}",
         context()
     );

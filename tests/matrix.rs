@@ -17,6 +17,7 @@ const TEXT: &str = "defaultInputModes[text/plain]";
 const JSON: &str = "defaultInputModes[application/json]";
 const SKILL_TEXT: &str = "skills[echo].inputModes[text/plain]";
 const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
+const VERSION: &str = "protocol.versionNegotiation";
 
 /// Expected verdicts, in the order of the declaration constants above.
 struct Row {
@@ -26,6 +27,10 @@ struct Row {
     completion: &'static str,
     text: &'static str,
     json: &'static str,
+    /// `protocol.versionNegotiation` on a v1.0 peer (v0.3 peers do not declare it).
+    version: &'static str,
+    /// The card declares a JSON-RPC interface it does not serve.
+    unserved_interface: bool,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -37,6 +42,8 @@ fn expected(behaviour: Behaviour) -> Row {
         completion: "honoured",
         text: "honoured",
         json: "honoured",
+        version: "honoured",
+        unserved_interface: false,
     };
     match behaviour {
         Honest => honest,
@@ -83,15 +90,45 @@ fn expected(behaviour: Behaviour) -> Row {
             cancel: "unverified",
             ..honest
         },
+        InterfaceUnserved => Row {
+            exit: 1,
+            unserved_interface: true,
+            ..honest
+        },
+        // Only a v1.0 peer negotiates versions; see `exit_for` below.
+        VersionLenient => Row {
+            exit: 1,
+            version: "diverged",
+            ..honest
+        },
     }
 }
 
 fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let peer = start_peer(version, behaviour);
     let out = check(&peer.card_url(), &[]);
-    let want = expected(behaviour);
+    let mut want = expected(behaviour);
     let cell = format!("{} × {version}", behaviour.name());
-    let rows = [
+    let v = version.as_str();
+    let negotiation = if version == ProtocolVersion::V1_0 {
+        want.version
+    } else {
+        // v0.3 has no version negotiation: a lenient v0.3 peer breaks nothing.
+        if behaviour == Behaviour::VersionLenient {
+            want.exit = 0;
+        }
+        "not-declared"
+    };
+    let jsonrpc = format!("interfaces[JSONRPC {v}]");
+    let unserved = format!("interfaces[JSONRPC {v} #2]");
+    let mut rows = vec![(VERSION, negotiation), (jsonrpc.as_str(), "honoured")];
+    if version == ProtocolVersion::V1_0 {
+        rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
+    }
+    if want.unserved_interface {
+        rows.push((unserved.as_str(), "diverged"));
+    }
+    rows.extend([
         (STREAMING, want.streaming),
         (PUSH, "not-declared"),
         (CANCEL, want.cancel),
@@ -100,12 +137,20 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (JSON, want.json),
         (SKILL_TEXT, want.text),
         (SKILL_JSON, want.json),
-    ];
+    ]);
     let mut wrong = Vec::new();
-    for (id, verdict) in rows {
+    for (id, verdict) in &rows {
         let got = out.declaration(id);
-        if got != verdict {
+        if got != *verdict {
             wrong.push(format!("{id}: expected {verdict}, got {got}"));
+        }
+    }
+    // A divergence is caught on the declaration it breaks and on no other:
+    // every row of the report is one the table expects.
+    for row in out.report()["peers"][0]["declarations"].as_array().unwrap() {
+        let id = row["id"].as_str().unwrap_or("");
+        if !rows.iter().any(|(expected, _)| *expected == id) {
+            wrong.push(format!("{id}: unexpected row ({})", row["verdict"]));
         }
     }
     assert!(
@@ -164,4 +209,6 @@ matrix! {
     instant: Instant,
     undeclared_streaming: UndeclaredStreaming,
     undeclared_streaming_refused: UndeclaredStreamingRefused,
+    interface_unserved: InterfaceUnserved,
+    version_lenient: VersionLenient,
 }

@@ -159,6 +159,8 @@ pub mod ids {
     pub const STATE_TRANSITION_HISTORY: &str = "capabilities.stateTransitionHistory";
     pub const CANCEL: &str = "lifecycle.cancel";
     pub const COMPLETION: &str = "lifecycle.completion";
+    /// A v1.0 endpoint refuses an A2A-Version it does not speak (v1 §3.6.2).
+    pub const VERSION_NEGOTIATION: &str = "protocol.versionNegotiation";
 }
 
 impl Card {
@@ -187,7 +189,10 @@ impl Card {
     /// Every declaration the runner can judge, in a stable order, with whether the
     /// card claims it: `capabilities.streaming`, `capabilities.pushNotifications`,
     /// `lifecycle.cancel` and `lifecycle.completion` (always declared: every A2A
-    /// peer promises them), then the input modes of [`Card::input_mode_declarations`].
+    /// peer promises them), `protocol.versionNegotiation` (declared when the
+    /// chosen endpoint speaks 1.0), the interfaces of
+    /// [`Card::interface_declarations`], then the input modes of
+    /// [`Card::input_mode_declarations`].
     pub fn declarations(&self) -> Vec<Declaration> {
         let flag = |id: &str, value: Option<bool>| Declaration {
             id: id.to_string(),
@@ -201,12 +206,51 @@ impl Card {
             ),
             flag(ids::CANCEL, Some(true)),
             flag(ids::COMPLETION, Some(true)),
+            flag(
+                ids::VERSION_NEGOTIATION,
+                Some(self.protocol_version() == ProtocolVersion::V1_0),
+            ),
         ];
+        out.extend(
+            self.interface_declarations()
+                .into_iter()
+                .map(|(id, _)| Declaration { id, declared: true }),
+        );
         out.extend(
             self.input_mode_declarations()
                 .into_iter()
                 .map(|(id, _)| Declaration { id, declared: true }),
         );
+        out
+    }
+
+    /// Declared interfaces the tool can speak, as (declaration id, interface):
+    /// `interfaces[<BINDING> <version>]`, e.g. `interfaces[JSONRPC 1.0]`, in the
+    /// card's preference order; a repeat of the same binding and version gets
+    /// ` #2`, ` #3`. Ids leave the URL out so they stay stable across hosts and
+    /// ports (reports and baselines key on them).
+    pub fn interface_declarations(&self) -> Vec<(String, Interface)> {
+        let mut out: Vec<(String, Interface)> = Vec::new();
+        for interface in &self.interfaces {
+            let (Some(binding), Some(version)) = (interface.binding, interface.protocol_version)
+            else {
+                continue;
+            };
+            if !select::speaks(version, binding) || !select::is_http_url(&interface.url) {
+                continue;
+            }
+            let base = format!("interfaces[{} {}", select::card_name(binding), version);
+            let same = out
+                .iter()
+                .filter(|(id, _)| id == &format!("{base}]") || id.starts_with(&format!("{base} #")))
+                .count();
+            let id = if same == 0 {
+                format!("{base}]")
+            } else {
+                format!("{base} #{}]", same + 1)
+            };
+            out.push((id, interface.clone()));
+        }
         out
     }
 
@@ -246,7 +290,10 @@ impl Card {
     /// - `skills[<id>].inputModes[<type>]`, `skills[<id>].outputModes[<type>]`:
     ///   whether the skill accepts/produces it: its own modes, or the card defaults
     ///   when it has none; false for a skill the card does not declare;
-    /// - `securitySchemes[<name>]`: whether the scheme is declared.
+    /// - `securitySchemes[<name>]`: whether the scheme is declared;
+    /// - `interfaces[<BINDING> <version>]`: whether the card declares such an
+    ///   interface the tool can speak (see [`Card::interface_declarations`]);
+    /// - `protocol.versionNegotiation`: whether the chosen endpoint speaks 1.0.
     ///
     /// Any other path is `None`.
     pub fn is_declared(&self, declaration: &str) -> Option<bool> {
@@ -257,6 +304,9 @@ impl Card {
             ids::EXTENDED_AGENT_CARD => Some(caps.extended_agent_card),
             ids::STATE_TRANSITION_HISTORY => Some(caps.state_transition_history),
             ids::CANCEL | ids::COMPLETION => Some(Some(true)),
+            ids::VERSION_NEGOTIATION => {
+                Some(Some(self.protocol_version() == ProtocolVersion::V1_0))
+            }
             _ => None,
         };
         if let Some(value) = flag {
@@ -267,6 +317,13 @@ impl Card {
         }
         if let Some(mode) = bracketed(declaration, "defaultOutputModes") {
             return Some(has_mode(&self.default_output_modes, mode));
+        }
+        if declaration.starts_with("interfaces[") {
+            return Some(
+                self.interface_declarations()
+                    .iter()
+                    .any(|(id, _)| id == declaration),
+            );
         }
         if let Some(name) = bracketed(declaration, "securitySchemes") {
             return Some(self.security_schemes.iter().any(|s| s == name));

@@ -29,6 +29,10 @@ pub enum Behaviour {
     UndeclaredStreaming,
     /// Declares `streaming: false` and refuses streams with -32004 (correct).
     UndeclaredStreamingRefused,
+    /// Declares one more JSON-RPC interface than it serves.
+    InterfaceUnserved,
+    /// Serves a request whatever `A2A-Version` it claims (v1.0 only).
+    VersionLenient,
 }
 
 impl Behaviour {
@@ -44,6 +48,8 @@ impl Behaviour {
         Behaviour::Instant,
         Behaviour::UndeclaredStreaming,
         Behaviour::UndeclaredStreamingRefused,
+        Behaviour::InterfaceUnserved,
+        Behaviour::VersionLenient,
     ];
 
     /// The kebab-case name used on the command line (`cancel-leak`).
@@ -59,6 +65,8 @@ impl Behaviour {
             Behaviour::Instant => "instant",
             Behaviour::UndeclaredStreaming => "undeclared-streaming",
             Behaviour::UndeclaredStreamingRefused => "undeclared-streaming-refused",
+            Behaviour::InterfaceUnserved => "interface-unserved",
+            Behaviour::VersionLenient => "version-lenient",
         }
     }
 
@@ -94,6 +102,13 @@ impl Behaviour {
             Behaviour::UndeclaredStreamingRefused => {
                 "declares streaming: false and refuses streams with -32004 (correct)"
             }
+            Behaviour::InterfaceUnserved => {
+                "declares a second JSON-RPC interface at /a2a/retired that it does not serve"
+            }
+            Behaviour::VersionLenient => {
+                "serves a request whatever A2A-Version it claims instead of refusing \
+                 unsupported ones with -32009"
+            }
         }
     }
 
@@ -108,6 +123,11 @@ impl Behaviour {
     /// Whether the runtime answers stream and subscribe requests.
     pub(crate) fn serves_streaming(self) -> bool {
         self != Behaviour::UndeclaredStreamingRefused
+    }
+
+    /// Whether an unsupported `A2A-Version` is refused (v1.0 peers).
+    pub(crate) fn negotiates_version(self) -> bool {
+        self != Behaviour::VersionLenient
     }
 
     /// Whether streams go quiet after their first event.
@@ -168,7 +188,8 @@ mod tests {
             assert_eq!(b.name().parse::<Behaviour>(), Ok(*b));
             assert!(!b.describe().is_empty());
         }
-        assert_eq!(seen.len(), 10);
+        assert_eq!(seen.len(), Behaviour::ALL.len());
+        assert_eq!(seen.len(), 12);
         assert_eq!("Cancel_Leak".parse(), Ok(Behaviour::CancelLeak));
     }
 

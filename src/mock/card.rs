@@ -1,7 +1,7 @@
 //! The mock peer's agent card, in the v1.0 or v0.3 layout, served at the
 //! well-known path with `Cache-Control: max-age` and an `ETag` (v1 §8.6.1).
 
-use super::{jsonrpc, rest, Shared};
+use super::{jsonrpc, rest, Behaviour, Shared};
 use crate::protocol::ProtocolVersion;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -18,6 +18,9 @@ pub(crate) const CARD_PATH: &str = "/.well-known/agent-card.json";
 pub(crate) const INPUT_MODES: &[&str] = &["text/plain", "application/json"];
 /// The output modes the card declares.
 pub(crate) const OUTPUT_MODES: &[&str] = &["text/plain"];
+
+/// Where `interface-unserved` declares an interface that nothing serves.
+const UNSERVED_PATH: &str = "/a2a/retired";
 
 /// The card as JSON, declarations shaped by the behaviour.
 pub(crate) fn card_json(peer: &Shared) -> Value {
@@ -58,6 +61,13 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
                     "protocolVersion": ProtocolVersion::V1_0.as_str(),
                 }));
             }
+            if behaviour == Behaviour::InterfaceUnserved {
+                interfaces.push(json!({
+                    "url": format!("{base}{UNSERVED_PATH}"),
+                    "protocolBinding": "JSONRPC",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                }));
+            }
             json!({
                 "name": name,
                 "description": description,
@@ -69,18 +79,27 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
                 "skills": skills,
             })
         }
-        ProtocolVersion::V0_3 => json!({
-            "name": name,
-            "description": description,
-            "version": version,
-            "protocolVersion": "0.3.0",
-            "url": format!("{base}{}", jsonrpc::PATH),
-            "preferredTransport": "JSONRPC",
-            "capabilities": capabilities,
-            "defaultInputModes": INPUT_MODES,
-            "defaultOutputModes": OUTPUT_MODES,
-            "skills": skills,
-        }),
+        ProtocolVersion::V0_3 => {
+            let mut card = json!({
+                "name": name,
+                "description": description,
+                "version": version,
+                "protocolVersion": "0.3.0",
+                "url": format!("{base}{}", jsonrpc::PATH),
+                "preferredTransport": "JSONRPC",
+                "capabilities": capabilities,
+                "defaultInputModes": INPUT_MODES,
+                "defaultOutputModes": OUTPUT_MODES,
+                "skills": skills,
+            });
+            if behaviour == Behaviour::InterfaceUnserved {
+                card["additionalInterfaces"] = json!([{
+                    "url": format!("{base}{UNSERVED_PATH}"),
+                    "transport": "JSONRPC",
+                }]);
+            }
+            card
+        }
     }
 }
 

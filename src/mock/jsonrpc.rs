@@ -50,7 +50,7 @@ pub(crate) async fn handle(
         Err((id, error)) => return fail(StatusCode::OK, &id, error),
     };
     let id = envelope.id;
-    if version == ProtocolVersion::V1_0 {
+    if version == ProtocolVersion::V1_0 && peer.behaviour.negotiates_version() {
         if let Err(error) = check_version(&headers, &uri) {
             return fail(StatusCode::OK, &id, error);
         }

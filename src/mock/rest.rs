@@ -43,7 +43,9 @@ async fn serve(
     body: Body,
 ) -> Result<Response, A2aError> {
     let (op, mut params) = route(rest, method)?;
-    check_version(headers, uri)?;
+    if peer.behaviour.negotiates_version() {
+        check_version(headers, uri)?;
+    }
     for (key, value) in url::form_urlencoded::parse(uri.query().unwrap_or("").as_bytes()) {
         if !key.eq_ignore_ascii_case("A2A-Version") {
             params

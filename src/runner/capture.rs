@@ -116,12 +116,11 @@ impl Capture {
         {
             return true;
         }
-        if let Some(error) = &self.error {
-            if condition.error || condition.code.contains(&error.code) {
-                return true;
-            }
+        match &self.error {
+            Some(error) => condition.error || condition.code.contains(&error.code),
+            // A stream that opened is not an answer with a task or message.
+            None => condition.ok && self.stream.is_none() && self.no_stream.is_none(),
         }
-        false
     }
 }
 
@@ -135,6 +134,7 @@ mod tests {
             not_state: not_state.iter().map(|s| s.to_string()).collect(),
             code: code.to_vec(),
             error: false,
+            ok: false,
         }
     }
 

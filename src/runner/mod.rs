@@ -133,6 +133,9 @@ struct Planned<'a> {
     verifies: Vec<String>,
     vars: HashMap<String, Option<String>>,
     skip: Option<String>,
+    /// `for_each: interfaces`: the interface this run talks to instead of the
+    /// card's chosen endpoint.
+    interface: Option<crate::card::Interface>,
 }
 
 async fn check_peer(
@@ -192,6 +195,18 @@ async fn check_peer(
     progress.peer_started(&report.card_url, plan.len());
     let client = &client;
     let runs: Vec<ScenarioReport> = stream::iter(plan.into_iter().map(|planned| async move {
+        let own_client;
+        let client = match &planned.interface {
+            Some(interface) if planned.skip.is_none() => match interface_client(interface, options)
+            {
+                Ok(c) => {
+                    own_client = c;
+                    &own_client
+                }
+                Err(message) => return errored(planned, message),
+            },
+            _ => client,
+        };
         let run = execute(client, planned, options).await;
         progress.run_finished(&run);
         run
@@ -264,9 +279,13 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
             })
         });
         let skip = filtered.or(gate);
-        let expansions: Vec<(String, HashMap<String, Option<String>>)> = match scenario.def.for_each
-        {
-            None => vec![(id.to_string(), HashMap::new())],
+        type Expansion = (
+            String,
+            HashMap<String, Option<String>>,
+            Option<crate::card::Interface>,
+        );
+        let expansions: Vec<Expansion> = match scenario.def.for_each {
+            None => vec![(id.to_string(), HashMap::new(), None)],
             Some(ForEach::InputModes) => card
                 .input_mode_declarations()
                 .into_iter()
@@ -280,11 +299,31 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                     extra.insert("mode".to_string(), Some(mode));
                     extra.insert("declaration".to_string(), Some(declaration));
                     extra.insert("skill".to_string(), Some(skill.unwrap_or_default()));
-                    (label, extra)
+                    (label, extra, None)
+                })
+                .collect(),
+            Some(ForEach::Interfaces) => card
+                .interface_declarations()
+                .into_iter()
+                .map(|(declaration, interface)| {
+                    let inner = declaration
+                        .strip_prefix("interfaces[")
+                        .and_then(|d| d.strip_suffix(']'))
+                        .unwrap_or(&declaration)
+                        .to_string();
+                    let mut extra = HashMap::new();
+                    extra.insert("declaration".to_string(), Some(declaration));
+                    extra.insert("binding".to_string(), Some(interface.binding_name.clone()));
+                    extra.insert(
+                        "interface_version".to_string(),
+                        interface.protocol_version.map(|v| v.as_str().to_string()),
+                    );
+                    extra.insert("url".to_string(), Some(interface.url.clone()));
+                    (format!("{id}[{inner}]"), extra, Some(interface))
                 })
                 .collect(),
         };
-        for (run_id, extra) in expansions {
+        for (run_id, extra, interface) in expansions {
             let mut vars = base.clone();
             vars.extend(extra);
             let verifies = scenario
@@ -301,10 +340,54 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                 verifies,
                 vars,
                 skip: skip.clone(),
+                interface,
             });
         }
     }
     plan
+}
+
+/// A client for one declared interface (`for_each: interfaces`).
+fn interface_client(
+    interface: &crate::card::Interface,
+    options: &RunOptions,
+) -> Result<PeerClient, String> {
+    let (Some(version), Some(binding)) = (interface.protocol_version, interface.binding) else {
+        return Err(format!(
+            "the interface at {} has no usable binding",
+            interface.url
+        ));
+    };
+    let url = url::Url::parse(&interface.url)
+        .map_err(|e| format!("the interface URL `{}` is not a URL: {e}", interface.url))?;
+    PeerClient::new(url, version, binding, options.client.clone())
+}
+
+/// A run that could not start: tool trouble, reported as `error`.
+fn errored(planned: Planned<'_>, message: String) -> ScenarioReport {
+    ScenarioReport {
+        verdict: ScenarioVerdict::Error,
+        message,
+        ..blank_report(&planned)
+    }
+}
+
+/// A run's report before it ran: `skipped`, no attempts.
+fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
+    ScenarioReport {
+        id: planned.run_id.clone(),
+        scenario: planned.scenario.id().to_string(),
+        title: planned.scenario.def.title.clone(),
+        verdict: ScenarioVerdict::Skipped,
+        verifies: planned.verifies.clone(),
+        duration_ms: 0,
+        message: String::new(),
+        attempts: 0,
+        failed_attempts: vec![],
+        baselined: false,
+        baseline_reason: None,
+        evidence: vec![],
+    }
 }
 
 /// `skills[echo].inputModes[text/plain]` → `echo`.
@@ -318,20 +401,7 @@ async fn execute(
     planned: Planned<'_>,
     options: &RunOptions,
 ) -> ScenarioReport {
-    let mut report = ScenarioReport {
-        id: planned.run_id.clone(),
-        scenario: planned.scenario.id().to_string(),
-        title: planned.scenario.def.title.clone(),
-        verdict: ScenarioVerdict::Skipped,
-        verifies: planned.verifies.clone(),
-        duration_ms: 0,
-        message: String::new(),
-        attempts: 0,
-        failed_attempts: vec![],
-        baselined: false,
-        baseline_reason: None,
-        evidence: vec![],
-    };
+    let mut report = blank_report(&planned);
     if let Some(reason) = planned.skip {
         report.message = reason;
         return report;

@@ -186,10 +186,15 @@ impl<'a> RunContext<'a> {
         let params = self
             .version()
             .send_params(message, s.blocking.unwrap_or(true));
+        let version = match &s.a2a_version {
+            Some(v) => Some(self.text(v)?),
+            None => None,
+        };
         let capture = if streaming {
             self.open(Operation::SendStreamingMessage, params).await?
         } else {
-            self.answer(Operation::SendMessage, params).await?
+            self.answer_with(Operation::SendMessage, params, version.as_deref())
+                .await?
         };
         self.captures.insert(s.capture.clone(), capture);
         Ok(())
@@ -257,7 +262,20 @@ impl<'a> RunContext<'a> {
 
     /// Calls and turns the reply into a capture; malformed replies fail the run.
     async fn answer(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
-        let reply = self.client.call(&self.transcript, op, params).await;
+        self.answer_with(op, params, None).await
+    }
+
+    /// [`Self::answer`] with an `A2A-Version` override.
+    async fn answer_with(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+        a2a_version: Option<&str>,
+    ) -> Result<Capture, Stop> {
+        let reply = self
+            .client
+            .call_with(&self.transcript, op, params, a2a_version)
+            .await;
         let at = Instant::now();
         let capture = match reply {
             Reply::Ok(result) => match SendResult::from_result(&result) {

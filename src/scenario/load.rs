@@ -27,6 +27,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/completion.yaml",
         include_str!("../../scenarios/completion.yaml"),
     ),
+    (
+        "scenarios/interfaces.yaml",
+        include_str!("../../scenarios/interfaces.yaml"),
+    ),
 ];
 
 /// A suite error: where and what, with the offending line shown.
@@ -322,6 +326,13 @@ impl Checker<'_> {
         match &step.value {
             Step::Send(s) | Step::Stream(s) => {
                 texts.extend(s.text.as_deref());
+                texts.extend(s.a2a_version.as_deref());
+                if s.a2a_version.is_some() && matches!(step.value, Step::Stream(_)) {
+                    return Err(self.err(
+                        step,
+                        "`a2a_version` is supported on `send` only".to_string(),
+                    ));
+                }
                 let kind = if matches!(step.value, Step::Stream(_)) {
                     CaptureKind::Stream
                 } else {
@@ -443,11 +454,11 @@ impl Checker<'_> {
         step: &Spanned<Step>,
         c: &super::model::Condition,
     ) -> Result<(), SuiteError> {
-        if c.state.is_empty() && c.not_state.is_empty() && c.code.is_empty() && !c.error {
+        if c.state.is_empty() && c.not_state.is_empty() && c.code.is_empty() && !c.error && !c.ok {
             return Err(self.err(
                 step,
                 format!(
-                    "`{}` has no condition: give at least one of state, not_state, code, error",
+                    "`{}` has no condition: give at least one of state, not_state, code, error, ok",
                     step.value.name()
                 ),
             ));
@@ -497,8 +508,10 @@ pub fn is_declaration_path(path: &str) -> bool {
         "capabilities.streaming"
             | "capabilities.pushNotifications"
             | "capabilities.extendedAgentCard"
+            | "protocol.versionNegotiation"
     ) || (path.starts_with("defaultInputModes[") && path.ends_with(']'))
         || (path.starts_with("skills[") && path.ends_with(']'))
+        || (path.starts_with("interfaces[") && path.ends_with(']'))
 }
 
 #[cfg(test)]

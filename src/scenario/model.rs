@@ -44,6 +44,10 @@ pub enum ForEach {
     /// Every declared input mode: card defaults, then each skill's own modes.
     /// Sets `${mode}`, `${declaration}` and `${skill}` (empty for defaults).
     InputModes,
+    /// Every declared interface the tool can speak; the run's calls go to that
+    /// interface's URL, binding and version. Sets `${declaration}`
+    /// (`interfaces[JSONRPC 1.0]`), `${binding}`, `${interface_version}`, `${url}`.
+    Interfaces,
 }
 
 /// A step primitive.
@@ -111,6 +115,10 @@ pub struct SendStep {
     /// For `send`: wait for a terminal or interrupted state (default true).
     #[serde(default)]
     pub blocking: Option<bool>,
+    /// Send this `A2A-Version` header instead of the interface's own (to
+    /// probe version negotiation).
+    #[serde(default)]
+    pub a2a_version: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -236,6 +244,8 @@ pub struct Condition {
     pub code: Vec<i64>,
     /// The answer was any protocol error.
     pub error: bool,
+    /// The answer was a task or a message (no error).
+    pub ok: bool,
 }
 
 // serde's `flatten` does not mix with `deny_unknown_fields`, so the condition
@@ -256,6 +266,8 @@ macro_rules! condition_step {
             pub code: Option<Vec<i64>>,
             #[serde(default)]
             pub error: Option<bool>,
+            #[serde(default)]
+            pub ok: Option<bool>,
             $($extra)*
         }
 
@@ -266,6 +278,7 @@ macro_rules! condition_step {
                     not_state: self.not_state.as_ref().map(OneOrMany::items).unwrap_or_default(),
                     code: self.code.clone().unwrap_or_default(),
                     error: self.error.unwrap_or(false),
+                    ok: self.ok.unwrap_or(false),
                 }
             }
         }

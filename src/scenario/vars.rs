@@ -55,8 +55,16 @@ pub const BUILTINS: &[Builtin] = &[
     },
 ];
 
-/// Variables set by `for_each: input_modes`.
-pub const FOR_EACH_VARS: &[&str] = &["mode", "declaration", "skill"];
+/// Variables set by `for_each` (`input_modes`: mode, declaration, skill;
+/// `interfaces`: declaration, binding, interface_version, url).
+pub const FOR_EACH_VARS: &[&str] = &[
+    "mode",
+    "declaration",
+    "skill",
+    "binding",
+    "interface_version",
+    "url",
+];
 
 /// Fields of a capture that `${capture.field}` may name.
 pub const CAPTURE_FIELDS: &[&str] = &["state", "code", "task_id", "context_id", "message"];

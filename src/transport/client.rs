@@ -119,7 +119,19 @@ impl PeerClient {
 
     /// Calls an operation and waits (bounded) for its answer.
     pub async fn call(&self, transcript: &Transcript, op: Operation, params: Value) -> Reply {
-        let request = match self.prepare(op, params, false) {
+        self.call_with(transcript, op, params, None).await
+    }
+
+    /// [`PeerClient::call`], sending `a2a_version` as the `A2A-Version`
+    /// header instead of the interface's own (to probe version negotiation).
+    pub async fn call_with(
+        &self,
+        transcript: &Transcript,
+        op: Operation,
+        params: Value,
+        a2a_version: Option<&str>,
+    ) -> Reply {
+        let request = match self.prepare(op, params, false, a2a_version) {
             Ok(r) => r,
             Err(reply) => return reply,
         };
@@ -161,7 +173,7 @@ impl PeerClient {
         op: Operation,
         params: Value,
     ) -> StreamOpen {
-        let request = match self.prepare(op, params, true) {
+        let request = match self.prepare(op, params, true, None) {
             Ok(r) => r,
             Err(reply) => return StreamOpen::Answer(reply),
         };
@@ -207,7 +219,22 @@ impl PeerClient {
         StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body))
     }
 
-    fn prepare(&self, op: Operation, params: Value, streaming: bool) -> Result<Prepared, Reply> {
+    fn prepare(
+        &self,
+        op: Operation,
+        params: Value,
+        streaming: bool,
+        a2a_version: Option<&str>,
+    ) -> Result<Prepared, Reply> {
+        let mut headers = self.headers.clone();
+        if let Some(version) = a2a_version {
+            let value = HeaderValue::from_str(version).map_err(|_| {
+                Reply::Broken(format!(
+                    "`{version}` is not a valid A2A-Version header value"
+                ))
+            })?;
+            headers.insert("A2A-Version", value);
+        }
         let rpc_id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (method, url, body, label) = match self.binding {
             Binding::Jsonrpc => {
@@ -236,7 +263,7 @@ impl PeerClient {
         } else {
             self.http.request(method.clone(), url.clone())
         };
-        builder = builder.headers(self.headers.clone());
+        builder = builder.headers(headers.clone());
         builder = builder.header(
             reqwest::header::ACCEPT,
             if streaming {
@@ -253,6 +280,7 @@ impl PeerClient {
         }
         Ok(Prepared {
             builder,
+            headers,
             method,
             url,
             body: body_text,
@@ -343,7 +371,7 @@ impl PeerClient {
         if request.streaming {
             line.push_str(" -N -H 'Accept: text/event-stream'");
         }
-        for (name, value) in &self.headers {
+        for (name, value) in &request.headers {
             let shown = if SENSITIVE_HEADERS.contains(&name.as_str()) {
                 match (&self.config.bearer, name == reqwest::header::AUTHORIZATION) {
                     (Some((var, _)), true) => format!("Bearer ${var}"),
@@ -369,6 +397,8 @@ impl PeerClient {
 
 struct Prepared {
     builder: reqwest::RequestBuilder,
+    /// The headers sent (the client's, with any per-call override).
+    headers: HeaderMap,
     method: reqwest::Method,
     url: url::Url,
     body: Option<String>,
@@ -531,12 +561,38 @@ mod tests {
             )
             .unwrap();
             let request = client
-                .prepare(Operation::SendMessage, json!({"message": {}}), false)
+                .prepare(Operation::SendMessage, json!({"message": {}}), false, None)
                 .unwrap_or_else(|_| panic!("{binding} prepares"));
             client.record_request(&transcript, &request);
             let curl = transcript.entries().last().unwrap().curl.clone().unwrap();
             assert!(curl.contains(wanted), "{binding}: {curl}");
         }
+    }
+
+    #[test]
+    fn a_version_override_replaces_the_header_and_shows_in_the_reproduction() {
+        let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+        let transcript = Transcript::new(Arc::new(super::super::Redactor::default()));
+        let client = PeerClient::new(
+            endpoint,
+            ProtocolVersion::V1_0,
+            Binding::Jsonrpc,
+            ClientConfig::default(),
+        )
+        .unwrap();
+        let request = client
+            .prepare(Operation::SendMessage, json!({}), false, Some("0.5"))
+            .unwrap_or_else(|_| panic!("prepares"));
+        assert_eq!(request.headers.get_all("a2a-version").iter().count(), 1);
+        assert_eq!(request.headers["a2a-version"], "0.5");
+        client.record_request(&transcript, &request);
+        let curl = transcript.entries().last().unwrap().curl.clone().unwrap();
+        assert!(curl.contains("a2a-version: 0.5"), "{curl}");
+        assert!(!curl.contains("a2a-version: 1.0"), "{curl}");
+        assert!(matches!(
+            client.prepare(Operation::SendMessage, json!({}), false, Some("bad\nvalue")),
+            Err(Reply::Broken(_))
+        ));
     }
 
     #[test]

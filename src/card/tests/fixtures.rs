@@ -61,6 +61,9 @@ fn v1_0_card() {
             decl("capabilities.pushNotifications", false),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
+            decl("protocol.versionNegotiation", true),
+            decl("interfaces[JSONRPC 1.0]", true),
+            decl("interfaces[HTTP+JSON 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
         ]
     );
@@ -214,6 +217,8 @@ fn v0_3_card() {
             decl("capabilities.pushNotifications", true),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
+            decl("protocol.versionNegotiation", false),
+            decl("interfaces[JSONRPC 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),
         ]
@@ -299,6 +304,10 @@ fn hybrid_card_prefers_supported_interfaces() {
             decl("capabilities.pushNotifications", true),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
+            decl("protocol.versionNegotiation", true),
+            decl("interfaces[JSONRPC 1.0]", true),
+            decl("interfaces[HTTP+JSON 1.0]", true),
+            decl("interfaces[JSONRPC 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
         ]
     );
@@ -431,6 +440,9 @@ fn rest_first_card_keeps_preference_order_and_tenant() {
             decl("capabilities.pushNotifications", false),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
+            decl("protocol.versionNegotiation", true),
+            decl("interfaces[HTTP+JSON 1.0]", true),
+            decl("interfaces[JSONRPC 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
         ]
     );
@@ -556,6 +568,8 @@ fn skills_modes_and_timeout() {
             decl("capabilities.pushNotifications", true),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
+            decl("protocol.versionNegotiation", true),
+            decl("interfaces[JSONRPC 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),
             decl("skills[echo].inputModes[text/plain]", true),

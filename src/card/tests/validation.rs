@@ -143,6 +143,8 @@ fn spec_required_fields_missing_are_warnings() {
             decl("capabilities.pushNotifications", false),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
+            decl("protocol.versionNegotiation", true),
+            decl("interfaces[JSONRPC 1.0]", true),
         ]
     );
 }
