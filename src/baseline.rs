@@ -333,7 +333,7 @@ fn distinct<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{PeerReport, ScenarioReport, Tool};
+    use crate::report::{PeerReport, ScenarioReport};
 
     fn run(id: &str, verifies: &str, verdict: ScenarioVerdict) -> ScenarioReport {
         ScenarioReport {
@@ -359,25 +359,11 @@ mod tests {
             .map(|v| (v, true))
             .collect();
         let declarations = crate::verdict::judge_declarations(&declared, &runs);
-        RunReport {
-            schema_version: 1,
-            tool: Tool::this(),
-            started_at: String::new(),
-            peers: vec![PeerReport {
-                card_url: "u".into(),
-                name: None,
-                card_digest: None,
-                protocol_version: None,
-                binding: None,
-                endpoint: None,
-                card_error: None,
-                card_warnings: vec![],
-                declarations,
-                scenarios: runs,
-            }],
-            fail_on_flaky: false,
-            baseline: None,
-        }
+        RunReport::new(vec![PeerReport {
+            declarations,
+            scenarios: runs,
+            ..PeerReport::new("u")
+        }])
     }
 
     #[test]

@@ -262,16 +262,8 @@ mod tests {
     #[test]
     fn exit_codes_follow_the_contract() {
         let peer = |decls: Vec<DeclarationReport>| PeerReport {
-            card_url: "u".into(),
-            name: None,
-            card_digest: None,
-            protocol_version: None,
-            binding: None,
-            endpoint: None,
-            card_error: None,
-            card_warnings: vec![],
             declarations: decls,
-            scenarios: vec![],
+            ..PeerReport::new("u")
         };
         let row = |v| DeclarationReport {
             id: "x".into(),
@@ -282,14 +274,7 @@ mod tests {
             baselined: false,
             baseline_reason: None,
         };
-        let report = |p| RunReport {
-            schema_version: 1,
-            tool: crate::report::Tool::this(),
-            started_at: String::new(),
-            peers: vec![p],
-            fail_on_flaky: false,
-            baseline: None,
-        };
+        let report = |p| RunReport::new(vec![p]);
         assert_eq!(
             exit_code(&report(peer(vec![row(DeclarationVerdict::Honoured)]))),
             exit::OK
@@ -311,25 +296,11 @@ mod tests {
     }
 
     fn one_peer(declarations: Vec<DeclarationReport>, scenarios: Vec<ScenarioReport>) -> RunReport {
-        RunReport {
-            schema_version: 1,
-            tool: crate::report::Tool::this(),
-            started_at: String::new(),
-            peers: vec![PeerReport {
-                card_url: "u".into(),
-                name: None,
-                card_digest: None,
-                protocol_version: None,
-                binding: None,
-                endpoint: None,
-                card_error: None,
-                card_warnings: vec![],
-                declarations,
-                scenarios,
-            }],
-            fail_on_flaky: false,
-            baseline: None,
-        }
+        RunReport::new(vec![PeerReport {
+            declarations,
+            scenarios,
+            ..PeerReport::new("u")
+        }])
     }
 
     #[test]

@@ -529,7 +529,6 @@ pub fn scenario_change(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Tool;
 
     fn decl(id: &str, declared: bool, verdict: DeclarationVerdict) -> DeclarationReport {
         DeclarationReport {
@@ -562,27 +561,21 @@ mod tests {
 
     fn peer(url: &str, d: Vec<DeclarationReport>, s: Vec<ScenarioReport>) -> PeerReport {
         PeerReport {
-            card_url: url.into(),
             name: Some("p".into()),
             card_digest: Some("sha256:1".into()),
             protocol_version: Some("1.0".into()),
             binding: Some("jsonrpc".into()),
             endpoint: Some(format!("{url}/a2a")),
-            card_error: None,
-            card_warnings: vec![],
             declarations: d,
             scenarios: s,
+            ..PeerReport::new(url)
         }
     }
 
     fn report(peers: Vec<PeerReport>) -> RunReport {
         RunReport {
-            schema_version: 1,
-            tool: Tool::this(),
             started_at: "t".into(),
-            peers,
-            fail_on_flaky: false,
-            baseline: None,
+            ..RunReport::new(peers)
         }
     }
 

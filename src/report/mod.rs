@@ -230,7 +230,37 @@ pub struct ScenarioReport {
     pub evidence: Vec<Evidence>,
 }
 
+impl PeerReport {
+    /// A peer with nothing known or judged yet.
+    pub fn new(card_url: impl Into<String>) -> PeerReport {
+        PeerReport {
+            card_url: card_url.into(),
+            name: None,
+            card_digest: None,
+            protocol_version: None,
+            binding: None,
+            endpoint: None,
+            card_error: None,
+            card_warnings: vec![],
+            declarations: vec![],
+            scenarios: vec![],
+        }
+    }
+}
+
 impl RunReport {
+    /// A report of this tool's schema over `peers`, started now.
+    pub fn new(peers: Vec<PeerReport>) -> RunReport {
+        RunReport {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool::this(),
+            started_at: now_rfc3339(),
+            peers,
+            fail_on_flaky: false,
+            baseline: None,
+        }
+    }
+
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }

@@ -6,7 +6,7 @@ pub mod steps;
 pub mod stream_end;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
-use crate::report::{now_rfc3339, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, Tool};
+use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
@@ -74,19 +74,13 @@ pub async fn check(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> RunReport {
-    let started_at = now_rfc3339();
-    let mut peers = Vec::new();
+    let mut report = RunReport::new(Vec::new());
     for input in inputs {
-        peers.push(check_peer(input, suite, options, progress).await);
+        report
+            .peers
+            .push(check_peer(input, suite, options, progress).await);
     }
-    RunReport {
-        schema_version: crate::report::SCHEMA_VERSION,
-        tool: Tool::this(),
-        started_at,
-        peers,
-        fail_on_flaky: false,
-        baseline: None,
-    }
+    report
 }
 
 /// A card fetched and parsed, or the one line saying why not.
@@ -148,31 +142,20 @@ async fn check_peer(
         Ok(card) => card,
         Err((card_url, message)) => {
             return PeerReport {
-                card_url,
-                name: None,
-                card_digest: None,
-                protocol_version: None,
-                binding: None,
-                endpoint: None,
                 card_error: Some(message),
-                card_warnings: vec![],
-                declarations: vec![],
-                scenarios: vec![],
+                ..PeerReport::new(card_url)
             }
         }
     };
     let endpoint = card.endpoint.url.clone();
     let mut report = PeerReport {
-        card_url: card.fetched_from.clone(),
         name: Some(card.name.clone()),
         card_digest: Some(card.digest.clone()),
         protocol_version: Some(card.protocol_version().as_str().into()),
         binding: Some(card.binding().as_str().into()),
         endpoint: Some(endpoint.clone()),
-        card_error: None,
         card_warnings: card.warnings.clone(),
-        declarations: vec![],
-        scenarios: vec![],
+        ..PeerReport::new(card.fetched_from.clone())
     };
     let client = url::Url::parse(&endpoint)
         .map_err(|e| format!("the card's endpoint `{endpoint}` is not a URL: {e}"))
