@@ -22,6 +22,7 @@ const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
 struct Row {
     exit: i32,
     streaming: &'static str,
+    push: &'static str,
     cancel: &'static str,
     completion: &'static str,
     text: &'static str,
@@ -33,6 +34,8 @@ fn expected(behaviour: Behaviour) -> Row {
     let honest = Row {
         exit: 0,
         streaming: "honoured",
+        // Not declared, and refused with -32003 as the spec requires.
+        push: "not-declared",
         cancel: "honoured",
         completion: "honoured",
         text: "honoured",
@@ -83,6 +86,21 @@ fn expected(behaviour: Behaviour) -> Row {
             cancel: "unverified",
             ..honest
         },
+        Push => Row {
+            push: "honoured",
+            ..honest
+        },
+        PushSilent => Row {
+            exit: 1,
+            push: "diverged",
+            ..honest
+        },
+        // The refusal of a loopback webhook is the SSRF guard the spec
+        // recommends: inconclusive, never a divergence.
+        PushRefusesLoopback => Row {
+            push: "unverified",
+            ..honest
+        },
     }
 }
 
@@ -93,7 +111,7 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let cell = format!("{} × {version}", behaviour.name());
     let rows = [
         (STREAMING, want.streaming),
-        (PUSH, "not-declared"),
+        (PUSH, want.push),
         (CANCEL, want.cancel),
         (COMPLETION, want.completion),
         (TEXT, want.text),
@@ -164,4 +182,7 @@ matrix! {
     instant: Instant,
     undeclared_streaming: UndeclaredStreaming,
     undeclared_streaming_refused: UndeclaredStreamingRefused,
+    push: Push,
+    push_silent: PushSilent,
+    push_refuses_loopback: PushRefusesLoopback,
 }

@@ -29,6 +29,12 @@ pub enum Behaviour {
     UndeclaredStreaming,
     /// Declares `streaming: false` and refuses streams with -32004 (correct).
     UndeclaredStreamingRefused,
+    /// Declares push notifications and delivers them to the webhook.
+    Push,
+    /// Declares push notifications, accepts configs, never delivers.
+    PushSilent,
+    /// Declares push notifications but refuses loopback webhook URLs (SSRF protection).
+    PushRefusesLoopback,
 }
 
 impl Behaviour {
@@ -44,6 +50,9 @@ impl Behaviour {
         Behaviour::Instant,
         Behaviour::UndeclaredStreaming,
         Behaviour::UndeclaredStreamingRefused,
+        Behaviour::Push,
+        Behaviour::PushSilent,
+        Behaviour::PushRefusesLoopback,
     ];
 
     /// The kebab-case name used on the command line (`cancel-leak`).
@@ -59,6 +68,9 @@ impl Behaviour {
             Behaviour::Instant => "instant",
             Behaviour::UndeclaredStreaming => "undeclared-streaming",
             Behaviour::UndeclaredStreamingRefused => "undeclared-streaming-refused",
+            Behaviour::Push => "push",
+            Behaviour::PushSilent => "push-silent",
+            Behaviour::PushRefusesLoopback => "push-refuses-loopback",
         }
     }
 
@@ -94,6 +106,18 @@ impl Behaviour {
             Behaviour::UndeclaredStreamingRefused => {
                 "declares streaming: false and refuses streams with -32004 (correct)"
             }
+            Behaviour::Push => {
+                "declares push notifications and POSTs every status change of a \
+                 task to its configured (loopback) webhooks"
+            }
+            Behaviour::PushSilent => {
+                "declares push notifications and accepts webhook configs, but \
+                 never delivers a notification"
+            }
+            Behaviour::PushRefusesLoopback => {
+                "declares push notifications but refuses loopback webhook URLs \
+                 with -32602, as SSRF protection (v1 §13.2) recommends"
+            }
         }
     }
 
@@ -108,6 +132,24 @@ impl Behaviour {
     /// Whether the runtime answers stream and subscribe requests.
     pub(crate) fn serves_streaming(self) -> bool {
         self != Behaviour::UndeclaredStreamingRefused
+    }
+
+    /// What the card says under `capabilities.pushNotifications`.
+    pub(crate) fn declares_push(self) -> bool {
+        matches!(
+            self,
+            Behaviour::Push | Behaviour::PushSilent | Behaviour::PushRefusesLoopback
+        )
+    }
+
+    /// Whether push notifications are actually delivered.
+    pub(crate) fn delivers_push(self) -> bool {
+        self == Behaviour::Push
+    }
+
+    /// Whether every webhook URL is refused as a loopback/private address.
+    pub(crate) fn refuses_loopback_webhooks(self) -> bool {
+        self == Behaviour::PushRefusesLoopback
     }
 
     /// Whether streams go quiet after their first event.
@@ -168,7 +210,7 @@ mod tests {
             assert_eq!(b.name().parse::<Behaviour>(), Ok(*b));
             assert!(!b.describe().is_empty());
         }
-        assert_eq!(seen.len(), 10);
+        assert_eq!(seen.len(), 13);
         assert_eq!("Cancel_Leak".parse(), Ok(Behaviour::CancelLeak));
     }
 

@@ -27,6 +27,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/completion.yaml",
         include_str!("../../scenarios/completion.yaml"),
     ),
+    (
+        "scenarios/push.yaml",
+        include_str!("../../scenarios/push.yaml"),
+    ),
 ];
 
 /// A suite error: where and what, with the offending line shown.
@@ -546,6 +550,8 @@ mod tests {
             "cancel-then-stream",
             "input-mode-resume",
             "completion-stability",
+            "push-delivers",
+            "push-refused-when-undeclared",
         ] {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }
