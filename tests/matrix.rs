@@ -23,6 +23,7 @@ const VERSION: &str = "protocol.versionNegotiation";
 struct Row {
     exit: i32,
     streaming: &'static str,
+    push: &'static str,
     cancel: &'static str,
     completion: &'static str,
     text: &'static str,
@@ -38,6 +39,8 @@ fn expected(behaviour: Behaviour) -> Row {
     let honest = Row {
         exit: 0,
         streaming: "honoured",
+        // Not declared, and refused with -32003 as the spec requires.
+        push: "not-declared",
         cancel: "honoured",
         completion: "honoured",
         text: "honoured",
@@ -95,10 +98,25 @@ fn expected(behaviour: Behaviour) -> Row {
             unserved_interface: true,
             ..honest
         },
-        // Only a v1.0 peer negotiates versions; see `exit_for` below.
+        // Only a v1.0 peer negotiates versions: v0.3 cells expect exit 0 (see `cell`).
         VersionLenient => Row {
             exit: 1,
             version: "diverged",
+            ..honest
+        },
+        Push => Row {
+            push: "honoured",
+            ..honest
+        },
+        PushSilent => Row {
+            exit: 1,
+            push: "diverged",
+            ..honest
+        },
+        // The refusal of a loopback webhook is the SSRF guard the spec
+        // recommends: inconclusive, never a divergence.
+        PushRefusesLoopback => Row {
+            push: "unverified",
             ..honest
         },
     }
@@ -130,7 +148,7 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     }
     rows.extend([
         (STREAMING, want.streaming),
-        (PUSH, "not-declared"),
+        (PUSH, want.push),
         (CANCEL, want.cancel),
         (COMPLETION, want.completion),
         (TEXT, want.text),
@@ -211,4 +229,7 @@ matrix! {
     undeclared_streaming_refused: UndeclaredStreamingRefused,
     interface_unserved: InterfaceUnserved,
     version_lenient: VersionLenient,
+    push: Push,
+    push_silent: PushSilent,
+    push_refuses_loopback: PushRefusesLoopback,
 }

@@ -80,6 +80,8 @@ fn suite_list_names_every_default_scenario_and_what_it_verifies() {
         "cancel-then-stream  verifies lifecycle.cancel",
         "input-mode-resume  verifies ${declaration}",
         "completion-stability  verifies lifecycle.completion",
+        "push-delivers  verifies capabilities.pushNotifications",
+        "push-refused-when-undeclared  verifies capabilities.pushNotifications",
     ] {
         assert!(
             out.stdout.contains(line),

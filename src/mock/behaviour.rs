@@ -33,6 +33,12 @@ pub enum Behaviour {
     InterfaceUnserved,
     /// Serves a request whatever `A2A-Version` it claims (v1.0 only).
     VersionLenient,
+    /// Declares push notifications and delivers them to the webhook.
+    Push,
+    /// Declares push notifications, accepts configs, never delivers.
+    PushSilent,
+    /// Declares push notifications but refuses loopback webhook URLs (SSRF protection).
+    PushRefusesLoopback,
 }
 
 impl Behaviour {
@@ -50,6 +56,9 @@ impl Behaviour {
         Behaviour::UndeclaredStreamingRefused,
         Behaviour::InterfaceUnserved,
         Behaviour::VersionLenient,
+        Behaviour::Push,
+        Behaviour::PushSilent,
+        Behaviour::PushRefusesLoopback,
     ];
 
     /// The kebab-case name used on the command line (`cancel-leak`).
@@ -67,6 +76,9 @@ impl Behaviour {
             Behaviour::UndeclaredStreamingRefused => "undeclared-streaming-refused",
             Behaviour::InterfaceUnserved => "interface-unserved",
             Behaviour::VersionLenient => "version-lenient",
+            Behaviour::Push => "push",
+            Behaviour::PushSilent => "push-silent",
+            Behaviour::PushRefusesLoopback => "push-refuses-loopback",
         }
     }
 
@@ -109,6 +121,18 @@ impl Behaviour {
                 "serves a request whatever A2A-Version it claims instead of refusing \
                  unsupported ones with -32009"
             }
+            Behaviour::Push => {
+                "declares push notifications and POSTs every status change of a \
+                 task to its configured (loopback) webhooks"
+            }
+            Behaviour::PushSilent => {
+                "declares push notifications and accepts webhook configs, but \
+                 never delivers a notification"
+            }
+            Behaviour::PushRefusesLoopback => {
+                "declares push notifications but refuses loopback webhook URLs \
+                 with -32602, as SSRF protection (v1 §13.2) recommends"
+            }
         }
     }
 
@@ -128,6 +152,24 @@ impl Behaviour {
     /// Whether an unsupported `A2A-Version` is refused (v1.0 peers).
     pub(crate) fn negotiates_version(self) -> bool {
         self != Behaviour::VersionLenient
+    }
+
+    /// What the card says under `capabilities.pushNotifications`.
+    pub(crate) fn declares_push(self) -> bool {
+        matches!(
+            self,
+            Behaviour::Push | Behaviour::PushSilent | Behaviour::PushRefusesLoopback
+        )
+    }
+
+    /// Whether push notifications are actually delivered.
+    pub(crate) fn delivers_push(self) -> bool {
+        self == Behaviour::Push
+    }
+
+    /// Whether every webhook URL is refused as a loopback/private address.
+    pub(crate) fn refuses_loopback_webhooks(self) -> bool {
+        self == Behaviour::PushRefusesLoopback
     }
 
     /// Whether streams go quiet after their first event.
@@ -189,7 +231,7 @@ mod tests {
             assert!(!b.describe().is_empty());
         }
         assert_eq!(seen.len(), Behaviour::ALL.len());
-        assert_eq!(seen.len(), 12);
+        assert_eq!(seen.len(), 15);
         assert_eq!("Cancel_Leak".parse(), Ok(Behaviour::CancelLeak));
     }
 

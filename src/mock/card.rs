@@ -28,7 +28,7 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
     let behaviour = peer.behaviour;
     let capabilities = json!({
         "streaming": behaviour.declares_streaming(),
-        "pushNotifications": false,
+        "pushNotifications": behaviour.declares_push(),
     });
     let skills = json!([{
         "id": "echo",

@@ -20,7 +20,8 @@
 //! Layout: [`behaviour`] names the divergences, `card` publishes the agent
 //! card, `jsonrpc` and `rest` are the two bindings, `service` is the
 //! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
-//! `sse` writes streams, `model` renders the wire shapes of each version.
+//! `sse` writes streams, `push` keeps push configs and delivers notifications,
+//! `model` renders the wire shapes of each version.
 
 pub mod behaviour;
 mod card;
@@ -28,6 +29,7 @@ mod error;
 mod jsonrpc;
 mod lifecycle;
 mod model;
+mod push;
 mod rest;
 mod service;
 mod sse;
@@ -97,6 +99,8 @@ pub(crate) struct Shared {
     pub timing: MockTiming,
     pub base_url: String,
     pub store: store::Store,
+    /// Push notification configs (and the client deliveries go out with).
+    pub push: push::Registry,
     pub shutdown: watch::Receiver<bool>,
 }
 
@@ -143,6 +147,7 @@ impl MockPeer {
             timing: config.timing,
             base_url: format!("http://{addr}"),
             store: store::Store::new(capacity),
+            push: push::Registry::new(),
             shutdown: shutdown_rx.clone(),
         });
         let app = router(shared.clone());

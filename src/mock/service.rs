@@ -6,6 +6,7 @@
 use super::error::A2aError;
 use super::lifecycle::{self, Opened};
 use super::model::{self, TaskView};
+use super::push;
 use super::Shared;
 use crate::protocol::{codes, Operation, ProtocolVersion, TaskState};
 use serde_json::{json, Map, Value};
@@ -28,8 +29,17 @@ pub(crate) async fn call(
     let version = peer.protocol;
     match op {
         Operation::SendMessage => {
-            let request = SendRequest::parse(version, params)?;
+            let request = SendRequest::parse(peer, params)?;
             let opened = lifecycle::send_message(peer, request.message)?;
+            if let Some(config) = request.push {
+                push::register(
+                    peer,
+                    push::PushConfig {
+                        task_id: opened.task.id.clone(),
+                        ..config
+                    },
+                )?;
+            }
             let task = if request.blocking {
                 lifecycle::wait_settled(peer, opened).await?
             } else {
@@ -43,8 +53,17 @@ pub(crate) async fn call(
         }
         Operation::SendStreamingMessage => {
             refuse_unless_streaming(peer)?;
-            let request = SendRequest::parse(version, params)?;
+            let request = SendRequest::parse(peer, params)?;
             let opened = lifecycle::send_message(peer, request.message)?;
+            if let Some(config) = request.push {
+                push::register(
+                    peer,
+                    push::PushConfig {
+                        task_id: opened.task.id.clone(),
+                        ..config
+                    },
+                )?;
+            }
             Ok(Reply::Stream {
                 opened,
                 view: request.view,
@@ -81,10 +100,7 @@ pub(crate) async fn call(
         Operation::CreatePushConfig
         | Operation::GetPushConfig
         | Operation::ListPushConfigs
-        | Operation::DeletePushConfig => Err(A2aError::new(
-            codes::PUSH_NOT_SUPPORTED,
-            "push notifications are not supported (capabilities.pushNotifications is false)",
-        )),
+        | Operation::DeletePushConfig => push::call(peer, op, params).map(Reply::Json),
         Operation::GetExtendedCard => Err(match version {
             ProtocolVersion::V1_0 => A2aError::unsupported(
                 "no extended agent card (capabilities.extendedAgentCard is not declared)",
@@ -112,13 +128,13 @@ struct SendRequest {
     message: model::Message,
     blocking: bool,
     view: TaskView,
+    /// A push config given inline (its task id is filled in once the task exists).
+    push: Option<push::PushConfig>,
 }
 
 impl SendRequest {
-    fn parse(
-        version: ProtocolVersion,
-        params: &Map<String, Value>,
-    ) -> Result<SendRequest, A2aError> {
+    fn parse(peer: &Shared, params: &Map<String, Value>) -> Result<SendRequest, A2aError> {
+        let version = peer.protocol;
         let message = params
             .get("message")
             .ok_or_else(|| A2aError::invalid_params("`message` is required"))?;
@@ -142,10 +158,33 @@ impl SendRequest {
             history_length: count(config, "historyLength")?,
             include_artifacts: true,
         };
+        // v1.0 `taskPushNotificationConfig`, v0.3 `pushNotificationConfig`.
+        let inline = ["taskPushNotificationConfig", "pushNotificationConfig"]
+            .iter()
+            .find_map(|key| config.get(*key))
+            .filter(|v| !v.is_null());
+        let push = match inline {
+            None => None,
+            Some(Value::Object(body)) => {
+                if !peer.behaviour.declares_push() {
+                    return Err(A2aError::new(
+                        codes::PUSH_NOT_SUPPORTED,
+                        "push notifications are not supported (capabilities.pushNotifications is false)",
+                    ));
+                }
+                Some(push::parse_config(peer, "", body)?)
+            }
+            Some(_) => {
+                return Err(A2aError::invalid_params(
+                    "the inline push notification config must be an object",
+                ))
+            }
+        };
         Ok(SendRequest {
             message,
             blocking,
             view,
+            push,
         })
     }
 }

@@ -87,6 +87,28 @@ impl ProtocolVersion {
             ProtocolVersion::V0_3 => v0_3::task_params(task_id),
         }
     }
+
+    /// Params creating a push notification config for a task, in this
+    /// version's shape (flat in 1.0, nested in 0.3).
+    pub fn push_config_params(
+        self,
+        task_id: &str,
+        url: &str,
+        token: Option<&str>,
+    ) -> serde_json::Value {
+        match self {
+            ProtocolVersion::V1_0 => v1_0::push_config_params(task_id, url, token),
+            ProtocolVersion::V0_3 => v0_3::push_config_params(task_id, url, token),
+        }
+    }
+
+    /// Send params with a push config registered inline for the new task.
+    pub fn with_inline_push(self, params: serde_json::Value, url: &str) -> serde_json::Value {
+        match self {
+            ProtocolVersion::V1_0 => v1_0::with_inline_push(params, url),
+            ProtocolVersion::V0_3 => v0_3::with_inline_push(params, url),
+        }
+    }
 }
 
 impl fmt::Display for ProtocolVersion {
@@ -305,6 +327,36 @@ mod tests {
             Some("message/send")
         );
         assert_eq!(ProtocolVersion::V0_3.method(Operation::ListTasks), None);
+    }
+
+    #[test]
+    fn push_config_params_are_flat_in_1_0_and_nested_in_0_3() {
+        let v1 =
+            ProtocolVersion::V1_0.push_config_params("t1", "http://127.0.0.1:9/h", Some("tok"));
+        assert_eq!(
+            v1,
+            json!({"taskId": "t1", "url": "http://127.0.0.1:9/h", "token": "tok",
+                   "authentication": {"scheme": "Bearer", "credentials": "tok"}})
+        );
+        let v03 = ProtocolVersion::V0_3.push_config_params("t1", "http://127.0.0.1:9/h", None);
+        assert_eq!(
+            v03,
+            json!({"taskId": "t1", "pushNotificationConfig": {"url": "http://127.0.0.1:9/h"}})
+        );
+        let send = ProtocolVersion::V1_0.send_params(json!({}), false);
+        let inline = ProtocolVersion::V1_0.with_inline_push(send, "http://h");
+        assert_eq!(inline["configuration"]["returnImmediately"], true);
+        assert_eq!(
+            inline["configuration"]["taskPushNotificationConfig"]["url"],
+            "http://h"
+        );
+        let send = ProtocolVersion::V0_3.send_params(json!({}), false);
+        let inline = ProtocolVersion::V0_3.with_inline_push(send, "http://h");
+        assert_eq!(inline["configuration"]["blocking"], false);
+        assert_eq!(
+            inline["configuration"]["pushNotificationConfig"]["url"],
+            "http://h"
+        );
     }
 
     #[test]

@@ -76,5 +76,21 @@ pub fn task_params(task_id: &str) -> Value {
     json!({ "id": task_id })
 }
 
+/// `tasks/pushNotificationConfig/set` params: the nested
+/// `{taskId, pushNotificationConfig: {url, token?}}`.
+pub fn push_config_params(task_id: &str, url: &str, token: Option<&str>) -> Value {
+    let mut config = json!({ "url": url });
+    if let Some(token) = token {
+        config["token"] = json!(token);
+    }
+    json!({ "taskId": task_id, "pushNotificationConfig": config })
+}
+
+/// Adds an inline push config to send params: `configuration.pushNotificationConfig`.
+pub fn with_inline_push(mut params: Value, url: &str) -> Value {
+    params["configuration"]["pushNotificationConfig"] = json!({ "url": url });
+    params
+}
+
 use super::MessagePart;
 use serde_json::{json, Value};

@@ -91,5 +91,26 @@ pub fn task_params(task_id: &str) -> Value {
     json!({ "id": task_id })
 }
 
+/// `CreateTaskPushNotificationConfig` params: the flat TaskPushNotificationConfig
+/// (`{taskId, url, token?, authentication?}`). A token is also sent as the
+/// `authentication` credentials (`Bearer`), from which v1 §4.3.3 builds the
+/// `Authorization` header every delivery MUST carry.
+pub fn push_config_params(task_id: &str, url: &str, token: Option<&str>) -> Value {
+    let mut params = json!({ "taskId": task_id, "url": url });
+    if let Some(token) = token {
+        params["token"] = json!(token);
+        params["authentication"] = json!({ "scheme": "Bearer", "credentials": token });
+    }
+    params
+}
+
+/// Adds an inline push config to send params:
+/// `configuration.taskPushNotificationConfig` (with `taskId` left out: the
+/// task does not exist yet).
+pub fn with_inline_push(mut params: Value, url: &str) -> Value {
+    params["configuration"]["taskPushNotificationConfig"] = json!({ "url": url });
+    params
+}
+
 use super::MessagePart;
 use serde_json::{json, Value};

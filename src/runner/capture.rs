@@ -116,6 +116,14 @@ impl Capture {
         {
             return true;
         }
+        if !condition.not_code.is_empty()
+            && !self
+                .error
+                .as_ref()
+                .is_some_and(|e| condition.not_code.contains(&e.code))
+        {
+            return true;
+        }
         match &self.error {
             Some(error) => condition.error || condition.code.contains(&error.code),
             // A stream that opened is not an answer with a task or message.
@@ -133,6 +141,7 @@ mod tests {
             state: state.iter().map(|s| s.to_string()).collect(),
             not_state: not_state.iter().map(|s| s.to_string()).collect(),
             code: code.to_vec(),
+            not_code: vec![],
             error: false,
             ok: false,
         }
@@ -158,5 +167,26 @@ mod tests {
         assert!(e.matches(&cond(&[], &["input-required"], &[])));
         assert!(!e.matches(&cond(&["completed"], &[], &[-32002])));
         assert_eq!(e.field("code"), "error -32602");
+    }
+
+    #[test]
+    fn not_code_matches_no_error_or_another_code() {
+        let not = |codes: &[i64]| Condition {
+            not_code: codes.to_vec(),
+            ..Condition::default()
+        };
+        let error = |code| {
+            Capture::from_error(
+                RpcError {
+                    code,
+                    message: "x".into(),
+                    data: None,
+                },
+                Instant::now(),
+            )
+        };
+        assert!(Capture::empty(Instant::now(), "a config").matches(&not(&[-32003])));
+        assert!(error(-32602).matches(&not(&[-32003])));
+        assert!(!error(-32003).matches(&not(&[-32003])));
     }
 }

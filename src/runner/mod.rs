@@ -2,8 +2,10 @@
 //! scenarios, concurrent runs with retries, and the per-peer report.
 
 pub mod capture;
+mod push;
 pub mod steps;
 pub mod stream_end;
+pub mod webhook;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
 use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
@@ -471,7 +473,8 @@ async fn run_once(
                 step.referenced.line(),
                 stop.message
             ));
-            (verdict, options.redactor.redact(&stop.message))
+            // The run's own secrets (a push token) too, not only the peer's.
+            (verdict, transcript.redact(&stop.message))
         }
     };
     drop(ctx);

@@ -62,9 +62,11 @@ pub struct RunContext<'a> {
     pub transcript: Arc<Transcript>,
     /// Variables for this run: `None` is a variable that exists but is unset.
     pub vars: HashMap<String, Option<String>>,
-    captures: HashMap<String, Capture>,
+    pub(super) captures: HashMap<String, Capture>,
     /// Per stream: the last event a step consumed.
     cursors: HashMap<String, usize>,
+    /// The run's webhook receiver and what `expect_webhook` consumed.
+    pub(super) push: super::push::PushState,
 }
 
 impl<'a> RunContext<'a> {
@@ -79,15 +81,16 @@ impl<'a> RunContext<'a> {
             vars,
             captures: HashMap::new(),
             cursors: HashMap::new(),
+            push: Default::default(),
         }
     }
 
-    fn version(&self) -> ProtocolVersion {
+    pub(super) fn version(&self) -> ProtocolVersion {
         self.client.version
     }
 
     /// Substitutes `${…}`; an unset variable makes the run inconclusive, naming it.
-    fn text(&self, template: &str) -> Result<String, Stop> {
+    pub(super) fn text(&self, template: &str) -> Result<String, Stop> {
         let mut unset = None;
         let result = vars::substitute(template, |name| {
             if let Some((capture, field)) = name.split_once('.') {
@@ -115,12 +118,12 @@ impl<'a> RunContext<'a> {
         })
     }
 
-    fn duration(&self, template: &str) -> Result<Duration, Stop> {
+    pub(super) fn duration(&self, template: &str) -> Result<Duration, Stop> {
         let text = self.text(template)?;
         vars::parse_duration(&text).map_err(Stop::error)
     }
 
-    fn capture(&self, name: &str) -> Result<&Capture, Stop> {
+    pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
         self.captures
             .get(name)
             .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
@@ -174,6 +177,8 @@ impl<'a> RunContext<'a> {
                 tokio::time::sleep(self.duration(d)?).await;
                 Ok(())
             }
+            Step::SetPushConfig(s) => self.set_push_config(s).await,
+            Step::ExpectWebhook(s) => self.expect_webhook(s).await,
         }
     }
 
@@ -186,6 +191,11 @@ impl<'a> RunContext<'a> {
         let params = self
             .version()
             .send_params(message, s.blocking.unwrap_or(true));
+        let params = if s.push {
+            self.inline_push(params).await?
+        } else {
+            params
+        };
         let version = match &s.a2a_version {
             Some(v) => Some(self.text(v)?),
             None => None,

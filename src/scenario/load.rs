@@ -31,6 +31,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/interfaces.yaml",
         include_str!("../../scenarios/interfaces.yaml"),
     ),
+    (
+        "scenarios/push.yaml",
+        include_str!("../../scenarios/push.yaml"),
+    ),
 ];
 
 /// A suite error: where and what, with the offending line shown.
@@ -290,7 +294,20 @@ impl Checker<'_> {
             self.check_refs(id, text, &var_ok, &HashMap::new())?;
         }
         let mut captures: HashMap<String, CaptureKind> = HashMap::new();
+        // Whether an earlier step started the run's webhook receiver.
+        let mut webhook = false;
         for step in &def.steps {
+            if matches!(step.value, Step::ExpectWebhook(_)) && !webhook {
+                return Err(self.err(
+                    step,
+                    "`expect_webhook` waits for push notifications no earlier step asked for (register the webhook with `set_push_config`, or `push: true` on `send`/`stream`)".to_string(),
+                ));
+            }
+            webhook |= match &step.value {
+                Step::SetPushConfig(_) => true,
+                Step::Send(s) | Step::Stream(s) => s.push,
+                _ => false,
+            };
             self.check_step(step, &var_ok, &mut captures)?;
         }
         Ok(())
@@ -414,6 +431,20 @@ impl Checker<'_> {
                 self.check_condition_present(step, &s.condition())?;
             }
             Step::Sleep(d) => durations.push(d),
+            Step::SetPushConfig(s) => {
+                need(&s.task, None, captures)?;
+                texts.extend(s.token.as_deref());
+                defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::ExpectWebhook(s) => {
+                durations.push(&s.within);
+                texts.extend(s.fail.as_deref());
+                texts.extend(s.otherwise_inconclusive.as_deref());
+                states.extend(s.state.iter().flat_map(|x| x.items()));
+                if let Some(c) = &s.capture {
+                    defines = Some((c, CaptureKind::Answer));
+                }
+            }
         }
         for state in &states {
             if !TaskState::ALL.iter().any(|s| s.as_str() == state) {
@@ -454,11 +485,17 @@ impl Checker<'_> {
         step: &Spanned<Step>,
         c: &super::model::Condition,
     ) -> Result<(), SuiteError> {
-        if c.state.is_empty() && c.not_state.is_empty() && c.code.is_empty() && !c.error && !c.ok {
+        if c.state.is_empty()
+            && c.not_state.is_empty()
+            && c.code.is_empty()
+            && c.not_code.is_empty()
+            && !c.error
+            && !c.ok
+        {
             return Err(self.err(
                 step,
                 format!(
-                    "`{}` has no condition: give at least one of state, not_state, code, error, ok",
+                    "`{}` has no condition: give at least one of state, not_state, code, not_code, error, ok",
                     step.value.name()
                 ),
             ));
@@ -527,6 +564,8 @@ mod tests {
             "cancel-then-stream",
             "input-mode-resume",
             "completion-stability",
+            "push-delivers",
+            "push-refused-when-undeclared",
         ] {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }

@@ -80,6 +80,10 @@ pub enum Step {
     InconclusiveIf(InconclusiveStep),
     /// Wait a duration.
     Sleep(String),
+    /// Register the run's webhook receiver for a captured task's push notifications.
+    SetPushConfig(SetPushConfigStep),
+    /// Wait for a push notification on the run's webhook receiver, within a window.
+    ExpectWebhook(ExpectWebhookStep),
 }
 
 impl Step {
@@ -99,6 +103,8 @@ impl Step {
             Step::Expect(_) => "expect",
             Step::InconclusiveIf(_) => "inconclusive_if",
             Step::Sleep(_) => "sleep",
+            Step::SetPushConfig(_) => "set_push_config",
+            Step::ExpectWebhook(_) => "expect_webhook",
         }
     }
 }
@@ -119,6 +125,9 @@ pub struct SendStep {
     /// probe version negotiation).
     #[serde(default)]
     pub a2a_version: Option<String>,
+    /// Register the run's webhook receiver inline, in the send configuration.
+    #[serde(default)]
+    pub push: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -242,6 +251,8 @@ pub struct Condition {
     pub not_state: Vec<String>,
     /// The answer was an error with one of these codes.
     pub code: Vec<i64>,
+    /// The answer was no error, or an error with none of these codes.
+    pub not_code: Vec<i64>,
     /// The answer was any protocol error.
     pub error: bool,
     /// The answer was a task or a message (no error).
@@ -265,6 +276,8 @@ macro_rules! condition_step {
             #[serde(default)]
             pub code: Option<Vec<i64>>,
             #[serde(default)]
+            pub not_code: Option<Vec<i64>>,
+            #[serde(default)]
             pub error: Option<bool>,
             #[serde(default)]
             pub ok: Option<bool>,
@@ -277,6 +290,7 @@ macro_rules! condition_step {
                     state: self.state.as_ref().map(OneOrMany::items).unwrap_or_default(),
                     not_state: self.not_state.as_ref().map(OneOrMany::items).unwrap_or_default(),
                     code: self.code.clone().unwrap_or_default(),
+                    not_code: self.not_code.clone().unwrap_or_default(),
                     error: self.error.unwrap_or(false),
                     ok: self.ok.unwrap_or(false),
                 }
@@ -299,3 +313,36 @@ condition_step!(
         pub reason: String,
     }
 );
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetPushConfigStep {
+    /// The captured task to be notified about.
+    pub task: String,
+    /// Capture name for the answer (the config, or the error).
+    #[serde(rename = "as")]
+    pub capture: String,
+    /// A token the peer should send back with every notification (a secret:
+    /// redacted from the evidence).
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectWebhookStep {
+    /// How long to wait, from the step's start.
+    pub within: String,
+    /// States that count (the notification's task or status update state).
+    #[serde(default)]
+    pub state: Option<OneOrMany>,
+    #[serde(rename = "as", default)]
+    pub capture: Option<String>,
+    /// What it means when no notification comes, in the scenario's words.
+    #[serde(default)]
+    pub fail: Option<String>,
+    /// Instead of failing, the scenario is inconclusive with this reason when
+    /// no notification comes.
+    #[serde(default)]
+    pub otherwise_inconclusive: Option<String>,
+}

@@ -84,6 +84,9 @@ impl Redactor {
 pub struct Transcript {
     start: Instant,
     redactor: Arc<Redactor>,
+    /// Secrets the run itself introduced (a push token): the run's redactor
+    /// is the peer's, plus these.
+    run_redactor: Mutex<Option<Redactor>>,
     entries: Mutex<Vec<Evidence>>,
 }
 
@@ -92,8 +95,37 @@ impl Transcript {
         Arc::new(Transcript {
             start: Instant::now(),
             redactor,
+            run_redactor: Mutex::new(None),
             entries: Mutex::new(Vec::new()),
         })
+    }
+
+    /// Adds a secret of this run: from now on it is masked in everything
+    /// recorded and in [`Transcript::redact`].
+    pub fn add_secret(&self, secret: impl Into<String>) {
+        if let Ok(mut run) = self.run_redactor.lock() {
+            let mut secrets = self.redactor.secrets.clone();
+            if let Some(r) = run.as_ref() {
+                secrets.extend(r.secrets.iter().cloned());
+            }
+            secrets.push(secret.into());
+            secrets.dedup();
+            *run = Some(Redactor::new(secrets));
+        }
+    }
+
+    /// Masks every secret the run knows: the peer's and the run's own.
+    pub fn redact(&self, text: &str) -> String {
+        match self
+            .run_redactor
+            .lock()
+            .ok()
+            .as_deref()
+            .and_then(Option::as_ref)
+        {
+            Some(run) => run.redact(text),
+            None => self.redactor.redact(text),
+        }
     }
 
     pub fn start(&self) -> Instant {
@@ -120,9 +152,10 @@ impl Transcript {
         let entry = Evidence {
             at_ms: self.offset(at).as_millis() as u64,
             kind,
-            summary: self.redactor.redact(&summary.into()),
-            body: body.map(|b| self.redactor.redact(&clip(&b, EVIDENCE_BODY_CHARS))),
-            curl: curl.map(|c| self.redactor.redact(&c)),
+            summary: self.redact(&summary.into()),
+            // Redacted before clipping, so a cut never leaves half a secret.
+            body: body.map(|b| clip(&self.redact(&b), EVIDENCE_BODY_CHARS)),
+            curl: curl.map(|c| self.redact(&c)),
         };
         if let Ok(mut entries) = self.entries.lock() {
             entries.push(entry);
@@ -188,6 +221,28 @@ mod tests {
         assert!(!e.summary.contains("hunter22"));
         assert!(!e.body.as_ref().unwrap().contains("hunter22"));
         assert!(!e.curl.as_ref().unwrap().contains("hunter22"));
+    }
+
+    #[test]
+    fn secrets_added_during_a_run_are_masked_from_then_on() {
+        let t = Transcript::new(Arc::new(Redactor::new(vec!["peer-secret".to_string()])));
+        t.add_secret("run-token-1");
+        t.record(
+            EvidenceKind::Event,
+            Instant::now(),
+            "token run-token-1 and peer-secret",
+            Some("{\"token\":\"run-token-1\"}".into()),
+            None,
+        );
+        let e = &t.entries()[0];
+        assert!(!e.summary.contains("run-token-1"), "{}", e.summary);
+        assert!(!e.summary.contains("peer-secret"), "{}", e.summary);
+        assert!(!e.body.as_ref().unwrap().contains("run-token-1"));
+        assert_eq!(
+            t.redact("run-token-1"),
+            Redactor::MASK,
+            "messages are masked too"
+        );
     }
 
     #[test]

@@ -1,0 +1,441 @@
+//! The push-notification steps: `set_push_config` (and `push: true` on a send)
+//! register the run's webhook receiver with the peer; `expect_webhook` waits,
+//! bounded, for a notification and judges it against the protocol version's
+//! delivery rules (v1 §4.3.3 for 1.0; the 0.3 text for 0.3).
+
+use super::capture::Capture;
+use super::steps::{RunContext, Stop};
+use super::webhook::{BodyShape, Credential, Delivery, WebhookReceiver};
+use crate::protocol::{Operation, ProtocolVersion};
+use crate::scenario::model::{ExpectWebhookStep, SetPushConfigStep};
+use crate::transport::{human_duration, Reply};
+use serde_json::Value;
+use std::time::Instant;
+
+/// The run's push state: its webhook receiver, once started, and the last
+/// delivery an `expect_webhook` consumed.
+#[derive(Default)]
+pub struct PushState {
+    receiver: Option<WebhookReceiver>,
+    cursor: usize,
+    /// Whether a token was set on a push config in this run.
+    token_set: bool,
+}
+
+impl RunContext<'_> {
+    /// The run's receiver, started on first use.
+    async fn receiver(&mut self) -> Result<&WebhookReceiver, Stop> {
+        if self.push.receiver.is_none() {
+            let receiver = WebhookReceiver::start(self.transcript.clone())
+                .await
+                .map_err(|e| {
+                    Stop::error(format!(
+                        "cannot start the webhook receiver on 127.0.0.1: {e}"
+                    ))
+                })?;
+            self.push.receiver = Some(receiver);
+        }
+        self.push
+            .receiver
+            .as_ref()
+            .ok_or_else(|| Stop::error("the webhook receiver is not running"))
+    }
+
+    /// `push: true` on `send`/`stream`: registers the receiver inline.
+    pub(super) async fn inline_push(&mut self, params: Value) -> Result<Value, Stop> {
+        let version = self.version();
+        let url = self.receiver().await?.url().to_string();
+        self.transcript.note(format!(
+            "registering the webhook {url} inline in the send configuration"
+        ));
+        Ok(version.with_inline_push(params, &url))
+    }
+
+    pub(super) async fn set_push_config(&mut self, s: &SetPushConfigStep) -> Result<(), Stop> {
+        let capture = self.capture(&s.task)?;
+        let task_id = match capture.task_ref() {
+            (Some(id), _) => id,
+            (None, _) => {
+                return Err(Stop::inconclusive(format!(
+                    "`{}` holds no task to configure push notifications for: it was {}",
+                    s.task, capture.summary
+                )))
+            }
+        };
+        let token = match &s.token {
+            Some(text) => Some(self.text(text)?).filter(|t| !t.is_empty()),
+            None => None,
+        };
+        if let Some(token) = &token {
+            if token.chars().count() < 4 {
+                return Err(Stop::error(
+                    "a push token must be at least 4 characters: it is a secret, and shorter values cannot be redacted safely",
+                ));
+            }
+            self.transcript.add_secret(token.clone());
+            self.push.token_set = true;
+        }
+        let version = self.version();
+        let receiver = self.receiver().await?;
+        if let Some(token) = &token {
+            receiver.expect_token(token);
+        }
+        let params = version.push_config_params(&task_id, receiver.url(), token.as_deref());
+        let reply = self
+            .client
+            .call(&self.transcript, Operation::CreatePushConfig, params)
+            .await;
+        let at = Instant::now();
+        let mut capture = match reply {
+            Reply::Ok(result) => {
+                let mut c = Capture::empty(at, describe_config(&result));
+                c.task_id = Some(task_id);
+                c
+            }
+            Reply::Err(error) => Capture::from_error(error, at),
+            Reply::Broken(reason) => return Err(Stop::fail(format!("CreatePushConfig: {reason}"))),
+            Reply::Unreachable(reason) => return Err(Stop::error(reason)),
+        };
+        capture.source = "the CreatePushConfig answer".into();
+        self.captures.insert(s.capture.clone(), capture);
+        Ok(())
+    }
+
+    pub(super) async fn expect_webhook(&mut self, s: &ExpectWebhookStep) -> Result<(), Stop> {
+        let within = self.duration(&s.within)?;
+        let states: Vec<String> = s.state.as_ref().map(|k| k.items()).unwrap_or_default();
+        let version = self.version();
+        let local = peer_is_local(&self.client.endpoint);
+        let cursor = self.push.cursor;
+        let token_set = self.push.token_set;
+        let started = Instant::now();
+        let Some(receiver) = self.push.receiver.as_ref() else {
+            return Err(Stop::error(
+                "no webhook receiver: no earlier step registered one with the peer",
+            ));
+        };
+        let matches = |d: &Delivery| {
+            d.seq > cursor
+                && d.event.as_ref().is_some_and(|e| {
+                    states.is_empty()
+                        || e.state()
+                            .is_some_and(|st| states.iter().any(|x| x == st.as_str()))
+                })
+        };
+        receiver
+            .wait_until(started + within, |all| all.iter().any(&matches))
+            .await;
+        let deliveries = receiver.deliveries();
+        let dropped = receiver.dropped();
+        if let Some(d) = deliveries.iter().find(|d| matches(d)).cloned() {
+            self.push.cursor = d.seq;
+            let verdict = judge_delivery(version, &d, token_set);
+            if let Some(name) = &s.capture {
+                let mut capture = Capture::empty(d.at, d.describe());
+                capture.state = d.event.as_ref().and_then(|e| e.state());
+                capture.task_id = d
+                    .event
+                    .as_ref()
+                    .and_then(|e| e.task_id())
+                    .map(str::to_string);
+                capture.source = format!("webhook POST #{}", d.seq);
+                self.captures.insert(name.clone(), capture);
+            }
+            return match verdict {
+                Ok(notes) => {
+                    for note in notes {
+                        self.transcript.note(note);
+                    }
+                    Ok(())
+                }
+                Err(reason) => Err(Stop::fail(format!("webhook POST #{}: {reason}", d.seq))),
+            };
+        }
+        let wanted = if states.is_empty() {
+            "push notification".to_string()
+        } else {
+            format!("push notification with state {}", states.join(" or "))
+        };
+        let fresh: Vec<&Delivery> = deliveries.iter().filter(|d| d.seq > cursor).collect();
+        let mut situation = format!(
+            "no {wanted} reached the webhook within {}",
+            human_duration(within)
+        );
+        if !fresh.is_empty() {
+            let seen: Vec<String> = fresh
+                .iter()
+                .take(5)
+                .map(|d| format!("#{} {}", d.seq, d.describe_body()))
+                .collect();
+            situation.push_str(&format!(
+                " ({} other notification(s): {}{})",
+                fresh.len(),
+                seen.join("; "),
+                if fresh.len() > 5 { "; …" } else { "" }
+            ));
+        }
+        if dropped > 0 {
+            situation.push_str(&format!(
+                "; {dropped} more POST(s) past the cap were not kept"
+            ));
+        }
+        if let Some(reason) = &s.otherwise_inconclusive {
+            return Err(Stop::inconclusive(format!(
+                "{}: {situation}",
+                self.text(reason)?
+            )));
+        }
+        if !local {
+            return Err(Stop::inconclusive(format!(
+                "{situation}; the peer ({}) is not on this machine, and the webhook receiver listens on 127.0.0.1 only, so the peer could not reach it",
+                self.client.endpoint.host_str().unwrap_or("?")
+            )));
+        }
+        let lead = match &s.fail {
+            Some(text) => format!("{}: ", self.text(text)?),
+            None => String::new(),
+        };
+        Err(Stop::fail(format!("{lead}{situation}")))
+    }
+}
+
+/// A push config answer in words.
+fn describe_config(result: &Value) -> String {
+    // v1.0: the flat config; v0.3: `{taskId, pushNotificationConfig: {id, url}}`.
+    let config = result.get("pushNotificationConfig").unwrap_or(result);
+    match config.get("id").and_then(Value::as_str) {
+        Some(id) => format!("a push notification config (id {id})"),
+        None if config.is_object() => "a push notification config (no id)".into(),
+        None => format!(
+            "an answer that is not a push notification config: {}",
+            crate::transport::clip(&result.to_string(), 120)
+        ),
+    }
+}
+
+/// Whether the peer's endpoint is on this machine (loopback), where it can
+/// reach the receiver.
+fn peer_is_local(endpoint: &url::Url) -> bool {
+    match endpoint.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        None => false,
+    }
+}
+
+/// Judges a notification against the version's delivery rules: `Ok` with
+/// notes on what was tolerated, or `Err` saying what is wrong.
+///
+/// - v1.0 (v1 §4.3.3): a JSON body that is a StreamResponse, sent as
+///   `application/a2a+json` (`application/json` is tolerated with a note); when
+///   the config carried credentials, an `Authorization` header with them (a
+///   MUST; `X-A2A-Notification-Token` alone does not do, v1.0.1 removed it).
+/// - v0.3: the body is not defined (the spec's example sends the Task); the
+///   token SHOULD be sent, e.g. as `X-A2A-Notification-Token`: a missing one is
+///   tolerated with a note, a wrong one fails.
+pub(super) fn judge_delivery(
+    version: ProtocolVersion,
+    d: &Delivery,
+    token_set: bool,
+) -> Result<Vec<String>, String> {
+    let mut notes = Vec::new();
+    let content_type = d.content_type.as_deref().map(|c| {
+        c.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    match content_type.as_deref() {
+        None => return Err("the notification has no Content-Type".into()),
+        Some("application/a2a+json") => {}
+        Some("application/json") if version == ProtocolVersion::V1_0 => notes.push(
+            "tolerated: the notification was sent as application/json, not application/a2a+json (v1 §4.3.3)".into(),
+        ),
+        Some("application/json") => {}
+        Some(c) if c.starts_with("application/") && c.ends_with("+json") => {}
+        Some(other) => {
+            return Err(format!(
+                "the notification's Content-Type is {other}, not JSON (v1 §4.3.3: application/a2a+json)"
+            ))
+        }
+    }
+    match (version, d.shape) {
+        (ProtocolVersion::V1_0, BodyShape::StreamResponse) => {}
+        (ProtocolVersion::V1_0, BodyShape::Kind) => {
+            return Err("the body is a v0.3 `kind`-tagged object, not a StreamResponse (v1 §4.3.3)".into())
+        }
+        (ProtocolVersion::V1_0, BodyShape::BareTask) => {
+            return Err("the body is a bare Task, not a StreamResponse (v1 §4.3.3: `{\"task\": …}` or an update)".into())
+        }
+        (ProtocolVersion::V0_3, BodyShape::StreamResponse) => notes.push(
+            "noted: the v0.3 notification is a v1.0 StreamResponse (0.3 leaves the body undefined)".into(),
+        ),
+        (_, BodyShape::NotJson | BodyShape::Unrecognized) => {
+            return Err(format!("the body is {}", d.describe_body()))
+        }
+        (ProtocolVersion::V0_3, _) => {}
+    }
+    if !token_set {
+        return Ok(notes);
+    }
+    if d.token_header
+        == (Credential::Present {
+            matches: Some(false),
+        })
+    {
+        return Err("X-A2A-Notification-Token does not match the token set on the config".into());
+    }
+    match version {
+        ProtocolVersion::V1_0 => match d.authorization {
+            Credential::Present { matches: Some(false) } => Err(
+                "the Authorization credentials do not match the ones set on the config (v1 §4.3.3)".into(),
+            ),
+            Credential::Absent => Err(format!(
+                "no Authorization header: v1 §4.3.3 requires one, built from the config's authentication (the token was set as Bearer credentials){}",
+                if d.token_header == Credential::Absent {
+                    ""
+                } else {
+                    "; only X-A2A-Notification-Token was sent, which v1.0.1 removed from the spec"
+                }
+            )),
+            Credential::Present { .. } => Ok(notes),
+        },
+        ProtocolVersion::V0_3 => {
+            if d.token_header == Credential::Absent {
+                notes.push(
+                    "tolerated: the v0.3 notification carried no X-A2A-Notification-Token (0.3: the token SHOULD be sent)".into(),
+                );
+            }
+            Ok(notes)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Event, TaskState};
+
+    fn delivery(
+        content_type: &str,
+        shape: BodyShape,
+        auth: Credential,
+        token: Credential,
+    ) -> Delivery {
+        Delivery {
+            seq: 1,
+            at: Instant::now(),
+            content_type: Some(content_type.into()),
+            bytes: 10,
+            shape,
+            event: Some(Event::StatusUpdate {
+                task_id: Some("t".into()),
+                state: Some(TaskState::Completed),
+                final_flag: None,
+            }),
+            authorization: auth,
+            token_header: token,
+        }
+    }
+
+    const OK: Credential = Credential::Present {
+        matches: Some(true),
+    };
+    const WRONG: Credential = Credential::Present {
+        matches: Some(false),
+    };
+    const NONE: Credential = Credential::Absent;
+    use BodyShape::*;
+    use ProtocolVersion::{V0_3, V1_0};
+
+    #[test]
+    fn v1_0_needs_a_stream_response_and_an_authorization_header() {
+        let good = delivery("application/a2a+json", StreamResponse, OK, NONE);
+        assert_eq!(judge_delivery(V1_0, &good, true), Ok(vec![]));
+        let token_only = delivery("application/a2a+json", StreamResponse, NONE, OK);
+        let e = judge_delivery(V1_0, &token_only, true).unwrap_err();
+        assert!(e.contains("no Authorization header"), "{e}");
+        assert!(e.contains("v1.0.1 removed"), "{e}");
+        let wrong = delivery("application/a2a+json", StreamResponse, WRONG, NONE);
+        assert!(judge_delivery(V1_0, &wrong, true)
+            .unwrap_err()
+            .contains("do not match"));
+        // Without a token, credentials are not judged.
+        let bare = delivery("application/a2a+json", StreamResponse, NONE, NONE);
+        assert_eq!(judge_delivery(V1_0, &bare, false), Ok(vec![]));
+        let task = delivery("application/a2a+json", BareTask, OK, NONE);
+        assert!(judge_delivery(V1_0, &task, true)
+            .unwrap_err()
+            .contains("not a StreamResponse"));
+    }
+
+    #[test]
+    fn content_types_json_is_tolerated_in_1_0_anything_else_fails() {
+        let json = delivery("application/json; charset=utf-8", StreamResponse, OK, NONE);
+        let notes = judge_delivery(V1_0, &json, true).unwrap();
+        assert!(notes[0].contains("application/json"), "{notes:?}");
+        let text = delivery("text/plain", StreamResponse, OK, NONE);
+        assert!(judge_delivery(V1_0, &text, true)
+            .unwrap_err()
+            .contains("text/plain"));
+        let mut none = delivery("x", StreamResponse, OK, NONE);
+        none.content_type = None;
+        assert!(judge_delivery(V0_3, &none, true).is_err());
+    }
+
+    #[test]
+    fn v0_3_takes_the_task_and_only_notes_a_missing_token() {
+        let good = delivery("application/json", Kind, NONE, OK);
+        assert_eq!(judge_delivery(V0_3, &good, true), Ok(vec![]));
+        let bare = delivery("application/json", BareTask, NONE, NONE);
+        let notes = judge_delivery(V0_3, &bare, true).unwrap();
+        assert!(
+            notes[0].contains("no X-A2A-Notification-Token"),
+            "{notes:?}"
+        );
+        let wrong = delivery("application/json", Kind, NONE, WRONG);
+        assert!(judge_delivery(V0_3, &wrong, true)
+            .unwrap_err()
+            .contains("does not match"));
+        let junk = delivery("application/json", NotJson, NONE, OK);
+        assert!(judge_delivery(V0_3, &junk, true).is_err());
+    }
+
+    #[test]
+    fn only_loopback_peers_count_as_local() {
+        for (url, local) in [
+            ("http://127.0.0.1:9/a2a", true),
+            ("http://127.1.2.3/a2a", true),
+            ("http://[::1]:9/a2a", true),
+            ("http://localhost:9/a2a", true),
+            ("http://agent.localhost/a2a", true),
+            ("https://peer.example.com/a2a", false),
+            ("http://10.0.0.5/a2a", false),
+        ] {
+            assert_eq!(
+                peer_is_local(&url::Url::parse(url).unwrap()),
+                local,
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn config_answers_read_in_both_shapes() {
+        let v1 = serde_json::json!({"id": "cfg1", "taskId": "t", "url": "http://h"});
+        assert_eq!(describe_config(&v1), "a push notification config (id cfg1)");
+        let v03 = serde_json::json!({"taskId": "t", "pushNotificationConfig": {"id": "cfg2", "url": "http://h"}});
+        assert_eq!(
+            describe_config(&v03),
+            "a push notification config (id cfg2)"
+        );
+        assert!(
+            describe_config(&serde_json::json!(null)).contains("not a push notification config")
+        );
+    }
+}
