@@ -304,7 +304,9 @@ fn hand_peer(hand: Hand) -> HandPeer {
                     let task = |state: &str| json!({"id": "task-1", "contextId": "ctx-1", "status": {"state": state}});
                     let result = match request["method"].as_str().unwrap_or("") {
                         "SendMessage" => json!({"task": task("TASK_STATE_WORKING")}),
-                        "GetTask" => task("TASK_STATE_COMPLETED"),
+                        // Still working when read right after the config: it finishes with
+                        // the notification, 100 ms later.
+                        "GetTask" => task("TASK_STATE_WORKING"),
                         "CreateTaskPushNotificationConfig" => {
                             if let Hand::TokenHeaderOnly = hand {
                                 let url = params["url"].as_str().unwrap_or("").to_string();
