@@ -201,10 +201,25 @@ async fn check(args: CheckArgs) -> i32 {
 }
 
 async fn run_check(peers: &[String], args: &RunArgs, extra_vars: &[(String, String)]) -> i32 {
-    let options = match run_options(args, extra_vars) {
+    run_check_with(peers, args, extra_vars, None).await
+}
+
+/// [`run_check`], with a bearer token given by the tool itself (the demo's
+/// own secured mock) rather than through `--bearer-env`.
+async fn run_check_with(
+    peers: &[String],
+    args: &RunArgs,
+    extra_vars: &[(String, String)],
+    bearer: Option<(String, String)>,
+) -> i32 {
+    let mut options = match run_options(args, extra_vars) {
         Ok(o) => o,
         Err(e) => return usage(e),
     };
+    if let Some((var, token)) = bearer {
+        options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
+        options.client.bearer = Some((var, token));
+    }
     let suite = match load_suite(&args.suites, args.no_default_suite) {
         Ok(s) => s,
         Err(e) => return usage(e),
@@ -321,6 +336,7 @@ async fn demo(args: DemoArgs) -> i32 {
             silence: Duration::from_secs(6),
             ..MockTiming::default()
         },
+        auth_token: None,
     };
     let peer = match MockPeer::start(config).await {
         Ok(p) => p,
@@ -350,7 +366,12 @@ async fn demo(args: DemoArgs) -> i32 {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    let code = run_check(&[peer.card_url()], &args.run, &defaults).await;
+    // A secured mock is checked with its own token, as a user would pass theirs.
+    let bearer = peer
+        .auth_token()
+        .filter(|_| args.run.bearer_env.is_none())
+        .map(|token| ("A2A_CONFORM_DEMO_TOKEN".to_string(), token));
+    let code = run_check_with(&[peer.card_url()], &args.run, &defaults, bearer).await;
     peer.shutdown().await;
     code
 }
@@ -494,6 +515,18 @@ async fn mock_peer(args: MockPeerArgs) -> i32 {
         (Ok(c), Ok(s)) => (c, s),
         (Err(e), _) | (_, Err(e)) => return usage(e),
     };
+    let auth_token = match &args.token_env {
+        None => None,
+        Some(var) => match std::env::var(var) {
+            Ok(token) if !token.trim().is_empty() => Some(token.trim().to_string()),
+            Ok(_) => return usage(format!("error: --token-env {var}: `{var}` is empty")),
+            Err(_) => {
+                return usage(format!(
+                    "error: --token-env {var}: the environment variable `{var}` is not set"
+                ))
+            }
+        },
+    };
     let config = MockConfig {
         protocol: mock_protocol(args.protocol),
         behaviour,
@@ -504,6 +537,7 @@ async fn mock_peer(args: MockPeerArgs) -> i32 {
             silence,
             ..MockTiming::default()
         },
+        auth_token,
     };
     let peer = match MockPeer::start(config).await {
         Ok(p) => p,

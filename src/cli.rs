@@ -246,4 +246,8 @@ pub struct MockPeerArgs {
     /// How long `stream-silent` behaviours keep a stream open without events.
     #[arg(long, default_value = "60s", value_name = "DURATION")]
     pub silence: String,
+    /// The bearer token `secured` requires, read from this environment
+    /// variable (default: a2a-conform-mock-token).
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
 }

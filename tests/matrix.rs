@@ -18,6 +18,7 @@ const JSON: &str = "defaultInputModes[application/json]";
 const SKILL_TEXT: &str = "skills[echo].inputModes[text/plain]";
 const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
 const VERSION: &str = "protocol.versionNegotiation";
+const SECURITY: &str = "security.enforced";
 
 /// Expected verdicts, in the order of the declaration constants above.
 struct Row {
@@ -32,6 +33,7 @@ struct Row {
     version: &'static str,
     /// The card declares a JSON-RPC interface it does not serve.
     unserved_interface: bool,
+    security: &'static str,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -47,6 +49,8 @@ fn expected(behaviour: Behaviour) -> Row {
         json: "honoured",
         version: "honoured",
         unserved_interface: false,
+        // No card but the secured ones requires credentials.
+        security: "not-declared",
     };
     match behaviour {
         Honest => honest,
@@ -119,12 +123,33 @@ fn expected(behaviour: Behaviour) -> Row {
             push: "unverified",
             ..honest
         },
+        // Checked with the mock's token (see `cell`): every promise kept,
+        // and requests without it or with a made-up one are refused with 401.
+        Secured => Row {
+            security: "honoured",
+            ..honest
+        },
+        SecurityUnenforced => Row {
+            exit: 1,
+            security: "diverged",
+            ..honest
+        },
     }
 }
 
 fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let peer = start_peer(version, behaviour);
-    let out = check(&peer.card_url(), &[]);
+    // A peer whose card requires credentials is checked with its token, from
+    // the environment as a user would pass theirs.
+    let token = peer.peer.auth_token();
+    let out = match &token {
+        Some(token) => check_env(
+            &peer.card_url(),
+            &["--bearer-env", "MATRIX_TOKEN"],
+            &[("MATRIX_TOKEN", token)],
+        ),
+        None => check(&peer.card_url(), &[]),
+    };
     let mut want = expected(behaviour);
     let cell = format!("{} × {version}", behaviour.name());
     let v = version.as_str();
@@ -155,6 +180,7 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (JSON, want.json),
         (SKILL_TEXT, want.text),
         (SKILL_JSON, want.json),
+        (SECURITY, want.security),
     ]);
     let mut wrong = Vec::new();
     for (id, verdict) in &rows {
@@ -232,4 +258,6 @@ matrix! {
     push: Push,
     push_silent: PushSilent,
     push_refuses_loopback: PushRefusesLoopback,
+    secured: Secured,
+    security_unenforced: SecurityUnenforced,
 }

@@ -57,6 +57,7 @@ async fn start_with(version: ProtocolVersion, behaviour: Behaviour, timing: Mock
         behaviour,
         port: 0,
         timing,
+        auth_token: None,
     })
     .await
     .expect("mock peer starts");

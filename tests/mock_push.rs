@@ -32,6 +32,7 @@ async fn start(version: ProtocolVersion, behaviour: Behaviour) -> Peer {
             chunk_interval: Duration::from_millis(60),
             ..MockTiming::default()
         },
+        auth_token: None,
     })
     .await
     .expect("mock peer starts");

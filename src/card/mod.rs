@@ -96,6 +96,10 @@ pub struct Card {
     pub skills: Vec<Skill>,
     /// Names of the declared security schemes, in card order.
     pub security_schemes: Vec<String>,
+    /// Whether the card requires credentials on every request: a non-empty
+    /// v1.0 `securityRequirements` or v0.3 `security` with no empty
+    /// (anonymous) alternative. Declares [`ids::SECURITY_ENFORCED`].
+    pub security_required: bool,
     /// A default timeout the card declares (top-level or `capabilities.defaultTimeout`,
     /// seconds as a number or a string like `"30s"`, `"1500ms"`, `"2m"`). Serialized
     /// as seconds.
@@ -161,6 +165,9 @@ pub mod ids {
     pub const COMPLETION: &str = "lifecycle.completion";
     /// A v1.0 endpoint refuses an A2A-Version it does not speak (v1 §3.6.2).
     pub const VERSION_NEGOTIATION: &str = "protocol.versionNegotiation";
+    /// Every request needs the credentials the card requires; a missing or
+    /// bad one is refused with HTTP 401/403 (v1 §7.4).
+    pub const SECURITY_ENFORCED: &str = "security.enforced";
 }
 
 impl Card {
@@ -190,7 +197,8 @@ impl Card {
     /// card claims it: `capabilities.streaming`, `capabilities.pushNotifications`,
     /// `lifecycle.cancel` and `lifecycle.completion` (always declared: every A2A
     /// peer promises them), `protocol.versionNegotiation` (declared when the
-    /// chosen endpoint speaks 1.0), the interfaces of
+    /// chosen endpoint speaks 1.0), `security.enforced` (declared when the
+    /// card requires credentials, see [`Card::security_required`]), the interfaces of
     /// [`Card::interface_declarations`], then the input modes of
     /// [`Card::input_mode_declarations`].
     pub fn declarations(&self) -> Vec<Declaration> {
@@ -210,6 +218,7 @@ impl Card {
                 ids::VERSION_NEGOTIATION,
                 Some(self.protocol_version() == ProtocolVersion::V1_0),
             ),
+            flag(ids::SECURITY_ENFORCED, Some(self.security_required)),
         ];
         out.extend(
             self.interface_declarations()
@@ -293,7 +302,8 @@ impl Card {
     /// - `securitySchemes[<name>]`: whether the scheme is declared;
     /// - `interfaces[<BINDING> <version>]`: whether the card declares such an
     ///   interface the tool can speak (see [`Card::interface_declarations`]);
-    /// - `protocol.versionNegotiation`: whether the chosen endpoint speaks 1.0.
+    /// - `protocol.versionNegotiation`: whether the chosen endpoint speaks 1.0;
+    /// - `security.enforced`: whether the card requires credentials.
     ///
     /// Any other path is `None`.
     pub fn is_declared(&self, declaration: &str) -> Option<bool> {
@@ -307,6 +317,7 @@ impl Card {
             ids::VERSION_NEGOTIATION => {
                 Some(Some(self.protocol_version() == ProtocolVersion::V1_0))
             }
+            ids::SECURITY_ENFORCED => Some(Some(self.security_required)),
             _ => None,
         };
         if let Some(value) = flag {

@@ -59,6 +59,10 @@ const SCHEME_WRAPPERS: [&str; 5] = [
 /// - a skill without `id` (its modes are not checked), without `name`,
 ///   `description` or `tags`, or repeating an earlier id;
 /// - a security scheme with neither `type` (v0.3) nor a v1.0 wrapper key;
+///   `securitySchemes` without any requirement (`securityRequirements` in
+///   v1.0, `security` in v0.3), so nothing says a request needs them; a
+///   requirement naming a scheme the card does not declare; requirements that
+///   are not an array of objects (ignored);
 /// - an unreadable `defaultTimeout`; a UTF-8 byte order mark before the JSON.
 pub fn parse_card(
     fetched_from: &Url,
@@ -124,6 +128,7 @@ pub fn parse_card(
     let default_output_modes = r.required_modes(obj, "defaultOutputModes")?;
     let skills = r.skills(obj)?;
     let security_schemes = r.security_schemes(obj)?;
+    let security_required = r.security_required(obj, &security_schemes);
     let default_timeout = r.default_timeout(obj, caps);
 
     let endpoint = select::choose(&interfaces, protocol, binding).map_err(|reason| {
@@ -148,6 +153,7 @@ pub fn parse_card(
         default_output_modes,
         skills,
         security_schemes,
+        security_required,
         default_timeout,
         warnings,
         raw,
@@ -456,6 +462,59 @@ impl Reader<'_> {
             }
         }
         Ok(schemes.keys().cloned().collect())
+    }
+
+    /// Whether the card requires credentials on every request: v1.0
+    /// `securityRequirements` or v0.3 `security` (either, on a hybrid card) is
+    /// a non-empty array and none of its alternatives is empty (an empty
+    /// requirement, `{}`, lets anonymous callers in, as in OpenAPI).
+    fn security_required(&mut self, obj: &Map<String, Value>, schemes: &[String]) -> bool {
+        let mut alternatives: Vec<Vec<String>> = Vec::new();
+        for key in ["securityRequirements", "security"] {
+            let Some(value) = present(obj, key) else {
+                continue;
+            };
+            let Some(items) = value.as_array() else {
+                self.warn(format!(
+                    "`{key}` is {}, not an array of requirements; ignored",
+                    kind(value)
+                ));
+                continue;
+            };
+            for (i, item) in items.iter().enumerate() {
+                let Some(requirement) = item.as_object() else {
+                    self.warn(format!(
+                        "`{key}[{i}]` is {}, not a requirement object; ignored",
+                        kind(item)
+                    ));
+                    continue;
+                };
+                // v1.0 wraps the scheme names in `schemes`; v0.3 lists them directly.
+                // Some v1.0 texts still call the field `security` (§3.1.11), so
+                // the wrapped shape is read under either key.
+                let names: Vec<String> = match requirement.get("schemes") {
+                    Some(Value::Object(inner)) if !schemes.iter().any(|s| s == "schemes") => {
+                        inner.keys().cloned().collect()
+                    }
+                    _ => requirement.keys().cloned().collect(),
+                };
+                for name in &names {
+                    if !schemes.contains(name) {
+                        self.warn(format!(
+                            "`{key}[{i}]` requires the scheme `{name}`, which `securitySchemes` does not declare"
+                        ));
+                    }
+                }
+                alternatives.push(names);
+            }
+        }
+        if alternatives.is_empty() && !schemes.is_empty() {
+            self.warn(
+                "`securitySchemes` is declared but no requirement (`securityRequirements` in v1.0, `security` in v0.3) says a request needs one; security.enforced reads as not declared"
+                    .to_string(),
+            );
+        }
+        !alternatives.is_empty() && alternatives.iter().all(|names| !names.is_empty())
     }
 
     fn default_timeout(

@@ -39,6 +39,10 @@ pub enum Behaviour {
     PushSilent,
     /// Declares push notifications but refuses loopback webhook URLs (SSRF protection).
     PushRefusesLoopback,
+    /// Declares a required bearer scheme and refuses requests without the token with 401.
+    Secured,
+    /// Declares a required bearer scheme but serves requests without credentials.
+    SecurityUnenforced,
 }
 
 impl Behaviour {
@@ -59,6 +63,8 @@ impl Behaviour {
         Behaviour::Push,
         Behaviour::PushSilent,
         Behaviour::PushRefusesLoopback,
+        Behaviour::Secured,
+        Behaviour::SecurityUnenforced,
     ];
 
     /// The kebab-case name used on the command line (`cancel-leak`).
@@ -79,6 +85,8 @@ impl Behaviour {
             Behaviour::Push => "push",
             Behaviour::PushSilent => "push-silent",
             Behaviour::PushRefusesLoopback => "push-refuses-loopback",
+            Behaviour::Secured => "secured",
+            Behaviour::SecurityUnenforced => "security-unenforced",
         }
     }
 
@@ -133,6 +141,15 @@ impl Behaviour {
                 "declares push notifications but refuses loopback webhook URLs \
                  with -32602, as SSRF protection (v1 §13.2) recommends"
             }
+            Behaviour::Secured => {
+                "declares a required bearer scheme and answers every A2A request \
+                 without the token (mock-peer --token-env, else a2a-conform-mock-token) \
+                 with HTTP 401 and WWW-Authenticate: Bearer; the card stays public"
+            }
+            Behaviour::SecurityUnenforced => {
+                "declares a required bearer scheme but serves requests without \
+                 credentials or with any token"
+            }
         }
     }
 
@@ -170,6 +187,16 @@ impl Behaviour {
     /// Whether every webhook URL is refused as a loopback/private address.
     pub(crate) fn refuses_loopback_webhooks(self) -> bool {
         self == Behaviour::PushRefusesLoopback
+    }
+
+    /// Whether the card declares a bearer scheme and requires it.
+    pub(crate) fn declares_security(self) -> bool {
+        matches!(self, Behaviour::Secured | Behaviour::SecurityUnenforced)
+    }
+
+    /// Whether requests without the token are refused with 401.
+    pub(crate) fn enforces_security(self) -> bool {
+        self == Behaviour::Secured
     }
 
     /// Whether streams go quiet after their first event.
@@ -231,7 +258,7 @@ mod tests {
             assert!(!b.describe().is_empty());
         }
         assert_eq!(seen.len(), Behaviour::ALL.len());
-        assert_eq!(seen.len(), 15);
+        assert_eq!(seen.len(), 17);
         assert_eq!("Cancel_Leak".parse(), Ok(Behaviour::CancelLeak));
     }
 

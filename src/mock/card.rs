@@ -1,7 +1,7 @@
 //! The mock peer's agent card, in the v1.0 or v0.3 layout, served at the
 //! well-known path with `Cache-Control: max-age` and an `ETag` (v1 §8.6.1).
 
-use super::{jsonrpc, rest, Behaviour, Shared};
+use super::{auth, jsonrpc, rest, Behaviour, Shared};
 use crate::protocol::ProtocolVersion;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -47,7 +47,7 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
         behaviour.describe()
     );
     let version = env!("CARGO_PKG_VERSION");
-    match peer.protocol {
+    let mut card = match peer.protocol {
         ProtocolVersion::V1_0 => {
             let mut interfaces = vec![json!({
                 "url": format!("{base}{}", jsonrpc::PATH),
@@ -99,6 +99,38 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
                 }]);
             }
             card
+        }
+    };
+    if behaviour.declares_security() {
+        declare_security(&mut card, peer.protocol);
+    }
+    card
+}
+
+/// A required bearer scheme, in the version's shapes (v1.0
+/// `httpAuthSecurityScheme` + `securityRequirements`; v0.3 `type: http` +
+/// `security`).
+fn declare_security(card: &mut Value, protocol: ProtocolVersion) {
+    let scheme = auth::SCHEME;
+    match protocol {
+        ProtocolVersion::V1_0 => {
+            card["securitySchemes"] = json!({
+                scheme: {"httpAuthSecurityScheme": {
+                    "scheme": "Bearer",
+                    "description": "A bearer token on every A2A request",
+                }}
+            });
+            card["securityRequirements"] = json!([{"schemes": {scheme: {"list": []}}}]);
+        }
+        ProtocolVersion::V0_3 => {
+            card["securitySchemes"] = json!({
+                scheme: {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A bearer token on every A2A request",
+                }
+            });
+            card["security"] = json!([{scheme: []}]);
         }
     }
 }

@@ -21,8 +21,9 @@
 //! card, `jsonrpc` and `rest` are the two bindings, `service` is the
 //! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
 //! `sse` writes streams, `push` keeps push configs and delivers notifications,
-//! `model` renders the wire shapes of each version.
+//! `auth` checks credentials, `model` renders the wire shapes of each version.
 
+pub mod auth;
 pub mod behaviour;
 mod card;
 mod error;
@@ -55,6 +56,9 @@ pub struct MockConfig {
     /// The loopback port; 0 picks a free one.
     pub port: u16,
     pub timing: MockTiming,
+    /// The bearer token the `secured` behaviour requires; `None` is
+    /// [`auth::DEFAULT_TOKEN`]. Other behaviours check no credentials.
+    pub auth_token: Option<String>,
 }
 
 impl Default for MockConfig {
@@ -64,6 +68,7 @@ impl Default for MockConfig {
             behaviour: Behaviour::Honest,
             port: 0,
             timing: MockTiming::default(),
+            auth_token: None,
         }
     }
 }
@@ -102,6 +107,8 @@ pub(crate) struct Shared {
     /// Push notification configs (and the client deliveries go out with).
     pub push: push::Registry,
     pub shutdown: watch::Receiver<bool>,
+    /// The bearer token requests must carry (behaviours that declare security).
+    pub auth_token: Option<String>,
 }
 
 impl Shared {
@@ -149,6 +156,12 @@ impl MockPeer {
             store: store::Store::new(capacity),
             push: push::Registry::new(),
             shutdown: shutdown_rx.clone(),
+            auth_token: config.behaviour.declares_security().then(|| {
+                config
+                    .auth_token
+                    .clone()
+                    .unwrap_or_else(|| auth::DEFAULT_TOKEN.to_string())
+            }),
         });
         let app = router(shared.clone());
         let mut signal = shutdown_rx;
@@ -203,6 +216,12 @@ impl MockPeer {
         self.shared.behaviour
     }
 
+    /// The bearer token the peer's card requires (behaviours that declare
+    /// security; only `secured` checks it).
+    pub fn auth_token(&self) -> Option<String> {
+        self.shared.auth_token.clone()
+    }
+
     /// Stops accepting, ends every open stream and worker, and waits (at most
     /// a few seconds) for open connections to finish.
     pub async fn shutdown(mut self) {
@@ -233,11 +252,17 @@ impl Drop for MockPeer {
 }
 
 fn router(shared: Arc<Shared>) -> Router {
-    let mut app = Router::new()
-        .route(card::CARD_PATH, get(card::serve))
-        .route(jsonrpc::PATH, post(jsonrpc::handle));
+    let mut a2a = Router::new().route(jsonrpc::PATH, post(jsonrpc::handle));
     if shared.serves_rest() {
-        app = app.route(&format!("{}/{{*rest}}", rest::PATH), any(rest::handle));
+        a2a = a2a.route(&format!("{}/{{*rest}}", rest::PATH), any(rest::handle));
     }
-    app.with_state(shared)
+    // Credentials guard the A2A endpoints; the card stays public.
+    let a2a = a2a.route_layer(axum::middleware::from_fn_with_state(
+        shared.clone(),
+        auth::require,
+    ));
+    Router::new()
+        .route(card::CARD_PATH, get(card::serve))
+        .merge(a2a)
+        .with_state(shared)
 }

@@ -23,6 +23,8 @@ pub struct Capture {
     pub source: String,
     /// Why there is no stream where one was asked for.
     pub no_stream: Option<String>,
+    /// HTTP 401/403: the peer refused the request's credentials.
+    pub http_status: Option<u16>,
 }
 
 impl Capture {
@@ -38,6 +40,15 @@ impl Capture {
             stream: None,
             source: String::new(),
             no_stream: None,
+            http_status: None,
+        }
+    }
+
+    /// An HTTP 401/403 refusal (`detail`: the challenge and the body's start).
+    pub fn from_refusal(status: u16, detail: &str, at: Instant) -> Capture {
+        Capture {
+            http_status: Some(status),
+            ..Capture::empty(at, format!("HTTP {status} ({detail})"))
         }
     }
 
@@ -97,6 +108,10 @@ impl Capture {
                 .as_ref()
                 .map(|e| e.message.clone())
                 .unwrap_or_default(),
+            "http_status" => self
+                .http_status
+                .map(|s| format!("HTTP {s}"))
+                .unwrap_or_default(),
             "task_id" => self.task_ref().0.unwrap_or_default(),
             "context_id" => self.task_ref().1.unwrap_or_default(),
             _ => String::new(),
@@ -105,6 +120,12 @@ impl Capture {
 
     /// Whether any of the condition's parts holds.
     pub fn matches(&self, condition: &Condition) -> bool {
+        if self
+            .http_status
+            .is_some_and(|s| condition.http_status.contains(&s))
+        {
+            return true;
+        }
         let state = self.state.map(|s| s.as_str());
         if let Some(state) = state {
             if condition.state.iter().any(|s| s == state) {
@@ -127,7 +148,12 @@ impl Capture {
         match &self.error {
             Some(error) => condition.error || condition.code.contains(&error.code),
             // A stream that opened is not an answer with a task or message.
-            None => condition.ok && self.stream.is_none() && self.no_stream.is_none(),
+            None => {
+                condition.ok
+                    && self.stream.is_none()
+                    && self.no_stream.is_none()
+                    && self.http_status.is_none()
+            }
         }
     }
 }
@@ -144,6 +170,7 @@ mod tests {
             not_code: vec![],
             error: false,
             ok: false,
+            http_status: vec![],
         }
     }
 
@@ -167,6 +194,35 @@ mod tests {
         assert!(e.matches(&cond(&[], &["input-required"], &[])));
         assert!(!e.matches(&cond(&["completed"], &[], &[-32002])));
         assert_eq!(e.field("code"), "error -32602");
+    }
+
+    #[test]
+    fn a_refusal_matches_http_status_and_never_ok_or_error() {
+        let refused = Capture::from_refusal(401, "WWW-Authenticate: Bearer", Instant::now());
+        let status = |s: &[u16]| Condition {
+            http_status: s.to_vec(),
+            ..Condition::default()
+        };
+        assert!(refused.matches(&status(&[401, 403])));
+        assert!(!refused.matches(&status(&[403])));
+        for other in [
+            Condition {
+                ok: true,
+                ..Condition::default()
+            },
+            Condition {
+                error: true,
+                ..Condition::default()
+            },
+            cond(&["completed"], &[], &[-32001]),
+        ] {
+            assert!(!refused.matches(&other), "{other:?}");
+        }
+        assert_eq!(refused.field("http_status"), "HTTP 401");
+        let mut task = Capture::empty(Instant::now(), "task");
+        task.state = Some(TaskState::Completed);
+        assert!(!task.matches(&status(&[401, 403])));
+        assert_eq!(task.field("http_status"), "");
     }
 
     #[test]

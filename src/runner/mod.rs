@@ -159,6 +159,9 @@ async fn check_peer(
         card_warnings: card.warnings.clone(),
         ..PeerReport::new(card.fetched_from.clone())
     };
+    if let Some(warning) = credentials_warning(&card, &options.client) {
+        report.card_warnings.push(warning);
+    }
     let client = url::Url::parse(&endpoint)
         .map_err(|e| format!("the card's endpoint `{endpoint}` is not a URL: {e}"))
         .and_then(|url| {
@@ -208,6 +211,17 @@ async fn check_peer(
     report.declarations = crate::verdict::judge_declarations(&declared, &runs);
     report.scenarios = runs;
     report
+}
+
+/// The warning for a card that requires credentials when none were given:
+/// every request but the security probes will likely be refused.
+pub fn credentials_warning(card: &Card, client: &ClientConfig) -> Option<String> {
+    (card.security_required && !client.has_credentials()).then(|| {
+        "the card requires credentials (security requirements) but none were given: \
+         the peer will likely refuse every request with HTTP 401/403 and the scenarios \
+         read inconclusive; pass a token with --bearer-env VAR (or a header with --header)"
+            .to_string()
+    })
 }
 
 /// Base variables for a peer: built-in defaults, the suites' own, the card's

@@ -93,6 +93,9 @@ impl RunContext<'_> {
                 c
             }
             Reply::Err(error) => Capture::from_error(error, at),
+            Reply::Refused { status, detail } => {
+                return Err(self.refused(Operation::CreatePushConfig, status, &detail))
+            }
             Reply::Broken(reason) => return Err(Stop::fail(format!("CreatePushConfig: {reason}"))),
             Reply::Unreachable(reason) => return Err(Stop::error(reason)),
         };

@@ -11,6 +11,7 @@ use crate::scenario::model::{
     Step,
 };
 use crate::scenario::vars;
+use crate::transport::client::{CallOptions, Credentials};
 use crate::transport::stream::describe;
 use crate::transport::{
     human_duration, PeerClient, Reply, StreamEnd, StreamItem, StreamOpen, Transcript,
@@ -196,14 +197,18 @@ impl<'a> RunContext<'a> {
         } else {
             params
         };
-        let version = match &s.a2a_version {
-            Some(v) => Some(self.text(v)?),
-            None => None,
+        let options = CallOptions {
+            a2a_version: match &s.a2a_version {
+                Some(v) => Some(self.text(v)?),
+                None => None,
+            },
+            credentials: s.credentials,
         };
         let capture = if streaming {
-            self.open(Operation::SendStreamingMessage, params).await?
+            self.open_with(Operation::SendStreamingMessage, params, &options)
+                .await?
         } else {
-            self.answer_with(Operation::SendMessage, params, version.as_deref())
+            self.answer_with(Operation::SendMessage, params, &options)
                 .await?
         };
         self.captures.insert(s.capture.clone(), capture);
@@ -272,19 +277,21 @@ impl<'a> RunContext<'a> {
 
     /// Calls and turns the reply into a capture; malformed replies fail the run.
     async fn answer(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
-        self.answer_with(op, params, None).await
+        self.answer_with(op, params, &CallOptions::default()).await
     }
 
-    /// [`Self::answer`] with an `A2A-Version` override.
+    /// [`Self::answer`] with per-call options (`A2A-Version`, credentials).
+    /// A refusal (HTTP 401/403) is the capture when the step withheld or
+    /// forged the credentials; with the configured ones it stops the run.
     async fn answer_with(
         &self,
         op: Operation,
         params: serde_json::Value,
-        a2a_version: Option<&str>,
+        options: &CallOptions,
     ) -> Result<Capture, Stop> {
         let reply = self
             .client
-            .call_with(&self.transcript, op, params, a2a_version)
+            .call_with(&self.transcript, op, params, options)
             .await;
         let at = Instant::now();
         let capture = match reply {
@@ -296,6 +303,13 @@ impl<'a> RunContext<'a> {
                 ))),
             },
             Reply::Err(error) => Ok(Capture::from_error(error, at)),
+            Reply::Refused { status, detail } => {
+                if options.credentials == Credentials::Configured {
+                    Err(self.refused(op, status, &detail))
+                } else {
+                    Ok(Capture::from_refusal(status, &detail, at))
+                }
+            }
             Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
             Reply::Unreachable(reason) => Err(Stop::error(reason)),
         };
@@ -306,7 +320,20 @@ impl<'a> RunContext<'a> {
     }
 
     async fn open(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
-        match self.client.open_stream(&self.transcript, op, params).await {
+        self.open_with(op, params, &CallOptions::default()).await
+    }
+
+    async fn open_with(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+        options: &CallOptions,
+    ) -> Result<Capture, Stop> {
+        match self
+            .client
+            .open_stream(&self.transcript, op, params, options)
+            .await
+        {
             StreamOpen::Stream(handle) => {
                 let mut capture = Capture::empty(handle.opened_at, "a stream");
                 capture.stream = Some(handle);
@@ -327,6 +354,12 @@ impl<'a> RunContext<'a> {
                         c
                     }
                     Reply::Err(error) => Capture::from_error(error, at),
+                    Reply::Refused { status, detail } => {
+                        if options.credentials == Credentials::Configured {
+                            return Err(self.refused(op, status, &detail));
+                        }
+                        Capture::from_refusal(status, &detail, at)
+                    }
                     Reply::Broken(reason) => return Err(Stop::fail(format!("{op:?}: {reason}"))),
                     Reply::Unreachable(reason) => return Err(Stop::error(reason)),
                 };
@@ -337,6 +370,20 @@ impl<'a> RunContext<'a> {
                 Ok(capture)
             }
         }
+    }
+
+    /// A refusal (HTTP 401/403) of a request carrying the configured
+    /// credentials: the run cannot reach what it checks, so it is
+    /// inconclusive, saying which credentials to give.
+    pub(super) fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
+        let hint = if self.client.has_credentials() {
+            "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
+        } else {
+            "no credentials were given: pass a token with --bearer-env VAR (or a header with --header)"
+        };
+        Stop::inconclusive(format!(
+            "the peer refused {op:?} with HTTP {status} ({detail}); {hint}"
+        ))
     }
 
     /// A streaming call may be refused inside the stream: the SSE stream's
@@ -624,6 +671,9 @@ impl<'a> RunContext<'a> {
                         "GetTask on task {task_id} answered error {} {}",
                         e.code, e.message
                     )))
+                }
+                Reply::Refused { status, detail } => {
+                    return Err(self.refused(Operation::GetTask, status, &detail))
                 }
                 Reply::Broken(reason) => return Err(Stop::fail(format!("GetTask: {reason}"))),
                 Reply::Unreachable(reason) => return Err(Stop::error(reason)),

@@ -35,6 +35,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/push.yaml",
         include_str!("../../scenarios/push.yaml"),
     ),
+    (
+        "scenarios/security.yaml",
+        include_str!("../../scenarios/security.yaml"),
+    ),
 ];
 
 /// A suite error: where and what, with the offending line shown.
@@ -229,6 +233,9 @@ enum CaptureKind {
     Answer,
     Stream,
 }
+
+/// The HTTP statuses a capture can hold: refusals of the credentials (v1 §7.4).
+const REFUSAL_STATUSES: &[u16] = &[401, 403];
 
 const EVENT_KINDS: &[&str] = &[
     "task",
@@ -491,12 +498,21 @@ impl Checker<'_> {
             && c.not_code.is_empty()
             && !c.error
             && !c.ok
+            && c.http_status.is_empty()
         {
             return Err(self.err(
                 step,
                 format!(
-                    "`{}` has no condition: give at least one of state, not_state, code, not_code, error, ok",
+                    "`{}` has no condition: give at least one of state, not_state, code, not_code, error, ok, http_status",
                     step.value.name()
+                ),
+            ));
+        }
+        if let Some(status) = c.http_status.iter().find(|s| !REFUSAL_STATUSES.contains(s)) {
+            return Err(self.err(
+                step,
+                format!(
+                    "`http_status: {status}` can never match: the runner captures only the refusals 401 and 403 as HTTP statuses"
                 ),
             ));
         }
@@ -546,6 +562,7 @@ pub fn is_declaration_path(path: &str) -> bool {
             | "capabilities.pushNotifications"
             | "capabilities.extendedAgentCard"
             | "protocol.versionNegotiation"
+            | "security.enforced"
     ) || (path.starts_with("defaultInputModes[") && path.ends_with(']'))
         || (path.starts_with("skills[") && path.ends_with(']'))
         || (path.starts_with("interfaces[") && path.ends_with(']'))
@@ -566,6 +583,7 @@ mod tests {
             "completion-stability",
             "push-delivers",
             "push-refused-when-undeclared",
+            "security-enforced",
         ] {
             assert!(ids.contains(&id), "{id} missing from {ids:?}");
         }

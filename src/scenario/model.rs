@@ -2,6 +2,7 @@
 //! composed from step primitives the runner implements; every struct rejects
 //! unknown keys so a typo is an error with a position, not a silent no-op.
 
+pub use crate::transport::client::Credentials;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
@@ -128,6 +129,10 @@ pub struct SendStep {
     /// Register the run's webhook receiver inline, in the send configuration.
     #[serde(default)]
     pub push: bool,
+    /// Which credentials the request carries: `configured` (default),
+    /// `none`, or `invalid` (a made-up bearer token), to probe enforcement.
+    #[serde(default)]
+    pub credentials: Credentials,
 }
 
 #[derive(Debug, Deserialize)]
@@ -257,6 +262,9 @@ pub struct Condition {
     pub error: bool,
     /// The answer was a task or a message (no error).
     pub ok: bool,
+    /// The peer refused the request with one of these HTTP statuses (401,
+    /// 403: the refusals the runner captures, whatever their body).
+    pub http_status: Vec<u16>,
 }
 
 // serde's `flatten` does not mix with `deny_unknown_fields`, so the condition
@@ -281,6 +289,8 @@ macro_rules! condition_step {
             pub error: Option<bool>,
             #[serde(default)]
             pub ok: Option<bool>,
+            #[serde(default)]
+            pub http_status: Option<Vec<u16>>,
             $($extra)*
         }
 
@@ -293,6 +303,7 @@ macro_rules! condition_step {
                     not_code: self.not_code.clone().unwrap_or_default(),
                     error: self.error.unwrap_or(false),
                     ok: self.ok.unwrap_or(false),
+                    http_status: self.http_status.clone().unwrap_or_default(),
                 }
             }
         }

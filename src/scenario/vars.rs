@@ -67,7 +67,14 @@ pub const FOR_EACH_VARS: &[&str] = &[
 ];
 
 /// Fields of a capture that `${capture.field}` may name.
-pub const CAPTURE_FIELDS: &[&str] = &["state", "code", "task_id", "context_id", "message"];
+pub const CAPTURE_FIELDS: &[&str] = &[
+    "state",
+    "code",
+    "task_id",
+    "context_id",
+    "message",
+    "http_status",
+];
 
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.iter().any(|b| b.name == name)

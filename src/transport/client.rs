@@ -23,6 +23,44 @@ pub enum Reply {
     Broken(String),
     /// The peer could not be reached at all: tool-side trouble, not a finding.
     Unreachable(String),
+    /// HTTP 401 or 403, whatever the body (v1 §7.4): the peer refused the
+    /// request's credentials. `detail` names the `WWW-Authenticate`
+    /// challenge and the start of the body.
+    Refused { status: u16, detail: String },
+}
+
+/// Which credentials a call carries (the `credentials` key of `send`/`stream`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Credentials {
+    /// The bearer token of `--bearer-env` and every `--header`/profile header.
+    #[default]
+    Configured,
+    /// No credentials: the bearer token and every header named in
+    /// [`SENSITIVE_HEADERS`] are left out.
+    None,
+    /// As `None`, plus `Authorization: Bearer a2a-conform-invalid-<uuid>`, a
+    /// token no peer can have issued.
+    Invalid,
+}
+
+impl Credentials {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Credentials::Configured => "configured",
+            Credentials::None => "none",
+            Credentials::Invalid => "invalid",
+        }
+    }
+}
+
+/// Per-call settings beyond the operation and its parameters.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// Send this `A2A-Version` header instead of the interface's own (to
+    /// probe version negotiation).
+    pub a2a_version: Option<String>,
+    pub credentials: Credentials,
 }
 
 /// What opening a stream gave.
@@ -54,6 +92,17 @@ impl Default for ClientConfig {
             bearer: None,
             max_stream: Duration::from_secs(300),
         }
+    }
+}
+
+impl ClientConfig {
+    /// Whether any credentials are configured: a bearer token (`--bearer-env`)
+    /// or a header named in [`SENSITIVE_HEADERS`].
+    pub fn has_credentials(&self) -> bool {
+        self.bearer.is_some()
+            || self.headers.iter().any(|(name, _)| {
+                SENSITIVE_HEADERS.contains(&name.trim().to_ascii_lowercase().as_str())
+            })
     }
 }
 
@@ -112,6 +161,12 @@ impl PeerClient {
         })
     }
 
+    /// Whether any credentials are configured: a bearer token (`--bearer-env`)
+    /// or a header named in [`SENSITIVE_HEADERS`].
+    pub fn has_credentials(&self) -> bool {
+        self.config.has_credentials()
+    }
+
     /// The bound on each request's wait for an answer (`--timeout`).
     pub fn timeout(&self) -> Duration {
         self.config.timeout
@@ -119,19 +174,20 @@ impl PeerClient {
 
     /// Calls an operation and waits (bounded) for its answer.
     pub async fn call(&self, transcript: &Transcript, op: Operation, params: Value) -> Reply {
-        self.call_with(transcript, op, params, None).await
+        self.call_with(transcript, op, params, &CallOptions::default())
+            .await
     }
 
-    /// [`PeerClient::call`], sending `a2a_version` as the `A2A-Version`
-    /// header instead of the interface's own (to probe version negotiation).
+    /// [`PeerClient::call`] with per-call [`CallOptions`]: another
+    /// `A2A-Version`, other credentials.
     pub async fn call_with(
         &self,
         transcript: &Transcript,
         op: Operation,
         params: Value,
-        a2a_version: Option<&str>,
+        options: &CallOptions,
     ) -> Reply {
-        let request = match self.prepare(op, params, false, a2a_version) {
+        let request = match self.prepare(op, params, false, options) {
             Ok(r) => r,
             Err(reply) => return reply,
         };
@@ -149,6 +205,7 @@ impl PeerClient {
         };
         let status = response.status();
         let content_type = content_type(response.headers());
+        let challenge = challenge(response.headers());
         let body = match read_bounded(response, self.config.timeout).await {
             Ok(b) => b,
             Err(reason) => {
@@ -163,7 +220,7 @@ impl PeerClient {
             }
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        self.classify(request.rpc_id, status.as_u16(), &body)
+        self.classify(request.rpc_id, status.as_u16(), &body, challenge)
     }
 
     /// Opens a streaming operation; the stream is read in the background.
@@ -172,8 +229,9 @@ impl PeerClient {
         transcript: &Arc<Transcript>,
         op: Operation,
         params: Value,
+        options: &CallOptions,
     ) -> StreamOpen {
-        let request = match self.prepare(op, params, true, None) {
+        let request = match self.prepare(op, params, true, options) {
             Ok(r) => r,
             Err(reply) => return StreamOpen::Answer(reply),
         };
@@ -211,12 +269,13 @@ impl PeerClient {
                 self.config.max_stream,
             ));
         }
+        let challenge = challenge(response.headers());
         let body = match read_bounded(response, self.config.timeout).await {
             Ok(b) => b,
             Err(reason) => return StreamOpen::Answer(Reply::Broken(reason)),
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body))
+        StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body, challenge))
     }
 
     fn prepare(
@@ -224,10 +283,24 @@ impl PeerClient {
         op: Operation,
         params: Value,
         streaming: bool,
-        a2a_version: Option<&str>,
+        options: &CallOptions,
     ) -> Result<Prepared, Reply> {
         let mut headers = self.headers.clone();
-        if let Some(version) = a2a_version {
+        let mut withheld: Vec<String> = Vec::new();
+        if options.credentials != Credentials::Configured {
+            for name in SENSITIVE_HEADERS {
+                if headers.remove(name).is_some() {
+                    withheld.push(name.to_string());
+                }
+            }
+        }
+        if options.credentials == Credentials::Invalid {
+            let token = format!("Bearer a2a-conform-invalid-{}", uuid::Uuid::new_v4());
+            let value = HeaderValue::from_str(&token)
+                .map_err(|_| Reply::Broken("cannot build the made-up bearer token".into()))?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        if let Some(version) = &options.a2a_version {
             let value = HeaderValue::from_str(version).map_err(|_| {
                 Reply::Broken(format!(
                     "`{version}` is not a valid A2A-Version header value"
@@ -287,6 +360,8 @@ impl PeerClient {
             label,
             rpc_id: (self.binding == Binding::Jsonrpc).then_some(rpc_id),
             streaming,
+            credentials: options.credentials,
+            withheld,
         })
     }
 
@@ -314,7 +389,13 @@ impl PeerClient {
         transcript.record(
             EvidenceKind::Request,
             at,
-            format!("→ {} {} {}", request.method, request.url, request.label),
+            format!(
+                "→ {} {} {}{}",
+                request.method,
+                request.url,
+                request.label,
+                request.credentials_note()
+            ),
             request.body.clone(),
             Some(self.curl_line(request)),
         );
@@ -357,8 +438,26 @@ impl PeerClient {
         Reply::Broken(reason)
     }
 
-    /// Judges an answer's shape: JSON-RPC envelope and id, or REST status and body.
-    fn classify(&self, rpc_id: Option<u64>, status: u16, body: &[u8]) -> Reply {
+    /// Judges an answer's shape: HTTP 401/403 is a refusal whatever the body;
+    /// otherwise the JSON-RPC envelope and id, or the REST status and body.
+    fn classify(
+        &self,
+        rpc_id: Option<u64>,
+        status: u16,
+        body: &[u8],
+        challenge: Option<String>,
+    ) -> Reply {
+        if status == 401 || status == 403 {
+            let text = String::from_utf8_lossy(body);
+            let mut detail = match challenge {
+                Some(c) => format!("WWW-Authenticate: {c}"),
+                None => "no WWW-Authenticate header".to_string(),
+            };
+            if !text.trim().is_empty() {
+                detail.push_str(&format!("; body: {}", super::clip(text.trim(), 120)));
+            }
+            return Reply::Refused { status, detail };
+        }
         match self.binding {
             Binding::Jsonrpc => classify_jsonrpc(rpc_id, status, body),
             Binding::Rest => rest::classify(status, body),
@@ -372,8 +471,12 @@ impl PeerClient {
             line.push_str(" -N -H 'Accept: text/event-stream'");
         }
         for (name, value) in &request.headers {
-            let shown = if SENSITIVE_HEADERS.contains(&name.as_str()) {
-                match (&self.config.bearer, name == reqwest::header::AUTHORIZATION) {
+            let authorization = name == reqwest::header::AUTHORIZATION;
+            let shown = if authorization && request.credentials == Credentials::Invalid {
+                // The made-up token is no secret: show it, so the line reproduces.
+                value.to_str().unwrap_or("?").to_string()
+            } else if SENSITIVE_HEADERS.contains(&name.as_str()) {
+                match (&self.config.bearer, authorization) {
                     (Some((var, _)), true) => format!("Bearer ${var}"),
                     _ => super::Redactor::MASK.to_string(),
                 }
@@ -405,6 +508,37 @@ struct Prepared {
     label: String,
     rpc_id: Option<u64>,
     streaming: bool,
+    credentials: Credentials,
+    /// Names of the configured credential headers left out of this request.
+    withheld: Vec<String>,
+}
+
+impl Prepared {
+    /// What the evidence says about the credentials sent: names, never values.
+    fn credentials_note(&self) -> String {
+        let withheld = if self.withheld.is_empty() {
+            "none were configured".to_string()
+        } else {
+            format!("withheld: {}", self.withheld.join(", "))
+        };
+        match self.credentials {
+            Credentials::Configured => String::new(),
+            Credentials::None => format!(" [credentials: none; {withheld}]"),
+            Credentials::Invalid => {
+                format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
+            }
+        }
+    }
+}
+
+/// The `WWW-Authenticate` challenge of a refusal, if any.
+fn challenge(headers: &HeaderMap) -> Option<String> {
+    let values: Vec<&str> = headers
+        .get_all(reqwest::header::WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    (!values.is_empty()).then(|| values.join(", "))
 }
 
 /// The HTTP client used for cards and calls: bounded, no redirects followed
@@ -561,7 +695,12 @@ mod tests {
             )
             .unwrap();
             let request = client
-                .prepare(Operation::SendMessage, json!({"message": {}}), false, None)
+                .prepare(
+                    Operation::SendMessage,
+                    json!({"message": {}}),
+                    false,
+                    &CallOptions::default(),
+                )
                 .unwrap_or_else(|_| panic!("{binding} prepares"));
             client.record_request(&transcript, &request);
             let curl = transcript.entries().last().unwrap().curl.clone().unwrap();
@@ -580,8 +719,12 @@ mod tests {
             ClientConfig::default(),
         )
         .unwrap();
+        let version = |v: &str| CallOptions {
+            a2a_version: Some(v.to_string()),
+            ..CallOptions::default()
+        };
         let request = client
-            .prepare(Operation::SendMessage, json!({}), false, Some("0.5"))
+            .prepare(Operation::SendMessage, json!({}), false, &version("0.5"))
             .unwrap_or_else(|_| panic!("prepares"));
         assert_eq!(request.headers.get_all("a2a-version").iter().count(), 1);
         assert_eq!(request.headers["a2a-version"], "0.5");
@@ -590,9 +733,119 @@ mod tests {
         assert!(curl.contains("a2a-version: 0.5"), "{curl}");
         assert!(!curl.contains("a2a-version: 1.0"), "{curl}");
         assert!(matches!(
-            client.prepare(Operation::SendMessage, json!({}), false, Some("bad\nvalue")),
+            client.prepare(
+                Operation::SendMessage,
+                json!({}),
+                false,
+                &version("bad\nvalue")
+            ),
             Err(Reply::Broken(_))
         ));
+    }
+
+    #[test]
+    fn credentials_none_and_invalid_leave_the_configured_ones_out() {
+        let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+        let secret = "s3cr3t-bearer-value";
+        let redactor = super::super::Redactor::new(vec![secret.to_string(), "k3y-value".into()]);
+        let transcript = Transcript::new(Arc::new(redactor));
+        let client = PeerClient::new(
+            endpoint,
+            ProtocolVersion::V1_0,
+            Binding::Jsonrpc,
+            ClientConfig {
+                headers: vec![
+                    ("X-API-Key".into(), "k3y-value".into()),
+                    ("X-Trace".into(), "t1".into()),
+                ],
+                bearer: Some(("TOKEN_VAR".into(), secret.into())),
+                ..ClientConfig::default()
+            },
+        )
+        .unwrap();
+        let prepare = |credentials| {
+            let options = CallOptions {
+                a2a_version: Some("0.5".into()),
+                credentials,
+            };
+            client
+                .prepare(Operation::SendMessage, json!({}), false, &options)
+                .unwrap_or_else(|_| panic!("prepares"))
+        };
+        let configured = prepare(Credentials::Configured);
+        assert_eq!(
+            configured.headers["authorization"],
+            "Bearer s3cr3t-bearer-value"
+        );
+        assert_eq!(configured.headers["x-api-key"], "k3y-value");
+        let none = prepare(Credentials::None);
+        assert!(none.headers.get("authorization").is_none());
+        assert!(none.headers.get("x-api-key").is_none());
+        assert_eq!(none.headers["x-trace"], "t1");
+        assert_eq!(
+            none.headers["a2a-version"], "0.5",
+            "the version override stays"
+        );
+        let invalid = prepare(Credentials::Invalid);
+        let forged = invalid.headers["authorization"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            forged.starts_with("Bearer a2a-conform-invalid-"),
+            "{forged}"
+        );
+        assert!(invalid.headers.get("x-api-key").is_none());
+        for request in [&configured, &none, &invalid] {
+            client.record_request(&transcript, request);
+        }
+        let entries = transcript.entries();
+        let text = serde_json::to_string(&entries).unwrap();
+        assert!(
+            !text.contains(secret) && !text.contains("k3y-value"),
+            "{text}"
+        );
+        assert!(entries[0]
+            .curl
+            .as_ref()
+            .unwrap()
+            .contains("Bearer $TOKEN_VAR"));
+        assert!(entries[1]
+            .summary
+            .contains("[credentials: none; withheld: authorization, x-api-key]"));
+        assert!(!entries[1].curl.as_ref().unwrap().contains("uthorization"));
+        assert!(entries[2].summary.contains("[credentials: invalid"));
+        assert!(
+            entries[2].curl.as_ref().unwrap().contains(&forged),
+            "the line reproduces"
+        );
+    }
+
+    #[test]
+    fn http_401_and_403_are_refusals_whatever_the_body() {
+        let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+        for binding in [Binding::Jsonrpc, Binding::Rest] {
+            let client = PeerClient::new(
+                endpoint.clone(),
+                ProtocolVersion::V1_0,
+                binding,
+                ClientConfig::default(),
+            )
+            .unwrap();
+            let body = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#;
+            assert!(matches!(
+                client.classify(Some(1), 401, body, Some("Bearer".into())),
+                Reply::Refused { status: 401, detail } if detail.contains("WWW-Authenticate: Bearer")
+            ));
+            assert!(matches!(
+                client.classify(Some(1), 403, b"", None),
+                Reply::Refused { status: 403, detail } if detail == "no WWW-Authenticate header"
+            ));
+            assert!(!matches!(
+                client.classify(Some(1), 400, body, None),
+                Reply::Refused { .. }
+            ));
+        }
     }
 
     #[test]

@@ -68,6 +68,13 @@ impl Redactor {
         Redactor { secrets }
     }
 
+    /// This redactor plus one more secret.
+    pub fn with_secret(&self, secret: String) -> Redactor {
+        let mut secrets = self.secrets.clone();
+        secrets.push(secret);
+        Redactor::new(secrets)
+    }
+
     pub fn redact(&self, text: &str) -> String {
         let mut out = text.to_string();
         for secret in &self.secrets {

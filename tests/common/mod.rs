@@ -46,6 +46,7 @@ pub fn start_peer(protocol: ProtocolVersion, behaviour: Behaviour) -> Peer {
             behaviour,
             port: 0,
             timing: fast_timing(),
+            auth_token: None,
         }))
         .expect("mock peer starts on 127.0.0.1:0");
     Peer {
@@ -171,6 +172,14 @@ pub fn check(card_url: &str, extra: &[&str]) -> Outcome {
     args.extend_from_slice(FAST_VARS);
     args.extend_from_slice(extra);
     run(&args)
+}
+
+/// [`check`] with environment variables set for the binary (`--bearer-env`).
+pub fn check_env(card_url: &str, extra: &[&str], env: &[(&str, &str)]) -> Outcome {
+    let mut args = vec!["check", card_url];
+    args.extend_from_slice(FAST_VARS);
+    args.extend_from_slice(extra);
+    run_env(&args, env)
 }
 
 /// A one-route HTTP server on loopback answering every path with a fixed

@@ -46,6 +46,7 @@ pub fn start(protocol: ProtocolVersion, behaviour: Behaviour) -> SlowPeer {
             behaviour,
             port: 0,
             timing: slow_timing(),
+            auth_token: None,
         }))
         .expect("mock peer starts on 127.0.0.1:0");
     SlowPeer {

@@ -144,6 +144,7 @@ fn spec_required_fields_missing_are_warnings() {
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
+            decl("security.enforced", false),
             decl("interfaces[JSONRPC 1.0]", true),
         ]
     );
@@ -351,8 +352,75 @@ fn security_scheme_lint() {
     assert_eq!(card.security_schemes, ["odd", "ok"]);
     assert_eq!(
         card.warnings,
-        ["`securitySchemes.odd` has neither `type` (v0.3) nor a scheme key such as `httpAuthSecurityScheme` (v1.0)"]
+        [
+            "`securitySchemes.odd` has neither `type` (v0.3) nor a scheme key such as `httpAuthSecurityScheme` (v1.0)",
+            "`securitySchemes` is declared but no requirement (`securityRequirements` in v1.0, `security` in v0.3) says a request needs one; security.enforced reads as not declared",
+        ]
     );
+    assert!(!card.security_required);
+    assert_eq!(card.is_declared("security.enforced"), Some(false));
+}
+
+#[test]
+fn security_requirements_declare_security_enforced_in_both_versions() {
+    let bearer_v1 = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "Bearer"}}});
+    let bearer_v03 = json!({"bearer": {"type": "http", "scheme": "bearer"}});
+    let v1_requirement = json!([{"schemes": {"bearer": {"list": []}}}]);
+    let v03_requirement = json!([{"bearer": []}]);
+    let required = |schemes: &serde_json::Value, key: &str, requirement: &serde_json::Value| {
+        let mut card = base_v1();
+        card["securitySchemes"] = schemes.clone();
+        card[key] = requirement.clone();
+        let card = inline(card).unwrap();
+        (card.security_required, card.warnings)
+    };
+    // v1.0 shape under the v1.0 key, and under the name some v1.0 texts still use.
+    assert_eq!(
+        required(&bearer_v1, "securityRequirements", &v1_requirement),
+        (true, vec![])
+    );
+    assert_eq!(
+        required(&bearer_v1, "security", &v1_requirement),
+        (true, vec![])
+    );
+    // v0.3 shape.
+    assert_eq!(
+        required(&bearer_v03, "security", &v03_requirement),
+        (true, vec![])
+    );
+    // An empty alternative lets anonymous callers in: not required.
+    let optional = json!([{"bearer": []}, {}]);
+    assert_eq!(
+        required(&bearer_v03, "security", &optional),
+        (false, vec![])
+    );
+    let optional_v1 = json!([{"schemes": {"bearer": {"list": []}}}, {"schemes": {}}]);
+    assert_eq!(
+        required(&bearer_v1, "securityRequirements", &optional_v1),
+        (false, vec![])
+    );
+    // An empty list requires nothing, and then the schemes are a lint finding.
+    let (declared, warnings) = required(&bearer_v1, "securityRequirements", &json!([]));
+    assert!(!declared);
+    assert!(warnings[0].contains("no requirement"), "{warnings:?}");
+    // A requirement naming an undeclared scheme still requires credentials.
+    let (declared, warnings) = required(&bearer_v03, "security", &json!([{"oauth": ["read"]}]));
+    assert!(declared);
+    assert_eq!(
+        warnings,
+        ["`security[0]` requires the scheme `oauth`, which `securitySchemes` does not declare"]
+    );
+    // A wrong type is a warning, never fatal.
+    let (declared, warnings) = required(&bearer_v03, "security", &json!("bearer"));
+    assert!(!declared);
+    assert!(
+        warnings[0].starts_with("`security` is a string, not an array"),
+        "{warnings:?}"
+    );
+    // No schemes, no requirements: nothing declared, nothing to say.
+    let card = inline(base_v1()).unwrap();
+    assert!(!card.security_required && card.warnings.is_empty());
+    assert_eq!(card.is_declared("security.enforced"), Some(false));
 }
 
 #[test]
