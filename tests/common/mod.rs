@@ -35,6 +35,15 @@ pub fn fast_timing() -> MockTiming {
 }
 
 pub fn start_peer(protocol: ProtocolVersion, behaviour: Behaviour) -> Peer {
+    start_peer_with_token(protocol, behaviour, None)
+}
+
+/// [`start_peer`] with the bearer token a `secured` peer requires.
+pub fn start_peer_with_token(
+    protocol: ProtocolVersion,
+    behaviour: Behaviour,
+    auth_token: Option<&str>,
+) -> Peer {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -46,7 +55,7 @@ pub fn start_peer(protocol: ProtocolVersion, behaviour: Behaviour) -> Peer {
             behaviour,
             port: 0,
             timing: fast_timing(),
-            auth_token: None,
+            auth_token: auth_token.map(str::to_string),
         }))
         .expect("mock peer starts on 127.0.0.1:0");
     Peer {
