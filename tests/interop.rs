@@ -267,6 +267,8 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
     for (id, verdict) in &rows {
         let expected = match id.as_str() {
             "capabilities.pushNotifications" => "not-declared",
+            // The SDK agents declare no security.
+            "security.enforced" => "not-declared",
             // Version negotiation is a 1.0 server's duty.
             "protocol.versionNegotiation" if version == "0.3" => "not-declared",
             _ => "honoured",
