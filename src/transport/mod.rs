@@ -3,6 +3,7 @@
 //! calls, and SSE streams read in the background.
 
 pub mod client;
+pub mod jsonrpc;
 pub mod rest;
 pub mod sse;
 pub mod stream;

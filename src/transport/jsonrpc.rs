@@ -1,0 +1,94 @@
+//! The JSON-RPC 2.0 binding's answers: the response envelope (version, id,
+//! exactly one of `result` and `error`), for plain answers and for each SSE
+//! event of a stream.
+
+use super::Reply;
+use crate::protocol::RpcError;
+use serde_json::Value;
+
+/// Judges a JSON-RPC answer: valid JSON, `jsonrpc: "2.0"`, our id echoed, and
+/// exactly one of `result` and `error`.
+pub fn classify_jsonrpc(expect_id: Option<u64>, status: u16, body: &[u8]) -> Reply {
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(v) => v,
+        Err(e) => {
+            return Reply::Broken(format!(
+                "HTTP {status} answer is not JSON ({e}): {}",
+                super::clip(&String::from_utf8_lossy(body), 120)
+            ))
+        }
+    };
+    classify_envelope(expect_id, &value).unwrap_or_else(|reason| {
+        Reply::Broken(if (200..300).contains(&status) {
+            reason
+        } else {
+            format!("HTTP {status}: {reason}")
+        })
+    })
+}
+
+/// Reads one JSON-RPC response envelope (also used for each SSE event).
+pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply, String> {
+    let Some(obj) = value.as_object() else {
+        return Err("the answer is not a JSON-RPC object".into());
+    };
+    if let Some(expected) = expect_id {
+        match obj.get("id") {
+            Some(id)
+                if id.as_u64() == Some(expected) || id.as_str() == Some(&expected.to_string()) => {}
+            // A parse error may be answered with a null id; anything else is wrong.
+            Some(Value::Null) if obj.contains_key("error") => {}
+            Some(other) => {
+                return Err(format!(
+                    "response id {other} does not match request id {expected}"
+                ))
+            }
+            None => return Err("response has no `id`".into()),
+        }
+    }
+    match (obj.get("result"), obj.get("error")) {
+        (Some(_), Some(_)) => Err("response carries both `result` and `error`".into()),
+        (Some(result), None) => Ok(Reply::Ok(result.clone())),
+        (None, Some(error)) => RpcError::from_json(error)
+            .map(Reply::Err)
+            .ok_or_else(|| format!("`error` has no integer `code`: {error}")),
+        (None, None) => Err("response has neither `result` nor `error`".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_checks_id_and_shape() {
+        assert!(matches!(
+            classify_jsonrpc(
+                Some(3),
+                200,
+                br#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#
+            ),
+            Reply::Ok(_)
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":4,"result":{}}"#),
+            Reply::Broken(r) if r.contains("does not match request id 3")
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"x"}}"#),
+            Reply::Err(e) if e.code == -32001
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, b"<html>oops</html>"),
+            Reply::Broken(r) if r.contains("not JSON")
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3}"#),
+            Reply::Broken(r) if r.contains("neither")
+        ));
+        assert!(matches!(
+            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1}}"#),
+            Reply::Broken(r) if r.contains("both")
+        ));
+    }
+}
