@@ -100,7 +100,7 @@ pub struct RunArgs {
     /// Read a bearer token from this environment variable (never pass secrets in argv).
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,
-    /// Bound on each request's wait for an answer, e.g. 30s.
+    /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Scenario runs in flight at once against one peer.
@@ -156,8 +156,8 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// The mock peer's behaviour (honest, or a named divergence).
-    #[arg(long, default_value = "honest")]
+    /// The mock peer's behaviour: honest, or a named divergence (README, "Mock peer").
+    #[arg(long, default_value = "honest", value_parser = behaviour_names())]
     pub behaviour: String,
     /// The protocol version the mock peer speaks.
     #[arg(long = "peer-protocol", value_enum, default_value = "1.0")]
@@ -229,9 +229,10 @@ pub enum SuiteCommand {
 
 #[derive(Debug, Args)]
 pub struct MockPeerArgs {
-    /// The behaviour: honest, or a named divergence (see --help of `demo`).
-    #[arg(long, default_value = "honest")]
+    /// The behaviour: honest, or a named divergence (README, "Mock peer").
+    #[arg(long, default_value = "honest", value_parser = behaviour_names())]
     pub behaviour: String,
+    /// The protocol version the peer speaks and its card declares.
     #[arg(long, value_enum, default_value = "1.0")]
     pub protocol: MockProtocolArg,
     /// Loopback port (0 picks a free one).
@@ -250,4 +251,10 @@ pub struct MockPeerArgs {
     /// variable (default: a2a-conform-mock-token).
     #[arg(long, value_name = "VAR")]
     pub token_env: Option<String>,
+}
+
+/// Every mock behaviour's name, so `--help` lists them and a typo is a usage
+/// error naming the valid ones.
+fn behaviour_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::mock::Behaviour::ALL.iter().map(|b| b.name()))
 }
