@@ -2,6 +2,7 @@
 //! built binary checks the real mock peer with a baseline file of known
 //! divergences, and every format shows what the baseline did.
 
+mod common;
 mod gating;
 
 use a2a_conform::mock::Behaviour;

@@ -3,6 +3,7 @@
 //! `diff` compares them — regressions, fixes, drift, `--fail-on`, `--json`,
 //! and the usage errors (unreadable, not a report, schema versions).
 
+mod common;
 mod gating;
 
 use a2a_conform::mock::Behaviour;

@@ -5,6 +5,7 @@
 //! report holding every verdict (flaky and retried runs, a known divergence,
 //! an unusable card) is rendered through the library and checked the same way.
 
+mod common;
 mod gating;
 
 use a2a_conform::mock::Behaviour;

@@ -44,6 +44,16 @@ pub fn start_peer_with_token(
     behaviour: Behaviour,
     auth_token: Option<&str>,
 ) -> Peer {
+    start_peer_with(protocol, behaviour, fast_timing(), auth_token)
+}
+
+/// A mock peer at a chosen pace, with the token `secured` requires.
+pub fn start_peer_with(
+    protocol: ProtocolVersion,
+    behaviour: Behaviour,
+    timing: MockTiming,
+    auth_token: Option<&str>,
+) -> Peer {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -54,7 +64,7 @@ pub fn start_peer_with_token(
             protocol,
             behaviour,
             port: 0,
-            timing: fast_timing(),
+            timing,
             auth_token: auth_token.map(str::to_string),
         }))
         .expect("mock peer starts on 127.0.0.1:0");

@@ -5,23 +5,11 @@
 
 #![allow(dead_code)]
 
-use a2a_conform::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use a2a_conform::mock::{Behaviour, MockTiming};
 use a2a_conform::protocol::ProtocolVersion;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A mock peer on its own runtime for the test's lifetime.
-pub struct SlowPeer {
-    pub peer: MockPeer,
-    _runtime: tokio::runtime::Runtime,
-}
-
-impl SlowPeer {
-    pub fn card_url(&self) -> String {
-        self.peer.card_url()
-    }
-}
 
 /// Chunks far enough apart that a cancel on loopback always lands before
 /// the first one, even on a loaded machine: the evidence is the same every run.
@@ -34,25 +22,9 @@ pub fn slow_timing() -> MockTiming {
     }
 }
 
-pub fn start(protocol: ProtocolVersion, behaviour: Behaviour) -> SlowPeer {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let peer = runtime
-        .block_on(MockPeer::start(MockConfig {
-            protocol,
-            behaviour,
-            port: 0,
-            timing: slow_timing(),
-            auth_token: None,
-        }))
-        .expect("mock peer starts on 127.0.0.1:0");
-    SlowPeer {
-        peer,
-        _runtime: runtime,
-    }
+/// The mock peer at [`slow_timing`] (the shared starter in `tests/common`).
+pub fn start(protocol: ProtocolVersion, behaviour: Behaviour) -> crate::common::Peer {
+    crate::common::start_peer_with(protocol, behaviour, slow_timing(), None)
 }
 
 /// Windows that fit [`slow_timing`]: the quiet window outlasts every chunk.
