@@ -29,23 +29,13 @@ pub(crate) async fn call(
     let version = peer.protocol;
     match op {
         Operation::SendMessage => {
-            let request = SendRequest::parse(peer, params)?;
-            let opened = lifecycle::send_message(peer, request.message)?;
-            if let Some(config) = request.push {
-                push::register(
-                    peer,
-                    push::PushConfig {
-                        task_id: opened.task.id.clone(),
-                        ..config
-                    },
-                )?;
-            }
-            let task = if request.blocking {
+            let (blocking, view, opened) = open_task(peer, params)?;
+            let task = if blocking {
                 lifecycle::wait_settled(peer, opened).await?
             } else {
                 opened.task
             };
-            let body = model::task_json(&task, version, request.view);
+            let body = model::task_json(&task, version, view);
             Ok(Reply::Json(match version {
                 ProtocolVersion::V1_0 => json!({ "task": body }),
                 ProtocolVersion::V0_3 => body,
@@ -53,21 +43,9 @@ pub(crate) async fn call(
         }
         Operation::SendStreamingMessage => {
             refuse_unless_streaming(peer)?;
-            let request = SendRequest::parse(peer, params)?;
-            let opened = lifecycle::send_message(peer, request.message)?;
-            if let Some(config) = request.push {
-                push::register(
-                    peer,
-                    push::PushConfig {
-                        task_id: opened.task.id.clone(),
-                        ..config
-                    },
-                )?;
-            }
-            Ok(Reply::Stream {
-                opened,
-                view: request.view,
-            })
+            // `blocking` has no effect on streams (v1 §3.2.2).
+            let (_blocking, view, opened) = open_task(peer, params)?;
+            Ok(Reply::Stream { opened, view })
         }
         Operation::GetTask => {
             let id = task_id(params)?;
@@ -111,6 +89,32 @@ pub(crate) async fn call(
             ),
         }),
     }
+}
+
+/// Starts the task a send or stream asks for, registering an inline push
+/// config once the task id exists; returns `blocking`, the task view asked
+/// for, and the opened task.
+fn open_task(
+    peer: &Arc<Shared>,
+    params: &Map<String, Value>,
+) -> Result<(bool, TaskView, lifecycle::Opened), A2aError> {
+    let SendRequest {
+        message,
+        blocking,
+        view,
+        push,
+    } = SendRequest::parse(peer, params)?;
+    let opened = lifecycle::send_message(peer, message)?;
+    if let Some(config) = push {
+        push::register(
+            peer,
+            push::PushConfig {
+                task_id: opened.task.id.clone(),
+                ..config
+            },
+        )?;
+    }
+    Ok((blocking, view, opened))
 }
 
 fn refuse_unless_streaming(peer: &Shared) -> Result<(), A2aError> {
