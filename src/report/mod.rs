@@ -5,10 +5,11 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod transcript;
 
-use crate::transport::Evidence;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use transcript::Evidence;
 
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;

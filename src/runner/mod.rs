@@ -8,6 +8,7 @@ pub mod stream_end;
 pub mod webhook;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
+use crate::report::transcript::Evidence;
 use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
@@ -408,7 +409,7 @@ async fn execute(
     let started = Instant::now();
     // Every failed attempt's message; the first failure's evidence.
     let mut failures: Vec<String> = Vec::new();
-    let mut first_evidence: Vec<crate::transport::Evidence> = Vec::new();
+    let mut first_evidence: Vec<Evidence> = Vec::new();
     loop {
         report.attempts += 1;
         let (verdict, message, evidence) = run_once(client, &planned, options).await;
@@ -447,7 +448,7 @@ async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
     options: &RunOptions,
-) -> (ScenarioVerdict, String, Vec<crate::transport::Evidence>) {
+) -> (ScenarioVerdict, String, Vec<Evidence>) {
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     let steps = &planned.scenario.def.steps;

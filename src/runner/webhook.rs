@@ -10,8 +10,9 @@
 //! v1 §13.2), so scenarios read such refusals as inconclusive.
 
 use crate::protocol::{Event, ProtocolVersion, TaskView};
+use crate::report::transcript::EvidenceKind;
 use crate::transport::stream::describe;
-use crate::transport::{EvidenceKind, Transcript, MAX_SSE_EVENT_BYTES};
+use crate::transport::{Transcript, MAX_SSE_EVENT_BYTES};
 use axum::body::{to_bytes, Body};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};

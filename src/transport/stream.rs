@@ -2,13 +2,15 @@
 //! and recorded as it arrives, so steps can ask "what arrived, and when?"
 //! without racing the socket. Reading is bounded in time, bytes and events.
 
-use super::client::classify_envelope;
+use super::http::describe_reqwest_error;
+use super::jsonrpc::classify_envelope;
+use super::limits::{MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS};
+use super::reply::Reply;
 use super::sse::{SseItem, SseParser};
-use super::{
-    human_duration, EvidenceKind, Reply, Transcript, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES,
-    MAX_STREAM_EVENTS,
-};
-use crate::protocol::{Event, ProtocolVersion};
+use super::text::human_duration;
+use super::transcript::Transcript;
+use crate::protocol::{Event, ProtocolVersion, RpcError};
+use crate::report::transcript::EvidenceKind;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -163,10 +165,7 @@ async fn read_stream(
             Ok(Err(e)) => {
                 break StreamEnd::Failed {
                     at: Instant::now(),
-                    reason: format!(
-                        "the connection broke: {}",
-                        super::client::describe_reqwest_error(&e)
-                    ),
+                    reason: format!("the connection broke: {}", describe_reqwest_error(&e)),
                 }
             }
             Ok(Ok(None)) => {
@@ -277,7 +276,7 @@ fn decode_frame(
     }
     if event_name == Some("error") || value.get("error").is_some() {
         let error = value.get("error").unwrap_or(&value);
-        if let Some(error) = crate::protocol::RpcError::from_json(error) {
+        if let Some(error) = RpcError::from_json(error) {
             return Event::Error(error);
         }
     }
