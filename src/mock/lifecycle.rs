@@ -3,11 +3,11 @@
 //! input-required), with each behaviour's divergence applied here.
 
 use super::behaviour::Behaviour;
-use super::card;
 use super::error::A2aError;
 use super::model::{Artifact, Event, Message, Part, Status, Task};
+use super::published::INPUT_MODES;
+use super::shared::Shared;
 use super::store::{Entry, Feed};
-use super::Shared;
 use crate::protocol::{codes, TaskState};
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
@@ -46,12 +46,12 @@ pub(crate) fn send_message(peer: &Arc<Shared>, message: Message) -> Result<Opene
 fn check_media_types(message: &Message) -> Result<(), A2aError> {
     for part in &message.parts {
         let media_type = part.effective_media_type();
-        if !card::INPUT_MODES.contains(&media_type.as_str()) {
+        if !INPUT_MODES.contains(&media_type.as_str()) {
             return Err(A2aError::new(
                 codes::CONTENT_TYPE_NOT_SUPPORTED,
                 format!(
                     "media type `{media_type}` is not accepted; declared input modes: {}",
-                    card::INPUT_MODES.join(", ")
+                    INPUT_MODES.join(", ")
                 ),
             ));
         }
