@@ -19,8 +19,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Which credentials a call carries (the `credentials` key of `send`/`stream`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Credentials {
     /// The bearer token of `--bearer-env` and every `--header`/profile header.
     #[default]
@@ -35,11 +46,7 @@ pub enum Credentials {
 
 impl Credentials {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Credentials::Configured => "configured",
-            Credentials::None => "none",
-            Credentials::Invalid => "invalid",
-        }
+        self.into()
     }
 }
 
@@ -553,6 +560,16 @@ fn unreachable_reply(transcript: &Transcript, url: &url::Url, error: &reqwest::E
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_read_back_from_their_names() {
+        use strum::VariantArray;
+        for &c in Credentials::VARIANTS {
+            let read: Credentials = serde_json::from_value(json!(c.as_str())).unwrap();
+            assert_eq!(read, c);
+        }
+        assert_eq!(Credentials::Configured.as_str(), "configured");
+    }
 
     #[test]
     fn reproductions_carry_the_content_type_actually_sent() {
