@@ -274,13 +274,10 @@ impl PeerClient {
         StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body, challenge))
     }
 
-    fn prepare(
-        &self,
-        op: Operation,
-        params: Value,
-        streaming: bool,
-        options: &CallOptions,
-    ) -> Result<Prepared, Reply> {
+    /// The peer's headers as the call's options shape them: credentials
+    /// withheld or replaced, and an `A2A-Version` override. Also names the
+    /// headers withheld, for the evidence.
+    fn call_headers(&self, options: &CallOptions) -> Result<(HeaderMap, Vec<String>), Reply> {
         let mut headers = self.headers.clone();
         let mut withheld: Vec<String> = Vec::new();
         if options.credentials != Credentials::Configured {
@@ -304,6 +301,19 @@ impl PeerClient {
             })?;
             headers.insert("A2A-Version", value);
         }
+        Ok((headers, withheld))
+    }
+
+    /// Builds one call's request: its headers, and the binding's method, URL
+    /// and body for the operation.
+    fn prepare(
+        &self,
+        op: Operation,
+        params: Value,
+        streaming: bool,
+        options: &CallOptions,
+    ) -> Result<Prepared, Reply> {
+        let (headers, withheld) = self.call_headers(options)?;
         let rpc_id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (method, url, body, label) = match self.binding {
             Binding::Jsonrpc => {
