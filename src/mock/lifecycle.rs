@@ -243,20 +243,7 @@ async fn work(peer: Arc<Shared>, id: String, run: u64, plan: Plan, announce: boo
         }
     }
     if plan == Plan::AskInput {
-        if !peer.sleep(peer.timing.chunk_interval).await {
-            return;
-        }
-        store.with(&id, |e| {
-            if let Gate::Go = gate(e, run) {
-                let ask = Message::agent(
-                    &e.task,
-                    "Need more input: send a follow-up message on this task \
-                     with a text or JSON data part.",
-                );
-                e.set_status(Status::now(TaskState::InputRequired, Some(ask)), true);
-                e.worker = None;
-            }
-        });
+        ask_for_input(&peer, &id, run).await;
         return;
     }
     let chunks = peer.timing.chunks;
@@ -270,36 +257,7 @@ async fn work(peer: Arc<Shared>, id: String, run: u64, plan: Plan, announce: boo
             name: RESULT_ARTIFACT.into(),
             parts: vec![chunk_part(i, chunks)],
         };
-        let go = store.with(&id, |e| {
-            let mode = gate(e, run);
-            if let Gate::Go = mode {
-                match e
-                    .task
-                    .artifacts
-                    .iter_mut()
-                    .find(|a| a.artifact_id == artifact_id)
-                {
-                    Some(stored) => stored.parts.extend(chunk.parts.iter().cloned()),
-                    None => e.task.artifacts.push(chunk.clone()),
-                }
-            }
-            match mode {
-                Gate::Stop => false,
-                Gate::Go | Gate::Leak => {
-                    e.emit(
-                        Event::Artifact {
-                            task_id: e.task.id.clone(),
-                            context_id: e.task.context_id.clone(),
-                            artifact: chunk,
-                            append: i > 1,
-                            last_chunk: i == chunks,
-                        },
-                        false,
-                    );
-                    true
-                }
-            }
-        });
+        let go = store.with(&id, |e| add_chunk(e, run, chunk, i, chunks));
         if go != Some(true) {
             return;
         }
@@ -316,6 +274,58 @@ async fn work(peer: Arc<Shared>, id: String, run: u64, plan: Plan, announce: boo
     });
     if completed == Some(true) && peer.behaviour == Behaviour::UnstableCompletion {
         rewrite_after_completion(&peer, &id, run, &artifact_id).await;
+    }
+}
+
+/// After one pause, asks for input and ends this run of the worker.
+async fn ask_for_input(peer: &Shared, id: &str, run: u64) {
+    if !peer.sleep(peer.timing.chunk_interval).await {
+        return;
+    }
+    peer.store.with(id, |e| {
+        if let Gate::Go = gate(e, run) {
+            let ask = Message::agent(
+                &e.task,
+                "Need more input: send a follow-up message on this task \
+                 with a text or JSON data part.",
+            );
+            e.set_status(Status::now(TaskState::InputRequired, Some(ask)), true);
+            e.worker = None;
+        }
+    });
+}
+
+/// Stores chunk `i` of `chunks` of the result artifact (unless the task was
+/// canceled) and emits it (also after a cancel, under `cancel-leak`); false
+/// once the worker must stop.
+fn add_chunk(e: &mut Entry, run: u64, chunk: Artifact, i: u32, chunks: u32) -> bool {
+    let mode = gate(e, run);
+    if let Gate::Go = mode {
+        match e
+            .task
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == chunk.artifact_id)
+        {
+            Some(stored) => stored.parts.extend(chunk.parts.iter().cloned()),
+            None => e.task.artifacts.push(chunk.clone()),
+        }
+    }
+    match mode {
+        Gate::Stop => false,
+        Gate::Go | Gate::Leak => {
+            e.emit(
+                Event::Artifact {
+                    task_id: e.task.id.clone(),
+                    context_id: e.task.context_id.clone(),
+                    artifact: chunk,
+                    append: i > 1,
+                    last_chunk: i == chunks,
+                },
+                false,
+            );
+            true
+        }
     }
 }
 
