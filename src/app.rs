@@ -478,21 +478,17 @@ fn suite(cmd: SuiteCommand) -> i32 {
             };
             for s in &suite.scenarios {
                 let gate = s
-                    .def
-                    .when
+                    .gate
                     .as_ref()
-                    .map(|w| format!(" (when {})", w.value))
+                    .map(|g| format!(" (when {g})"))
                     .unwrap_or_default();
-                let each = if s.def.for_each.is_some() {
-                    " (for each declared input mode)"
-                } else {
-                    ""
-                };
-                println!(
-                    "{}  verifies {}{gate}{each}",
-                    s.id(),
-                    s.def.verifies.join(", ")
-                );
+                let each = s
+                    .def
+                    .for_each
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default();
+                let verifies: Vec<String> = s.verifies.iter().map(ToString::to_string).collect();
+                println!("{}  verifies {}{gate}{each}", s.id(), verifies.join(", "));
                 println!("    {}  [{}:{}]", s.def.title, s.file, s.line);
             }
             exit::OK

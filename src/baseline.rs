@@ -353,10 +353,13 @@ mod tests {
     }
 
     fn report(runs: Vec<ScenarioReport>) -> RunReport {
-        let declared: Vec<(String, bool)> = runs
+        let declared: Vec<crate::card::Declaration> = runs
             .iter()
             .flat_map(|r| r.verifies.clone())
-            .map(|v| (v, true))
+            .map(|v| crate::card::Declaration {
+                id: v.parse().expect("a declaration id"),
+                declared: true,
+            })
             .collect();
         let declarations = crate::verdict::judge_declarations(&declared, &runs);
         RunReport::new(vec![PeerReport {
@@ -452,8 +455,8 @@ mod tests {
     fn a_scenario_entry_excuses_its_run_and_a_declaration_only_if_all_failures_are_known() {
         let runs = || {
             vec![
-                run("resume[a]", "modes[a]", ScenarioVerdict::Fail),
-                run("other[a]", "modes[a]", ScenarioVerdict::Fail),
+                run("resume[a]", "defaultInputModes[a]", ScenarioVerdict::Fail),
+                run("other[a]", "defaultInputModes[a]", ScenarioVerdict::Fail),
             ]
         };
         let b = Baseline::parse("b", "- scenario: resume[a]\n  reason: known\n").unwrap();
@@ -482,7 +485,11 @@ mod tests {
     fn entries_that_now_pass_are_stale_and_unknown_ids_unmatched() {
         let mut r = report(vec![
             run("cancel", "lifecycle.cancel", ScenarioVerdict::Pass),
-            run("resume[a]", "modes[a]", ScenarioVerdict::Inconclusive),
+            run(
+                "resume[a]",
+                "defaultInputModes[a]",
+                ScenarioVerdict::Inconclusive,
+            ),
         ]);
         let b = Baseline::parse(
             "b",

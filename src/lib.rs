@@ -29,6 +29,7 @@ pub mod app;
 pub mod baseline;
 pub mod card;
 pub mod cli;
+pub mod declaration;
 pub mod diff;
 pub mod exit;
 pub mod mock;
