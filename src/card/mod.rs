@@ -149,6 +149,57 @@ pub struct Skill {
     pub output_modes: Option<Vec<String>>,
 }
 
+/// A declared interface as a declaration (see [`Card::interface_declarations`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceDeclaration {
+    pub id: DeclarationId,
+    pub interface: Interface,
+    /// Why the tool cannot check it (`None`: it can).
+    pub unsupported: Option<String>,
+}
+
+/// Why this version of the tool cannot talk to an interface, if it cannot.
+fn unsupported_reason(interface: &Interface) -> Option<String> {
+    let shown = format!(
+        "{} {}",
+        id_word(&interface.binding_name),
+        id_word(&interface.declared_version)
+    );
+    match (interface.binding, interface.protocol_version) {
+        (None, _) => Some(format!(
+            "binding not supported by this version of a2a-conform ({shown})"
+        )),
+        (_, None) => Some(format!(
+            "protocol version not supported by this version of a2a-conform ({shown})"
+        )),
+        (Some(b), Some(v)) if !select::speaks(v, b) => Some(format!(
+            "binding not supported by this version of a2a-conform ({} {})",
+            select::card_name(b),
+            v.as_str()
+        )),
+        _ if !select::is_http_url(&interface.url) => Some(format!(
+            "the interface URL `{}` is not an http(s) URL",
+            interface.url
+        )),
+        _ => None,
+    }
+}
+
+/// A card's spelling as one word of an `interfaces[…]` id (`unknown` when
+/// empty; spaces and brackets would make the id unreadable).
+fn id_word(text: &str) -> String {
+    let word: String = text
+        .trim()
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '[' | ']' | '#'))
+        .collect();
+    if word.is_empty() {
+        "unknown".to_string()
+    } else {
+        word
+    }
+}
+
 /// A promise the runner can judge, and whether the card makes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Declaration {
@@ -205,7 +256,10 @@ impl Card {
         out.extend(
             self.interface_declarations()
                 .into_iter()
-                .map(|(id, _)| Declaration { id, declared: true }),
+                .map(|d| Declaration {
+                    id: d.id,
+                    declared: true,
+                }),
         );
         out.extend(
             self.input_mode_declarations()
@@ -215,35 +269,39 @@ impl Card {
         out
     }
 
-    /// Declared interfaces the tool can speak, as (declaration id, interface):
-    /// `interfaces[<BINDING> <version>]`, e.g. `interfaces[JSONRPC 1.0]`, in the
-    /// card's preference order; a repeat of the same binding and version gets
-    /// ` #2`, ` #3`. Ids leave the URL out so they stay stable across hosts and
-    /// ports (reports and baselines key on them).
-    pub fn interface_declarations(&self) -> Vec<(DeclarationId, Interface)> {
-        let mut out: Vec<(DeclarationId, Interface)> = Vec::new();
+    /// Every declared interface as a declaration, in the card's preference
+    /// order: `interfaces[<BINDING> <version>]`, e.g. `interfaces[JSONRPC 1.0]`;
+    /// a repeat of the same binding and version gets ` #2`, ` #3`. Ids leave
+    /// the URL out so they stay stable across hosts and ports (reports and
+    /// baselines key on them). One the tool cannot speak is listed too, with
+    /// the reason, so its row reads unverified instead of going missing.
+    pub fn interface_declarations(&self) -> Vec<InterfaceDeclaration> {
+        let mut out: Vec<InterfaceDeclaration> = Vec::new();
         for interface in &self.interfaces {
-            let (Some(binding), Some(version)) = (interface.binding, interface.protocol_version)
-            else {
-                continue;
+            let binding = match interface.binding {
+                Some(b) => select::card_name(b).to_string(),
+                None => id_word(&interface.binding_name),
             };
-            if !select::speaks(version, binding) || !select::is_http_url(&interface.url) {
-                continue;
-            }
-            let binding = select::card_name(binding);
+            let version = match interface.protocol_version {
+                Some(v) => v.as_str().to_string(),
+                None => id_word(&interface.declared_version),
+            };
             let repeat = 1 + out
                 .iter()
-                .filter(|(id, _)| {
-                    matches!(id, DeclarationId::Interface { binding: b, version: v, .. }
-                        if b == binding && v == version.as_str())
+                .filter(|d| {
+                    matches!(&d.id, DeclarationId::Interface { binding: b, version: v, .. }
+                        if *b == binding && *v == version)
                 })
                 .count() as u32;
-            let id = DeclarationId::Interface {
-                binding: binding.to_string(),
-                version: version.as_str().to_string(),
-                repeat,
-            };
-            out.push((id, interface.clone()));
+            out.push(InterfaceDeclaration {
+                unsupported: unsupported_reason(interface),
+                id: DeclarationId::Interface {
+                    binding,
+                    version,
+                    repeat,
+                },
+                interface: interface.clone(),
+            });
         }
         out
     }
@@ -285,7 +343,7 @@ impl Card {
     ///   when it has none; false for a skill the card does not declare;
     /// - `securitySchemes[<name>]`: whether the scheme is declared;
     /// - `interfaces[<BINDING> <version>]`: whether the card declares such an
-    ///   interface the tool can speak (see [`Card::interface_declarations`]);
+    ///   interface (see [`Card::interface_declarations`]);
     /// - `protocol.versionNegotiation`: whether the chosen endpoint speaks 1.0;
     /// - `security.enforced`: whether the card requires credentials;
     /// - a suite's own `x-…` id: false (no card declares it).
@@ -318,10 +376,9 @@ impl Card {
                 })
                 .is_some_and(|m| has_mode(m, mode)),
             DeclarationId::SecurityScheme(name) => self.security_schemes.iter().any(|s| s == name),
-            DeclarationId::Interface { .. } => self
-                .interface_declarations()
-                .iter()
-                .any(|(declared, _)| declared == id),
+            DeclarationId::Interface { .. } => {
+                self.interface_declarations().iter().any(|d| d.id == *id)
+            }
             DeclarationId::Custom(_) => false,
         }
     }

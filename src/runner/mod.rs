@@ -276,7 +276,10 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                 .map(|v| v.resolve(|n| vars.get(n).cloned().flatten()))
                 .collect();
             let (verifies, not_run) = match verifies {
-                Ok(ids) => (ids, skip.clone().map(NotRun::Skip)),
+                Ok(ids) => (
+                    ids,
+                    skip.clone().or(expansion.unsupported).map(NotRun::Skip),
+                ),
                 Err(message) => (Vec::new(), Some(NotRun::Error(message))),
             };
             plan.push(Planned {
@@ -307,6 +310,8 @@ fn filter_reason(id: &str, options: &RunOptions) -> Option<String> {
 /// interface it talks to (`for_each: interfaces`).
 struct Expansion {
     run_id: String,
+    /// Why the tool cannot make this run (an interface it does not speak).
+    unsupported: Option<String>,
     vars: HashMap<String, Option<String>>,
     interface: Option<crate::card::Interface>,
 }
@@ -320,6 +325,7 @@ fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
     match scenario.def.for_each {
         None => vec![Expansion {
             run_id: id.to_string(),
+            unsupported: None,
             vars: HashMap::new(),
             interface: None,
         }],
@@ -334,6 +340,7 @@ fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
                 };
                 Expansion {
                     run_id,
+                    unsupported: None,
                     vars: set(vec![
                         ("mode", Some(mode)),
                         ("declaration", Some(declaration.to_string())),
@@ -346,21 +353,19 @@ fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
         Some(ForEach::Interfaces) => card
             .interface_declarations()
             .into_iter()
-            .map(|(declaration, interface)| Expansion {
-                run_id: format!(
-                    "{id}[{}]",
-                    declaration.interface_label().unwrap_or_default()
-                ),
+            .map(|d| Expansion {
+                run_id: format!("{id}[{}]", d.id.interface_label().unwrap_or_default()),
                 vars: set(vec![
-                    ("declaration", Some(declaration.to_string())),
-                    ("binding", Some(interface.binding_name.clone())),
+                    ("declaration", Some(d.id.to_string())),
+                    ("binding", Some(d.interface.binding_name.clone())),
                     (
                         "interface_version",
-                        interface.protocol_version.map(|v| v.as_str().to_string()),
+                        d.interface.protocol_version.map(|v| v.as_str().to_string()),
                     ),
-                    ("url", Some(interface.url.clone())),
+                    ("url", Some(d.interface.url.clone())),
                 ]),
-                interface: Some(interface),
+                unsupported: d.unsupported,
+                interface: Some(d.interface),
             })
             .collect(),
     }
@@ -588,5 +593,62 @@ mod tests {
                 "the card declares capabilities.streaming".into()
             ))
         );
+    }
+
+    #[test]
+    fn interfaces_the_tool_cannot_speak_still_get_a_row_and_a_skipped_run() {
+        let body = r#"{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[
+              {"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+              {"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},
+              {"url":"http://127.0.0.1:9/v03","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}],
+            "capabilities":{},"defaultInputModes":["text/plain"],
+            "defaultOutputModes":["text/plain"],"skills":[]}"#;
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let rows: Vec<String> = card
+            .declarations()
+            .into_iter()
+            .filter(|d| d.declared)
+            .map(|d| d.id.to_string())
+            .collect();
+        for id in [
+            "interfaces[JSONRPC 1.0]",
+            "interfaces[GRPC 1.0]",
+            "interfaces[HTTP+JSON 0.3]",
+        ] {
+            assert!(rows.iter().any(|r| r == id), "{id} missing from {rows:?}");
+        }
+        let suite = Suite::embedded().unwrap();
+        let plan = plan_runs(&card, &suite, &RunOptions::default());
+        let not_run = |run_id: &str| {
+            plan.iter()
+                .find(|p| p.run_id == run_id)
+                .unwrap_or_else(|| panic!("{run_id} not planned"))
+                .not_run
+                .clone()
+        };
+        assert_eq!(not_run("interface-served[JSONRPC 1.0]"), None);
+        for (run_id, named) in [
+            ("interface-served[GRPC 1.0]", "(GRPC 1.0)"),
+            ("interface-served[HTTP+JSON 0.3]", "(HTTP+JSON 0.3)"),
+        ] {
+            match not_run(run_id) {
+                Some(NotRun::Skip(reason)) => {
+                    assert!(
+                        reason.starts_with("binding not supported by this version")
+                            && reason.ends_with(named),
+                        "{run_id}: {reason}"
+                    )
+                }
+                other => panic!("{run_id}: {other:?}"),
+            }
+        }
     }
 }
