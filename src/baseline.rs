@@ -279,17 +279,19 @@ impl Baseline {
         };
         let (status, note) = match &entry.target {
             Target::Declaration(id) => {
-                let verdicts = distinct(
-                    report
-                        .peers
-                        .iter()
-                        .flat_map(|p| &p.declarations)
-                        .filter(|d| &d.id == id)
-                        .map(|d| d.verdict.as_str()),
-                );
-                let stale = verdicts
+                let rows: Vec<_> = report
+                    .peers
                     .iter()
-                    .any(|v| *v == "honoured" || *v == "not-declared");
+                    .flat_map(|p| &p.declarations)
+                    .filter(|d| &d.id == id)
+                    .collect();
+                let stale = rows.iter().any(|d| {
+                    matches!(
+                        d.verdict,
+                        DeclarationVerdict::Honoured | DeclarationVerdict::NotDeclared
+                    )
+                });
+                let verdicts = distinct(rows.iter().map(|d| d.verdict.as_str()));
                 reads(id, used, stale, &verdicts, "declaration")
             }
             Target::Scenario(id) => {
@@ -299,8 +301,8 @@ impl Baseline {
                     .flat_map(|p| &p.scenarios)
                     .filter(|r| &r.id == id)
                     .collect();
+                let stale = runs.iter().any(|r| r.verdict == ScenarioVerdict::Pass);
                 let verdicts = distinct(runs.iter().map(|r| r.verdict.as_str()));
-                let stale = verdicts.contains(&"pass");
                 let (status, mut note) = reads(id, used, stale, &verdicts, "scenario run");
                 if status == BaselineStatus::Unmatched {
                     let expansions = distinct(

@@ -131,3 +131,35 @@ impl YamlError {
 fn without_prefix(message: &str) -> &str {
     message.strip_prefix("error: ").unwrap_or(message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_knows_its_exit_code_and_says_error_once() {
+        let usage = AppError::from(UsageError::UnknownScenario("nope".into()));
+        assert_eq!(usage.exit_code(), exit::USAGE);
+        assert_eq!(
+            usage.to_string(),
+            "no scenario `nope` in the suite (see `a2a-conform suite list`)"
+        );
+        let peer = AppError::Peer("cannot fetch the card".into());
+        assert_eq!(peer.exit_code(), exit::PEER_UNREACHABLE);
+        let suite = crate::scenario::Suite::default()
+            .add_file(std::path::Path::new("/no/such/suite.yaml"))
+            .unwrap_err();
+        let suite = AppError::from(suite);
+        assert_eq!(suite.exit_code(), exit::USAGE);
+        assert!(!suite.to_string().starts_with("error: "), "{suite}");
+        assert!(suite.to_string().contains("suite.yaml"), "{suite}");
+    }
+
+    #[test]
+    fn yaml_errors_are_positioned_in_the_named_file() {
+        let e = serde_saphyr::from_str::<Vec<u32>>("- 1\n- two\n").unwrap_err();
+        let yaml = YamlError::new("n.yaml", &e);
+        assert_eq!((yaml.line, yaml.column), (2, 3));
+        assert!(yaml.to_string().starts_with("n.yaml:2:3: "), "{yaml}");
+    }
+}

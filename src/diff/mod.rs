@@ -783,4 +783,35 @@ mod tests {
             .render()
             .contains("1 regression(s), 0 fix(es), 0 drift — passes"));
     }
+
+    #[test]
+    fn labels_kinds_and_fail_on_read_the_same_in_text_and_json() {
+        let old = report(vec![peer(
+            "u",
+            vec![],
+            vec![run("r", ScenarioVerdict::Pass)],
+        )]);
+        let new = report(vec![peer(
+            "u",
+            vec![],
+            vec![run("r", ScenarioVerdict::Fail)],
+        )]);
+        let diff = compare(src(), &old, src(), &new, FailOn::Any);
+        let json: serde_json::Value = serde_json::from_str(&diff.to_json()).unwrap();
+        assert_eq!(json["fail_on"], "any");
+        assert_eq!(json["changes"][0]["label"], "regression");
+        assert_eq!(json["changes"][0]["kind"], "scenario");
+        let names = |v: &[String]| v.join(" ");
+        let labels: Vec<String> = Label::value_variants()
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(names(&labels), "regression fix drift");
+        let kinds: Vec<String> = Kind::value_variants()
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        assert_eq!(names(&kinds), "peer card declaration scenario");
+        assert_eq!(format!("[{:<6}]", Label::Fix), "[fix   ]");
+    }
 }
