@@ -8,6 +8,7 @@ use crate::cli::{
     BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, MockPeerArgs,
     MockProtocolArg, OutputArgs, ProtocolArg, RunArgs, SuiteCommand,
 };
+use crate::declaration::closest;
 use crate::diff;
 use crate::error::{AppError, UsageError};
 use crate::exit;
@@ -207,11 +208,7 @@ async fn run_check(
         options.client.bearer = Some((var, token));
     }
     let suite = load_suite(&args.suites, args.no_default_suite)?;
-    for id in options.only.iter().chain(options.skip.iter()) {
-        if !suite.scenarios.iter().any(|s| s.id() == id) {
-            return Err(UsageError::UnknownScenario(id.clone()).into());
-        }
-    }
+    check_names(&suite, args, &options)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let progress = crate::progress::TerminalProgress::new(args.output.quiet);
     let mut report = runner::check(peers, &suite, &options, &progress).await;
@@ -220,6 +217,51 @@ async fn run_check(
         baseline.apply(&mut report, args.strict_baseline);
     }
     finish(&report, args)
+}
+
+/// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the
+/// profile's `vars`) must name something in the loaded suite: a typo would
+/// otherwise leave rows unverified under a green run.
+fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<(), UsageError> {
+    let ids: Vec<&str> = suite.scenarios.iter().map(|s| s.id()).collect();
+    for id in options.only.iter().chain(options.skip.iter()) {
+        if !ids.contains(&id.as_str()) {
+            return Err(UsageError::UnknownScenario {
+                id: id.clone(),
+                suggestion: closest(id, ids.iter().copied()).map(str::to_string),
+            });
+        }
+    }
+    let known = suite.variable_names();
+    let profile_vars = match &args.profile {
+        Some(path) => Profile::load(path)
+            .map(|p| p.vars.into_keys().collect::<Vec<_>>())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let from_flags = args
+        .vars
+        .iter()
+        .filter_map(|v| v.split_once('=').map(|(n, _)| n.trim().to_string()));
+    let named = profile_vars
+        .into_iter()
+        .map(|n| (n, true))
+        .chain(from_flags.map(|n| (n, false)));
+    for (name, in_profile) in named {
+        if !known.contains(&name) {
+            let origin = match (&args.profile, in_profile) {
+                (Some(path), true) => format!("profile {}", path.display()),
+                _ => "--var".to_string(),
+            };
+            return Err(UsageError::UnknownVar {
+                suggestion: closest(&name, known.iter().map(String::as_str)).map(str::to_string),
+                origin,
+                name,
+                known: known.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Writes the requested files, prints the terminal report, and picks the exit code.

@@ -85,8 +85,28 @@ pub enum UsageError {
     EnvEmpty { flag: &'static str, var: String },
     #[error("--no-default-suite needs at least one --suite FILE")]
     NoSuiteFile,
-    #[error("no scenario `{0}` in the suite (see `a2a-conform suite list`)")]
-    UnknownScenario(String),
+    #[error("no scenario `{id}` in the suite{} (see `a2a-conform suite list`)", did_you_mean(.suggestion))]
+    UnknownScenario {
+        id: String,
+        suggestion: Option<String>,
+    },
+    /// A variable no loaded scenario can read: most likely a typo, which
+    /// would otherwise leave rows unverified under a green run.
+    #[error("{origin}: unknown variable `{name}`{}: not built in and not in any loaded suite's `vars` (known: {})", did_you_mean(.suggestion), .known.join(", "))]
+    UnknownVar {
+        /// Where it was set: `--var`, or `profile FILE`.
+        origin: String,
+        name: String,
+        suggestion: Option<String>,
+        known: Vec<String>,
+    },
+}
+
+fn did_you_mean(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default()
 }
 
 /// A YAML file that does not parse: `FILE:LINE:COL: message`, then saphyr's
@@ -138,7 +158,10 @@ mod tests {
 
     #[test]
     fn each_error_knows_its_exit_code_and_says_error_once() {
-        let usage = AppError::from(UsageError::UnknownScenario("nope".into()));
+        let usage = AppError::from(UsageError::UnknownScenario {
+            id: "nope".into(),
+            suggestion: None,
+        });
         assert_eq!(usage.exit_code(), exit::USAGE);
         assert_eq!(
             usage.to_string(),

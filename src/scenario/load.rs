@@ -172,6 +172,16 @@ impl Suite {
         Ok(suite)
     }
 
+    /// Every variable a `--var` or profile may set: the built-ins, then the
+    /// loaded suites' own `vars`.
+    pub fn variable_names(&self) -> Vec<String> {
+        vars::BUILTINS
+            .iter()
+            .map(|b| b.name.to_string())
+            .chain(self.vars.keys().cloned())
+            .collect()
+    }
+
     /// Reads and adds a suite file from disk.
     pub fn add_file(&mut self, path: &std::path::Path) -> Result<(), SuiteError> {
         let name = path.display().to_string();
