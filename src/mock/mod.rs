@@ -41,7 +41,7 @@ mod shared;
 mod sse;
 mod store;
 
-pub use behaviour::{Behaviour, UnknownBehaviour};
+pub use behaviour::Behaviour;
 pub use shared::MockTiming;
 
 use crate::protocol::ProtocolVersion;
