@@ -43,6 +43,8 @@ pub fn run(cli: Cli) -> i32 {
             Command::Card(args) => card(args).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
+            Command::Completions { shell } => crate::docs::completions(shell),
+            Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
         }
     })
 }

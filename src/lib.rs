@@ -30,6 +30,7 @@ pub mod baseline;
 pub mod card;
 pub mod cli;
 pub mod diff;
+pub mod docs;
 pub mod exit;
 pub mod mock;
 pub mod profile;
