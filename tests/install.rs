@@ -272,3 +272,41 @@ fn man_prints_roff_documenting_check() {
     let check = std::fs::read_to_string(dir.path().join("man/a2a-conform-check.1")).unwrap();
     assert!(check.contains(".TH a2a-conform-check 1"), "{check}");
 }
+
+/// The README's ```yaml block that opens with `first_line`.
+fn readme_yaml(first_line: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let start = readme
+        .find(&format!("```yaml\n{first_line}\n"))
+        .unwrap_or_else(|| panic!("README has no yaml block opening with {first_line}"));
+    let block = &readme[start + "```yaml\n".len()..];
+    block[..block.find("```").expect("closing fence")].to_string()
+}
+
+#[test]
+fn readme_workflow_passes_actionlint_and_uses_the_action() {
+    let workflow = readme_yaml("# .github/workflows/a2a-conformance.yml");
+    assert!(
+        workflow.contains("uses: a2a-conform/a2a-conform@v"),
+        "{workflow}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a2a-conformance.yml");
+    std::fs::write(&file, &workflow).unwrap();
+    let out = run(&actionlint(), &[&file], dir.path());
+    assert!(
+        out.status.success(),
+        "actionlint, README workflow:\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn readme_gitlab_job_downloads_the_release_binary() {
+    let job = readme_yaml("# .gitlab-ci.yml");
+    let parsed: Value = serde_saphyr::from_str(&job).expect("the GitLab job is YAML");
+    let setup = parsed["a2a-conformance"]["before_script"].to_string();
+    assert!(setup.contains("x86_64-unknown-linux-musl"), "{setup}");
+    assert!(setup.contains("sha256sum -c"), "{setup}");
+    assert!(setup.contains("https://github.com/a2a-conform/a2a-conform/releases/download/"));
+}

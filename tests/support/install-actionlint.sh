@@ -4,7 +4,7 @@
 #   .venv/bin/actionlint                    actionlint (PyPI, requirements.txt)
 #   node_modules/.bin/action-validator      action.yml against the SchemaStore
 #                                           action schema (npm, package-lock.json)
-#   shellcheck                              Debian's, for actionlint's checks of
+#   Debian's shellcheck (on PATH)           for actionlint's checks of
 #                                           `run:` scripts
 # Idempotent: stamped with a digest of the pin files, skipped while they are
 # unchanged. Used by .ci/run and, on first need, by the tests themselves, so
