@@ -4,11 +4,12 @@
 //! actually accepts; the release archives ship their output.
 
 use crate::cli::Cli;
+use crate::error::AppError;
 use crate::exit;
 use clap::CommandFactory;
 use clap_complete::Shell;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The binary's name as completion scripts register it.
 const BIN_NAME: &str = "a2a-conform";
@@ -34,34 +35,34 @@ pub fn write_man_pages(dir: &Path) -> io::Result<()> {
     clap_mangen::generate_to(Cli::command(), dir)
 }
 
-/// `a2a-conform completions SHELL`: the script on stdout; exit code.
-pub fn completions(shell: Shell) -> i32 {
-    finish(
-        write_completions(shell, &mut io::stdout().lock()),
-        "completions",
-    )
+/// `a2a-conform completions SHELL`: the script on stdout.
+pub fn completions(shell: Shell) -> Result<i32, AppError> {
+    to_stdout(|out| write_completions(shell, out))
 }
 
-/// `a2a-conform man [--out-dir DIR]`: the page on stdout, or every page in
-/// DIR; exit code.
-pub fn man(out_dir: Option<&Path>) -> i32 {
+/// `a2a-conform man [--out-dir DIR]`: the page on stdout, or every page in DIR.
+pub fn man(out_dir: Option<&Path>) -> Result<i32, AppError> {
     match out_dir {
-        None => finish(write_man_page(&mut io::stdout().lock()), "man page"),
-        Some(dir) => {
-            let written = std::fs::create_dir_all(dir).and_then(|()| write_man_pages(dir));
-            finish(written, &format!("man pages in {}", dir.display()))
-        }
+        None => to_stdout(write_man_page),
+        Some(dir) => std::fs::create_dir_all(dir)
+            .and_then(|()| write_man_pages(dir))
+            .map(|()| exit::OK)
+            .map_err(|source| AppError::WriteReport {
+                path: dir.to_path_buf(),
+                source,
+            }),
     }
 }
 
-fn finish(written: io::Result<()>, what: &str) -> i32 {
-    match written.and_then(|()| io::stdout().flush()) {
-        Ok(()) => exit::OK,
-        Err(e) => {
-            eprintln!("error: cannot write the {what}: {e}");
-            exit::USAGE
-        }
-    }
+fn to_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<i32, AppError> {
+    let mut stdout = io::stdout().lock();
+    write(&mut stdout)
+        .and_then(|()| stdout.flush())
+        .map(|()| exit::OK)
+        .map_err(|source| AppError::WriteReport {
+            path: PathBuf::from("standard output"),
+            source,
+        })
 }
 
 #[cfg(test)]

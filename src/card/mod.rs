@@ -21,6 +21,7 @@ pub use discovery::{discovery_url, WELL_KNOWN_PATH};
 pub use error::CardError;
 pub use parse::parse_card;
 
+use crate::declaration::{Capability, DeclarationId};
 use crate::protocol::{Binding, ProtocolVersion};
 use serde::Serialize;
 use std::fmt;
@@ -98,7 +99,7 @@ pub struct Card {
     pub security_schemes: Vec<String>,
     /// Whether the card requires credentials on every request: a non-empty
     /// v1.0 `securityRequirements` or v0.3 `security` with no empty
-    /// (anonymous) alternative. Declares [`ids::SECURITY_ENFORCED`].
+    /// (anonymous) alternative. Declares `security.enforced`.
     pub security_required: bool,
     /// A default timeout the card declares (top-level or `capabilities.defaultTimeout`,
     /// seconds as a number or a string like `"30s"`, `"1500ms"`, `"2m"`). Serialized
@@ -148,26 +149,62 @@ pub struct Skill {
     pub output_modes: Option<Vec<String>>,
 }
 
-/// A promise the runner can judge, keyed by a stable id.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Declaration {
-    pub id: String,
-    pub declared: bool,
+/// A declared interface as a declaration (see [`Card::interface_declarations`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceDeclaration {
+    pub id: DeclarationId,
+    pub interface: Interface,
+    /// Why the tool cannot check it (`None`: it can).
+    pub unsupported: Option<String>,
 }
 
-/// Declaration ids with a fixed spelling. Reports and baselines key on them.
-pub mod ids {
-    pub const STREAMING: &str = "capabilities.streaming";
-    pub const PUSH_NOTIFICATIONS: &str = "capabilities.pushNotifications";
-    pub const EXTENDED_AGENT_CARD: &str = "capabilities.extendedAgentCard";
-    pub const STATE_TRANSITION_HISTORY: &str = "capabilities.stateTransitionHistory";
-    pub const CANCEL: &str = "lifecycle.cancel";
-    pub const COMPLETION: &str = "lifecycle.completion";
-    /// A v1.0 endpoint refuses an A2A-Version it does not speak (v1 §3.6.2).
-    pub const VERSION_NEGOTIATION: &str = "protocol.versionNegotiation";
-    /// Every request needs the credentials the card requires; a missing or
-    /// bad one is refused with HTTP 401/403 (v1 §7.4).
-    pub const SECURITY_ENFORCED: &str = "security.enforced";
+/// Why this version of the tool cannot talk to an interface, if it cannot.
+fn unsupported_reason(interface: &Interface) -> Option<String> {
+    let shown = format!(
+        "{} {}",
+        id_word(&interface.binding_name),
+        id_word(&interface.declared_version)
+    );
+    match (interface.binding, interface.protocol_version) {
+        (None, _) => Some(format!(
+            "binding not supported by this version of a2a-conform ({shown})"
+        )),
+        (_, None) => Some(format!(
+            "protocol version not supported by this version of a2a-conform ({shown})"
+        )),
+        (Some(b), Some(v)) if !select::speaks(v, b) => Some(format!(
+            "binding not supported by this version of a2a-conform ({} {})",
+            select::card_name(b),
+            v.as_str()
+        )),
+        _ if !select::is_http_url(&interface.url) => Some(format!(
+            "the interface URL `{}` is not an http(s) URL",
+            interface.url
+        )),
+        _ => None,
+    }
+}
+
+/// A card's spelling as one word of an `interfaces[…]` id (`unknown` when
+/// empty; spaces and brackets would make the id unreadable).
+fn id_word(text: &str) -> String {
+    let word: String = text
+        .trim()
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '[' | ']' | '#'))
+        .collect();
+    if word.is_empty() {
+        "unknown".to_string()
+    } else {
+        word
+    }
+}
+
+/// A promise the runner can judge, and whether the card makes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Declaration {
+    pub id: DeclarationId,
+    pub declared: bool,
 }
 
 impl Card {
@@ -202,28 +239,27 @@ impl Card {
     /// [`Card::interface_declarations`], then the input modes of
     /// [`Card::input_mode_declarations`].
     pub fn declarations(&self) -> Vec<Declaration> {
-        let flag = |id: &str, value: Option<bool>| Declaration {
-            id: id.to_string(),
-            declared: value.unwrap_or(false),
-        };
-        let mut out = vec![
-            flag(ids::STREAMING, self.capabilities.streaming),
-            flag(
-                ids::PUSH_NOTIFICATIONS,
-                self.capabilities.push_notifications,
-            ),
-            flag(ids::CANCEL, Some(true)),
-            flag(ids::COMPLETION, Some(true)),
-            flag(
-                ids::VERSION_NEGOTIATION,
-                Some(self.protocol_version() == ProtocolVersion::V1_0),
-            ),
-            flag(ids::SECURITY_ENFORCED, Some(self.security_required)),
-        ];
+        let mut out: Vec<Declaration> = [
+            DeclarationId::Capability(Capability::Streaming),
+            DeclarationId::Capability(Capability::PushNotifications),
+            DeclarationId::Cancel,
+            DeclarationId::Completion,
+            DeclarationId::VersionNegotiation,
+            DeclarationId::SecurityEnforced,
+        ]
+        .into_iter()
+        .map(|id| Declaration {
+            declared: self.is_declared(&id),
+            id,
+        })
+        .collect();
         out.extend(
             self.interface_declarations()
                 .into_iter()
-                .map(|(id, _)| Declaration { id, declared: true }),
+                .map(|d| Declaration {
+                    id: d.id,
+                    declared: true,
+                }),
         );
         out.extend(
             self.input_mode_declarations()
@@ -233,32 +269,39 @@ impl Card {
         out
     }
 
-    /// Declared interfaces the tool can speak, as (declaration id, interface):
-    /// `interfaces[<BINDING> <version>]`, e.g. `interfaces[JSONRPC 1.0]`, in the
-    /// card's preference order; a repeat of the same binding and version gets
-    /// ` #2`, ` #3`. Ids leave the URL out so they stay stable across hosts and
-    /// ports (reports and baselines key on them).
-    pub fn interface_declarations(&self) -> Vec<(String, Interface)> {
-        let mut out: Vec<(String, Interface)> = Vec::new();
+    /// Every declared interface as a declaration, in the card's preference
+    /// order: `interfaces[<BINDING> <version>]`, e.g. `interfaces[JSONRPC 1.0]`;
+    /// a repeat of the same binding and version gets ` #2`, ` #3`. Ids leave
+    /// the URL out so they stay stable across hosts and ports (reports and
+    /// baselines key on them). One the tool cannot speak is listed too, with
+    /// the reason, so its row reads unverified instead of going missing.
+    pub fn interface_declarations(&self) -> Vec<InterfaceDeclaration> {
+        let mut out: Vec<InterfaceDeclaration> = Vec::new();
         for interface in &self.interfaces {
-            let (Some(binding), Some(version)) = (interface.binding, interface.protocol_version)
-            else {
-                continue;
+            let binding = match interface.binding {
+                Some(b) => select::card_name(b).to_string(),
+                None => id_word(&interface.binding_name),
             };
-            if !select::speaks(version, binding) || !select::is_http_url(&interface.url) {
-                continue;
-            }
-            let base = format!("interfaces[{} {}", select::card_name(binding), version);
-            let same = out
+            let version = match interface.protocol_version {
+                Some(v) => v.as_str().to_string(),
+                None => id_word(&interface.declared_version),
+            };
+            let repeat = 1 + out
                 .iter()
-                .filter(|(id, _)| id == &format!("{base}]") || id.starts_with(&format!("{base} #")))
-                .count();
-            let id = if same == 0 {
-                format!("{base}]")
-            } else {
-                format!("{base} #{}]", same + 1)
-            };
-            out.push((id, interface.clone()));
+                .filter(|d| {
+                    matches!(&d.id, DeclarationId::Interface { binding: b, version: v, .. }
+                        if *b == binding && *v == version)
+                })
+                .count() as u32;
+            out.push(InterfaceDeclaration {
+                unsupported: unsupported_reason(interface),
+                id: DeclarationId::Interface {
+                    binding,
+                    version,
+                    repeat,
+                },
+                interface: interface.clone(),
+            });
         }
         out
     }
@@ -267,10 +310,10 @@ impl Card {
     /// defaults as `defaultInputModes[<type>]`, then each skill's own modes as
     /// `skills[<id>].inputModes[<type>]`. Repeats (same type, ignoring ASCII case,
     /// or a repeated skill id) are listed once.
-    pub fn input_mode_declarations(&self) -> Vec<(String, String)> {
+    pub fn input_mode_declarations(&self) -> Vec<(DeclarationId, String)> {
         let mut out = Vec::new();
         for mode in unique(&self.default_input_modes) {
-            out.push((format!("defaultInputModes[{mode}]"), mode.clone()));
+            out.push((DeclarationId::DefaultInputMode(mode.clone()), mode.clone()));
         }
         let mut seen_skills: Vec<&str> = Vec::new();
         for skill in &self.skills {
@@ -279,19 +322,18 @@ impl Card {
             }
             seen_skills.push(&skill.id);
             for mode in unique(skill.input_modes.as_deref().unwrap_or_default()) {
-                out.push((
-                    format!("skills[{}].inputModes[{mode}]", skill.id),
-                    mode.clone(),
-                ));
+                let id = DeclarationId::SkillInputMode {
+                    skill: skill.id.clone(),
+                    mode: mode.clone(),
+                };
+                out.push((id, mode.clone()));
             }
         }
         out
     }
 
-    /// Answers a scenario `when:` gate. Known paths:
-    /// - `capabilities.streaming`, `capabilities.pushNotifications`,
-    ///   `capabilities.extendedAgentCard`, `capabilities.stateTransitionHistory`:
-    ///   the flag, absent reading as false (the ProtoJSON default);
+    /// Whether the card makes this promise (what a scenario `when:` gate asks):
+    /// - capability flags: the flag, absent reading as false (the ProtoJSON default);
     /// - `lifecycle.cancel`, `lifecycle.completion`: always true;
     /// - `defaultInputModes[<type>]`, `defaultOutputModes[<type>]`: whether listed
     ///   (media types compare ignoring ASCII case);
@@ -301,79 +343,49 @@ impl Card {
     ///   when it has none; false for a skill the card does not declare;
     /// - `securitySchemes[<name>]`: whether the scheme is declared;
     /// - `interfaces[<BINDING> <version>]`: whether the card declares such an
-    ///   interface the tool can speak (see [`Card::interface_declarations`]);
+    ///   interface (see [`Card::interface_declarations`]);
     /// - `protocol.versionNegotiation`: whether the chosen endpoint speaks 1.0;
-    /// - `security.enforced`: whether the card requires credentials.
-    ///
-    /// Any other path is `None`.
-    pub fn is_declared(&self, declaration: &str) -> Option<bool> {
+    /// - `security.enforced`: whether the card requires credentials;
+    /// - a suite's own `x-…` id: false (no card declares it).
+    pub fn is_declared(&self, id: &DeclarationId) -> bool {
         let caps = &self.capabilities;
-        let flag = match declaration {
-            ids::STREAMING => Some(caps.streaming),
-            ids::PUSH_NOTIFICATIONS => Some(caps.push_notifications),
-            ids::EXTENDED_AGENT_CARD => Some(caps.extended_agent_card),
-            ids::STATE_TRANSITION_HISTORY => Some(caps.state_transition_history),
-            ids::CANCEL | ids::COMPLETION => Some(Some(true)),
-            ids::VERSION_NEGOTIATION => {
-                Some(Some(self.protocol_version() == ProtocolVersion::V1_0))
+        match id {
+            DeclarationId::Capability(c) => match c {
+                Capability::Streaming => caps.streaming,
+                Capability::PushNotifications => caps.push_notifications,
+                Capability::ExtendedAgentCard => caps.extended_agent_card,
+                Capability::StateTransitionHistory => caps.state_transition_history,
             }
-            ids::SECURITY_ENFORCED => Some(Some(self.security_required)),
-            _ => None,
-        };
-        if let Some(value) = flag {
-            return Some(value.unwrap_or(false));
+            .unwrap_or(false),
+            DeclarationId::Cancel | DeclarationId::Completion => true,
+            DeclarationId::VersionNegotiation => self.protocol_version() == ProtocolVersion::V1_0,
+            DeclarationId::SecurityEnforced => self.security_required,
+            DeclarationId::DefaultInputMode(mode) => has_mode(&self.default_input_modes, mode),
+            DeclarationId::DefaultOutputMode(mode) => has_mode(&self.default_output_modes, mode),
+            DeclarationId::Skill(skill) => self.skill(skill).is_some(),
+            DeclarationId::SkillInputMode { skill, mode } => self
+                .skill(skill)
+                .map(|s| s.input_modes.as_ref().unwrap_or(&self.default_input_modes))
+                .is_some_and(|m| has_mode(m, mode)),
+            DeclarationId::SkillOutputMode { skill, mode } => self
+                .skill(skill)
+                .map(|s| {
+                    s.output_modes
+                        .as_ref()
+                        .unwrap_or(&self.default_output_modes)
+                })
+                .is_some_and(|m| has_mode(m, mode)),
+            DeclarationId::SecurityScheme(name) => self.security_schemes.iter().any(|s| s == name),
+            DeclarationId::Interface { .. } => {
+                self.interface_declarations().iter().any(|d| d.id == *id)
+            }
+            DeclarationId::Custom(_) => false,
         }
-        if let Some(mode) = bracketed(declaration, "defaultInputModes") {
-            return Some(has_mode(&self.default_input_modes, mode));
-        }
-        if let Some(mode) = bracketed(declaration, "defaultOutputModes") {
-            return Some(has_mode(&self.default_output_modes, mode));
-        }
-        if declaration.starts_with("interfaces[") {
-            return Some(
-                self.interface_declarations()
-                    .iter()
-                    .any(|(id, _)| id == declaration),
-            );
-        }
-        if let Some(name) = bracketed(declaration, "securitySchemes") {
-            return Some(self.security_schemes.iter().any(|s| s == name));
-        }
-        let rest = declaration.strip_prefix("skills[")?;
-        let Some((id, tail)) = rest.split_once("].") else {
-            let id = rest.strip_suffix(']').filter(|id| !id.is_empty())?;
-            return Some(self.skill(id).is_some());
-        };
-        if id.is_empty() {
-            return None;
-        }
-        let skill = self.skill(id);
-        if let Some(mode) = bracketed(tail, "inputModes") {
-            let modes = skill.map(|s| s.input_modes.as_ref().unwrap_or(&self.default_input_modes));
-            return Some(modes.is_some_and(|m| has_mode(m, mode)));
-        }
-        if let Some(mode) = bracketed(tail, "outputModes") {
-            let modes = skill.map(|s| {
-                s.output_modes
-                    .as_ref()
-                    .unwrap_or(&self.default_output_modes)
-            });
-            return Some(modes.is_some_and(|m| has_mode(m, mode)));
-        }
-        None
     }
 
     fn skill(&self, id: &str) -> Option<&Skill> {
         self.skills.iter().find(|s| s.id == id)
     }
-}
-
-/// `key[inner]` -> `inner` (non-empty).
-fn bracketed<'a>(path: &'a str, key: &str) -> Option<&'a str> {
-    path.strip_prefix(key)?
-        .strip_prefix('[')?
-        .strip_suffix(']')
-        .filter(|inner| !inner.is_empty())
 }
 
 fn has_mode(modes: &[String], mode: &str) -> bool {

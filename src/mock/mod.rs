@@ -36,7 +36,7 @@ mod service;
 mod sse;
 mod store;
 
-pub use behaviour::{Behaviour, UnknownBehaviour};
+pub use behaviour::Behaviour;
 
 use crate::protocol::ProtocolVersion;
 use axum::routing::{any, get, post};

@@ -4,6 +4,7 @@
 
 use super::model::{ScenarioDef, Step, SuiteFile};
 use super::vars::{self, CAPTURE_FIELDS, FOR_EACH_VARS};
+use crate::declaration::{DeclarationId, Gate};
 use crate::protocol::TaskState;
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, HashMap};
@@ -99,12 +100,52 @@ fn render_snippet(file: &str, source: &str, line: u64, column: u64, message: &st
     out
 }
 
-/// A loaded scenario and where it came from.
+/// A loaded scenario, its declarations parsed, and where it came from.
 #[derive(Debug)]
 pub struct Scenario {
     pub def: ScenarioDef,
+    /// `when:`, parsed.
+    pub gate: Option<Gate>,
+    /// `verifies:`, parsed; templates (`${declaration}`) are resolved per run.
+    pub verifies: Vec<Verifies>,
     pub file: String,
     pub line: u64,
+}
+
+/// One `verifies:` entry: an id, or a template that names one per run
+/// (`${declaration}` under `for_each`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verifies {
+    Id(DeclarationId),
+    Template(String),
+}
+
+impl Verifies {
+    /// The id this entry names for a run, given the run's variables.
+    pub fn resolve<F>(&self, lookup: F) -> Result<DeclarationId, String>
+    where
+        F: FnMut(&str) -> Option<String>,
+    {
+        match self {
+            Verifies::Id(id) => Ok(id.clone()),
+            Verifies::Template(text) => {
+                let value = vars::substitute(text, lookup)
+                    .map_err(|name| format!("`verifies: {text}`: `${{{name}}}` is not set"))?;
+                value
+                    .parse()
+                    .map_err(|e| format!("`verifies: {text}` gave {e}"))
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Verifies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verifies::Id(id) => id.fmt(f),
+            Verifies::Template(text) => f.write_str(text),
+        }
+    }
 }
 
 impl Scenario {
@@ -129,6 +170,16 @@ impl Suite {
             suite.add(file, text)?;
         }
         Ok(suite)
+    }
+
+    /// Every variable a `--var` or profile may set: the built-ins, then the
+    /// loaded suites' own `vars`.
+    pub fn variable_names(&self) -> Vec<String> {
+        vars::BUILTINS
+            .iter()
+            .map(|b| b.name.to_string())
+            .chain(self.vars.keys().cloned())
+            .collect()
     }
 
     /// Reads and adds a suite file from disk.
@@ -191,7 +242,7 @@ impl Suite {
                     ),
                 ));
             }
-            checker.check_scenario(&def, &known_vars)?;
+            let (gate, verifies) = checker.check_scenario(&def, &known_vars)?;
             seen.insert(
                 id.value.clone(),
                 (
@@ -201,6 +252,8 @@ impl Suite {
                 ),
             );
             added.push(Scenario {
+                gate,
+                verifies,
                 line: def.id.referenced.line(),
                 file: file.to_string(),
                 def,
@@ -256,7 +309,12 @@ impl Checker<'_> {
         )
     }
 
-    fn check_scenario(&self, def: &ScenarioDef, known_vars: &[String]) -> Result<(), SuiteError> {
+    /// Checks a scenario; gives its parsed `when:` gate and `verifies:` entries.
+    fn check_scenario(
+        &self,
+        def: &ScenarioDef,
+        known_vars: &[String],
+    ) -> Result<(Option<Gate>, Vec<Verifies>), SuiteError> {
         let id = &def.id;
         if id.value.is_empty()
             || !id
@@ -281,15 +339,14 @@ impl Checker<'_> {
                 ),
             ));
         }
-        if let Some(when) = &def.when {
-            let path = when.value.trim_start_matches('!');
-            if !is_declaration_path(path) {
-                return Err(self.err(
-                    when,
-                    format!("`when: {}` is not a declaration path (e.g. capabilities.streaming, !capabilities.pushNotifications)", when.value),
-                ));
-            }
-        }
+        let gate = match &def.when {
+            None => None,
+            Some(when) => Some(
+                when.value
+                    .parse::<Gate>()
+                    .map_err(|e| self.err(when, format!("`when: {}`: {e}", when.value)))?,
+            ),
+        };
         if def.steps.is_empty() {
             return Err(self.err(id, format!("scenario `{}` has no steps", id.value)));
         }
@@ -297,8 +354,18 @@ impl Checker<'_> {
         if def.for_each.is_some() {
             var_ok.extend(FOR_EACH_VARS.iter().map(|s| s.to_string()));
         }
+        let mut verifies = Vec::new();
         for text in &def.verifies {
-            self.check_refs(id, text, &var_ok, &HashMap::new())?;
+            self.check_refs(text, &text.value, &var_ok, &HashMap::new())?;
+            verifies.push(if text.value.contains("${") {
+                Verifies::Template(text.value.clone())
+            } else {
+                Verifies::Id(
+                    text.value
+                        .parse()
+                        .map_err(|e| self.err(text, format!("`verifies`: {e}")))?,
+                )
+            });
         }
         let mut captures: HashMap<String, CaptureKind> = HashMap::new();
         // Whether an earlier step started the run's webhook receiver.
@@ -317,7 +384,7 @@ impl Checker<'_> {
             };
             self.check_step(step, &var_ok, &mut captures)?;
         }
-        Ok(())
+        Ok((gate, verifies))
     }
 
     fn check_step(
@@ -552,20 +619,6 @@ impl Checker<'_> {
         }
         Ok(())
     }
-}
-
-/// Whether a text names a declaration a `when` gate can look up.
-pub fn is_declaration_path(path: &str) -> bool {
-    matches!(
-        path,
-        "capabilities.streaming"
-            | "capabilities.pushNotifications"
-            | "capabilities.extendedAgentCard"
-            | "protocol.versionNegotiation"
-            | "security.enforced"
-    ) || (path.starts_with("defaultInputModes[") && path.ends_with(']'))
-        || (path.starts_with("skills[") && path.ends_with(']'))
-        || (path.starts_with("interfaces[") && path.ends_with(']'))
 }
 
 #[cfg(test)]

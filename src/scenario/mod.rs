@@ -5,4 +5,4 @@ pub mod load;
 pub mod model;
 pub mod vars;
 
-pub use load::{Scenario, Suite, SuiteError};
+pub use load::{Scenario, Suite, SuiteError, Verifies};

@@ -27,7 +27,7 @@ pub struct ScenarioDef {
     #[serde(default)]
     pub description: Option<String>,
     /// Declaration ids the scenario verifies (may use `${declaration}` under `for_each`).
-    pub verifies: Vec<String>,
+    pub verifies: Vec<Spanned<String>>,
     /// Run only if the card declares this (`capabilities.streaming`), or only if
     /// it does not (`!capabilities.streaming`).
     #[serde(default)]
@@ -49,6 +49,15 @@ pub enum ForEach {
     /// interface's URL, binding and version. Sets `${declaration}`
     /// (`interfaces[JSONRPC 1.0]`), `${binding}`, `${interface_version}`, `${url}`.
     Interfaces,
+}
+
+impl std::fmt::Display for ForEach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ForEach::InputModes => "for each declared input mode",
+            ForEach::Interfaces => "for each declared interface",
+        })
+    }
 }
 
 /// A step primitive.
