@@ -31,6 +31,7 @@ pub mod card;
 pub mod cli;
 pub mod declaration;
 pub mod diff;
+pub mod docs;
 pub mod error;
 pub mod exit;
 pub mod mock;
