@@ -4,23 +4,13 @@
 //! delivery rules (v1 §4.3.3 for 1.0; the 0.3 text for 0.3).
 
 use super::capture::Capture;
-use super::steps::{RunContext, Stop};
+use super::context::{RunContext, Stop};
 use super::webhook::{BodyShape, Credential, Delivery, WebhookReceiver};
 use crate::protocol::{Operation, ProtocolVersion};
 use crate::scenario::model::{ExpectWebhookStep, SetPushConfigStep};
 use crate::transport::{human_duration, Reply};
 use serde_json::Value;
 use std::time::Instant;
-
-/// The run's push state: its webhook receiver, once started, and the last
-/// delivery an `expect_webhook` consumed.
-#[derive(Default)]
-pub struct PushState {
-    receiver: Option<WebhookReceiver>,
-    cursor: usize,
-    /// Whether a token was set on a push config in this run.
-    token_set: bool,
-}
 
 impl RunContext<'_> {
     /// The run's receiver, started on first use.

@@ -3,9 +3,8 @@
 //! never an `Err`.
 
 use super::capture::Capture;
-use crate::protocol::{
-    Event, MessagePart, Operation, ProtocolVersion, SendResult, TaskState, TaskView,
-};
+use super::context::{RunContext, StepResult, Stop};
+use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState, TaskView};
 use crate::scenario::model::{
     Condition, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep,
     Step,
@@ -13,83 +12,10 @@ use crate::scenario::model::{
 use crate::scenario::vars;
 use crate::transport::client::{CallOptions, Credentials};
 use crate::transport::stream::describe;
-use crate::transport::{
-    human_duration, PeerClient, Reply, StreamEnd, StreamItem, StreamOpen, Transcript,
-};
-use std::collections::HashMap;
-use std::sync::Arc;
+use crate::transport::{human_duration, Reply, StreamEnd, StreamItem, StreamOpen};
 use std::time::{Duration, Instant};
 
-/// Why a run stopped before its last step passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopKind {
-    Fail,
-    Inconclusive,
-    Error,
-}
-
-#[derive(Debug, Clone)]
-pub struct Stop {
-    pub kind: StopKind,
-    pub message: String,
-}
-
-impl Stop {
-    pub fn fail(message: impl Into<String>) -> Stop {
-        Stop {
-            kind: StopKind::Fail,
-            message: message.into(),
-        }
-    }
-    pub fn inconclusive(message: impl Into<String>) -> Stop {
-        Stop {
-            kind: StopKind::Inconclusive,
-            message: message.into(),
-        }
-    }
-    pub fn error(message: impl Into<String>) -> Stop {
-        Stop {
-            kind: StopKind::Error,
-            message: message.into(),
-        }
-    }
-}
-
-type StepResult = Result<(), Stop>;
-
-/// The state of one scenario run.
-pub struct RunContext<'a> {
-    pub client: &'a PeerClient,
-    pub transcript: Arc<Transcript>,
-    /// Variables for this run: `None` is a variable that exists but is unset.
-    pub vars: HashMap<String, Option<String>>,
-    pub(super) captures: HashMap<String, Capture>,
-    /// Per stream: the last event a step consumed.
-    cursors: HashMap<String, usize>,
-    /// The run's webhook receiver and what `expect_webhook` consumed.
-    pub(super) push: super::push::PushState,
-}
-
-impl<'a> RunContext<'a> {
-    pub fn new(
-        client: &'a PeerClient,
-        transcript: Arc<Transcript>,
-        vars: HashMap<String, Option<String>>,
-    ) -> Self {
-        RunContext {
-            client,
-            transcript,
-            vars,
-            captures: HashMap::new(),
-            cursors: HashMap::new(),
-            push: Default::default(),
-        }
-    }
-
-    pub(super) fn version(&self) -> ProtocolVersion {
-        self.client.version
-    }
-
+impl RunContext<'_> {
     /// Substitutes `${…}`; an unset variable makes the run inconclusive, naming it.
     pub(super) fn text(&self, template: &str) -> Result<String, Stop> {
         let mut unset = None;
@@ -122,16 +48,6 @@ impl<'a> RunContext<'a> {
     pub(super) fn duration(&self, template: &str) -> Result<Duration, Stop> {
         let text = self.text(template)?;
         vars::parse_duration(&text).map_err(Stop::error)
-    }
-
-    pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
-        self.captures
-            .get(name)
-            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
-    }
-
-    fn offset(&self, at: Instant) -> String {
-        format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
     }
 
     /// Runs one step.
@@ -370,20 +286,6 @@ impl<'a> RunContext<'a> {
                 Ok(capture)
             }
         }
-    }
-
-    /// A refusal (HTTP 401/403) of a request carrying the configured
-    /// credentials: the run cannot reach what it checks, so it is
-    /// inconclusive, saying which credentials to give.
-    pub(super) fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
-        let hint = if self.client.has_credentials() {
-            "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
-        } else {
-            "no credentials were given: pass a token with --bearer-env VAR (or a header with --header)"
-        };
-        Stop::inconclusive(format!(
-            "the peer refused {op:?} with HTTP {status} ({detail}); {hint}"
-        ))
     }
 
     /// A streaming call may be refused inside the stream: the SSE stream's

@@ -1,0 +1,119 @@
+//! The state of one scenario run and how a step ends it: [`RunContext`]
+//! (captures, stream cursors, the webhook receiver), [`Stop`] and
+//! [`StepResult`]. The step modules (`steps`, `push`) add their methods to
+//! the context from their own files and import only from here.
+
+use super::capture::Capture;
+use super::webhook::WebhookReceiver;
+use crate::protocol::{Operation, ProtocolVersion};
+use crate::transport::{PeerClient, Transcript};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Why a run stopped before its last step passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopKind {
+    Fail,
+    Inconclusive,
+    Error,
+}
+
+#[derive(Debug, Clone)]
+pub struct Stop {
+    pub kind: StopKind,
+    pub message: String,
+}
+
+impl Stop {
+    pub fn fail(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Fail,
+            message: message.into(),
+        }
+    }
+    pub fn inconclusive(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Inconclusive,
+            message: message.into(),
+        }
+    }
+    pub fn error(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error,
+            message: message.into(),
+        }
+    }
+}
+
+/// A step passed, or stopped the run.
+pub type StepResult = Result<(), Stop>;
+
+/// The run's push state: its webhook receiver, once started, and the last
+/// delivery an `expect_webhook` consumed.
+#[derive(Default)]
+pub struct PushState {
+    pub(super) receiver: Option<WebhookReceiver>,
+    pub(super) cursor: usize,
+    /// Whether a token was set on a push config in this run.
+    pub(super) token_set: bool,
+}
+
+/// The state of one scenario run.
+pub struct RunContext<'a> {
+    pub client: &'a PeerClient,
+    pub transcript: Arc<Transcript>,
+    /// Variables for this run: `None` is a variable that exists but is unset.
+    pub vars: HashMap<String, Option<String>>,
+    pub(super) captures: HashMap<String, Capture>,
+    /// Per stream: the last event a step consumed.
+    pub(super) cursors: HashMap<String, usize>,
+    /// The run's webhook receiver and what `expect_webhook` consumed.
+    pub(super) push: PushState,
+}
+
+impl<'a> RunContext<'a> {
+    pub fn new(
+        client: &'a PeerClient,
+        transcript: Arc<Transcript>,
+        vars: HashMap<String, Option<String>>,
+    ) -> Self {
+        RunContext {
+            client,
+            transcript,
+            vars,
+            captures: HashMap::new(),
+            cursors: HashMap::new(),
+            push: PushState::default(),
+        }
+    }
+
+    pub(super) fn version(&self) -> ProtocolVersion {
+        self.client.version
+    }
+
+    pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
+        self.captures
+            .get(name)
+            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
+    }
+
+    /// An instant as an offset from the run's start, for messages.
+    pub(super) fn offset(&self, at: Instant) -> String {
+        format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
+    }
+
+    /// A refusal (HTTP 401/403) of a request carrying the configured
+    /// credentials: the run cannot reach what it checks, so it is
+    /// inconclusive, saying which credentials to give.
+    pub(super) fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
+        let hint = if self.client.has_credentials() {
+            "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
+        } else {
+            "no credentials were given: pass a token with --bearer-env VAR (or a header with --header)"
+        };
+        Stop::inconclusive(format!(
+            "the peer refused {op:?} with HTTP {status} ({detail}); {hint}"
+        ))
+    }
+}
