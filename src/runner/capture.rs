@@ -3,6 +3,7 @@
 
 use crate::protocol::{Event, RpcError, TaskState, TaskView};
 use crate::scenario::model::Condition;
+use crate::scenario::template::CaptureField;
 use crate::transport::StreamHandle;
 use std::time::Instant;
 
@@ -92,29 +93,28 @@ impl Capture {
     }
 
     /// A `${capture.field}` value; unknown or absent fields read as empty.
-    pub fn field(&self, name: &str) -> String {
-        match name {
-            "state" => self
+    pub fn field(&self, field: CaptureField) -> String {
+        match field {
+            CaptureField::State => self
                 .state
                 .map(|s| s.as_str().to_string())
                 .unwrap_or_default(),
-            "code" => self
+            CaptureField::Code => self
                 .error
                 .as_ref()
                 .map(|e| format!("error {}", e.code))
                 .unwrap_or_default(),
-            "message" => self
+            CaptureField::Message => self
                 .error
                 .as_ref()
                 .map(|e| e.message.clone())
                 .unwrap_or_default(),
-            "http_status" => self
+            CaptureField::HttpStatus => self
                 .http_status
                 .map(|s| format!("HTTP {s}"))
                 .unwrap_or_default(),
-            "task_id" => self.task_ref().0.unwrap_or_default(),
-            "context_id" => self.task_ref().1.unwrap_or_default(),
-            _ => String::new(),
+            CaptureField::TaskId => self.task_ref().0.unwrap_or_default(),
+            CaptureField::ContextId => self.task_ref().1.unwrap_or_default(),
         }
     }
 
@@ -126,14 +126,11 @@ impl Capture {
         {
             return true;
         }
-        let state = self.state.map(|s| s.as_str());
-        if let Some(state) = state {
-            if condition.state.iter().any(|s| s == state) {
-                return true;
-            }
+        if self.state.is_some_and(|s| condition.state.contains(&s)) {
+            return true;
         }
         if !condition.not_state.is_empty()
-            && !state.is_some_and(|s| condition.not_state.iter().any(|n| n == s))
+            && !self.state.is_some_and(|s| condition.not_state.contains(&s))
         {
             return true;
         }
@@ -162,10 +159,10 @@ impl Capture {
 mod tests {
     use super::*;
 
-    fn cond(state: &[&str], not_state: &[&str], code: &[i64]) -> Condition {
+    fn cond(state: &[TaskState], not_state: &[TaskState], code: &[i64]) -> Condition {
         Condition {
-            state: state.iter().map(|s| s.to_string()).collect(),
-            not_state: not_state.iter().map(|s| s.to_string()).collect(),
+            state: state.to_vec(),
+            not_state: not_state.to_vec(),
             code: code.to_vec(),
             not_code: vec![],
             error: false,
@@ -178,10 +175,10 @@ mod tests {
     fn conditions_match_state_not_state_and_code() {
         let mut c = Capture::empty(Instant::now(), "x");
         c.state = Some(TaskState::Completed);
-        assert!(c.matches(&cond(&["completed"], &[], &[])));
-        assert!(!c.matches(&cond(&["canceled"], &[], &[])));
-        assert!(!c.matches(&cond(&[], &["completed"], &[])));
-        assert!(c.matches(&cond(&[], &["input-required"], &[])));
+        assert!(c.matches(&cond(&[TaskState::Completed], &[], &[])));
+        assert!(!c.matches(&cond(&[TaskState::Canceled], &[], &[])));
+        assert!(!c.matches(&cond(&[], &[TaskState::Completed], &[])));
+        assert!(c.matches(&cond(&[], &[TaskState::InputRequired], &[])));
         let e = Capture::from_error(
             RpcError {
                 code: -32602,
@@ -191,9 +188,9 @@ mod tests {
             Instant::now(),
         );
         assert!(e.matches(&cond(&[], &[], &[-32602])));
-        assert!(e.matches(&cond(&[], &["input-required"], &[])));
-        assert!(!e.matches(&cond(&["completed"], &[], &[-32002])));
-        assert_eq!(e.field("code"), "error -32602");
+        assert!(e.matches(&cond(&[], &[TaskState::InputRequired], &[])));
+        assert!(!e.matches(&cond(&[TaskState::Completed], &[], &[-32002])));
+        assert_eq!(e.field(CaptureField::Code), "error -32602");
     }
 
     #[test]
@@ -214,15 +211,15 @@ mod tests {
                 error: true,
                 ..Condition::default()
             },
-            cond(&["completed"], &[], &[-32001]),
+            cond(&[TaskState::Completed], &[], &[-32001]),
         ] {
             assert!(!refused.matches(&other), "{other:?}");
         }
-        assert_eq!(refused.field("http_status"), "HTTP 401");
+        assert_eq!(refused.field(CaptureField::HttpStatus), "HTTP 401");
         let mut task = Capture::empty(Instant::now(), "task");
         task.state = Some(TaskState::Completed);
         assert!(!task.matches(&status(&[401, 403])));
-        assert_eq!(task.field("http_status"), "");
+        assert_eq!(task.field(CaptureField::HttpStatus), "");
     }
 
     #[test]

@@ -6,10 +6,12 @@
 use super::capture::Capture;
 use super::webhook::WebhookReceiver;
 use crate::protocol::{Operation, ProtocolVersion};
+use crate::scenario::template::{Element, Template};
+use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
 use crate::transport::{PeerClient, Transcript};
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Why a run stopped before its last step passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +92,52 @@ impl<'a> RunContext<'a> {
 
     pub(super) fn version(&self) -> ProtocolVersion {
         self.client.version
+    }
+
+    /// A template's text for this run; an unset variable makes the run
+    /// inconclusive, naming it. A capture not (yet) made reads as empty.
+    pub(super) fn text(&self, template: &Template) -> Result<String, Stop> {
+        let mut out = String::new();
+        for element in template.elements() {
+            match element {
+                Element::Literal(text) => out.push_str(text),
+                Element::Capture { name, field } => {
+                    if let Some(capture) = self.captures.get(name) {
+                        out.push_str(&capture.field(*field));
+                    }
+                }
+                Element::Var(name) => match self.vars.get(name) {
+                    Some(Some(value)) => out.push_str(value),
+                    Some(None) => {
+                        return Err(Stop::inconclusive(format!(
+                            "variable `{name}` is not set: pass --var {name}=… or set it in a --profile"
+                        )))
+                    }
+                    None => return Err(Stop::error(format!("variable `{name}` is unknown"))),
+                },
+            }
+        }
+        Ok(out)
+    }
+
+    /// A duration for this run: as loaded, or its template resolved and read.
+    pub(super) fn duration(&self, value: &DurationValue) -> Result<Duration, Stop> {
+        match value {
+            DurationValue::Literal(d) => Ok(*d),
+            DurationValue::Template(t) => vars::parse_duration(&self.text(t)?).map_err(Stop::error),
+        }
+    }
+
+    /// A count for this run: as loaded, or its template resolved and read.
+    pub(super) fn count(&self, value: &Count) -> Result<u32, Stop> {
+        match value {
+            Count::Literal(n) => Ok(*n),
+            Count::Template(t) => Count::parse(&self.text(t)?).ok_or_else(|| {
+                Stop::error(format!(
+                    "`reads` must be a whole number from 1 to {MAX_READS}"
+                ))
+            }),
+        }
     }
 
     pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {

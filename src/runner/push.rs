@@ -5,9 +5,10 @@
 
 use super::capture::Capture;
 use super::context::{RunContext, Stop};
+use super::steps::or_list;
 use super::webhook::{BodyShape, Credential, Delivery, WebhookReceiver};
 use crate::protocol::{Operation, ProtocolVersion};
-use crate::scenario::model::{ExpectWebhookStep, SetPushConfigStep};
+use crate::scenario::model::{ExpectWebhookStep, OneOrMany, SetPushConfigStep};
 use crate::transport::{human_duration, Reply};
 use serde_json::Value;
 use std::time::Instant;
@@ -96,7 +97,7 @@ impl RunContext<'_> {
 
     pub(super) async fn expect_webhook(&mut self, s: &ExpectWebhookStep) -> Result<(), Stop> {
         let within = self.duration(&s.within)?;
-        let states: Vec<String> = s.state.as_ref().map(|k| k.items()).unwrap_or_default();
+        let states = OneOrMany::all(&s.state);
         let version = self.version();
         let local = peer_is_local(&self.client.endpoint);
         let cursor = self.push.cursor;
@@ -110,9 +111,7 @@ impl RunContext<'_> {
         let matches = |d: &Delivery| {
             d.seq > cursor
                 && d.event.as_ref().is_some_and(|e| {
-                    states.is_empty()
-                        || e.state()
-                            .is_some_and(|st| states.iter().any(|x| x == st.as_str()))
+                    states.is_empty() || e.state().is_some_and(|st| states.contains(&st))
                 })
         };
         receiver
@@ -147,7 +146,7 @@ impl RunContext<'_> {
         let wanted = if states.is_empty() {
             "push notification".to_string()
         } else {
-            format!("push notification with state {}", states.join(" or "))
+            format!("push notification with state {}", or_list(&states))
         };
         let fresh: Vec<&Delivery> = deliveries.iter().filter(|d| d.seq > cursor).collect();
         let mut situation = format!(

@@ -6,50 +6,15 @@ use super::capture::Capture;
 use super::context::{RunContext, StepResult, Stop};
 use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState, TaskView};
 use crate::scenario::model::{
-    Condition, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep,
-    Step,
+    self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
+    PollStep, ResumeStep, SendStep, Step, Template,
 };
-use crate::scenario::vars;
 use crate::transport::client::{CallOptions, Credentials};
 use crate::transport::stream::describe;
 use crate::transport::{human_duration, Reply, StreamEnd, StreamItem, StreamOpen};
 use std::time::{Duration, Instant};
 
 impl RunContext<'_> {
-    /// Substitutes `${…}`; an unset variable makes the run inconclusive, naming it.
-    pub(super) fn text(&self, template: &str) -> Result<String, Stop> {
-        let mut unset = None;
-        let result = vars::substitute(template, |name| {
-            if let Some((capture, field)) = name.split_once('.') {
-                return Some(
-                    self.captures
-                        .get(capture)
-                        .map(|c| c.field(field))
-                        .unwrap_or_default(),
-                );
-            }
-            match self.vars.get(name) {
-                Some(Some(value)) => Some(value.clone()),
-                Some(None) => {
-                    unset = Some(name.to_string());
-                    None
-                }
-                None => None,
-            }
-        });
-        result.map_err(|name| match unset {
-            Some(var) => Stop::inconclusive(format!(
-                "variable `{var}` is not set: pass --var {var}=… or set it in a --profile"
-            )),
-            None => Stop::error(format!("variable `{name}` is unknown")),
-        })
-    }
-
-    pub(super) fn duration(&self, template: &str) -> Result<Duration, Stop> {
-        let text = self.text(template)?;
-        vars::parse_duration(&text).map_err(Stop::error)
-    }
-
     /// Runs one step.
     pub async fn step(&mut self, step: &Step) -> StepResult {
         match step {
@@ -100,7 +65,7 @@ impl RunContext<'_> {
     }
 
     async fn send(&mut self, s: &SendStep, streaming: bool) -> StepResult {
-        let text = self.text(s.text.as_deref().unwrap_or("${prompt}"))?;
+        let text = self.text(s.text.as_ref().unwrap_or(&Template::var("prompt")))?;
         let parts = [MessagePart::Text(text)];
         let message = self
             .version()
@@ -118,7 +83,7 @@ impl RunContext<'_> {
                 Some(v) => Some(self.text(v)?),
                 None => None,
             },
-            credentials: s.credentials,
+            credentials: client_credentials(s.credentials),
         };
         let capture = if streaming {
             self.open_with(Operation::SendStreamingMessage, params, &options)
@@ -133,12 +98,14 @@ impl RunContext<'_> {
 
     async fn resume(&mut self, s: &ResumeStep) -> StepResult {
         let (task_id, context_id) = self.task_of(&s.task)?;
-        let mode = self.text(s.mode.as_deref().unwrap_or("text/plain"))?;
-        let text = self.text(
-            s.text
-                .as_deref()
-                .unwrap_or("Here is the input you asked for."),
-        )?;
+        let mode = match &s.mode {
+            Some(mode) => self.text(mode)?,
+            None => "text/plain".to_string(),
+        };
+        let text = match &s.text {
+            Some(text) => self.text(text)?,
+            None => "Here is the input you asked for.".to_string(),
+        };
         let part = MessagePart::for_media_type(&mode, &text);
         self.transcript.note(format!(
             "resuming task {task_id} with a part of type {}",
@@ -344,20 +311,17 @@ impl RunContext<'_> {
 
     async fn expect_event(&mut self, s: &ExpectEventStep) -> StepResult {
         let within = self.duration(&s.within)?;
-        let kinds = s.kind.as_ref().map(|k| k.items()).unwrap_or_default();
-        let states: Vec<String> = s.state.as_ref().map(|k| k.items()).unwrap_or_default();
+        let kinds = OneOrMany::all(&s.kind);
+        let states = OneOrMany::all(&s.state);
         let cursor = self.cursors.get(&s.stream).copied().unwrap_or(0);
         let started = Instant::now();
         let stream = self.stream_of(&s.stream)?;
         let matches = |item: &StreamItem| {
             item.seq > cursor
                 && !matches!(item.event, Event::Unrecognized { .. })
-                && (kinds.is_empty() || kinds.iter().any(|k| k == item.event.kind()))
-                && (states.is_empty()
-                    || item
-                        .event
-                        .state()
-                        .is_some_and(|st| states.iter().any(|x| x == st.as_str())))
+                && (kinds.is_empty()
+                    || EventKind::of(&item.event).is_some_and(|k| kinds.contains(&k)))
+                && (states.is_empty() || item.event.state().is_some_and(|st| states.contains(&st)))
         };
         let found = stream
             .wait_until(started + within, |items, _| items.iter().any(&matches))
@@ -434,11 +398,7 @@ impl RunContext<'_> {
     async fn expect_quiet(&mut self, s: &ExpectQuietStep) -> StepResult {
         let duration = self.duration(&s.duration)?;
         let kinds = s.kind.items();
-        let allowed: Vec<String> = s
-            .except_state
-            .as_ref()
-            .map(|k| k.items())
-            .unwrap_or_default();
+        let allowed = OneOrMany::all(&s.except_state);
         let (after, after_label) = match &s.after {
             Some(name) => {
                 let capture = self.capture(name)?;
@@ -460,12 +420,8 @@ impl RunContext<'_> {
         let offenders: Vec<&StreamItem> = items
             .iter()
             .filter(|i| i.at > after)
-            .filter(|i| kinds.iter().any(|k| k == i.event.kind()))
-            .filter(|i| {
-                !i.event
-                    .state()
-                    .is_some_and(|st| allowed.iter().any(|a| a == st.as_str()))
-            })
+            .filter(|i| EventKind::of(&i.event).is_some_and(|k| kinds.contains(&k)))
+            .filter(|i| !i.event.state().is_some_and(|st| allowed.contains(&st)))
             .collect();
         if offenders.is_empty() {
             return Ok(());
@@ -531,19 +487,19 @@ impl RunContext<'_> {
 
     async fn poll_until_stable(&mut self, s: &PollStep) -> StepResult {
         let (task_id, _) = self.task_of(&s.task)?;
-        let wanted: Vec<String> = s.state.items();
-        let reads: usize = match &s.reads {
-            Some(text) => self
-                .text(text)?
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| (1..=100).contains(n))
-                .ok_or_else(|| Stop::error("`reads` must be a whole number from 1 to 100"))?,
+        let wanted = s.state.items();
+        let reads = match &s.reads {
+            Some(count) => self.count(count)? as usize,
             None => 2,
         };
-        let interval = self.duration(s.interval.as_deref().unwrap_or("500ms"))?;
-        let within = self.duration(s.within.as_deref().unwrap_or("10s"))?;
+        let interval = match &s.interval {
+            Some(d) => self.duration(d)?,
+            None => Duration::from_millis(500),
+        };
+        let within = match &s.within {
+            Some(d) => self.duration(d)?,
+            None => Duration::from_secs(10),
+        };
         let deadline = Instant::now() + within;
         let mut history: Vec<(Instant, TaskState, String)> = Vec::new();
         // What the capture itself saw counts as a read: a change from it is a change.
@@ -617,7 +573,7 @@ impl RunContext<'_> {
                 && tail
                     .iter()
                     .all(|(_, st, d)| *st == tail[0].1 && *d == tail[0].2);
-            if agree && wanted.iter().any(|w| w == state.as_str()) {
+            if agree && wanted.contains(&state) {
                 if let Some(name) = &s.capture {
                     self.captures
                         .insert(name.clone(), Capture::from_task(&task, at));
@@ -627,13 +583,13 @@ impl RunContext<'_> {
             if agree && state.is_terminal() {
                 return Err(Stop::fail(format!(
                     "the task reads {state} on {reads} consecutive reads, expected {}",
-                    wanted.join(" or ")
+                    or_list(wanted)
                 )));
             }
             if Instant::now() + interval > deadline {
                 return Err(Stop::fail(format!(
                     "the task did not settle in {} within {} (last read: {})",
-                    wanted.join(" or "),
+                    or_list(wanted),
                     human_duration(within),
                     task.summary()
                 )));
@@ -643,17 +599,26 @@ impl RunContext<'_> {
     }
 }
 
-fn describe_wanted(kinds: &[String], states: &[String]) -> String {
+fn describe_wanted(kinds: &[EventKind], states: &[TaskState]) -> String {
     let kinds = if kinds.is_empty() {
         "any event".to_string()
     } else {
-        kinds.join(" or ")
+        or_list(kinds)
     };
     if states.is_empty() {
         kinds
     } else {
-        format!("{kinds} with state {}", states.join(" or "))
+        format!("{kinds} with state {}", or_list(states))
     }
+}
+
+/// `a or b or c`.
+pub(super) fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(T::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
 }
 
 fn end_words(end: &StreamEnd) -> String {
@@ -661,6 +626,15 @@ fn end_words(end: &StreamEnd) -> String {
         StreamEnd::Closed { .. } => "closed".into(),
         StreamEnd::Cut { reason, .. } => format!("was cut ({reason})"),
         StreamEnd::Failed { reason, .. } => format!("failed ({reason})"),
+    }
+}
+
+/// The scenario's `credentials` choice, as the HTTP client takes it.
+fn client_credentials(choice: model::Credentials) -> Credentials {
+    match choice {
+        model::Credentials::Configured => Credentials::Configured,
+        model::Credentials::None => Credentials::None,
+        model::Credentials::Invalid => Credentials::Invalid,
     }
 }
 

@@ -1,10 +1,12 @@
-//! Loading suites: YAML with positions, then the checks serde cannot make
-//! (duplicate ids, references to captures and variables, states, kinds,
-//! durations, gates). Every error names `file:line:col` and shows the line.
+//! Loading suites: YAML with positions, typed as it is read (states, event
+//! kinds, durations, counts, `${…}` templates: serde rejects a bad one where
+//! it stands), then the checks serde cannot make (duplicate ids, references
+//! to captures and variables, gates). Every error names `file:line:col` and
+//! shows the line.
 
 use super::model::{ScenarioDef, Step, SuiteFile};
-use super::vars::{self, CAPTURE_FIELDS, FOR_EACH_VARS};
-use crate::protocol::TaskState;
+use super::template::{Element, Template};
+use super::vars::{self, FOR_EACH_VARS};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -237,14 +239,6 @@ enum CaptureKind {
 /// The HTTP statuses a capture can hold: refusals of the credentials (v1 §7.4).
 const REFUSAL_STATUSES: &[u16] = &[401, 403];
 
-const EVENT_KINDS: &[&str] = &[
-    "task",
-    "message",
-    "status-update",
-    "artifact-update",
-    "error",
-];
-
 impl Checker<'_> {
     fn err<T>(&self, at: &Spanned<T>, message: String) -> SuiteError {
         SuiteError::at(
@@ -298,7 +292,7 @@ impl Checker<'_> {
             var_ok.extend(FOR_EACH_VARS.iter().map(|s| s.to_string()));
         }
         for text in &def.verifies {
-            self.check_refs(id, text, &var_ok, &HashMap::new())?;
+            self.check_refs(id, text, &var_ok)?;
         }
         let mut captures: HashMap<String, CaptureKind> = HashMap::new();
         // Whether an earlier step started the run's webhook receiver.
@@ -342,15 +336,12 @@ impl Checker<'_> {
                 Some(_) => Ok(()),
             }
         };
-        let mut texts: Vec<&str> = Vec::new();
-        let mut durations: Vec<&str> = Vec::new();
-        let mut states: Vec<String> = Vec::new();
-        let mut kinds: Vec<String> = Vec::new();
+        let mut texts: Vec<&Template> = Vec::new();
         let mut defines: Option<(&str, CaptureKind)> = None;
         match &step.value {
             Step::Send(s) | Step::Stream(s) => {
-                texts.extend(s.text.as_deref());
-                texts.extend(s.a2a_version.as_deref());
+                texts.extend(&s.text);
+                texts.extend(&s.a2a_version);
                 if s.a2a_version.is_some() && matches!(step.value, Step::Stream(_)) {
                     return Err(self.err(
                         step,
@@ -366,8 +357,8 @@ impl Checker<'_> {
             }
             Step::Resume(s) => {
                 need(&s.task, None, captures)?;
-                texts.extend(s.text.as_deref());
-                texts.extend(s.mode.as_deref());
+                texts.extend(&s.text);
+                texts.extend(&s.mode);
                 let kind = if s.stream {
                     CaptureKind::Stream
                 } else {
@@ -389,11 +380,9 @@ impl Checker<'_> {
             }
             Step::ExpectEvent(s) => {
                 need(&s.stream, Some(CaptureKind::Stream), captures)?;
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
-                texts.extend(s.otherwise_inconclusive.as_deref());
-                states.extend(s.state.iter().flat_map(|x| x.items()));
-                kinds.extend(s.kind.iter().flat_map(|x| x.items()));
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
@@ -403,83 +392,50 @@ impl Checker<'_> {
                 if let Some(after) = &s.after {
                     need(after, None, captures)?;
                 }
-                durations.push(&s.duration);
-                texts.extend(s.fail.as_deref());
-                kinds.extend(s.kind.items());
-                states.extend(s.except_state.iter().flat_map(|x| x.items()));
+                texts.extend(s.duration.template());
+                texts.extend(&s.fail);
             }
             Step::ExpectClosed(s) => {
                 need(&s.stream, Some(CaptureKind::Stream), captures)?;
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
             }
             Step::PollUntilStable(s) => {
                 need(&s.task, None, captures)?;
-                states.extend(s.state.items());
-                durations.extend(s.interval.as_deref());
-                durations.extend(s.within.as_deref());
-                texts.extend(s.reads.as_deref());
+                texts.extend(s.interval.iter().filter_map(|d| d.template()));
+                texts.extend(s.within.iter().filter_map(|d| d.template()));
+                texts.extend(s.reads.iter().filter_map(|r| r.template()));
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
             }
             Step::Expect(s) => {
                 need(&s.of, None, captures)?;
-                texts.extend(s.fail.as_deref());
-                let c = s.condition();
-                states.extend(c.state.into_iter().chain(c.not_state));
+                texts.extend(&s.fail);
                 self.check_condition_present(step, &s.condition())?;
             }
             Step::InconclusiveIf(s) => {
                 need(&s.of, None, captures)?;
                 texts.push(&s.reason);
-                let c = s.condition();
-                states.extend(c.state.into_iter().chain(c.not_state));
                 self.check_condition_present(step, &s.condition())?;
             }
-            Step::Sleep(d) => durations.push(d),
+            Step::Sleep(d) => texts.extend(d.template()),
             Step::SetPushConfig(s) => {
                 need(&s.task, None, captures)?;
-                texts.extend(s.token.as_deref());
+                texts.extend(&s.token);
                 defines = Some((&s.capture, CaptureKind::Answer));
             }
             Step::ExpectWebhook(s) => {
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
-                texts.extend(s.otherwise_inconclusive.as_deref());
-                states.extend(s.state.iter().flat_map(|x| x.items()));
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
             }
         }
-        for state in &states {
-            if !TaskState::ALL.iter().any(|s| s.as_str() == state) {
-                let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
-                return Err(self.err(
-                    step,
-                    format!("unknown task state `{state}` (one of {})", names.join(", ")),
-                ));
-            }
-        }
-        for kind in &kinds {
-            if !EVENT_KINDS.contains(&kind.as_str()) {
-                return Err(self.err(
-                    step,
-                    format!(
-                        "unknown event kind `{kind}` (one of {})",
-                        EVENT_KINDS.join(", ")
-                    ),
-                ));
-            }
-        }
-        for text in texts.iter().chain(durations.iter()) {
-            self.check_refs(step, text, var_ok, captures)?;
-        }
-        for d in durations {
-            if !d.contains("${") {
-                vars::parse_duration(d).map_err(|e| self.err(step, e))?;
-            }
+        for text in texts {
+            self.check_template(step, text, var_ok, captures)?;
         }
         if let Some((name, kind)) = defines {
             captures.insert(name.to_string(), kind);
@@ -519,35 +475,50 @@ impl Checker<'_> {
         Ok(())
     }
 
+    /// The references of a `verifies` entry: variables only.
     fn check_refs<T>(
         &self,
         at: &Spanned<T>,
         text: &str,
         var_ok: &[String],
+    ) -> Result<(), SuiteError> {
+        match text.parse::<Template>() {
+            Ok(template) => self.check_template(at, &template, var_ok, &HashMap::new()),
+            Err(e) => Err(self.err(at, e.to_string())),
+        }
+    }
+
+    /// Every variable a template names exists, and every capture it reads
+    /// an earlier step made.
+    fn check_template<T>(
+        &self,
+        at: &Spanned<T>,
+        template: &Template,
+        var_ok: &[String],
         captures: &HashMap<String, CaptureKind>,
     ) -> Result<(), SuiteError> {
-        for name in vars::references(text) {
-            if let Some((capture, field)) = name.split_once('.') {
-                if !captures.contains_key(capture) {
-                    return Err(self.err(
-                        at,
-                        format!("`${{{name}}}` refers to capture `{capture}`, which no earlier step captured"),
-                    ));
+        for element in template.elements() {
+            match element {
+                Element::Literal(_) => {}
+                Element::Capture { name, field } => {
+                    if !captures.contains_key(name) {
+                        return Err(self.err(
+                            at,
+                            format!(
+                                "`${{{name}.{}}}` refers to capture `{name}`, which no earlier step captured",
+                                field.as_str()
+                            ),
+                        ));
+                    }
                 }
-                if !CAPTURE_FIELDS.contains(&field) {
-                    return Err(self.err(
-                        at,
-                        format!(
-                            "`${{{name}}}`: a capture has no field `{field}` (one of {})",
-                            CAPTURE_FIELDS.join(", ")
-                        ),
-                    ));
+                Element::Var(name) => {
+                    if !vars::is_builtin(name) && !var_ok.iter().any(|v| v == name) {
+                        return Err(self.err(
+                            at,
+                            format!("unknown variable `${{{name}}}`: not built in, not in the suite's `vars`, and not set by `for_each`"),
+                        ));
+                    }
                 }
-            } else if !vars::is_builtin(&name) && !var_ok.iter().any(|v| v == &name) {
-                return Err(self.err(
-                    at,
-                    format!("unknown variable `${{{name}}}`: not built in, not in the suite's `vars`, and not set by `for_each`"),
-                ));
             }
         }
         Ok(())
