@@ -5,10 +5,12 @@
 
 use super::capture::Capture;
 use super::webhook::WebhookReceiver;
-use crate::protocol::{Operation, ProtocolVersion};
+use crate::protocol::{Operation, ProtocolVersion, RpcError};
 use crate::scenario::template::{Element, Template};
 use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
-use crate::transport::{PeerClient, Transcript};
+use crate::transport::client::Credentials;
+use crate::transport::{PeerClient, Reply, Transcript};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -50,6 +52,14 @@ impl Stop {
 
 /// A step passed, or stopped the run.
 pub type StepResult = Result<(), Stop>;
+
+/// A reply the step judges itself: a result, a protocol error, or a
+/// refusal the step provoked by withholding or forging the credentials.
+pub enum Answered {
+    Result(Value),
+    Error(RpcError),
+    Refused { status: u16, detail: String },
+}
 
 /// The run's push state: its webhook receiver, once started, and the last
 /// delivery an `expect_webhook` consumed.
@@ -151,10 +161,47 @@ impl<'a> RunContext<'a> {
         format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
     }
 
+    /// The one mapping from a reply to what the step judges, or to how the
+    /// run stops: a broken reply fails it, an unreachable peer is an error,
+    /// and a refusal of the configured credentials makes it inconclusive
+    /// ([`Self::refused`]); a refusal of credentials the step chose
+    /// (`credentials: none|invalid`) is the step's answer.
+    pub(super) fn answered(
+        &self,
+        op: Operation,
+        reply: Reply,
+        credentials: Credentials,
+    ) -> Result<Answered, Stop> {
+        match reply {
+            Reply::Ok(result) => Ok(Answered::Result(result)),
+            Reply::Err(error) => Ok(Answered::Error(error)),
+            Reply::Refused { status, detail } if credentials != Credentials::Configured => {
+                Ok(Answered::Refused { status, detail })
+            }
+            Reply::Refused { status, detail } => Err(self.refused(op, status, &detail)),
+            Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
+            Reply::Unreachable(reason) => Err(Stop::error(reason)),
+        }
+    }
+
+    /// [`Self::answered`] for a call with the configured credentials, whose
+    /// refusal always stops the run: the result, or the protocol error.
+    pub(super) fn answered_configured(
+        &self,
+        op: Operation,
+        reply: Reply,
+    ) -> Result<Result<Value, RpcError>, Stop> {
+        match self.answered(op, reply, Credentials::Configured)? {
+            Answered::Result(result) => Ok(Ok(result)),
+            Answered::Error(error) => Ok(Err(error)),
+            Answered::Refused { status, detail } => Err(self.refused(op, status, &detail)),
+        }
+    }
+
     /// A refusal (HTTP 401/403) of a request carrying the configured
     /// credentials: the run cannot reach what it checks, so it is
     /// inconclusive, saying which credentials to give.
-    pub(super) fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
+    fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
         let hint = if self.client.has_credentials() {
             "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
         } else {
@@ -164,4 +211,13 @@ impl<'a> RunContext<'a> {
             "the peer refused {op:?} with HTTP {status} ({detail}); {hint}"
         ))
     }
+}
+
+/// `a or b or c`.
+pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(T::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
 }

@@ -3,6 +3,7 @@
 
 pub mod capture;
 pub mod context;
+mod poll;
 mod push;
 pub mod steps;
 pub mod stream_end;

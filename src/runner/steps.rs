@@ -2,17 +2,17 @@
 //! stops the run with a verdict and the reason; a failed check is a result,
 //! never an `Err`.
 
-use super::capture::Capture;
-use super::context::{RunContext, StepResult, Stop};
-use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState, TaskView};
+use super::capture::{Capture, Captured};
+use super::context::{or_list, Answered, RunContext, StepResult, Stop};
+use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState};
 use crate::scenario::model::{
     self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
-    PollStep, ResumeStep, SendStep, Step, Template,
+    ResumeStep, SendStep, Step, Template,
 };
 use crate::transport::client::{CallOptions, Credentials};
 use crate::transport::stream::describe;
-use crate::transport::{human_duration, Reply, StreamEnd, StreamItem, StreamOpen};
-use std::time::{Duration, Instant};
+use crate::transport::{human_duration, StreamEnd, StreamItem, StreamOpen};
+use std::time::Instant;
 
 impl RunContext<'_> {
     /// Runs one step.
@@ -147,7 +147,7 @@ impl RunContext<'_> {
         Ok(())
     }
 
-    fn task_of(&self, name: &str) -> Result<(String, Option<String>), Stop> {
+    pub(super) fn task_of(&self, name: &str) -> Result<(String, Option<String>), Stop> {
         let capture = self.capture(name)?;
         match capture.task_ref() {
             (Some(id), context) => Ok((id, context)),
@@ -177,29 +177,23 @@ impl RunContext<'_> {
             .call_with(&self.transcript, op, params, options)
             .await;
         let at = Instant::now();
-        let capture = match reply {
-            Reply::Ok(result) => match SendResult::from_result(&result) {
-                SendResult::Task(task) => Ok(Capture::from_task(&task, at)),
-                SendResult::Message => Ok(Capture::empty(at, "a direct Message (no task)")),
-                SendResult::Unrecognized(reason) => Err(Stop::fail(format!(
-                    "{op:?} answered something that is not a task: {reason}"
-                ))),
-            },
-            Reply::Err(error) => Ok(Capture::from_error(error, at)),
-            Reply::Refused { status, detail } => {
-                if options.credentials == Credentials::Configured {
-                    Err(self.refused(op, status, &detail))
-                } else {
-                    Ok(Capture::from_refusal(status, &detail, at))
+        let mut capture = match self.answered(op, reply, options.credentials)? {
+            Answered::Result(result) => match SendResult::from_result(&result) {
+                SendResult::Task(task) => Capture::from_task(&task, at),
+                SendResult::Message => {
+                    Capture::new(Captured::Message, at, "a direct Message (no task)")
                 }
-            }
-            Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
-            Reply::Unreachable(reason) => Err(Stop::error(reason)),
+                SendResult::Unrecognized(reason) => {
+                    return Err(Stop::fail(format!(
+                        "{op:?} answered something that is not a task: {reason}"
+                    )))
+                }
+            },
+            Answered::Error(error) => Capture::from_error(error, at),
+            Answered::Refused { status, detail } => Capture::from_refusal(status, &detail, at),
         };
-        capture.map(|mut c| {
-            c.source = format!("the {op:?} answer");
-            c
-        })
+        capture.source = format!("the {op:?} answer");
+        Ok(capture)
     }
 
     async fn open(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
@@ -218,17 +212,20 @@ impl RunContext<'_> {
             .await
         {
             StreamOpen::Stream(handle) => {
-                let mut capture = Capture::empty(handle.opened_at, "a stream");
-                capture.stream = Some(handle);
-                Ok(capture)
+                let at = handle.opened_at;
+                let stream = Captured::Stream {
+                    handle,
+                    error: None,
+                };
+                Ok(Capture::new(stream, at, "a stream"))
             }
             StreamOpen::Answer(reply) => {
                 let at = Instant::now();
-                let mut capture = match reply {
-                    Reply::Ok(result) => {
+                let mut capture = match self.answered(op, reply, options.credentials)? {
+                    Answered::Result(result) => {
                         let mut c = match SendResult::from_result(&result) {
                             SendResult::Task(task) => Capture::from_task(&task, at),
-                            _ => Capture::empty(at, "a plain JSON answer"),
+                            _ => Capture::new(Captured::Message, at, "a plain JSON answer"),
                         };
                         c.summary = format!(
                             "a plain JSON answer instead of an SSE stream ({})",
@@ -236,15 +233,10 @@ impl RunContext<'_> {
                         );
                         c
                     }
-                    Reply::Err(error) => Capture::from_error(error, at),
-                    Reply::Refused { status, detail } => {
-                        if options.credentials == Credentials::Configured {
-                            return Err(self.refused(op, status, &detail));
-                        }
+                    Answered::Error(error) => Capture::from_error(error, at),
+                    Answered::Refused { status, detail } => {
                         Capture::from_refusal(status, &detail, at)
                     }
-                    Reply::Broken(reason) => return Err(Stop::fail(format!("{op:?}: {reason}"))),
-                    Reply::Unreachable(reason) => return Err(Stop::error(reason)),
                 };
                 capture.no_stream = Some(format!(
                     "the peer answered {} instead of a stream",
@@ -270,18 +262,19 @@ impl RunContext<'_> {
             .captures
             .get_mut(name)
             .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))?;
-        let Some(stream) = &capture.stream else {
+        let Captured::Stream {
+            handle,
+            error: None,
+        } = &mut capture.value
+        else {
             return Ok(());
         };
-        if capture.error.is_some() {
-            return Ok(());
-        }
-        stream
+        handle
             .wait_until(Instant::now() + timeout, |items, end| {
                 !items.is_empty() || end.is_some()
             })
             .await;
-        let first = stream.snapshot().0.into_iter().next();
+        let first = handle.snapshot().0.into_iter().next();
         if let Some(StreamItem {
             event: Event::Error(error),
             seq,
@@ -292,14 +285,16 @@ impl RunContext<'_> {
                 "error {} {} (stream event #{seq}: refused inside the stream)",
                 error.code, error.message
             );
-            capture.error = Some(error);
+            if let Captured::Stream { error: slot, .. } = &mut capture.value {
+                *slot = Some(error);
+            }
         }
         Ok(())
     }
 
     fn stream_of(&self, name: &str) -> Result<&crate::transport::StreamHandle, Stop> {
         let capture = self.capture(name)?;
-        capture.stream.as_ref().ok_or_else(|| {
+        capture.stream().ok_or_else(|| {
             Stop::fail(
                 capture
                     .no_stream
@@ -332,56 +327,19 @@ impl RunContext<'_> {
             if let Some(item) = item {
                 self.cursors.insert(s.stream.clone(), item.seq);
                 if let Some(name) = &s.capture {
-                    let mut capture = Capture::empty(
-                        item.at,
-                        format!("event #{} {}", item.seq, describe(&item.event)),
-                    );
-                    capture.state = item.event.state();
-                    capture.source = format!("stream event #{}", item.seq);
-                    capture.task_id = item.event.task_id().map(str::to_string);
-                    if let Event::Error(e) = &item.event {
-                        capture.error = Some(e.clone());
-                    }
+                    let capture = Capture::from_event(&item);
                     self.captures.insert(name.clone(), capture);
                 }
                 return Ok(());
             }
         }
-        let wanted = describe_wanted(&kinds, &states);
-        let comments = stream.comments();
-        let seen = items.len().saturating_sub(cursor);
-        let situation = match &end {
-            Some(end) if seen == 0 => format!(
-                "the stream {} at {} before any new event",
-                end_words(end),
-                self.offset(end.at())
-            ),
-            Some(end) => format!(
-                "the stream {} at {} after {seen} more event(s), none of them {wanted}",
-                end_words(end),
-                self.offset(end.at())
-            ),
-            None => format!(
-                "no {wanted} within {} ({seen} new event(s){})",
-                human_duration(within),
-                if comments > 0 {
-                    format!(", {comments} keep-alive comment(s), which do not count")
-                } else {
-                    String::new()
-                }
-            ),
-        };
-        let invalid: Vec<String> = items
-            .iter()
-            .filter(|i| i.seq > cursor && matches!(i.event, Event::Unrecognized { .. }))
-            .take(3)
-            .map(|i| format!("event #{} {}", i.seq, describe(&i.event)))
-            .collect();
-        let situation = if invalid.is_empty() {
-            situation
-        } else {
-            format!("{situation}; invalid events: {}", invalid.join("; "))
-        };
+        let situation = Missed {
+            wanted: describe_wanted(&kinds, &states),
+            within,
+            cursor,
+            comments: stream.comments(),
+        }
+        .describe(self, &items, end.as_ref());
         if let Some(reason) = &s.otherwise_inconclusive {
             return Err(Stop::inconclusive(format!(
                 "{}: {situation}",
@@ -484,119 +442,6 @@ impl RunContext<'_> {
             Err(reason) => Err(Stop::fail(format!("{lead}{reason}"))),
         }
     }
-
-    async fn poll_until_stable(&mut self, s: &PollStep) -> StepResult {
-        let (task_id, _) = self.task_of(&s.task)?;
-        let wanted = s.state.items();
-        let reads = match &s.reads {
-            Some(count) => self.count(count)? as usize,
-            None => 2,
-        };
-        let interval = match &s.interval {
-            Some(d) => self.duration(d)?,
-            None => Duration::from_millis(500),
-        };
-        let within = match &s.within {
-            Some(d) => self.duration(d)?,
-            None => Duration::from_secs(10),
-        };
-        let deadline = Instant::now() + within;
-        let mut history: Vec<(Instant, TaskState, String)> = Vec::new();
-        // What the capture itself saw counts as a read: a change from it is a change.
-        if let Ok(capture) = self.capture(&s.task) {
-            if let (Some(state), Some(digest)) = (capture.state, capture.digest.clone()) {
-                history.push((capture.at, state, digest));
-            }
-        }
-        let mut fresh = 0usize;
-        loop {
-            let reply = self
-                .client
-                .call(
-                    &self.transcript,
-                    Operation::GetTask,
-                    self.version().task_params(&task_id),
-                )
-                .await;
-            let at = Instant::now();
-            let task = match reply {
-                Reply::Ok(result) => match SendResult::from_result(&result) {
-                    SendResult::Task(t) => t,
-                    _ => TaskView::from_json(&result),
-                },
-                Reply::Err(e) => {
-                    return Err(Stop::fail(format!(
-                        "GetTask on task {task_id} answered error {} {}",
-                        e.code, e.message
-                    )))
-                }
-                Reply::Refused { status, detail } => {
-                    return Err(self.refused(Operation::GetTask, status, &detail))
-                }
-                Reply::Broken(reason) => return Err(Stop::fail(format!("GetTask: {reason}"))),
-                Reply::Unreachable(reason) => return Err(Stop::error(reason)),
-            };
-            let Some(state) = task.state else {
-                return Err(Stop::fail(format!(
-                    "GetTask on task {task_id} returned no readable status.state"
-                )));
-            };
-            let digest = task.artifacts_digest();
-            if let Some((first_at, first_state, first_digest)) =
-                history.iter().find(|(_, st, _)| st.is_terminal()).cloned()
-            {
-                if state != first_state {
-                    let what = if state.is_terminal() {
-                        "overwritten"
-                    } else {
-                        "resurrected"
-                    };
-                    return Err(Stop::fail(format!(
-                        "the task read {first_state} at {}, then {state} at {} (terminal state {what})",
-                        self.offset(first_at),
-                        self.offset(at)
-                    )));
-                }
-                if digest != first_digest {
-                    return Err(Stop::fail(format!(
-                        "the artifacts changed after the task read {first_state}: digest {first_digest} at {}, {digest} at {} ({})",
-                        self.offset(first_at),
-                        self.offset(at),
-                        task.summary()
-                    )));
-                }
-            }
-            history.push((at, state, digest));
-            fresh += 1;
-            let tail = &history[history.len().saturating_sub(reads)..];
-            let agree = fresh >= reads
-                && tail
-                    .iter()
-                    .all(|(_, st, d)| *st == tail[0].1 && *d == tail[0].2);
-            if agree && wanted.contains(&state) {
-                if let Some(name) = &s.capture {
-                    self.captures
-                        .insert(name.clone(), Capture::from_task(&task, at));
-                }
-                return Ok(());
-            }
-            if agree && state.is_terminal() {
-                return Err(Stop::fail(format!(
-                    "the task reads {state} on {reads} consecutive reads, expected {}",
-                    or_list(wanted)
-                )));
-            }
-            if Instant::now() + interval > deadline {
-                return Err(Stop::fail(format!(
-                    "the task did not settle in {} within {} (last read: {})",
-                    or_list(wanted),
-                    human_duration(within),
-                    task.summary()
-                )));
-            }
-            tokio::time::sleep(interval).await;
-        }
-    }
 }
 
 fn describe_wanted(kinds: &[EventKind], states: &[TaskState]) -> String {
@@ -612,13 +457,58 @@ fn describe_wanted(kinds: &[EventKind], states: &[TaskState]) -> String {
     }
 }
 
-/// `a or b or c`.
-pub(super) fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
-    items
-        .iter()
-        .map(T::to_string)
-        .collect::<Vec<_>>()
-        .join(" or ")
+/// An event `expect_event` waited for in vain, and what the stream did instead.
+struct Missed {
+    wanted: String,
+    within: std::time::Duration,
+    /// The last event an earlier step consumed.
+    cursor: usize,
+    /// Keep-alive comments seen (they never count as events).
+    comments: usize,
+}
+
+impl Missed {
+    fn describe(&self, ctx: &RunContext, items: &[StreamItem], end: Option<&StreamEnd>) -> String {
+        let Missed {
+            wanted,
+            within,
+            cursor,
+            comments,
+        } = self;
+        let seen = items.len().saturating_sub(*cursor);
+        let situation = match end {
+            Some(end) if seen == 0 => format!(
+                "the stream {} at {} before any new event",
+                end_words(end),
+                ctx.offset(end.at())
+            ),
+            Some(end) => format!(
+                "the stream {} at {} after {seen} more event(s), none of them {wanted}",
+                end_words(end),
+                ctx.offset(end.at())
+            ),
+            None => format!(
+                "no {wanted} within {} ({seen} new event(s){})",
+                human_duration(*within),
+                if *comments > 0 {
+                    format!(", {comments} keep-alive comment(s), which do not count")
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        let invalid: Vec<String> = items
+            .iter()
+            .filter(|i| i.seq > *cursor && matches!(i.event, Event::Unrecognized { .. }))
+            .take(3)
+            .map(|i| format!("event #{} {}", i.seq, describe(&i.event)))
+            .collect();
+        if invalid.is_empty() {
+            situation
+        } else {
+            format!("{situation}; invalid events: {}", invalid.join("; "))
+        }
+    }
 }
 
 fn end_words(end: &StreamEnd) -> String {
