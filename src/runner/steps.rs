@@ -7,8 +7,9 @@ use super::context::{or_list, Answered, RunContext, StepResult, Stop};
 use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState};
 use crate::scenario::model::{
     self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
-    ResumeStep, SendStep, Step, Template,
+    ResumeStep, SendStep, Step,
 };
+use crate::scenario::template::Template;
 use crate::transport::client::{CallOptions, Credentials};
 use crate::transport::stream::describe;
 use crate::transport::{human_duration, StreamEnd, StreamItem, StreamOpen};

@@ -7,10 +7,10 @@
 //! [`EventKind`]s, texts [`Template`]s, durations and counts checked values
 //! or templates the run resolves.
 
-pub use super::template::Template;
+use super::template::Template;
 use super::vars::{Count, DurationValue};
 use crate::protocol::Event;
-pub use crate::protocol::TaskState;
+use crate::protocol::TaskState;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
