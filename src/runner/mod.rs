@@ -2,6 +2,8 @@
 //! scenarios, concurrent runs with retries, and the per-peer report.
 
 pub mod capture;
+pub mod context;
+mod poll;
 mod push;
 pub mod steps;
 pub mod stream_end;
@@ -16,11 +18,11 @@ use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
 use crate::transport::client::{http_client, read_bounded, ClientConfig};
 use crate::transport::{PeerClient, Redactor, Transcript};
+use context::{RunContext, StopKind};
 use futures_util::stream::{self, StreamExt};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steps::{RunContext, StopKind};
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
