@@ -208,7 +208,7 @@ pub trait Named: Sized + Copy + 'static {
 impl Named for TaskState {
     const WHAT: &'static str = "task state";
     fn all() -> &'static [Self] {
-        &TaskState::ALL
+        TaskState::ALL
     }
     fn name(self) -> &'static str {
         self.as_str()
