@@ -18,7 +18,7 @@ use crate::protocol::{Binding, ProtocolVersion};
 use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
-use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
+use crate::transport::client::ClientConfig;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -123,25 +123,9 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
             .ok_or_else(|| UsageError::HeaderSyntax(header.clone()))?;
         headers.push((name.trim().to_string(), value.trim().to_string()));
     }
-    let mut secrets: Vec<String> = headers
-        .iter()
-        .filter(|(n, _)| SENSITIVE_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
-        .flat_map(|(_, v)| {
-            // Mask both the whole value and the credential after a scheme word.
-            let mut s = vec![v.clone()];
-            if let Some((_, cred)) = v.split_once(' ') {
-                s.push(cred.trim().to_string());
-            }
-            s
-        })
-        .collect();
     let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
     let bearer = match bearer_var {
-        Some(var) => {
-            let token = env_secret("--bearer-env", &var)?;
-            secrets.push(token.clone());
-            Some((var, token))
-        }
+        Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
@@ -149,9 +133,12 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         timeout,
         headers,
         bearer,
+        public_headers: args.public_headers.clone(),
+        same_origin_credentials: args.same_origin_credentials,
         ..ClientConfig::default()
     };
-    options.redactor = Arc::new(Redactor::new(secrets));
+    // Redaction is by value: every credential header's value, the token.
+    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
     options.only = args.scenarios.clone();
     options.skip = args.skip.clone();
     options.protocol = protocol_choice(args.protocol);
@@ -213,12 +200,27 @@ async fn run_check(
     check_names(&suite, args, &options)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let progress = crate::progress::TerminalProgress::new(args.output.quiet);
-    let mut report = runner::check(peers, &suite, &options, &progress).await;
+    let report = runner::check(peers, &suite, &options, &progress).await;
+    // Every format is rendered from this one redacted report.
+    let mut report = redacted(report, &options.redactor);
     report.fail_on_flaky = args.fail_on_flaky;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
     finish(&report, args)
+}
+
+/// The report with every configured secret masked in every string (peer
+/// text included, in the encodings a peer can reflect), so that no format
+/// and no line on stderr can carry one.
+fn redacted(report: RunReport, redactor: &Redactor) -> RunReport {
+    if redactor.is_empty() {
+        return report;
+    }
+    serde_json::to_value(&report)
+        .ok()
+        .and_then(|value| serde_json::from_value(redactor.redact_value(value)).ok())
+        .unwrap_or(report)
 }
 
 /// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the

@@ -108,9 +108,16 @@ pub struct RunArgs {
     /// Binding to use: the card's first usable one, or forced.
     #[arg(long, value_enum, default_value = "auto")]
     pub binding: BindingArg,
-    /// An extra request header, 'Name: value' (repeatable). Authorization-like values are redacted in reports.
+    /// An extra request header, 'Name: value' (repeatable). Every value is a credential: sent only to
+    /// the card's origin, never across a redirect, and redacted everywhere unless named with --header-public.
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
+    /// Keep this --header/profile header readable: not redacted, not withheld as a credential (repeatable).
+    #[arg(long = "header-public", value_name = "NAME")]
+    pub public_headers: Vec<String>,
+    /// Send no credentials to an endpoint on another origin than the card's (what needs them reads unverified).
+    #[arg(long)]
+    pub same_origin_credentials: bool,
     /// Read a bearer token from this environment variable (never pass secrets in argv).
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,

@@ -16,7 +16,8 @@ use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
-use crate::transport::client::{http_client, read_bounded, ClientConfig};
+use crate::transport::client::{http_client, ClientConfig};
+use crate::transport::redirect::get_card;
 use crate::transport::{PeerClient, Redactor, Transcript};
 use context::{RunContext, StopKind};
 use futures_util::stream::{self, StreamExt};
@@ -62,6 +63,17 @@ impl Default for RunOptions {
     }
 }
 
+impl RunOptions {
+    /// These options for one peer: its credentials belong to its card's origin.
+    pub fn for_card(&self, card: &Card) -> RunOptions {
+        let mut options = self.clone();
+        if let Ok(url) = url::Url::parse(&card.fetched_from) {
+            options.client = self.client.for_card(&url);
+        }
+        options
+    }
+}
+
 /// Live progress for a person watching (a no-op for reports and tests).
 pub trait Progress: Send + Sync {
     fn peer_started(&self, _card_url: &str, _runs: usize) {}
@@ -89,29 +101,20 @@ pub async fn check(
     report
 }
 
-/// A card fetched and parsed, or the one line saying why not.
+/// A card fetched and parsed, or the one line saying why not. Redirects
+/// are followed a few times, credentials only on the card URL's origin; an
+/// endpoint on another origin is a warning naming both. Peer text that ends
+/// up in ids and reports (name, skill ids, modes, warnings) is redacted here,
+/// before anything shows it.
 pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (String, String)> {
     let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
     let shown = url.to_string();
-    let fail = |m: String| (shown.clone(), m);
+    let fail = |m: String| (shown.clone(), options.redactor.redact(&m));
     let client = http_client(options.client.timeout).map_err(fail)?;
-    let mut request = client.get(url.clone()).header("Accept", "application/json");
-    for (k, v) in &options.client.headers {
-        request = request.header(k.as_str(), v.as_str());
-    }
-    if let Some((_, token)) = &options.client.bearer {
-        request = request.bearer_auth(token);
-    }
-    let response = request.send().await.map_err(|e| {
-        fail(format!(
-            "cannot fetch the card at {url}: {}",
-            crate::transport::client::describe_reqwest_error(&e)
-        ))
-    })?;
-    let status = response.status();
-    let body = read_bounded(response, options.client.timeout)
+    let response = get_card(&client, &url, &options.client)
         .await
-        .map_err(|e| fail(format!("cannot read the card at {url}: {e}")))?;
+        .map_err(|e| fail(e.to_string()))?;
+    let status = response.status;
     if !status.is_success() {
         return Err(fail(format!(
             "the card at {url} answered HTTP {}{}",
@@ -122,8 +125,62 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
                 .unwrap_or_default()
         )));
     }
-    card::parse_card(&url, &body, options.protocol, options.binding)
-        .map_err(|e| fail(options.redactor.redact(&e.to_string())))
+    let mut card = card::parse_card(&url, &response.body, options.protocol, options.binding)
+        .map_err(|e| fail(e.to_string()))?;
+    card.warnings.extend(response.cross_origin_hops);
+    card.warnings
+        .extend(endpoint_origin_warning(&url, &card, &options.client));
+    redact_card(&mut card, &options.redactor);
+    Ok(card)
+}
+
+/// The warning for a card whose endpoint is on another origin (scheme, host,
+/// port) than the card: the credentials were given for the card's.
+fn endpoint_origin_warning(
+    card_url: &url::Url,
+    card: &Card,
+    client: &ClientConfig,
+) -> Option<String> {
+    let card_origin = card_url.origin();
+    let endpoint_origin = url::Url::parse(&card.endpoint.url).ok()?.origin();
+    if card_origin == endpoint_origin || !card_origin.is_tuple() || !endpoint_origin.is_tuple() {
+        return None;
+    }
+    let (card_origin, endpoint_origin) = (
+        card_origin.ascii_serialization(),
+        endpoint_origin.ascii_serialization(),
+    );
+    let consequence = if client.same_origin_credentials {
+        "no credentials are sent there (--same-origin-credentials), so what needs them reads unverified".to_string()
+    } else if client.has_credentials() {
+        format!("the credentials (--bearer-env, --header) are sent there too; --same-origin-credentials keeps them to {card_origin}")
+    } else {
+        format!("credentials given with --bearer-env or --header would be sent there too; --same-origin-credentials keeps them to {card_origin}")
+    };
+    Some(format!(
+        "the card at {card_origin} names its endpoint on another origin, {endpoint_origin}: {consequence}"
+    ))
+}
+
+/// Masks the configured secrets in the card's text that reaches ids and
+/// reports: a peer may reflect a token in its name, a skill id, a mode.
+fn redact_card(card: &mut Card, redactor: &Redactor) {
+    if redactor.is_empty() {
+        return;
+    }
+    let all = |items: &mut Vec<String>| items.iter_mut().for_each(|s| *s = redactor.redact(s));
+    card.name = redactor.redact(&card.name);
+    card.version = card.version.as_deref().map(|v| redactor.redact(v));
+    all(&mut card.default_input_modes);
+    all(&mut card.default_output_modes);
+    all(&mut card.security_schemes);
+    all(&mut card.warnings);
+    for skill in &mut card.skills {
+        skill.id = redactor.redact(&skill.id);
+        skill.name = redactor.redact(&skill.name);
+        skill.input_modes.iter_mut().for_each(all);
+        skill.output_modes.iter_mut().for_each(all);
+    }
 }
 
 /// One planned scenario run.
@@ -164,6 +221,7 @@ async fn check_peer(
             }
         }
     };
+    let options = &options.for_card(&card);
     let endpoint = card.endpoint.url.clone();
     let mut report = PeerReport {
         name: Some(card.name.clone()),
