@@ -10,11 +10,11 @@
 //!   reason: JSON resume lands with the new parser
 //! ```
 
-use crate::error::YamlError;
 use crate::report::{
     BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationVerdict, RunReport,
     ScenarioVerdict,
 };
+use crate::yaml::YamlError;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::path::Path;

@@ -43,3 +43,4 @@ pub mod runner;
 pub mod scenario;
 pub mod transport;
 pub mod verdict;
+pub mod yaml;
