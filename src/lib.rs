@@ -3,8 +3,8 @@
 //!
 //! The pieces, in the order a check uses them: [`card`] discovers and parses
 //! the agent card, whose promises are [`declaration`] ids (one grammar for
-//! the card, the suites, the planner and the reports); [`scenario`] loads YAML suites; [`runner`] executes their
-//! steps over [`transport`] (recording every exchange as evidence) in the
+//! the card, the suites, the planner and the reports); [`scenario`] loads
+//! YAML suites; [`runner`] executes their steps over [`transport`] (recording every exchange as evidence) in the
 //! shapes of [`protocol`]; [`verdict`] decides what counts, with known
 //! divergences from a [`baseline`]; [`report`] renders the one versioned
 //! report (terminal, JSON, JUnit, Markdown); [`diff`] compares two reports.
