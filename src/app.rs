@@ -517,11 +517,47 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
 }
 
 fn diff(args: DiffArgs) -> Result<i32, AppError> {
-    let d = diff::diff_files(&args.old, &args.new, args.fail_on)?;
-    if args.json {
-        println!("{}", d.to_json());
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    let markdown_to_stdout = args.markdown.as_deref().is_some_and(is_stdout);
+    if let Some(path) = args.markdown.as_deref().filter(|p| !is_stdout(p)) {
+        report::check_writable(path).map_err(|source| UsageError::ReportPath {
+            flag: "--markdown",
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    let options = diff::DiffOptions {
+        fail_on: args.fail_on,
+        accept: args.accept.clone(),
+        baseline,
+    };
+    if args.json && markdown_to_stdout {
+        return Err(UsageError::StdoutTwice.into());
+    }
+    let d = diff::diff_files(&args.old, &args.new, &options)?;
+    let shown = if args.json {
+        format!("{}\n", d.to_json())
     } else {
-        print!("{}", d.render());
+        d.render_styled(use_color(args.color, markdown_to_stdout))
+    };
+    if markdown_to_stdout {
+        eprint!("{shown}");
+    } else {
+        print!("{shown}");
+    }
+    if let Some(path) = &args.markdown {
+        let text = d.render_markdown();
+        if is_stdout(path) {
+            print!("{text}");
+        } else {
+            report::write_atomically(path, &text).map_err(|source| AppError::WriteReport {
+                path: path.clone(),
+                source,
+            })?;
+        }
+    }
+    for id in &d.unmatched_accepts {
+        eprintln!("warning: accepted `{id}` names no change between these reports");
     }
     Ok(if d.failed { exit::DIVERGED } else { exit::OK })
 }

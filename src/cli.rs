@@ -197,9 +197,24 @@ pub struct DiffArgs {
     /// Print the comparison as JSON (schema in the README).
     #[arg(long)]
     pub json: bool,
-    /// Which changes make diff exit 1.
+    /// Which changes make diff exit 1 (accepted changes never do).
     #[arg(long, value_enum, default_value_t = FailOn::Regression)]
     pub fail_on: FailOn,
+    /// Known divergences (the file `check --baseline` reads): a divergence it
+    /// knows is drift, not a regression. Its `accept:` list acts as --accept.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Acknowledge a deliberate change by its id (a declaration such as
+    /// 'interfaces[JSONRPC 0.3]', a scenario run, or a card field such as
+    /// card_digest): it is listed as accepted, not failed (repeatable).
+    #[arg(long = "accept", value_name = "ID")]
+    pub accept: Vec<String>,
+    /// Write the comparison as Markdown here (fits a CI step summary); `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Colour in terminal output (NO_COLOR is respected under auto).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
 }
 
 #[derive(Debug, Args)]
