@@ -53,6 +53,8 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
             Command::Card(args) => card(args).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
+            Command::Completions { shell } => crate::docs::completions(shell),
+            Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
         }
     });
     // An interrupted check has written its reports; tasks it left behind

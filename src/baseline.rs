@@ -23,11 +23,11 @@
 //!     reason: push moves to the gateway
 //! ```
 
-use crate::error::YamlError;
 use crate::report::{
     BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationVerdict, RunReport,
     ScenarioVerdict,
 };
+use crate::yaml::YamlError;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::path::Path;

@@ -38,6 +38,17 @@ pub enum Command {
     Suite(SuiteCommand),
     /// Serve the mock A2A peer on loopback until interrupted.
     MockPeer(MockPeerArgs),
+    /// Print a shell completion script to stdout, e.g. `a2a-conform completions bash`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout, or write one page per subcommand into a directory.
+    Man {
+        /// Write a2a-conform.1 and a page per subcommand into this directory instead.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -5,10 +5,12 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod transcript;
 
-use crate::transport::Evidence;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use strum::{IntoStaticStr, VariantArray};
+use transcript::Evidence;
 
 /// What every format says of an interrupted report (`interrupted: true`).
 pub const INTERRUPTED_NOTE: &str =
@@ -79,8 +81,11 @@ impl BaselineEntryReport {
 }
 
 /// What a baseline entry did in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum BaselineStatus {
     /// It excused a divergence or a failing run.
     Applied,
@@ -94,12 +99,7 @@ pub enum BaselineStatus {
 
 impl BaselineStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            BaselineStatus::Applied => "applied",
-            BaselineStatus::Stale => "stale",
-            BaselineStatus::Undecided => "undecided",
-            BaselineStatus::Unmatched => "unmatched",
-        }
+        self.into()
     }
 }
 
@@ -143,8 +143,11 @@ pub struct PeerReport {
 }
 
 /// The headline: one row per card declaration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum DeclarationVerdict {
     Honoured,
     Diverged,
@@ -155,13 +158,7 @@ pub enum DeclarationVerdict {
 
 impl DeclarationVerdict {
     pub fn as_str(self) -> &'static str {
-        match self {
-            DeclarationVerdict::Honoured => "honoured",
-            DeclarationVerdict::Diverged => "diverged",
-            DeclarationVerdict::Unverified => "unverified",
-            DeclarationVerdict::NotDeclared => "not-declared",
-            DeclarationVerdict::OverDelivers => "over-delivers",
-        }
+        self.into()
     }
 }
 
@@ -182,8 +179,11 @@ pub struct DeclarationReport {
 }
 
 /// The verdict of one scenario run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum ScenarioVerdict {
     Pass,
     Fail,
@@ -198,14 +198,7 @@ pub enum ScenarioVerdict {
 
 impl ScenarioVerdict {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ScenarioVerdict::Pass => "pass",
-            ScenarioVerdict::Fail => "fail",
-            ScenarioVerdict::Flaky => "flaky",
-            ScenarioVerdict::Inconclusive => "inconclusive",
-            ScenarioVerdict::Skipped => "skipped",
-            ScenarioVerdict::Error => "error",
-        }
+        self.into()
     }
 }
 
@@ -323,6 +316,24 @@ pub fn now_rfc3339() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The human and Markdown reports print `as_str`; the JSON report the serde
+    /// spelling. They must be the same word.
+    fn same_names<T: Serialize + Copy + Into<&'static str>>(all: &[T]) {
+        for v in all {
+            let name: &'static str = (*v).into();
+            assert_eq!(serde_json::to_value(v).unwrap(), serde_json::json!(name));
+        }
+    }
+
+    #[test]
+    fn verdict_names_are_the_json_spellings() {
+        same_names(ScenarioVerdict::VARIANTS);
+        same_names(DeclarationVerdict::VARIANTS);
+        same_names(BaselineStatus::VARIANTS);
+        assert_eq!(DeclarationVerdict::OverDelivers.as_str(), "over-delivers");
+        assert_eq!(ScenarioVerdict::Inconclusive.as_str(), "inconclusive");
+    }
 
     #[test]
     fn timestamps_look_like_rfc3339() {

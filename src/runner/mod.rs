@@ -2,6 +2,8 @@
 //! scenarios, concurrent runs with retries, and the per-peer report.
 
 pub mod capture;
+pub mod context;
+mod poll;
 mod push;
 pub mod steps;
 pub mod stream_end;
@@ -9,17 +11,18 @@ pub mod webhook;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
 use crate::declaration::DeclarationId;
+use crate::report::transcript::Evidence;
 use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
 use crate::transport::client::{http_client, read_bounded, ClientConfig};
 use crate::transport::{PeerClient, Redactor, Transcript};
+use context::{RunContext, StopKind};
 use futures_util::stream::{self, StreamExt};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steps::{RunContext, StopKind};
 use tokio_util::sync::CancellationToken;
 
 /// The longest one scenario run may take, whatever its steps say.
@@ -480,7 +483,7 @@ async fn execute(
     let started = Instant::now();
     // Every failed attempt's message; the first failure's evidence.
     let mut failures: Vec<String> = Vec::new();
-    let mut first_evidence: Vec<crate::transport::Evidence> = Vec::new();
+    let mut first_evidence: Vec<Evidence> = Vec::new();
     loop {
         report.attempts += 1;
         let (verdict, message, evidence) = run_once(client, &planned, options).await;
@@ -519,7 +522,7 @@ async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
     options: &RunOptions,
-) -> (ScenarioVerdict, String, Vec<crate::transport::Evidence>) {
+) -> (ScenarioVerdict, String, Vec<Evidence>) {
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     let steps = &planned.scenario.def.steps;

@@ -1,11 +1,13 @@
-//! Loading suites: YAML with positions, then the checks serde cannot make
-//! (duplicate ids, references to captures and variables, states, kinds,
-//! durations, gates). Every error names `file:line:col` and shows the line.
+//! Loading suites: YAML with positions, typed as it is read (states, event
+//! kinds, durations, counts, `${…}` templates: serde rejects a bad one where
+//! it stands), then the checks serde cannot make (duplicate ids, references
+//! to captures and variables, gates). Every error names `file:line:col` and
+//! shows the line.
 
 use super::model::{ScenarioDef, Step, SuiteFile};
-use super::vars::{self, CAPTURE_FIELDS, FOR_EACH_VARS};
+use super::template::{Element, Template};
+use super::vars::{self, FOR_EACH_VARS};
 use crate::declaration::{DeclarationId, Gate};
-use crate::protocol::TaskState;
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -114,28 +116,41 @@ pub struct Scenario {
 
 /// One `verifies:` entry: an id, or a template that names one per run
 /// (`${declaration}` under `for_each`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub enum Verifies {
     Id(DeclarationId),
-    Template(String),
+    Template(Template),
 }
 
 impl Verifies {
-    /// The id this entry names for a run, given the run's variables.
-    pub fn resolve<F>(&self, lookup: F) -> Result<DeclarationId, String>
+    /// The id this entry names for a run, given the run's variables (the
+    /// loader has made sure a template reads variables only, no captures).
+    pub fn resolve<F>(&self, mut lookup: F) -> Result<DeclarationId, String>
     where
         F: FnMut(&str) -> Option<String>,
     {
-        match self {
-            Verifies::Id(id) => Ok(id.clone()),
-            Verifies::Template(text) => {
-                let value = vars::substitute(text, lookup)
-                    .map_err(|name| format!("`verifies: {text}`: `${{{name}}}` is not set"))?;
-                value
-                    .parse()
-                    .map_err(|e| format!("`verifies: {text}` gave {e}"))
+        let template = match self {
+            Verifies::Id(id) => return Ok(id.clone()),
+            Verifies::Template(template) => template,
+        };
+        let mut value = String::new();
+        for element in template.elements() {
+            match element {
+                Element::Literal(text) => value.push_str(text),
+                Element::Var(name) => match lookup(name) {
+                    Some(v) => value.push_str(&v),
+                    None => {
+                        return Err(format!("`verifies: {template}`: `${{{name}}}` is not set"))
+                    }
+                },
+                Element::Capture { .. } => {
+                    return Err(format!("`verifies: {template}` reads a capture"))
+                }
             }
         }
+        value
+            .parse()
+            .map_err(|e| format!("`verifies: {template}` gave {e}"))
     }
 }
 
@@ -143,7 +158,7 @@ impl std::fmt::Display for Verifies {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Verifies::Id(id) => id.fmt(f),
-            Verifies::Template(text) => f.write_str(text),
+            Verifies::Template(template) => template.fmt(f),
         }
     }
 }
@@ -290,14 +305,6 @@ enum CaptureKind {
 /// The HTTP statuses a capture can hold: refusals of the credentials (v1 §7.4).
 const REFUSAL_STATUSES: &[u16] = &[401, 403];
 
-const EVENT_KINDS: &[&str] = &[
-    "task",
-    "message",
-    "status-update",
-    "artifact-update",
-    "error",
-];
-
 impl Checker<'_> {
     fn err<T>(&self, at: &Spanned<T>, message: String) -> SuiteError {
         SuiteError::at(
@@ -356,15 +363,18 @@ impl Checker<'_> {
         }
         let mut verifies = Vec::new();
         for text in &def.verifies {
-            self.check_refs(text, &text.value, &var_ok, &HashMap::new())?;
-            verifies.push(if text.value.contains("${") {
-                Verifies::Template(text.value.clone())
-            } else {
-                Verifies::Id(
-                    text.value
+            let template: Template = text
+                .value
+                .parse()
+                .map_err(|e: super::template::TemplateError| self.err(text, e.to_string()))?;
+            self.check_template(text, &template, &var_ok, &HashMap::new())?;
+            verifies.push(match template.as_literal() {
+                Some(literal) => Verifies::Id(
+                    literal
                         .parse()
                         .map_err(|e| self.err(text, format!("`verifies`: {e}")))?,
-                )
+                ),
+                None => Verifies::Template(template),
             });
         }
         let mut captures: HashMap<String, CaptureKind> = HashMap::new();
@@ -409,15 +419,12 @@ impl Checker<'_> {
                 Some(_) => Ok(()),
             }
         };
-        let mut texts: Vec<&str> = Vec::new();
-        let mut durations: Vec<&str> = Vec::new();
-        let mut states: Vec<String> = Vec::new();
-        let mut kinds: Vec<String> = Vec::new();
+        let mut texts: Vec<&Template> = Vec::new();
         let mut defines: Option<(&str, CaptureKind)> = None;
         match &step.value {
             Step::Send(s) | Step::Stream(s) => {
-                texts.extend(s.text.as_deref());
-                texts.extend(s.a2a_version.as_deref());
+                texts.extend(&s.text);
+                texts.extend(&s.a2a_version);
                 if s.a2a_version.is_some() && matches!(step.value, Step::Stream(_)) {
                     return Err(self.err(
                         step,
@@ -433,8 +440,8 @@ impl Checker<'_> {
             }
             Step::Resume(s) => {
                 need(&s.task, None, captures)?;
-                texts.extend(s.text.as_deref());
-                texts.extend(s.mode.as_deref());
+                texts.extend(&s.text);
+                texts.extend(&s.mode);
                 let kind = if s.stream {
                     CaptureKind::Stream
                 } else {
@@ -456,11 +463,9 @@ impl Checker<'_> {
             }
             Step::ExpectEvent(s) => {
                 need(&s.stream, Some(CaptureKind::Stream), captures)?;
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
-                texts.extend(s.otherwise_inconclusive.as_deref());
-                states.extend(s.state.iter().flat_map(|x| x.items()));
-                kinds.extend(s.kind.iter().flat_map(|x| x.items()));
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
@@ -470,83 +475,50 @@ impl Checker<'_> {
                 if let Some(after) = &s.after {
                     need(after, None, captures)?;
                 }
-                durations.push(&s.duration);
-                texts.extend(s.fail.as_deref());
-                kinds.extend(s.kind.items());
-                states.extend(s.except_state.iter().flat_map(|x| x.items()));
+                texts.extend(s.duration.template());
+                texts.extend(&s.fail);
             }
             Step::ExpectClosed(s) => {
                 need(&s.stream, Some(CaptureKind::Stream), captures)?;
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
             }
             Step::PollUntilStable(s) => {
                 need(&s.task, None, captures)?;
-                states.extend(s.state.items());
-                durations.extend(s.interval.as_deref());
-                durations.extend(s.within.as_deref());
-                texts.extend(s.reads.as_deref());
+                texts.extend(s.interval.iter().filter_map(|d| d.template()));
+                texts.extend(s.within.iter().filter_map(|d| d.template()));
+                texts.extend(s.reads.iter().filter_map(|r| r.template()));
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
             }
             Step::Expect(s) => {
                 need(&s.of, None, captures)?;
-                texts.extend(s.fail.as_deref());
-                let c = s.condition();
-                states.extend(c.state.into_iter().chain(c.not_state));
+                texts.extend(&s.fail);
                 self.check_condition_present(step, &s.condition())?;
             }
             Step::InconclusiveIf(s) => {
                 need(&s.of, None, captures)?;
                 texts.push(&s.reason);
-                let c = s.condition();
-                states.extend(c.state.into_iter().chain(c.not_state));
                 self.check_condition_present(step, &s.condition())?;
             }
-            Step::Sleep(d) => durations.push(d),
+            Step::Sleep(d) => texts.extend(d.template()),
             Step::SetPushConfig(s) => {
                 need(&s.task, None, captures)?;
-                texts.extend(s.token.as_deref());
+                texts.extend(&s.token);
                 defines = Some((&s.capture, CaptureKind::Answer));
             }
             Step::ExpectWebhook(s) => {
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
-                texts.extend(s.otherwise_inconclusive.as_deref());
-                states.extend(s.state.iter().flat_map(|x| x.items()));
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
             }
         }
-        for state in &states {
-            if !TaskState::ALL.iter().any(|s| s.as_str() == state) {
-                let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
-                return Err(self.err(
-                    step,
-                    format!("unknown task state `{state}` (one of {})", names.join(", ")),
-                ));
-            }
-        }
-        for kind in &kinds {
-            if !EVENT_KINDS.contains(&kind.as_str()) {
-                return Err(self.err(
-                    step,
-                    format!(
-                        "unknown event kind `{kind}` (one of {})",
-                        EVENT_KINDS.join(", ")
-                    ),
-                ));
-            }
-        }
-        for text in texts.iter().chain(durations.iter()) {
-            self.check_refs(step, text, var_ok, captures)?;
-        }
-        for d in durations {
-            if !d.contains("${") {
-                vars::parse_duration(d).map_err(|e| self.err(step, e))?;
-            }
+        for text in texts {
+            self.check_template(step, text, var_ok, captures)?;
         }
         if let Some((name, kind)) = defines {
             captures.insert(name.to_string(), kind);
@@ -586,35 +558,37 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn check_refs<T>(
+    /// Every variable a template names exists, and every capture it reads
+    /// an earlier step made.
+    fn check_template<T>(
         &self,
         at: &Spanned<T>,
-        text: &str,
+        template: &Template,
         var_ok: &[String],
         captures: &HashMap<String, CaptureKind>,
     ) -> Result<(), SuiteError> {
-        for name in vars::references(text) {
-            if let Some((capture, field)) = name.split_once('.') {
-                if !captures.contains_key(capture) {
-                    return Err(self.err(
-                        at,
-                        format!("`${{{name}}}` refers to capture `{capture}`, which no earlier step captured"),
-                    ));
+        for element in template.elements() {
+            match element {
+                Element::Literal(_) => {}
+                Element::Capture { name, field } => {
+                    if !captures.contains_key(name) {
+                        return Err(self.err(
+                            at,
+                            format!(
+                                "`${{{name}.{}}}` refers to capture `{name}`, which no earlier step captured",
+                                field.as_str()
+                            ),
+                        ));
+                    }
                 }
-                if !CAPTURE_FIELDS.contains(&field) {
-                    return Err(self.err(
-                        at,
-                        format!(
-                            "`${{{name}}}`: a capture has no field `{field}` (one of {})",
-                            CAPTURE_FIELDS.join(", ")
-                        ),
-                    ));
+                Element::Var(name) => {
+                    if !vars::is_builtin(name) && !var_ok.iter().any(|v| v == name) {
+                        return Err(self.err(
+                            at,
+                            format!("unknown variable `${{{name}}}`: not built in, not in the suite's `vars`, and not set by `for_each`"),
+                        ));
+                    }
                 }
-            } else if !vars::is_builtin(&name) && !var_ok.iter().any(|v| v == &name) {
-                return Err(self.err(
-                    at,
-                    format!("unknown variable `${{{name}}}`: not built in, not in the suite's `vars`, and not set by `for_each`"),
-                ));
             }
         }
         Ok(())

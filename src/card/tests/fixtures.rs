@@ -218,6 +218,9 @@ fn v0_3_card() {
             decl("protocol.versionNegotiation", false),
             decl("security.enforced", true),
             decl("interfaces[JSONRPC 0.3]", true),
+            // Declared but not spoken by this version: listed, to read unverified.
+            decl("interfaces[HTTP+JSON 0.3]", true),
+            decl("interfaces[GRPC 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),
         ]
@@ -308,6 +311,7 @@ fn hybrid_card_prefers_supported_interfaces() {
             decl("interfaces[JSONRPC 1.0]", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("interfaces[JSONRPC 0.3]", true),
+            decl("interfaces[HTTP+JSON 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
         ]
     );
