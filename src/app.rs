@@ -401,7 +401,8 @@ async fn run_check(
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
-    let interruption = caught.get().copied();
+    // A signal after the last run finished changed nothing: the exit code stays.
+    let interruption = caught.get().copied().filter(|_| report.interrupted);
     let code = finish(&report, args, &outputs)?;
     match interruption {
         Some(signal) => {
