@@ -293,8 +293,8 @@ pub struct MockPeerArgs {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DurationError {
     /// Not the scenario duration syntax (15s, 500ms, 2m, bare seconds).
-    #[error("{0}")]
-    Syntax(String),
+    #[error(transparent)]
+    Syntax(#[from] crate::scenario::vars::DurationSyntaxError),
     #[error("must be more than zero")]
     Zero,
 }

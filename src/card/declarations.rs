@@ -10,7 +10,7 @@ impl Card {
     /// The endpoint's protocol version.
     ///
     /// # Panics
-    /// If `endpoint` was replaced by one with no version; [`parse_card`] never
+    /// If `endpoint` was replaced by one with no version; [`super::parse_card`] never
     /// chooses such an endpoint.
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.endpoint
@@ -21,7 +21,7 @@ impl Card {
     /// The endpoint's binding.
     ///
     /// # Panics
-    /// If `endpoint` was replaced by one with no binding; [`parse_card`] never
+    /// If `endpoint` was replaced by one with no binding; [`super::parse_card`] never
     /// chooses such an endpoint.
     pub fn binding(&self) -> Binding {
         self.endpoint

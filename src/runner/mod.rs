@@ -313,7 +313,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
         for expansion in expand(card, scenario) {
             let mut vars = base.clone();
             vars.extend(expansion.vars);
-            let verifies: Result<Vec<DeclarationId>, String> = scenario
+            let verifies: Result<Vec<DeclarationId>, _> = scenario
                 .verifies
                 .iter()
                 .map(|v| v.resolve(|n| vars.get(n).cloned().flatten()))
@@ -323,7 +323,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                     ids,
                     skip.clone().or(expansion.unsupported).map(NotRun::Skip),
                 ),
-                Err(message) => (Vec::new(), Some(NotRun::Error(message))),
+                Err(e) => (Vec::new(), Some(NotRun::Error(e.to_string()))),
             };
             plan.push(Planned {
                 scenario,
