@@ -117,10 +117,17 @@ fn honest_to_cancel_leak_is_a_regression_and_the_reverse_a_fix() {
         change(&d, "scenario", "cancel-then-stream")["label"],
         "regression"
     );
-    // The peers are matched although their ports differ.
-    let endpoint = change(&d, "card", "endpoint");
-    assert_eq!(endpoint["label"], "drift");
-    assert_ne!(endpoint["old"], endpoint["new"]);
+    // The peers are matched although their ports differ, and a port alone is no change.
+    assert!(
+        !d["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "endpoint" || c["id"] == "card_digest"),
+        "{d:#}"
+    );
+    // Regressions first.
+    assert_eq!(d["changes"][0]["label"], "regression", "{d:#}");
     assert_eq!(d["old"]["file"], honest.display().to_string());
 
     let out = diff(&honest, &leak, &["--fail-on", "never"]);
@@ -336,4 +343,75 @@ fn reports_that_cannot_be_compared_are_usage_errors_naming_the_file() {
 
     let out = diff(&good, &good, &["--fail-on", "sometimes"]);
     assert_eq!(out.code, 2, "{}", out.explain());
+}
+
+#[test]
+fn a_release_gate_passes_known_divergences_and_accepted_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (honest, leak) = cancel_reports(dir.path());
+    let known = dir.path().join("known.yaml");
+    std::fs::write(
+        &known,
+        "- declaration: lifecycle.cancel\n  reason: ACME-412 leaks until 2.4\n",
+    )
+    .unwrap();
+    let k = known.display().to_string();
+    let out = diff(&honest, &leak, &["--baseline", &k, "--json"]);
+    assert_eq!(
+        out.code,
+        0,
+        "a known divergence is no regression: {}",
+        out.explain()
+    );
+    let d = out.json();
+    assert_eq!(d["summary"]["regressions"], 0, "{d:#}");
+    assert_eq!(
+        change(&d, "declaration", "lifecycle.cancel")["label"],
+        "drift"
+    );
+
+    let out = diff(
+        &honest,
+        &leak,
+        &["--accept", "lifecycle.cancel", "--accept", "no-such-id"],
+    );
+    assert_eq!(out.code, 0, "{}", out.explain());
+    for line in [
+        "accepted    declaration  lifecycle.cancel",
+        "accepted    scenario     cancel-then-stream",
+        "2 accepted",
+    ] {
+        assert!(
+            out.stdout.contains(line),
+            "missing `{line}`: {}",
+            out.explain()
+        );
+    }
+    assert!(
+        out.stderr.contains("accepted `no-such-id` names no change"),
+        "{}",
+        out.explain()
+    );
+
+    let gate = dir.path().join("gate.yaml");
+    std::fs::write(
+        &gate,
+        "accept:\n  - id: lifecycle.cancel\n    reason: cancel is reworked in 2.4\n",
+    )
+    .unwrap();
+    let markdown = dir.path().join("diff.md");
+    let (g, m) = (gate.display().to_string(), markdown.display().to_string());
+    let out = diff(&honest, &leak, &["--baseline", &g, "--markdown", &m]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let md = std::fs::read_to_string(&markdown).expect("the Markdown is written");
+    assert!(md.contains("**Result: ✅ passes**"), "{md}");
+    assert!(md.contains("cancel is reworked in 2\\.4"), "{md}");
+
+    let out = diff(&honest, &leak, &["--color", "always"]);
+    assert_eq!(out.code, 1, "{}", out.explain());
+    assert!(
+        out.stdout.contains("\x1b[31mregression"),
+        "{}",
+        out.explain()
+    );
 }

@@ -309,6 +309,7 @@ fn every_verdict() -> RunReport {
             },
         ],
         fail_on_flaky: true,
+        interrupted: false,
         baseline: Some(BaselineReport {
             file: "known-divergences.yaml".into(),
             strict: true,
