@@ -216,9 +216,12 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     }
     let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
     for header in &args.headers {
-        let (name, value) = header
-            .split_once(':')
-            .ok_or_else(|| UsageError::HeaderSyntax(header.clone()))?;
+        // A malformed header is still someone's secret: the message shows
+        // its first word only.
+        let (name, value) = header.split_once(':').ok_or_else(|| {
+            let first = header.split_whitespace().next().unwrap_or_default();
+            UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
+        })?;
         headers.push((name.trim().to_string(), value.trim().to_string()));
     }
     let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());

@@ -121,8 +121,9 @@ pub struct RunArgs {
     /// Binding to use: the card's first usable one, or forced.
     #[arg(long, value_enum, default_value = "auto")]
     pub binding: BindingArg,
-    /// An extra request header, 'Name: value' (repeatable). Every value is a credential: sent only to
-    /// the card's origin, never across a redirect, and redacted everywhere unless named with --header-public.
+    /// An extra request header, 'Name: value' (repeatable). Every value is a credential: sent to the
+    /// card's origin and its endpoint, never across a redirect, and redacted everywhere unless named with
+    /// --header-public.
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
     /// Keep this --header/profile header readable: not redacted, not withheld as a credential (repeatable).

@@ -578,3 +578,20 @@ fn an_endpoint_on_another_origin_is_a_warning_and_same_origin_credentials_keeps_
         run.assert_clean(&[TOKEN, AUTH_TOKEN, SHORT]);
     }
 }
+
+#[test]
+fn a_malformed_header_is_a_usage_error_that_does_not_print_its_value() {
+    let out = common::run(&[
+        "check",
+        "http://127.0.0.1:9/",
+        "--header",
+        "Authorization Bearer s3cret-in-a-typo",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains("--header `Authorization «redacted»`"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("s3cret-in-a-typo") && !out.stdout.contains("s3cret-in-a-typo"));
+}
