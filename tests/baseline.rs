@@ -50,6 +50,18 @@ fn a_known_divergence_passes_marked_in_every_format() {
         &["--scenario", "cancel-then-stream", "--baseline", &file],
     );
     assert_eq!(ran.code, 0, "a known divergence passes: {}", ran.explain());
+    // Every format of a baselined run, byte for byte (tests/golden/baseline/).
+    let tmp = dir.path().display().to_string();
+    let tmp = [(tmp.as_str(), "[TMP]")];
+    for (ext, text) in [
+        ("json", ran.json.as_deref()),
+        ("xml", ran.junit.as_deref()),
+        ("md", ran.markdown.as_deref()),
+        ("txt", Some(ran.stdout.as_str())),
+    ] {
+        let text = text.unwrap_or_else(|| panic!("no {ext} report: {}", ran.explain()));
+        common::golden::assert_golden(&format!("baseline/cancel-leak-known.{ext}"), text, &tmp);
+    }
     let report = ran.json();
     let row = declaration(&report, "lifecycle.cancel");
     assert_eq!(row["verdict"], "diverged", "still diverged: {row:#}");

@@ -86,6 +86,9 @@ fn honest_to_cancel_leak_is_a_regression_and_the_reverse_a_fix() {
         "a regression fails by default: {}",
         out.explain()
     );
+    let tmp = dir.path().display().to_string();
+    let tmp = [(tmp.as_str(), "[TMP]")];
+    common::golden::assert_golden("diff/honest-to-cancel-leak.txt", &out.stdout, &tmp);
     for line in [
         "regression  declaration  lifecycle.cancel",
         "honoured → diverged",
@@ -103,6 +106,7 @@ fn honest_to_cancel_leak_is_a_regression_and_the_reverse_a_fix() {
 
     let out = diff(&honest, &leak, &["--json"]);
     assert_eq!(out.code, 1, "{}", out.explain());
+    common::golden::assert_golden("diff/honest-to-cancel-leak.json", &out.stdout, &tmp);
     let d = out.json();
     assert_eq!(d["schema_version"], 1);
     assert_eq!(d["fail_on"], "regression");
@@ -128,6 +132,7 @@ fn honest_to_cancel_leak_is_a_regression_and_the_reverse_a_fix() {
 
     let out = diff(&leak, &honest, &["--json"]);
     assert_eq!(out.code, 0, "a fix passes: {}", out.explain());
+    common::golden::assert_golden("diff/cancel-leak-to-honest.json", &out.stdout, &tmp);
     let d = out.json();
     assert_eq!(d["summary"]["regressions"], 0);
     assert_eq!(d["summary"]["fixes"], 2);

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod golden;
+
 use a2a_conform::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
 use a2a_conform::protocol::ProtocolVersion;
 use serde_json::Value;
@@ -94,6 +96,10 @@ pub struct Outcome {
     pub stderr: String,
     /// The JSON report, when one was written.
     pub report: Option<Value>,
+    /// The report files as written, when asked for ([`check_every_format`]).
+    pub json_text: Option<String>,
+    pub junit: Option<String>,
+    pub markdown: Option<String>,
 }
 
 impl Outcome {
@@ -146,12 +152,23 @@ pub fn run(args: &[&str]) -> Outcome {
 }
 
 pub fn run_env(args: &[&str], env: &[(&str, &str)]) -> Outcome {
+    run_formats(args, env, false)
+}
+
+/// [`run_env`], also writing the JUnit and Markdown reports when `every_format`.
+fn run_formats(args: &[&str], env: &[(&str, &str)], every_format: bool) -> Outcome {
     let dir = tempfile::tempdir().expect("tempdir");
     let json = dir.path().join("report.json");
+    let junit = dir.path().join("report.xml");
+    let markdown = dir.path().join("report.md");
     let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-conform"));
     command.args(args);
     if args.first().is_some_and(|a| *a == "check" || *a == "demo") {
         command.arg("--json").arg(&json);
+        if every_format {
+            command.arg("--junit").arg(&junit);
+            command.arg("--markdown").arg(&markdown);
+        }
     }
     command
         .env("NO_COLOR", "1")
@@ -174,14 +191,26 @@ pub fn run_env(args: &[&str], env: &[(&str, &str)]) -> Outcome {
         std::thread::sleep(Duration::from_millis(20));
     }
     let output = child.wait_with_output().expect("output");
-    let report = std::fs::read_to_string(&json)
-        .ok()
-        .map(|text| serde_json::from_str(&text).expect("the JSON report parses"));
+    let json_text = std::fs::read_to_string(&json).ok();
+    let report = json_text
+        .as_deref()
+        .map(|text| serde_json::from_str(text).expect("the JSON report parses"));
+    let (junit, markdown) = if every_format {
+        (
+            std::fs::read_to_string(&junit).ok(),
+            std::fs::read_to_string(&markdown).ok(),
+        )
+    } else {
+        (None, None)
+    };
     Outcome {
         code: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         report,
+        json_text: every_format.then_some(json_text).flatten(),
+        junit,
+        markdown,
     }
 }
 
@@ -199,6 +228,16 @@ pub fn check_env(card_url: &str, extra: &[&str], env: &[(&str, &str)]) -> Outcom
     args.extend_from_slice(FAST_VARS);
     args.extend_from_slice(extra);
     run_env(&args, env)
+}
+
+/// [`check_env`] with `--color never` and every report file (JSON, JUnit,
+/// Markdown) read back: what the golden files pin.
+pub fn check_every_format(card_url: &str, extra: &[&str], env: &[(&str, &str)]) -> Outcome {
+    let mut args = vec!["check", card_url];
+    args.extend_from_slice(FAST_VARS);
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--color", "never"]);
+    run_formats(&args, env, true)
 }
 
 /// A one-route HTTP server on loopback answering every path with a fixed
