@@ -262,25 +262,11 @@ enum Hand {
     TokenHeaderOnly,
 }
 
-struct HandPeer {
-    base_url: String,
-    _runtime: tokio::runtime::Runtime,
-}
-
 /// A v1.0 JSON-RPC peer on loopback: SendMessage answers a working task,
 /// CreateTaskPushNotificationConfig accepts the config and (for
 /// `TokenHeaderOnly`) POSTs one completed status update to its URL.
-fn hand_peer(hand: Hand) -> HandPeer {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let base_url = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
+fn hand_peer(hand: Hand) -> Served {
+    serve_at(|base| {
         let card = json!({
             "name": "hand-written push peer", "description": "test", "version": "1",
             "supportedInterfaces": [{"url": format!("{base}/rpc"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
@@ -288,7 +274,7 @@ fn hand_peer(hand: Hand) -> HandPeer {
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
             "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}]
         });
-        let app = axum::Router::new()
+        axum::Router::new()
             .route(
                 "/.well-known/agent-card.json",
                 get(move || {
@@ -336,16 +322,8 @@ fn hand_peer(hand: Hand) -> HandPeer {
                     };
                     Json(json!({"jsonrpc": "2.0", "id": id, "result": result}))
                 }),
-            );
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        base
-    });
-    HandPeer {
-        base_url,
-        _runtime: runtime,
-    }
+            )
+    })
 }
 
 #[test]

@@ -17,17 +17,8 @@ use serde_json::{json, Value};
 /// A peer on loopback whose card declares no streaming, and whose JSON-RPC
 /// endpoint refuses every streaming call with an SSE stream holding one
 /// `-32004` error event (tagged `event: error` when `tagged`).
-fn refusing_peer(version: &'static str, tagged: bool) -> Peer {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let base_url = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let base = format!("http://{}", listener.local_addr().expect("addr"));
+fn refusing_peer(version: &'static str, tagged: bool) -> Served {
+    serve_at(|base| {
         let rpc = format!("{base}/rpc");
         let card = match version {
             "1.0" => json!({
@@ -45,7 +36,7 @@ fn refusing_peer(version: &'static str, tagged: bool) -> Peer {
                 "skills": [{"id": "s", "name": "s", "description": "s", "tags": []}]
             }),
         };
-        let app = axum::Router::new()
+        axum::Router::new()
             .route(
                 "/.well-known/agent-card.json",
                 get(move || {
@@ -68,22 +59,8 @@ fn refusing_peer(version: &'static str, tagged: bool) -> Peer {
                     )
                         .into_response()
                 }),
-            );
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        base
-    });
-    Peer {
-        base_url,
-        _runtime: runtime,
-    }
-}
-
-/// The peer's base URL and the runtime serving it.
-struct Peer {
-    base_url: String,
-    _runtime: tokio::runtime::Runtime,
+            )
+    })
 }
 
 #[test]

@@ -240,14 +240,22 @@ pub fn check_every_format(card_url: &str, extra: &[&str], env: &[(&str, &str)]) 
     run_formats(&args, env, true)
 }
 
-/// A one-route HTTP server on loopback answering every path with a fixed
-/// status and body: for cards that are missing, broken or not JSON.
-pub struct StaticServer {
+/// An axum router served on 127.0.0.1:0 on its own runtime, for as long as
+/// the value lives: the hand-written peers and card servers of the tests.
+pub struct Served {
+    /// `http://127.0.0.1:PORT`
     pub base_url: String,
     _runtime: tokio::runtime::Runtime,
 }
 
-pub fn serve_static(status: u16, content_type: &'static str, body: Vec<u8>) -> StaticServer {
+/// Serves `router` on loopback (see [`Served`]).
+pub fn serve(router: axum::Router) -> Served {
+    serve_at(|_| router)
+}
+
+/// [`serve`] for a router that needs its own base URL (a card naming its
+/// endpoint): `router` gets `http://127.0.0.1:PORT` once the port is bound.
+pub fn serve_at(router: impl FnOnce(&str) -> axum::Router) -> Served {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -257,26 +265,32 @@ pub fn serve_static(status: u16, content_type: &'static str, body: Vec<u8>) -> S
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let app = axum::Router::new().fallback(move || {
-            let body = body.clone();
-            async move {
-                (
-                    axum::http::StatusCode::from_u16(status).expect("status"),
-                    [(axum::http::header::CONTENT_TYPE, content_type)],
-                    body,
-                )
-            }
-        });
+        let base_url = format!("http://{}", listener.local_addr().expect("addr"));
+        let app = router(&base_url);
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        format!("http://{addr}")
+        base_url
     });
-    StaticServer {
+    Served {
         base_url,
         _runtime: runtime,
     }
+}
+
+/// A one-route HTTP server on loopback answering every path with a fixed
+/// status and body: for cards that are missing, broken or not JSON.
+pub fn serve_static(status: u16, content_type: &'static str, body: Vec<u8>) -> Served {
+    serve(axum::Router::new().fallback(move || {
+        let body = body.clone();
+        async move {
+            (
+                axum::http::StatusCode::from_u16(status).expect("status"),
+                [(axum::http::header::CONTENT_TYPE, content_type)],
+                body,
+            )
+        }
+    }))
 }
 
 pub fn fixture(path: &str) -> Vec<u8> {
