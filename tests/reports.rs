@@ -10,6 +10,7 @@ mod gating;
 
 use a2a_conform::mock::Behaviour;
 use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform::report::builder::ScenarioReportBuilder;
 use a2a_conform::report::{
     self, human, junit, markdown, BaselineEntryReport, BaselineReport, BaselineStatus,
     DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
@@ -156,58 +157,45 @@ fn evidence() -> Vec<Evidence> {
     ]
 }
 
-fn run(id: &str, verifies: &str, verdict: ScenarioVerdict, message: &str) -> ScenarioReport {
-    ScenarioReport {
-        id: id.into(),
-        scenario: id.split('[').next().unwrap_or(id).into(),
-        title: format!("{id} title"),
-        verdict,
-        verifies: vec![verifies.into()],
-        duration_ms: 1234,
-        message: message.into(),
-        attempts: 1,
-        failed_attempts: vec![],
-        baselined: false,
-        baseline_reason: None,
-        evidence: if matches!(verdict, ScenarioVerdict::Pass | ScenarioVerdict::Skipped) {
-            vec![]
-        } else {
-            evidence()
-        },
-    }
+fn run(id: &str, verifies: &str, verdict: ScenarioVerdict, message: &str) -> ScenarioReportBuilder {
+    let evidence = if matches!(verdict, ScenarioVerdict::Pass | ScenarioVerdict::Skipped) {
+        vec![]
+    } else {
+        evidence()
+    };
+    ScenarioReport::builder(id, verdict)
+        .title(&format!("{id} title"))
+        .verifies(verifies)
+        .duration_ms(1234)
+        .message(message)
+        .evidence(evidence)
 }
 
 /// A report with every verdict the formats must show: built through the
 /// library's types, as the runner and the baseline would fill them.
 fn every_verdict() -> RunReport {
-    let mut flaky = run(
+    let flaky = run(
         "cancel-then-stream",
         "lifecycle.cancel",
         ScenarioVerdict::Flaky,
         "passed on attempt 3 after failing: the stream kept emitting",
-    );
-    flaky.attempts = 3;
-    flaky.failed_attempts = vec![
-        "the stream kept emitting".into(),
-        "the task read completed".into(),
-    ];
-    let mut retried = run(
+    )
+    .attempts(3, &["the stream kept emitting", "the task read completed"]);
+    let retried = run(
         "completion-stability",
         "lifecycle.completion",
         ScenarioVerdict::Fail,
         "the artifacts changed",
-    );
-    retried.attempts = 2;
-    retried.failed_attempts = vec!["the artifacts changed once".into()];
-    let mut known = run(
+    )
+    .attempts(2, &["the artifacts changed once"]);
+    let known = run(
         "input-mode-resume[application/json]",
         "defaultInputModes[application/json]",
         ScenarioVerdict::Fail,
         "resume with application/json was refused: -32602",
-    );
-    known.baselined = true;
-    known.baseline_reason = Some("ACME-412: JSON resume ships in 2.4".into());
-    let scenarios = vec![
+    )
+    .baselined("ACME-412: JSON resume ships in 2.4");
+    let scenarios = [
         run(
             "streaming-probe",
             "capabilities.streaming",
@@ -235,45 +223,44 @@ fn every_verdict() -> RunReport {
             ScenarioVerdict::Error,
             "cannot reach http://peer.example/a2a: connection refused",
         ),
-    ];
-    let row = |id: &str, verdict, reason: &str| DeclarationReport {
-        id: id.into(),
-        declared: true,
-        verdict,
-        scenarios: vec![],
-        reason: reason.into(),
-        baselined: false,
-        baseline_reason: None,
-    };
-    let mut json_row = row(
-        "defaultInputModes[application/json]",
-        DeclarationVerdict::Diverged,
-        "input-mode-resume[application/json]: resume with application/json was refused: -32602",
-    );
-    json_row.baselined = true;
-    json_row.baseline_reason = Some("ACME-412: JSON resume ships in 2.4".into());
+    ]
+    .into_iter()
+    .map(ScenarioReportBuilder::build)
+    .collect();
+    let row =
+        |id: &str, verdict, reason: &str| DeclarationReport::builder(id, verdict).reason(reason);
     let declarations = vec![
         row(
             "capabilities.streaming",
             DeclarationVerdict::Honoured,
             "1 scenario run(s) passed",
-        ),
+        )
+        .build(),
         row(
             "lifecycle.cancel",
             DeclarationVerdict::Honoured,
             "1 scenario run(s) passed; flaky: cancel-then-stream",
-        ),
+        )
+        .build(),
         row(
             "lifecycle.completion",
             DeclarationVerdict::Diverged,
             "completion-stability: the artifacts changed (and 1 more failing run(s))",
-        ),
-        json_row,
+        )
+        .build(),
+        row(
+            "defaultInputModes[application/json]",
+            DeclarationVerdict::Diverged,
+            "input-mode-resume[application/json]: resume with application/json was refused: -32602",
+        )
+        .baselined("ACME-412: JSON resume ships in 2.4")
+        .build(),
         row(
             "defaultInputModes[text/plain]",
             DeclarationVerdict::Unverified,
             "input-mode-resume[text/plain] inconclusive: the task never asked for input",
-        ),
+        )
+        .build(),
     ];
     RunReport {
         schema_version: report::SCHEMA_VERSION,
@@ -283,30 +270,17 @@ fn every_verdict() -> RunReport {
         },
         started_at: "2026-11-30T09:23:38Z".into(),
         peers: vec![
-            PeerReport {
-                card_url: "http://peer.example/.well-known/agent-card.json".into(),
-                name: Some("Example peer".into()),
-                card_digest: Some("sha256:0123".into()),
-                protocol_version: Some("1.0".into()),
-                binding: Some("jsonrpc".into()),
-                endpoint: Some("http://peer.example/a2a".into()),
-                card_error: None,
-                card_warnings: vec!["the card declares no skills".into()],
-                declarations,
-                scenarios,
-            },
-            PeerReport {
-                card_url: "http://gone.example/.well-known/agent-card.json".into(),
-                name: None,
-                card_digest: None,
-                protocol_version: None,
-                binding: None,
-                endpoint: None,
-                card_error: Some("cannot fetch the card: connection refused".into()),
-                card_warnings: vec![],
-                declarations: vec![],
-                scenarios: vec![],
-            },
+            PeerReport::builder("http://peer.example/.well-known/agent-card.json")
+                .name("Example peer")
+                .card_digest("sha256:0123")
+                .spoken("1.0", "jsonrpc", "http://peer.example/a2a")
+                .card_warning("the card declares no skills")
+                .declarations(declarations)
+                .scenarios(scenarios)
+                .build(),
+            PeerReport::builder("http://gone.example/.well-known/agent-card.json")
+                .card_error("cannot fetch the card: connection refused")
+                .build(),
         ],
         fail_on_flaky: true,
         baseline: Some(BaselineReport {
