@@ -1,20 +1,23 @@
 //! What each subcommand does: turning arguments into options, running, and
-//! mapping the outcome to an exit code. Reports go to stdout, problems to stderr.
+//! mapping the outcome to an exit code. Reports go to stdout, problems to
+//! stderr: each [`AppError`] printed once, by [`run`].
 
 use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
-    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, FailOnArg,
-    MockPeerArgs, MockProtocolArg, OutputArgs, ProtocolArg, RunArgs, SuiteCommand,
+    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, MockPeerArgs,
+    MockProtocolArg, OutputArgs, ProtocolArg, RunArgs, SuiteCommand,
 };
-use crate::diff::{self, FailOn};
+use crate::declaration::closest;
+use crate::diff;
+use crate::error::{AppError, UsageError};
 use crate::exit;
-use crate::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use crate::mock::{MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
 use crate::protocol::{Binding, ProtocolVersion};
 use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
-use crate::scenario::{vars, Suite};
+use crate::scenario::Suite;
 use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
 use crate::transport::Redactor;
 use std::io::IsTerminal;
@@ -22,19 +25,24 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Runs a parsed command line; returns the process exit code.
+/// A request's wait for an answer when neither `--timeout` nor the profile sets one.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Runs a parsed command line; returns the process exit code. An error is
+/// printed here, once, as `error: {e}`, and exits with its own code.
 pub fn run(cli: Cli) -> i32 {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    execute(cli).unwrap_or_else(|e| {
+        e.print();
+        e.exit_code()
+    })
+}
+
+fn execute(cli: Cli) -> Result<i32, AppError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
-            return exit::USAGE;
-        }
-    };
+        .map_err(AppError::Runtime)?;
     runtime.block_on(async move {
         match cli.command {
             Command::Check(args) => check(args).await,
@@ -43,14 +51,10 @@ pub fn run(cli: Cli) -> i32 {
             Command::Card(args) => card(args).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
+            Command::Completions { shell } => crate::docs::completions(shell),
+            Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
         }
     })
-}
-
-/// A usage problem: print it and give exit 2.
-fn usage(message: impl std::fmt::Display) -> i32 {
-    eprintln!("{message}");
-    exit::USAGE
 }
 
 fn protocol_choice(arg: ProtocolArg) -> ProtocolChoice {
@@ -76,23 +80,23 @@ fn mock_protocol(arg: MockProtocolArg) -> ProtocolVersion {
     }
 }
 
-fn parse_timeout(text: Option<&str>, default: Duration) -> Result<Duration, String> {
-    match text {
-        None => Ok(default),
-        Some(t) => vars::parse_duration(t)
-            .map_err(|e| format!("error: --timeout: {e}"))
-            .and_then(|d| {
-                if d.is_zero() {
-                    Err("error: --timeout must be more than zero".into())
-                } else {
-                    Ok(d)
-                }
-            }),
+/// Reads a non-empty secret from the environment variable a flag names.
+fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
+    let token = std::env::var(var).map_err(|_| UsageError::EnvUnset {
+        flag,
+        var: var.to_string(),
+    })?;
+    if token.trim().is_empty() {
+        return Err(UsageError::EnvEmpty {
+            flag,
+            var: var.to_string(),
+        });
     }
+    Ok(token)
 }
 
 /// Builds run options from flags and an optional profile (flags win).
-fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOptions, String> {
+fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOptions, AppError> {
     let profile = match &args.profile {
         Some(path) => Profile::load(path)?,
         None => Profile::default(),
@@ -105,10 +109,10 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     for var in &args.vars {
         let (name, value) = var
             .split_once('=')
-            .ok_or_else(|| format!("error: --var `{var}` must be NAME=VALUE"))?;
+            .ok_or_else(|| UsageError::VarSyntax(var.clone()))?;
         let name = name.trim();
         if name.is_empty() {
-            return Err(format!("error: --var `{var}` has an empty name"));
+            return Err(UsageError::VarEmptyName(var.clone()).into());
         }
         options.vars.insert(name.to_string(), value.to_string());
     }
@@ -116,7 +120,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     for header in &args.headers {
         let (name, value) = header
             .split_once(':')
-            .ok_or_else(|| format!("error: --header `{header}` must be 'Name: value'"))?;
+            .ok_or_else(|| UsageError::HeaderSyntax(header.clone()))?;
         headers.push((name.trim().to_string(), value.trim().to_string()));
     }
     let mut secrets: Vec<String> = headers
@@ -134,21 +138,13 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
     let bearer = match bearer_var {
         Some(var) => {
-            let token = std::env::var(&var).map_err(|_| {
-                format!("error: --bearer-env {var}: the environment variable `{var}` is not set")
-            })?;
-            if token.trim().is_empty() {
-                return Err(format!("error: --bearer-env {var}: `{var}` is empty"));
-            }
+            let token = env_secret("--bearer-env", &var)?;
             secrets.push(token.clone());
             Some((var, token))
         }
         None => None,
     };
-    let timeout = parse_timeout(
-        args.timeout.as_deref().or(profile.timeout.as_deref()),
-        Duration::from_secs(30),
-    )?;
+    let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
     options.client = ClientConfig {
         timeout,
         headers,
@@ -165,17 +161,17 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     Ok(options)
 }
 
-fn load_suite(files: &[PathBuf], no_default: bool) -> Result<Suite, String> {
+fn load_suite(files: &[PathBuf], no_default: bool) -> Result<Suite, AppError> {
     if no_default && files.is_empty() {
-        return Err("error: --no-default-suite needs at least one --suite FILE".into());
+        return Err(UsageError::NoSuiteFile.into());
     }
     let mut suite = if no_default {
         Suite::default()
     } else {
-        Suite::embedded().map_err(|e| e.to_string())?
+        Suite::embedded()?
     };
     for file in files {
-        suite.add_file(file).map_err(|e| e.to_string())?;
+        suite.add_file(file)?;
     }
     Ok(suite)
 }
@@ -196,48 +192,26 @@ fn style(output: &OutputArgs) -> human::Style {
     }
 }
 
-async fn check(args: CheckArgs) -> i32 {
-    run_check(&args.peers, &args.run, &[]).await
+async fn check(args: CheckArgs) -> Result<i32, AppError> {
+    run_check(&args.peers, &args.run, &[], None).await
 }
 
-async fn run_check(peers: &[String], args: &RunArgs, extra_vars: &[(String, String)]) -> i32 {
-    run_check_with(peers, args, extra_vars, None).await
-}
-
-/// [`run_check`], with a bearer token given by the tool itself (the demo's
+/// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
 /// own secured mock) rather than through `--bearer-env`.
-async fn run_check_with(
+async fn run_check(
     peers: &[String],
     args: &RunArgs,
     extra_vars: &[(String, String)],
     bearer: Option<(String, String)>,
-) -> i32 {
-    let mut options = match run_options(args, extra_vars) {
-        Ok(o) => o,
-        Err(e) => return usage(e),
-    };
+) -> Result<i32, AppError> {
+    let mut options = run_options(args, extra_vars)?;
     if let Some((var, token)) = bearer {
         options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
         options.client.bearer = Some((var, token));
     }
-    let suite = match load_suite(&args.suites, args.no_default_suite) {
-        Ok(s) => s,
-        Err(e) => return usage(e),
-    };
-    for id in options.only.iter().chain(options.skip.iter()) {
-        if !suite.scenarios.iter().any(|s| s.id() == id) {
-            return usage(format!(
-                "error: no scenario `{id}` in the suite (see `a2a-conform suite list`)"
-            ));
-        }
-    }
-    let baseline = match &args.baseline {
-        Some(path) => match Baseline::load(path) {
-            Ok(b) => Some(b),
-            Err(e) => return usage(e),
-        },
-        None => None,
-    };
+    let suite = load_suite(&args.suites, args.no_default_suite)?;
+    check_names(&suite, args, &options)?;
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let progress = crate::progress::TerminalProgress::new(args.output.quiet);
     let mut report = runner::check(peers, &suite, &options, &progress).await;
     report.fail_on_flaky = args.fail_on_flaky;
@@ -247,21 +221,60 @@ async fn run_check_with(
     finish(&report, args)
 }
 
+/// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the
+/// profile's `vars`) must name something in the loaded suite: a typo would
+/// otherwise leave rows unverified under a green run.
+fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<(), UsageError> {
+    let ids: Vec<&str> = suite.scenarios.iter().map(|s| s.id()).collect();
+    for id in options.only.iter().chain(options.skip.iter()) {
+        if !ids.contains(&id.as_str()) {
+            return Err(UsageError::UnknownScenario {
+                id: id.clone(),
+                suggestion: closest(id, ids.iter().copied()).map(str::to_string),
+            });
+        }
+    }
+    let known = suite.variable_names();
+    let profile_vars = match &args.profile {
+        Some(path) => Profile::load(path)
+            .map(|p| p.vars.into_keys().collect::<Vec<_>>())
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let from_flags = args
+        .vars
+        .iter()
+        .filter_map(|v| v.split_once('=').map(|(n, _)| n.trim().to_string()));
+    let named = profile_vars
+        .into_iter()
+        .map(|n| (n, true))
+        .chain(from_flags.map(|n| (n, false)));
+    for (name, in_profile) in named {
+        if !known.contains(&name) {
+            let origin = match (&args.profile, in_profile) {
+                (Some(path), true) => format!("profile {}", path.display()),
+                _ => "--var".to_string(),
+            };
+            return Err(UsageError::UnknownVar {
+                suggestion: closest(&name, known.iter().map(String::as_str)).map(str::to_string),
+                origin,
+                name,
+                known: known.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Writes the requested files, prints the terminal report, and picks the exit code.
-fn finish(report: &RunReport, args: &RunArgs) -> i32 {
+fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
     print!("{}", human::render(report, style(&args.output)));
-    let junit = match args
+    let junit = args
         .junit
         .as_ref()
         .map(|_| junit::render(report))
         .transpose()
-    {
-        Ok(xml) => xml,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::USAGE;
-        }
-    };
+        .map_err(|e| AppError::RenderReport(e.to_string()))?;
     let files = [
         (&args.json, Some(report.to_json())),
         (&args.junit, junit),
@@ -270,17 +283,21 @@ fn finish(report: &RunReport, args: &RunArgs) -> i32 {
             args.markdown.as_ref().map(|_| markdown::render(report)),
         ),
     ];
-    let mut written = true;
+    // Every file is attempted; all failures are shown, the last one by `run`.
+    let mut unwritten: Vec<AppError> = Vec::new();
     for (path, contents) in files {
         if let (Some(path), Some(contents)) = (path, contents) {
-            if let Err(e) = report::write_atomically(path, &contents) {
-                eprintln!("error: cannot write {}: {e}", path.display());
-                written = false;
+            if let Err(source) = report::write_atomically(path, &contents) {
+                unwritten.push(AppError::WriteReport {
+                    path: path.clone(),
+                    source,
+                });
             }
         }
     }
-    if !written {
-        return exit::USAGE;
+    if let Some(last) = unwritten.pop() {
+        unwritten.iter().for_each(AppError::print);
+        return Err(last);
     }
     for peer in &report.peers {
         if let Some(error) = &peer.card_error {
@@ -296,37 +313,21 @@ fn finish(report: &RunReport, args: &RunArgs) -> i32 {
             eprintln!("fails the run: {reason}");
         }
     }
-    code
+    Ok(code)
 }
 
-fn diff(args: DiffArgs) -> i32 {
-    let fail_on = match args.fail_on {
-        FailOnArg::Regression => FailOn::Regression,
-        FailOnArg::Any => FailOn::Any,
-        FailOnArg::Never => FailOn::Never,
-    };
-    match diff::diff_files(&args.old, &args.new, fail_on) {
-        Ok(d) => {
-            if args.json {
-                println!("{}", d.to_json());
-            } else {
-                print!("{}", d.render());
-            }
-            if d.failed {
-                exit::DIVERGED
-            } else {
-                exit::OK
-            }
-        }
-        Err(e) => usage(e),
+fn diff(args: DiffArgs) -> Result<i32, AppError> {
+    let d = diff::diff_files(&args.old, &args.new, args.fail_on)?;
+    if args.json {
+        println!("{}", d.to_json());
+    } else {
+        print!("{}", d.render());
     }
+    Ok(if d.failed { exit::DIVERGED } else { exit::OK })
 }
 
-async fn demo(args: DemoArgs) -> i32 {
-    let behaviour: Behaviour = match args.behaviour.parse() {
-        Ok(b) => b,
-        Err(e) => return usage(format!("error: --behaviour: {e}")),
-    };
+async fn demo(args: DemoArgs) -> Result<i32, AppError> {
+    let behaviour = args.behaviour;
     let config = MockConfig {
         protocol: mock_protocol(args.peer_protocol),
         behaviour,
@@ -338,16 +339,15 @@ async fn demo(args: DemoArgs) -> i32 {
         },
         auth_token: None,
     };
-    let peer = match MockPeer::start(config).await {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot start the mock peer on 127.0.0.1: {e}");
-            return exit::PEER_UNREACHABLE;
-        }
-    };
+    let peer = MockPeer::start(config)
+        .await
+        .map_err(|source| AppError::MockPeer {
+            action: "start the mock peer",
+            address: "127.0.0.1".into(),
+            source,
+        })?;
     eprintln!(
-        "demo: checking the built-in mock peer ({}, A2A {}) at {}",
-        behaviour.name(),
+        "demo: checking the built-in mock peer ({behaviour}, A2A {}) at {}",
         peer.protocol(),
         peer.card_url()
     );
@@ -371,16 +371,13 @@ async fn demo(args: DemoArgs) -> i32 {
         .auth_token()
         .filter(|_| args.run.bearer_env.is_none())
         .map(|token| ("A2A_CONFORM_DEMO_TOKEN".to_string(), token));
-    let code = run_check_with(&[peer.card_url()], &args.run, &defaults, bearer).await;
+    let code = run_check(&[peer.card_url()], &args.run, &defaults, bearer).await;
     peer.shutdown().await;
     code
 }
 
-async fn card(args: CardArgs) -> i32 {
-    let timeout = match parse_timeout(args.timeout.as_deref(), Duration::from_secs(30)) {
-        Ok(t) => t,
-        Err(e) => return usage(e),
-    };
+async fn card(args: CardArgs) -> Result<i32, AppError> {
+    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
     let options = RunOptions {
         protocol: protocol_choice(args.protocol),
         binding: binding_choice(args.binding),
@@ -390,19 +387,15 @@ async fn card(args: CardArgs) -> i32 {
         },
         ..RunOptions::default()
     };
-    let card = match runner::fetch_card(&args.peer, &options).await {
-        Ok(c) => c,
-        Err((_, message)) => {
-            eprintln!("error: {message}");
-            return exit::PEER_UNREACHABLE;
-        }
-    };
+    let card = runner::fetch_card(&args.peer, &options)
+        .await
+        .map_err(|(_, message)| AppError::Peer(message))?;
     if args.json {
         println!(
             "{}",
             serde_json::to_string_pretty(&card).unwrap_or_else(|e| e.to_string())
         );
-        return exit::OK;
+        return Ok(exit::OK);
     }
     println!("{} — {}", card.name, card.fetched_from);
     println!("  layout:   {}", card.layout);
@@ -440,10 +433,10 @@ async fn card(args: CardArgs) -> i32 {
     for w in &card.warnings {
         println!("  warning: {w}");
     }
-    exit::OK
+    Ok(exit::OK)
 }
 
-fn suite(cmd: SuiteCommand) -> i32 {
+fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
     match cmd {
         SuiteCommand::Lint { files } => {
             let mut suite = Suite::default();
@@ -457,75 +450,44 @@ fn suite(cmd: SuiteCommand) -> i32 {
                         suite.scenarios.len() - before
                     ),
                     Err(e) => {
-                        eprintln!("{e}");
+                        // Lint shows every bad file, not only the first.
+                        AppError::from(e).print();
                         failed = true;
                     }
                 }
             }
-            if failed {
-                exit::USAGE
-            } else {
-                exit::OK
-            }
+            Ok(if failed { exit::USAGE } else { exit::OK })
         }
         SuiteCommand::List {
             suites,
             no_default_suite,
         } => {
-            let suite = match load_suite(&suites, no_default_suite) {
-                Ok(s) => s,
-                Err(e) => return usage(e),
-            };
+            let suite = load_suite(&suites, no_default_suite)?;
             for s in &suite.scenarios {
                 let gate = s
-                    .def
-                    .when
+                    .gate
                     .as_ref()
-                    .map(|w| format!(" (when {})", w.value))
+                    .map(|g| format!(" (when {g})"))
                     .unwrap_or_default();
-                let each = if s.def.for_each.is_some() {
-                    " (for each declared input mode)"
-                } else {
-                    ""
-                };
-                println!(
-                    "{}  verifies {}{gate}{each}",
-                    s.id(),
-                    s.def.verifies.join(", ")
-                );
+                let each = s
+                    .def
+                    .for_each
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default();
+                let verifies: Vec<String> = s.verifies.iter().map(ToString::to_string).collect();
+                println!("{}  verifies {}{gate}{each}", s.id(), verifies.join(", "));
                 println!("    {}  [{}:{}]", s.def.title, s.file, s.line);
             }
-            exit::OK
+            Ok(exit::OK)
         }
     }
 }
 
-async fn mock_peer(args: MockPeerArgs) -> i32 {
-    let behaviour: Behaviour = match args.behaviour.parse() {
-        Ok(b) => b,
-        Err(e) => return usage(format!("error: --behaviour: {e}")),
-    };
-    let duration = |flag: &str, text: &str| {
-        vars::parse_duration(text).map_err(|e| format!("error: --{flag}: {e}"))
-    };
-    let (chunk_interval, silence) = match (
-        duration("chunk-interval", &args.chunk_interval),
-        duration("silence", &args.silence),
-    ) {
-        (Ok(c), Ok(s)) => (c, s),
-        (Err(e), _) | (_, Err(e)) => return usage(e),
-    };
+async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
+    let behaviour = args.behaviour;
     let auth_token = match &args.token_env {
         None => None,
-        Some(var) => match std::env::var(var) {
-            Ok(token) if !token.trim().is_empty() => Some(token.trim().to_string()),
-            Ok(_) => return usage(format!("error: --token-env {var}: `{var}` is empty")),
-            Err(_) => {
-                return usage(format!(
-                    "error: --token-env {var}: the environment variable `{var}` is not set"
-                ))
-            }
-        },
+        Some(var) => Some(env_secret("--token-env", var)?.trim().to_string()),
     };
     let config = MockConfig {
         protocol: mock_protocol(args.protocol),
@@ -533,27 +495,26 @@ async fn mock_peer(args: MockPeerArgs) -> i32 {
         port: args.port,
         timing: MockTiming {
             chunks: args.chunks,
-            chunk_interval,
-            silence,
+            chunk_interval: args.chunk_interval,
+            silence: args.silence,
             ..MockTiming::default()
         },
         auth_token,
     };
-    let peer = match MockPeer::start(config).await {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: cannot listen on 127.0.0.1:{}: {e}", args.port);
-            return exit::PEER_UNREACHABLE;
-        }
-    };
+    let peer = MockPeer::start(config)
+        .await
+        .map_err(|source| AppError::MockPeer {
+            action: "listen",
+            address: format!("127.0.0.1:{}", args.port),
+            source,
+        })?;
     println!("{}", peer.card_url());
     eprintln!(
-        "mock peer ({}, A2A {}) serving on {}; Ctrl-C stops it",
-        behaviour.name(),
+        "mock peer ({behaviour}, A2A {}) serving on {}; Ctrl-C stops it",
         peer.protocol(),
         peer.base_url()
     );
     let _ = tokio::signal::ctrl_c().await;
     peer.shutdown().await;
-    exit::OK
+    Ok(exit::OK)
 }

@@ -14,6 +14,7 @@ use crate::report::{
     BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationVerdict, RunReport,
     ScenarioVerdict,
 };
+use crate::yaml::YamlError;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::path::Path;
@@ -58,24 +59,66 @@ struct EntryDef {
     reason: String,
 }
 
+/// Why a baseline could not be used (exit 2); every message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("cannot read baseline {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("baseline {file} is larger than 4 MiB; a baseline is a short list")]
+    TooLarge { file: String },
+    /// The file is YAML, but not a list.
+    #[error(
+        "{0}\n  = a baseline is a list of entries: \
+         `- declaration: <id>` or `- scenario: <run id>`, each with a `reason`"
+    )]
+    NotAList(YamlError),
+    #[error(transparent)]
+    Yaml(YamlError),
+    #[error("{file}:{line}:{column}: {problem}")]
+    Entry {
+        file: String,
+        line: u64,
+        column: u64,
+        problem: EntryProblem,
+    },
+}
+
+/// What is wrong with one entry of a baseline.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryProblem {
+    #[error("an entry names either a `declaration` or a `scenario`, not both")]
+    BothTargets,
+    #[error("an entry needs a `declaration: <id>` or a `scenario: <run id>`")]
+    NoTarget,
+    #[error("the id is empty")]
+    EmptyId,
+    #[error("the `reason` is empty: say why this divergence is known")]
+    EmptyReason,
+    #[error("a second entry for `{id}` (the first is at line {first_line})")]
+    Duplicate { id: String, first_line: u64 },
+}
+
 impl Baseline {
     /// Reads a baseline file; every error names `file:line:col`.
-    pub fn load(path: &Path) -> Result<Baseline, String> {
-        let name = path.display().to_string();
-        let meta = std::fs::metadata(path)
-            .map_err(|e| format!("error: cannot read baseline {name}: {e}"))?;
+    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
+        let file = path.display().to_string();
+        let read = |source| BaselineError::Read {
+            file: file.clone(),
+            source,
+        };
+        let meta = std::fs::metadata(path).map_err(read)?;
         if meta.len() > MAX_BYTES {
-            return Err(format!(
-                "error: baseline {name} is larger than 4 MiB; a baseline is a short list"
-            ));
+            return Err(BaselineError::TooLarge { file });
         }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("error: cannot read baseline {name}: {e}"))?;
-        Baseline::parse(&name, &text)
+        let text = std::fs::read_to_string(path).map_err(read)?;
+        Baseline::parse(&file, &text)
     }
 
     /// Parses baseline text (YAML, or JSON, which YAML reads too).
-    pub fn parse(name: &str, text: &str) -> Result<Baseline, String> {
+    pub fn parse(name: &str, text: &str) -> Result<Baseline, BaselineError> {
         let mut baseline = Baseline {
             file: name.to_string(),
             entries: vec![],
@@ -87,20 +130,21 @@ impl Baseline {
             return Ok(baseline);
         }
         let defs: Vec<Spanned<EntryDef>> = serde_saphyr::from_str(text).map_err(|e| {
-            let rendered = crate::profile::positioned_error(name, &e);
-            let first = rendered.lines().next().unwrap_or("");
-            if first.contains("sequence") {
-                format!(
-                    "{rendered}\n  = a baseline is a list of entries: \
-                     `- declaration: <id>` or `- scenario: <run id>`, each with a `reason`"
-                )
+            let yaml = YamlError::new(name, &e);
+            if yaml.message.contains("sequence") {
+                BaselineError::NotAList(yaml)
             } else {
-                rendered
+                BaselineError::Yaml(yaml)
             }
         })?;
         for def in defs {
-            let (line, col) = (def.referenced.line(), def.referenced.column());
-            let at = |message: String| format!("error: {name}:{line}:{col}: {message}");
+            let (line, column) = (def.referenced.line(), def.referenced.column());
+            let at = |problem| BaselineError::Entry {
+                file: name.to_string(),
+                line,
+                column,
+                problem,
+            };
             let EntryDef {
                 declaration,
                 scenario,
@@ -109,33 +153,23 @@ impl Baseline {
             let target = match (declaration, scenario) {
                 (Some(d), None) => Target::Declaration(d),
                 (None, Some(s)) => Target::Scenario(s),
-                (Some(_), Some(_)) => {
-                    return Err(at(
-                        "an entry names either a `declaration` or a `scenario`, not both".into(),
-                    ))
-                }
-                (None, None) => {
-                    return Err(at(
-                        "an entry needs a `declaration: <id>` or a `scenario: <run id>`".into(),
-                    ))
-                }
+                (Some(_), Some(_)) => return Err(at(EntryProblem::BothTargets)),
+                (None, None) => return Err(at(EntryProblem::NoTarget)),
             };
             let id = match &target {
                 Target::Declaration(id) | Target::Scenario(id) => id,
             };
             if id.trim().is_empty() {
-                return Err(at("the id is empty".into()));
+                return Err(at(EntryProblem::EmptyId));
             }
             if reason.trim().is_empty() {
-                return Err(at(
-                    "the `reason` is empty: say why this divergence is known".into(),
-                ));
+                return Err(at(EntryProblem::EmptyReason));
             }
             if let Some(first) = baseline.entries.iter().find(|e| e.target == target) {
-                return Err(at(format!(
-                    "a second entry for `{id}` (the first is at line {})",
-                    first.line
-                )));
+                return Err(at(EntryProblem::Duplicate {
+                    id: id.clone(),
+                    first_line: first.line,
+                }));
             }
             baseline.entries.push(Entry {
                 target,
@@ -245,17 +279,19 @@ impl Baseline {
         };
         let (status, note) = match &entry.target {
             Target::Declaration(id) => {
-                let verdicts = distinct(
-                    report
-                        .peers
-                        .iter()
-                        .flat_map(|p| &p.declarations)
-                        .filter(|d| &d.id == id)
-                        .map(|d| d.verdict.as_str()),
-                );
-                let stale = verdicts
+                let rows: Vec<_> = report
+                    .peers
                     .iter()
-                    .any(|v| *v == "honoured" || *v == "not-declared");
+                    .flat_map(|p| &p.declarations)
+                    .filter(|d| &d.id == id)
+                    .collect();
+                let stale = rows.iter().any(|d| {
+                    matches!(
+                        d.verdict,
+                        DeclarationVerdict::Honoured | DeclarationVerdict::NotDeclared
+                    )
+                });
+                let verdicts = distinct(rows.iter().map(|d| d.verdict.as_str()));
                 reads(id, used, stale, &verdicts, "declaration")
             }
             Target::Scenario(id) => {
@@ -265,8 +301,8 @@ impl Baseline {
                     .flat_map(|p| &p.scenarios)
                     .filter(|r| &r.id == id)
                     .collect();
+                let stale = runs.iter().any(|r| r.verdict == ScenarioVerdict::Pass);
                 let verdicts = distinct(runs.iter().map(|r| r.verdict.as_str()));
-                let stale = verdicts.contains(&"pass");
                 let (status, mut note) = reads(id, used, stale, &verdicts, "scenario run");
                 if status == BaselineStatus::Unmatched {
                     let expansions = distinct(
@@ -353,10 +389,13 @@ mod tests {
     }
 
     fn report(runs: Vec<ScenarioReport>) -> RunReport {
-        let declared: Vec<(String, bool)> = runs
+        let declared: Vec<crate::card::Declaration> = runs
             .iter()
             .flat_map(|r| r.verifies.clone())
-            .map(|v| (v, true))
+            .map(|v| crate::card::Declaration {
+                id: v.parse().expect("a declaration id"),
+                declared: true,
+            })
             .collect();
         let declarations = crate::verdict::judge_declarations(&declared, &runs);
         RunReport::new(vec![PeerReport {
@@ -420,8 +459,8 @@ mod tests {
             ("- [unclosed\n", "b.yaml:", ""),
         ];
         for (text, at, says) in cases {
-            let e = Baseline::parse("b.yaml", text).unwrap_err();
-            assert!(e.starts_with(&format!("error: {at}")), "{text:?} → {e}");
+            let e = Baseline::parse("b.yaml", text).unwrap_err().to_string();
+            assert!(e.starts_with(at), "{text:?} → {e}");
             assert!(e.contains(says), "{text:?} → {e}");
         }
     }
@@ -452,8 +491,8 @@ mod tests {
     fn a_scenario_entry_excuses_its_run_and_a_declaration_only_if_all_failures_are_known() {
         let runs = || {
             vec![
-                run("resume[a]", "modes[a]", ScenarioVerdict::Fail),
-                run("other[a]", "modes[a]", ScenarioVerdict::Fail),
+                run("resume[a]", "defaultInputModes[a]", ScenarioVerdict::Fail),
+                run("other[a]", "defaultInputModes[a]", ScenarioVerdict::Fail),
             ]
         };
         let b = Baseline::parse("b", "- scenario: resume[a]\n  reason: known\n").unwrap();
@@ -482,7 +521,11 @@ mod tests {
     fn entries_that_now_pass_are_stale_and_unknown_ids_unmatched() {
         let mut r = report(vec![
             run("cancel", "lifecycle.cancel", ScenarioVerdict::Pass),
-            run("resume[a]", "modes[a]", ScenarioVerdict::Inconclusive),
+            run(
+                "resume[a]",
+                "defaultInputModes[a]",
+                ScenarioVerdict::Inconclusive,
+            ),
         ]);
         let b = Baseline::parse(
             "b",

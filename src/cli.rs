@@ -1,8 +1,11 @@
 //! The command line: clap definitions for every subcommand and its options.
 //! What the commands do lives in [`crate::app`].
 
+use crate::diff::FailOn;
+use crate::mock::Behaviour;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use std::time::Duration;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -34,6 +37,17 @@ pub enum Command {
     Suite(SuiteCommand),
     /// Serve the mock A2A peer on loopback until interrupted.
     MockPeer(MockPeerArgs),
+    /// Print a shell completion script to stdout, e.g. `a2a-conform completions bash`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) to stdout, or write one page per subcommand into a directory.
+    Man {
+        /// Write a2a-conform.1 and a page per subcommand into this directory instead.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -101,8 +115,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,
     /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub timeout: Option<Duration>,
     /// Scenario runs in flight at once against one peer.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -157,23 +171,13 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// The mock peer's behaviour: honest, or a named divergence (README, "Mock peer").
-    #[arg(long, default_value = "honest", value_parser = behaviour_names())]
-    pub behaviour: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub behaviour: Behaviour,
     /// The protocol version the mock peer speaks.
     #[arg(long = "peer-protocol", value_enum, default_value = "1.0")]
     pub peer_protocol: MockProtocolArg,
     #[command(flatten)]
     pub run: RunArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOnArg {
-    /// Exit 1 when a kept promise broke or was dropped (honoured → diverged, pass → fail).
-    Regression,
-    /// Exit 1 on any change, drift included.
-    Any,
-    /// Always exit 0 (report only).
-    Never,
 }
 
 #[derive(Debug, Args)]
@@ -188,8 +192,8 @@ pub struct DiffArgs {
     #[arg(long)]
     pub json: bool,
     /// Which changes make diff exit 1.
-    #[arg(long, value_enum, default_value = "regression")]
-    pub fail_on: FailOnArg,
+    #[arg(long, value_enum, default_value_t = FailOn::Regression)]
+    pub fail_on: FailOn,
 }
 
 #[derive(Debug, Args)]
@@ -204,9 +208,9 @@ pub struct CardArgs {
     /// Print the parsed card as JSON.
     #[arg(long)]
     pub json: bool,
-    /// Bound on the fetch, e.g. 10s.
-    #[arg(long, value_name = "DURATION")]
-    pub timeout: Option<String>,
+    /// Bound on the fetch, e.g. 10s [default: 30s].
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -230,8 +234,8 @@ pub enum SuiteCommand {
 #[derive(Debug, Args)]
 pub struct MockPeerArgs {
     /// The behaviour: honest, or a named divergence (README, "Mock peer").
-    #[arg(long, default_value = "honest", value_parser = behaviour_names())]
-    pub behaviour: String,
+    #[arg(long, value_enum, default_value_t)]
+    pub behaviour: Behaviour,
     /// The protocol version the peer speaks and its card declares.
     #[arg(long, value_enum, default_value = "1.0")]
     pub protocol: MockProtocolArg,
@@ -242,19 +246,86 @@ pub struct MockPeerArgs {
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub chunks: u32,
     /// The pause before each chunk, e.g. 200ms (chunks x interval = a task's work).
-    #[arg(long, default_value = "200ms", value_name = "DURATION")]
-    pub chunk_interval: String,
+    #[arg(long, default_value = "200ms", value_name = "DURATION", value_parser = duration)]
+    pub chunk_interval: Duration,
     /// How long `stream-silent` behaviours keep a stream open without events.
-    #[arg(long, default_value = "60s", value_name = "DURATION")]
-    pub silence: String,
+    #[arg(long, default_value = "60s", value_name = "DURATION", value_parser = duration)]
+    pub silence: Duration,
     /// The bearer token `secured` requires, read from this environment
     /// variable (default: a2a-conform-mock-token).
     #[arg(long, value_name = "VAR")]
     pub token_env: Option<String>,
 }
 
-/// Every mock behaviour's name, so `--help` lists them and a typo is a usage
-/// error naming the valid ones.
-fn behaviour_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(crate::mock::Behaviour::ALL.iter().map(|b| b.name()))
+/// A duration flag or profile value that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationError {
+    /// Not the scenario duration syntax (15s, 500ms, 2m, bare seconds).
+    #[error(transparent)]
+    Syntax(#[from] crate::scenario::vars::DurationSyntaxError),
+    #[error("must be more than zero")]
+    Zero,
+}
+
+/// A duration written as scenarios write them: 15s, 500ms, 2m, or bare seconds.
+pub fn duration(text: &str) -> Result<Duration, DurationError> {
+    crate::scenario::vars::parse_duration(text).map_err(DurationError::Syntax)
+}
+
+/// A [`duration`] that bounds a wait, so zero is refused.
+pub fn positive_duration(text: &str) -> Result<Duration, DurationError> {
+    match duration(text)? {
+        d if d.is_zero() => Err(DurationError::Zero),
+        d => Ok(d),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn durations_are_parsed_by_clap_and_zero_timeouts_refused() {
+        let cli =
+            Cli::try_parse_from(["a2a-conform", "card", "http://p", "--timeout", "500ms"]).unwrap();
+        let Command::Card(card) = cli.command else {
+            panic!("not card");
+        };
+        assert_eq!(card.timeout, Some(Duration::from_millis(500)));
+        for bad in ["soon", "0", "0s", "5h"] {
+            let e = Cli::try_parse_from(["a2a-conform", "card", "http://p", "--timeout", bad])
+                .unwrap_err();
+            assert_eq!(e.exit_code(), crate::exit::USAGE, "{bad}");
+            assert!(e.to_string().contains(bad), "{bad}: {e}");
+        }
+        let e = Cli::try_parse_from(["a2a-conform", "card", "p", "--timeout", "0"]).unwrap_err();
+        assert!(e.to_string().contains("must be more than zero"), "{e}");
+    }
+
+    #[test]
+    fn behaviours_are_parsed_by_clap_and_a_typo_lists_the_names() {
+        let cli = Cli::try_parse_from(["a2a-conform", "mock-peer", "--behaviour", "cancel-leak"])
+            .unwrap();
+        let Command::MockPeer(args) = cli.command else {
+            panic!("not mock-peer");
+        };
+        assert_eq!(args.behaviour, Behaviour::CancelLeak);
+        assert_eq!(args.silence, Duration::from_secs(60));
+        let e = Cli::try_parse_from(["a2a-conform", "demo", "--behaviour", "leaky"]).unwrap_err();
+        assert_eq!(e.exit_code(), crate::exit::USAGE);
+        let help = Cli::command()
+            .find_subcommand_mut("mock-peer")
+            .unwrap()
+            .render_help()
+            .to_string();
+        for b in Behaviour::all() {
+            assert!(help.contains(&b.name()), "{} missing from {help}", b.name());
+        }
+    }
 }

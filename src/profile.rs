@@ -1,9 +1,11 @@
 //! Per-peer profiles: a YAML file a team keeps beside its peer, holding the
 //! variables, headers and timeouts that peer needs.
 
-use serde::Deserialize;
+use crate::yaml::YamlError;
+use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
 /// A profile as written.
 #[derive(Debug, Default, Deserialize)]
@@ -15,43 +17,47 @@ pub struct Profile {
     /// Extra request headers. Secrets belong in `bearer_env`, not here.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
-    /// Bound on each request, e.g. `30s`.
-    #[serde(default)]
-    pub timeout: Option<String>,
+    /// Bound on each request, written e.g. `30s`; parsed as `--timeout` is.
+    #[serde(default, deserialize_with = "timeout")]
+    pub timeout: Option<Duration>,
     /// The environment variable holding a bearer token.
     #[serde(default)]
     pub bearer_env: Option<String>,
 }
 
+/// Why a profile could not be used (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("cannot read profile {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Invalid(#[from] YamlError),
+}
+
 impl Profile {
     /// Reads a profile; errors name `file:line:col`.
-    pub fn load(path: &Path) -> Result<Profile, String> {
-        let name = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("error: cannot read profile {name}: {e}"))?;
-        Profile::parse(&name, &text)
+    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        Profile::parse(&file, &text)
     }
 
-    pub fn parse(name: &str, text: &str) -> Result<Profile, String> {
-        serde_saphyr::from_str(text).map_err(|e| positioned_error(name, &e))
+    pub fn parse(name: &str, text: &str) -> Result<Profile, ProfileError> {
+        Ok(serde_saphyr::from_str(text).map_err(|e| YamlError::new(name, &e))?)
     }
 }
 
-/// A YAML error as `error: FILE:LINE:COL: message`, then saphyr's snippet.
-pub fn positioned_error(name: &str, e: &serde_saphyr::Error) -> String {
-    let (line, col) = e
-        .location()
-        .map(|l| (l.line(), l.column()))
-        .unwrap_or((1, 1));
-    let rendered = e.to_string().replace("<input>", name);
-    let detail = rendered.lines().skip(1).collect::<Vec<_>>().join("\n");
-    let first = rendered.lines().next().unwrap_or("");
-    let message = first
-        .trim_start_matches("error: ")
-        .split_once(": ")
-        .map(|(_, m)| m)
-        .unwrap_or(first);
-    format!("error: {name}:{line}:{col}: {message}\n{detail}")
+fn timeout<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    crate::cli::positive_duration(&text)
+        .map(Some)
+        .map_err(serde::de::Error::custom)
 }
 
 #[cfg(test)]
@@ -62,10 +68,22 @@ mod tests {
     fn profiles_parse_and_reject_unknown_keys_with_a_position() {
         let p = Profile::parse("p.yaml", "vars:\n  prompt: hi\ntimeout: 5s\n").unwrap();
         assert_eq!(p.vars["prompt"], "hi");
-        let e = Profile::parse("p.yaml", "vars: {}\ntimout: 5s\n").unwrap_err();
-        assert!(
-            e.starts_with("error: p.yaml:2:1: unknown field `timout`"),
-            "{e}"
-        );
+        assert_eq!(p.timeout, Some(Duration::from_secs(5)));
+        let e = Profile::parse("p.yaml", "vars: {}\ntimout: 5s\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("p.yaml:2:1: unknown field `timout`"), "{e}");
+    }
+
+    #[test]
+    fn a_bad_timeout_is_refused_where_it_is_written() {
+        for (text, says) in [
+            ("timeout: soon\n", "`soon` is not a duration"),
+            ("timeout: 0s\n", "more than zero"),
+        ] {
+            let e = Profile::parse("p.yaml", text).unwrap_err().to_string();
+            assert!(e.starts_with("p.yaml:1:"), "{text:?} → {e}");
+            assert!(e.contains(says), "{text:?} → {e}");
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! baseline excused, flaky runs and stale baseline entries counted when the
 //! report says so). A run that tested nothing never reads as success.
 
+use crate::card::Declaration;
 use crate::exit;
 use crate::report::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
@@ -10,12 +11,16 @@ use crate::report::{
 };
 
 /// Judges each declaration from the scenario runs that verify it.
-/// `declarations` is the card's list: (id, declared).
+/// `declarations` is the card's list, in report order.
 pub fn judge_declarations(
-    declarations: &[(String, bool)],
+    declarations: &[Declaration],
     runs: &[ScenarioReport],
 ) -> Vec<DeclarationReport> {
-    let mut rows: Vec<(String, bool)> = declarations.to_vec();
+    // Rows key on the id's wire spelling: runs carry it as written in the report.
+    let mut rows: Vec<(String, bool)> = declarations
+        .iter()
+        .map(|d| (d.id.to_string(), d.declared))
+        .collect();
     // A scenario may verify something the card's list does not name (a custom
     // suite's own declaration id): it gets a row too, as declared.
     for run in runs {
@@ -201,6 +206,13 @@ fn all_runs_unreachable(peer: &PeerReport) -> bool {
 mod tests {
     use super::*;
 
+    fn d(id: &str, declared: bool) -> Declaration {
+        Declaration {
+            id: id.parse().expect("a declaration id"),
+            declared,
+        }
+    }
+
     fn run(id: &str, verifies: &str, verdict: ScenarioVerdict) -> ScenarioReport {
         ScenarioReport {
             id: id.into(),
@@ -220,7 +232,7 @@ mod tests {
 
     #[test]
     fn a_single_failure_diverges_a_declaration() {
-        let decl = vec![("lifecycle.cancel".to_string(), true)];
+        let decl = vec![d("lifecycle.cancel", true)];
         let rows = judge_declarations(
             &decl,
             &[
@@ -234,10 +246,7 @@ mod tests {
 
     #[test]
     fn only_inconclusive_is_unverified_and_nothing_is_not_honoured() {
-        let decl = vec![
-            ("lifecycle.cancel".to_string(), true),
-            ("lifecycle.completion".to_string(), true),
-        ];
+        let decl = vec![d("lifecycle.cancel", true), d("lifecycle.completion", true)];
         let rows = judge_declarations(
             &decl,
             &[run("a", "lifecycle.cancel", ScenarioVerdict::Inconclusive)],
@@ -249,7 +258,7 @@ mod tests {
 
     #[test]
     fn undeclared_served_anyway_over_delivers() {
-        let decl = vec![("capabilities.streaming".to_string(), false)];
+        let decl = vec![d("capabilities.streaming", false)];
         let rows = judge_declarations(
             &decl,
             &[run("r", "capabilities.streaming", ScenarioVerdict::Fail)],
@@ -306,8 +315,8 @@ mod tests {
     #[test]
     fn a_baselined_divergence_does_not_fail_the_run_but_a_new_one_does() {
         let decl = vec![
-            ("lifecycle.cancel".to_string(), true),
-            ("capabilities.streaming".to_string(), true),
+            d("lifecycle.cancel", true),
+            d("capabilities.streaming", true),
         ];
         let runs = vec![
             run("c", "lifecycle.cancel", ScenarioVerdict::Fail),
@@ -329,7 +338,7 @@ mod tests {
 
     #[test]
     fn flaky_fails_the_run_only_when_the_report_says_so() {
-        let decl = vec![("lifecycle.cancel".to_string(), true)];
+        let decl = vec![d("lifecycle.cancel", true)];
         let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Flaky)];
         let rows = judge_declarations(&decl, &runs);
         assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
@@ -346,7 +355,7 @@ mod tests {
     #[test]
     fn a_stale_baseline_entry_fails_only_under_strict() {
         use crate::report::{BaselineEntryReport, BaselineReport};
-        let decl = vec![("lifecycle.cancel".to_string(), true)];
+        let decl = vec![d("lifecycle.cancel", true)];
         let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Pass)];
         let mut report = one_peer(judge_declarations(&decl, &runs), runs);
         report.baseline = Some(BaselineReport {

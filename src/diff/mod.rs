@@ -9,15 +9,19 @@ use crate::report::{
     DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
     SCHEMA_VERSION,
 };
-use serde::Serialize;
+use clap::ValueEnum;
+use serde::{Serialize, Serializer};
+use std::fmt;
 use std::path::Path;
 
 /// Bumped on any incompatible change to the diff JSON.
 pub const DIFF_SCHEMA_VERSION: u32 = 1;
 
 /// What a change means for a release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+///
+/// This enum, [`Kind`] and [`FailOn`] are spelled once, by clap's
+/// [`ValueEnum`] (kebab-case): [`fmt::Display`] and the JSON both use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Label {
     /// A promise that was kept is now broken, or dropped from the card.
     Regression,
@@ -27,19 +31,8 @@ pub enum Label {
     Drift,
 }
 
-impl Label {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Regression => "regression",
-            Label::Fix => "fix",
-            Label::Drift => "drift",
-        }
-    }
-}
-
 /// What changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Kind {
     /// A peer is in only one of the reports.
     Peer,
@@ -50,23 +43,56 @@ pub enum Kind {
     Scenario,
 }
 
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Peer => "peer",
-            Kind::Card => "card",
-            Kind::Declaration => "declaration",
-            Kind::Scenario => "scenario",
-        }
+/// `--fail-on`: which changes make `diff` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 when a kept promise broke or was dropped (honoured → diverged, pass → fail).
+    Regression,
+    /// Exit 1 on any change, drift included.
+    Any,
+    /// Always exit 0 (report only).
+    Never,
+}
+
+/// Writes a value by its [`ValueEnum`] name, honouring width and alignment.
+fn write_name(value: &impl ValueEnum, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match value.to_possible_value() {
+        Some(name) => f.pad(name.get_name()),
+        None => Ok(()),
+    }
+}
+
+/// Serializes a value as its [`fmt::Display`] name.
+fn serialize_name<S: Serializer>(value: &impl fmt::Display, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(value)
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_name(self, f)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_name(self, f)
+    }
+}
+
+impl fmt::Display for FailOn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_name(self, f)
     }
 }
 
 /// One change between the reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
+    #[serde(serialize_with = "serialize_name")]
     pub label: Label,
     /// The peer's card URL (the new report's, when both have it).
     pub peer: String,
+    #[serde(serialize_with = "serialize_name")]
     pub kind: Kind,
     /// The card field, declaration id, scenario run id, or peer card URL.
     pub id: String,
@@ -75,15 +101,6 @@ pub struct Change {
     /// The value after; null when absent.
     pub new: Option<String>,
     pub message: String,
-}
-
-/// `--fail-on`: which changes make `diff` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FailOn {
-    Regression,
-    Any,
-    Never,
 }
 
 /// Where a report came from.
@@ -116,11 +133,59 @@ pub struct Diff {
     pub old: Source,
     pub new: Source,
     pub peers: Vec<PeerPair>,
+    #[serde(serialize_with = "serialize_name")]
     pub fail_on: FailOn,
     /// Whether `--fail-on` is triggered (exit 1).
     pub failed: bool,
     pub summary: Summary,
     pub changes: Vec<Change>,
+}
+
+/// Why `diff` could not compare (exit 2): an unreadable file, not a
+/// report, or schema versions that differ (from each other, or from the one
+/// this build reads).
+#[derive(Debug, thiserror::Error)]
+pub enum DiffInputError {
+    #[error("cannot read {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file} is not an a2a-conform JSON report: {source}")]
+    NotJson {
+        file: String,
+        source: serde_json::Error,
+    },
+    #[error(
+        "{file} is not an a2a-conform report: it has no numeric `schema_version` \
+         (write one with `a2a-conform check … --json FILE`)"
+    )]
+    NoSchemaVersion { file: String },
+    #[error(
+        "{old} has schema_version {old_version} but {new} has schema_version {new_version}; \
+         diff compares reports of the same schema version (this a2a-conform writes {SCHEMA_VERSION})"
+    )]
+    VersionsDiffer {
+        old: String,
+        old_version: u64,
+        new: String,
+        new_version: u64,
+    },
+    #[error(
+        "{old} and {new} have schema_version {version}; \
+         this a2a-conform reads schema_version {SCHEMA_VERSION}"
+    )]
+    UnsupportedVersion {
+        old: String,
+        new: String,
+        version: u64,
+    },
+    #[error("{file} is not a valid a2a-conform report (schema_version {version}): {source}")]
+    Invalid {
+        file: String,
+        version: u64,
+        source: serde_json::Error,
+    },
 }
 
 /// A JSON document read from disk, with the schema version it declares.
@@ -130,35 +195,37 @@ struct Loaded {
     value: serde_json::Value,
 }
 
-fn read(path: &Path) -> Result<Loaded, String> {
-    let name = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {name}: {e}"))?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| format!("error: {name} is not an a2a-conform JSON report: {e}"))?;
-    let version = value
+fn read(path: &Path) -> Result<Loaded, DiffInputError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| DiffInputError::Read {
+        file: file.clone(),
+        source,
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| DiffInputError::NotJson {
+            file: file.clone(),
+            source,
+        })?;
+    let Some(version) = value
         .get("schema_version")
         .and_then(serde_json::Value::as_u64)
-        .ok_or_else(|| {
-            format!(
-                "error: {name} is not an a2a-conform report: it has no numeric `schema_version` \
-                 (write one with `a2a-conform check … --json FILE`)"
-            )
-        })?;
+    else {
+        return Err(DiffInputError::NoSchemaVersion { file });
+    };
     Ok(Loaded {
-        name,
+        name: file,
         version,
         value,
     })
 }
 
-fn parse(loaded: Loaded) -> Result<(Source, RunReport), String> {
-    let report: RunReport = serde_json::from_value(loaded.value).map_err(|e| {
-        format!(
-            "error: {} is not a valid a2a-conform report (schema_version {}): {e}",
-            loaded.name, loaded.version
-        )
-    })?;
+fn parse(loaded: Loaded) -> Result<(Source, RunReport), DiffInputError> {
+    let report: RunReport =
+        serde_json::from_value(loaded.value).map_err(|source| DiffInputError::Invalid {
+            file: loaded.name.clone(),
+            version: loaded.version,
+            source,
+        })?;
     let source = Source {
         file: loaded.name,
         started_at: report.started_at.clone(),
@@ -167,24 +234,24 @@ fn parse(loaded: Loaded) -> Result<(Source, RunReport), String> {
     Ok((source, report))
 }
 
-/// Loads both reports and compares them; `Err` is a usage error (exit 2):
-/// an unreadable file, not a report, or schema versions that differ (from
-/// each other, or from the one this build reads).
-pub fn diff_files(old: &Path, new: &Path, fail_on: FailOn) -> Result<Diff, String> {
+/// Loads both reports and compares them.
+pub fn diff_files(old: &Path, new: &Path, fail_on: FailOn) -> Result<Diff, DiffInputError> {
     let old = read(old)?;
     let new = read(new)?;
     if old.version != new.version {
-        return Err(format!(
-            "error: {} has schema_version {} but {} has schema_version {}; \
-             diff compares reports of the same schema version (this a2a-conform writes {SCHEMA_VERSION})",
-            old.name, old.version, new.name, new.version
-        ));
+        return Err(DiffInputError::VersionsDiffer {
+            old: old.name,
+            old_version: old.version,
+            new: new.name,
+            new_version: new.version,
+        });
     }
     if old.version != u64::from(SCHEMA_VERSION) {
-        return Err(format!(
-            "error: {} and {} have schema_version {}; this a2a-conform reads schema_version {SCHEMA_VERSION}",
-            old.name, new.name, old.version
-        ));
+        return Err(DiffInputError::UnsupportedVersion {
+            old: old.name,
+            new: new.name,
+            version: old.version,
+        });
     }
     let (old_source, old_report) = parse(old)?;
     let (new_source, new_report) = parse(new)?;
@@ -349,58 +416,70 @@ fn compare_peer(old: &PeerReport, new: &PeerReport, out: &mut Vec<Change>) {
             ));
         }
     }
-    for n in &new.declarations {
-        let o = old.declarations.iter().find(|d| d.id == n.id);
-        if let Some((label, message)) = declaration_change(o, Some(n)) {
-            out.push(change(
+    compare_rows(&peer, &old.declarations, &new.declarations, out);
+    compare_rows(&peer, &old.scenarios, &new.scenarios, out);
+}
+
+/// A row both reports key by id: a declaration or a scenario run.
+trait Row {
+    const KIND: Kind;
+    fn id(&self) -> &str;
+    fn verdict(&self) -> &'static str;
+    /// The row's change between the reports; `None` when nothing changed.
+    fn change(old: Option<&Self>, new: Option<&Self>) -> Option<(Label, String)>;
+}
+
+impl Row for DeclarationReport {
+    const KIND: Kind = Kind::Declaration;
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn verdict(&self) -> &'static str {
+        self.verdict.as_str()
+    }
+    fn change(old: Option<&Self>, new: Option<&Self>) -> Option<(Label, String)> {
+        declaration_change(old, new)
+    }
+}
+
+impl Row for ScenarioReport {
+    const KIND: Kind = Kind::Scenario;
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn verdict(&self) -> &'static str {
+        self.verdict.as_str()
+    }
+    fn change(old: Option<&Self>, new: Option<&Self>) -> Option<(Label, String)> {
+        scenario_change(old, new)
+    }
+}
+
+/// Every row of the new report (against its old self, if any), then every
+/// row only the old report has.
+fn compare_rows<R: Row>(peer: &str, old: &[R], new: &[R], out: &mut Vec<Change>) {
+    let pairs = new
+        .iter()
+        .map(|n| (old.iter().find(|o| o.id() == n.id()), Some(n)))
+        .chain(
+            old.iter()
+                .filter(|o| !new.iter().any(|n| n.id() == o.id()))
+                .map(|o| (Some(o), None)),
+        );
+    for (o, n) in pairs {
+        if let Some((label, message)) = R::change(o, n) {
+            let Some(id) = n.or(o).map(Row::id) else {
+                continue;
+            };
+            out.push(Change {
                 label,
-                Kind::Declaration,
-                &n.id,
-                o.map(|d| d.verdict.as_str()),
-                Some(n.verdict.as_str()),
+                peer: peer.to_string(),
+                kind: R::KIND,
+                id: id.to_string(),
+                old: o.map(|r| r.verdict().to_string()),
+                new: n.map(|r| r.verdict().to_string()),
                 message,
-            ));
-        }
-    }
-    for o in &old.declarations {
-        if !new.declarations.iter().any(|d| d.id == o.id) {
-            if let Some((label, message)) = declaration_change(Some(o), None) {
-                out.push(change(
-                    label,
-                    Kind::Declaration,
-                    &o.id,
-                    Some(o.verdict.as_str()),
-                    None,
-                    message,
-                ));
-            }
-        }
-    }
-    for n in &new.scenarios {
-        let o = old.scenarios.iter().find(|s| s.id == n.id);
-        if let Some((label, message)) = scenario_change(o, Some(n)) {
-            out.push(change(
-                label,
-                Kind::Scenario,
-                &n.id,
-                o.map(|s| s.verdict.as_str()),
-                Some(n.verdict.as_str()),
-                message,
-            ));
-        }
-    }
-    for o in &old.scenarios {
-        if !new.scenarios.iter().any(|s| s.id == o.id) {
-            if let Some((label, message)) = scenario_change(Some(o), None) {
-                out.push(change(
-                    label,
-                    Kind::Scenario,
-                    &o.id,
-                    Some(o.verdict.as_str()),
-                    None,
-                    message,
-                ));
-            }
+            });
         }
     }
 }
@@ -703,5 +782,36 @@ mod tests {
         assert!(diff
             .render()
             .contains("1 regression(s), 0 fix(es), 0 drift — passes"));
+    }
+
+    #[test]
+    fn labels_kinds_and_fail_on_read_the_same_in_text_and_json() {
+        let old = report(vec![peer(
+            "u",
+            vec![],
+            vec![run("r", ScenarioVerdict::Pass)],
+        )]);
+        let new = report(vec![peer(
+            "u",
+            vec![],
+            vec![run("r", ScenarioVerdict::Fail)],
+        )]);
+        let diff = compare(src(), &old, src(), &new, FailOn::Any);
+        let json: serde_json::Value = serde_json::from_str(&diff.to_json()).unwrap();
+        assert_eq!(json["fail_on"], "any");
+        assert_eq!(json["changes"][0]["label"], "regression");
+        assert_eq!(json["changes"][0]["kind"], "scenario");
+        let names = |v: &[String]| v.join(" ");
+        let labels: Vec<String> = Label::value_variants()
+            .iter()
+            .map(|l| l.to_string())
+            .collect();
+        assert_eq!(names(&labels), "regression fix drift");
+        let kinds: Vec<String> = Kind::value_variants()
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        assert_eq!(names(&kinds), "peer card declaration scenario");
+        assert_eq!(format!("[{:<6}]", Label::Fix), "[fix   ]");
     }
 }

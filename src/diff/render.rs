@@ -1,7 +1,7 @@
 //! Showing a [`Diff`]: one line per change grouped by peer, or the JSON
 //! document `diff --json` prints (its schema is in the README).
 
-use super::{Diff, FailOn, Kind, Source};
+use super::{Diff, Kind, Source};
 use std::fmt::Write;
 
 impl Diff {
@@ -67,8 +67,8 @@ impl Diff {
                 let _ = writeln!(
                     out,
                     "  {:<10}  {:<11}  {:<width$}  {}{}",
-                    c.label.as_str(),
-                    c.kind.as_str(),
+                    c.label,
+                    c.kind,
                     c.id,
                     crate::report::evidence::one_line(&c.message, 160),
                     if values.is_empty() {
@@ -83,18 +83,14 @@ impl Diff {
         if self.changes.is_empty() {
             let _ = writeln!(out, "no changes");
         }
-        let fail_on = match self.fail_on {
-            FailOn::Regression => "regression",
-            FailOn::Any => "any",
-            FailOn::Never => "never",
-        };
         let _ = writeln!(
             out,
-            "{} regression(s), {} fix(es), {} drift — {} (--fail-on {fail_on})",
+            "{} regression(s), {} fix(es), {} drift — {} (--fail-on {})",
             self.summary.regressions,
             self.summary.fixes,
             self.summary.drift,
-            if self.failed { "fails" } else { "passes" }
+            if self.failed { "fails" } else { "passes" },
+            self.fail_on
         );
         out
     }

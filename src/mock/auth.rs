@@ -4,7 +4,7 @@
 //! §7.4). The card stays public; `security-unenforced` declares the same
 //! requirement and checks nothing.
 
-use super::Shared;
+use super::shared::Shared;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderValue, StatusCode};

@@ -1,12 +1,15 @@
 //! The named behaviours of the mock peer: the honest lifecycle and each
 //! divergence between what the card declares and what the runtime does.
 
+use clap::ValueEnum;
 use std::fmt;
-use std::str::FromStr;
 
 /// How the mock peer behaves. `Honest` keeps every promise of its card; every
 /// other variant breaks exactly one, the same way in v1.0 and v0.3.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+///
+/// Its names are clap's [`ValueEnum`] kebab-case (`cancel-leak`): the one
+/// place they are spelled, for `--behaviour`, [`fmt::Display`] and cards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, ValueEnum)]
 pub enum Behaviour {
     /// Keeps every declaration of its card.
     #[default]
@@ -47,47 +50,13 @@ pub enum Behaviour {
 
 impl Behaviour {
     /// Every behaviour, in the order `mock-peer --help` lists them.
-    pub const ALL: &'static [Behaviour] = &[
-        Behaviour::Honest,
-        Behaviour::CancelLeak,
-        Behaviour::InputOverdeclared,
-        Behaviour::InputOverdeclaredFails,
-        Behaviour::StreamSilent,
-        Behaviour::StreamSilentNothing,
-        Behaviour::UnstableCompletion,
-        Behaviour::Instant,
-        Behaviour::UndeclaredStreaming,
-        Behaviour::UndeclaredStreamingRefused,
-        Behaviour::InterfaceUnserved,
-        Behaviour::VersionLenient,
-        Behaviour::Push,
-        Behaviour::PushSilent,
-        Behaviour::PushRefusesLoopback,
-        Behaviour::Secured,
-        Behaviour::SecurityUnenforced,
-    ];
+    pub fn all() -> &'static [Behaviour] {
+        Behaviour::value_variants()
+    }
 
     /// The kebab-case name used on the command line (`cancel-leak`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Behaviour::Honest => "honest",
-            Behaviour::CancelLeak => "cancel-leak",
-            Behaviour::InputOverdeclared => "input-overdeclared",
-            Behaviour::InputOverdeclaredFails => "input-overdeclared-fails",
-            Behaviour::StreamSilent => "stream-silent",
-            Behaviour::StreamSilentNothing => "stream-silent-nothing",
-            Behaviour::UnstableCompletion => "unstable-completion",
-            Behaviour::Instant => "instant",
-            Behaviour::UndeclaredStreaming => "undeclared-streaming",
-            Behaviour::UndeclaredStreamingRefused => "undeclared-streaming-refused",
-            Behaviour::InterfaceUnserved => "interface-unserved",
-            Behaviour::VersionLenient => "version-lenient",
-            Behaviour::Push => "push",
-            Behaviour::PushSilent => "push-silent",
-            Behaviour::PushRefusesLoopback => "push-refuses-loopback",
-            Behaviour::Secured => "secured",
-            Behaviour::SecurityUnenforced => "security-unenforced",
-        }
+    pub fn name(self) -> String {
+        self.to_string()
     }
 
     /// One sentence saying what the behaviour does, for help texts and cards.
@@ -210,38 +179,10 @@ impl Behaviour {
 
 impl fmt::Display for Behaviour {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The error of parsing a behaviour name; its message lists the valid names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownBehaviour(pub String);
-
-impl fmt::Display for UnknownBehaviour {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = Behaviour::ALL.iter().map(|b| b.name()).collect();
-        write!(
-            f,
-            "unknown behaviour `{}`; valid behaviours: {}",
-            self.0,
-            names.join(", ")
-        )
-    }
-}
-
-impl std::error::Error for UnknownBehaviour {}
-
-impl FromStr for Behaviour {
-    type Err = UnknownBehaviour;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let wanted = text.trim().to_ascii_lowercase().replace('_', "-");
-        Behaviour::ALL
-            .iter()
-            .copied()
-            .find(|b| b.name() == wanted)
-            .ok_or_else(|| UnknownBehaviour(text.to_string()))
+        match self.to_possible_value() {
+            Some(name) => f.pad(name.get_name()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -250,23 +191,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_round_trip_and_are_unique() {
-        let mut seen = std::collections::HashSet::new();
-        for b in Behaviour::ALL {
-            assert!(seen.insert(b.name()), "duplicate name {}", b.name());
-            assert_eq!(b.name().parse::<Behaviour>(), Ok(*b));
+    fn names_are_kebab_case_unique_and_parse_back() {
+        let names: Vec<String> = Behaviour::all().iter().map(|b| b.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "honest",
+                "cancel-leak",
+                "input-overdeclared",
+                "input-overdeclared-fails",
+                "stream-silent",
+                "stream-silent-nothing",
+                "unstable-completion",
+                "instant",
+                "undeclared-streaming",
+                "undeclared-streaming-refused",
+                "interface-unserved",
+                "version-lenient",
+                "push",
+                "push-silent",
+                "push-refuses-loopback",
+                "secured",
+                "security-unenforced",
+            ]
+        );
+        for b in Behaviour::all() {
+            assert_eq!(Behaviour::from_str(&b.name(), false), Ok(*b));
             assert!(!b.describe().is_empty());
         }
-        assert_eq!(seen.len(), Behaviour::ALL.len());
-        assert_eq!(seen.len(), 17);
-        assert_eq!("Cancel_Leak".parse(), Ok(Behaviour::CancelLeak));
-    }
-
-    #[test]
-    fn unknown_name_lists_valid_ones() {
-        let err = "leaky".parse::<Behaviour>().unwrap_err().to_string();
-        assert!(err.contains("leaky"), "{err}");
-        assert!(err.contains("cancel-leak"), "{err}");
-        assert!(err.contains("undeclared-streaming-refused"), "{err}");
+        assert!(Behaviour::from_str("leaky", false).is_err());
     }
 }

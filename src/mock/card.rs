@@ -1,7 +1,10 @@
 //! The mock peer's agent card, in the v1.0 or v0.3 layout, served at the
 //! well-known path with `Cache-Control: max-age` and an `ETag` (v1 §8.6.1).
 
-use super::{auth, jsonrpc, rest, Behaviour, Shared};
+use super::auth;
+use super::behaviour::Behaviour;
+use super::published::{INPUT_MODES, JSONRPC_PATH, OUTPUT_MODES, REST_PATH};
+use super::shared::Shared;
 use crate::protocol::ProtocolVersion;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -10,14 +13,6 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::sync::Arc;
-
-/// The well-known discovery path.
-pub(crate) const CARD_PATH: &str = "/.well-known/agent-card.json";
-
-/// The input modes the card declares (card defaults and the one skill).
-pub(crate) const INPUT_MODES: &[&str] = &["text/plain", "application/json"];
-/// The output modes the card declares.
-pub(crate) const OUTPUT_MODES: &[&str] = &["text/plain"];
 
 /// Where `interface-unserved` declares an interface that nothing serves.
 const UNSERVED_PATH: &str = "/a2a/retired";
@@ -50,13 +45,13 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
     let mut card = match peer.protocol {
         ProtocolVersion::V1_0 => {
             let mut interfaces = vec![json!({
-                "url": format!("{base}{}", jsonrpc::PATH),
+                "url": format!("{base}{}", JSONRPC_PATH),
                 "protocolBinding": "JSONRPC",
                 "protocolVersion": ProtocolVersion::V1_0.as_str(),
             })];
             if peer.serves_rest() {
                 interfaces.push(json!({
-                    "url": format!("{base}{}", rest::PATH),
+                    "url": format!("{base}{}", REST_PATH),
                     "protocolBinding": "HTTP+JSON",
                     "protocolVersion": ProtocolVersion::V1_0.as_str(),
                 }));
@@ -85,7 +80,7 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
                 "description": description,
                 "version": version,
                 "protocolVersion": "0.3.0",
-                "url": format!("{base}{}", jsonrpc::PATH),
+                "url": format!("{base}{}", JSONRPC_PATH),
                 "preferredTransport": "JSONRPC",
                 "capabilities": capabilities,
                 "defaultInputModes": INPUT_MODES,

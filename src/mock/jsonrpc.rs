@@ -4,8 +4,8 @@
 
 use super::error::{jsonrpc_error_response, jsonrpc_result, A2aError};
 use super::service::{self, Reply};
+use super::shared::Shared;
 use super::sse::{self, Framing};
-use super::Shared;
 use crate::protocol::{codes, ProtocolVersion};
 use axum::body::{to_bytes, Body};
 use axum::extract::State;
@@ -14,8 +14,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// Where the JSON-RPC interface is served.
-pub(crate) const PATH: &str = "/a2a/jsonrpc";
 /// The largest request body accepted.
 pub(crate) const MAX_BODY: usize = 1024 * 1024;
 /// The version header (v1 §3.6), also accepted as a query parameter.

@@ -3,11 +3,11 @@
 //! input-required), with each behaviour's divergence applied here.
 
 use super::behaviour::Behaviour;
-use super::card;
 use super::error::A2aError;
 use super::model::{Artifact, Event, Message, Part, Status, Task};
+use super::published::INPUT_MODES;
+use super::shared::Shared;
 use super::store::{Entry, Feed};
-use super::Shared;
 use crate::protocol::{codes, TaskState};
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
@@ -46,12 +46,12 @@ pub(crate) fn send_message(peer: &Arc<Shared>, message: Message) -> Result<Opene
 fn check_media_types(message: &Message) -> Result<(), A2aError> {
     for part in &message.parts {
         let media_type = part.effective_media_type();
-        if !card::INPUT_MODES.contains(&media_type.as_str()) {
+        if !INPUT_MODES.contains(&media_type.as_str()) {
             return Err(A2aError::new(
                 codes::CONTENT_TYPE_NOT_SUPPORTED,
                 format!(
                     "media type `{media_type}` is not accepted; declared input modes: {}",
-                    card::INPUT_MODES.join(", ")
+                    INPUT_MODES.join(", ")
                 ),
             ));
         }
@@ -243,20 +243,7 @@ async fn work(peer: Arc<Shared>, id: String, run: u64, plan: Plan, announce: boo
         }
     }
     if plan == Plan::AskInput {
-        if !peer.sleep(peer.timing.chunk_interval).await {
-            return;
-        }
-        store.with(&id, |e| {
-            if let Gate::Go = gate(e, run) {
-                let ask = Message::agent(
-                    &e.task,
-                    "Need more input: send a follow-up message on this task \
-                     with a text or JSON data part.",
-                );
-                e.set_status(Status::now(TaskState::InputRequired, Some(ask)), true);
-                e.worker = None;
-            }
-        });
+        ask_for_input(&peer, &id, run).await;
         return;
     }
     let chunks = peer.timing.chunks;
@@ -270,36 +257,7 @@ async fn work(peer: Arc<Shared>, id: String, run: u64, plan: Plan, announce: boo
             name: RESULT_ARTIFACT.into(),
             parts: vec![chunk_part(i, chunks)],
         };
-        let go = store.with(&id, |e| {
-            let mode = gate(e, run);
-            if let Gate::Go = mode {
-                match e
-                    .task
-                    .artifacts
-                    .iter_mut()
-                    .find(|a| a.artifact_id == artifact_id)
-                {
-                    Some(stored) => stored.parts.extend(chunk.parts.iter().cloned()),
-                    None => e.task.artifacts.push(chunk.clone()),
-                }
-            }
-            match mode {
-                Gate::Stop => false,
-                Gate::Go | Gate::Leak => {
-                    e.emit(
-                        Event::Artifact {
-                            task_id: e.task.id.clone(),
-                            context_id: e.task.context_id.clone(),
-                            artifact: chunk,
-                            append: i > 1,
-                            last_chunk: i == chunks,
-                        },
-                        false,
-                    );
-                    true
-                }
-            }
-        });
+        let go = store.with(&id, |e| add_chunk(e, run, chunk, i, chunks));
         if go != Some(true) {
             return;
         }
@@ -316,6 +274,58 @@ async fn work(peer: Arc<Shared>, id: String, run: u64, plan: Plan, announce: boo
     });
     if completed == Some(true) && peer.behaviour == Behaviour::UnstableCompletion {
         rewrite_after_completion(&peer, &id, run, &artifact_id).await;
+    }
+}
+
+/// After one pause, asks for input and ends this run of the worker.
+async fn ask_for_input(peer: &Shared, id: &str, run: u64) {
+    if !peer.sleep(peer.timing.chunk_interval).await {
+        return;
+    }
+    peer.store.with(id, |e| {
+        if let Gate::Go = gate(e, run) {
+            let ask = Message::agent(
+                &e.task,
+                "Need more input: send a follow-up message on this task \
+                 with a text or JSON data part.",
+            );
+            e.set_status(Status::now(TaskState::InputRequired, Some(ask)), true);
+            e.worker = None;
+        }
+    });
+}
+
+/// Stores chunk `i` of `chunks` of the result artifact (unless the task was
+/// canceled) and emits it (also after a cancel, under `cancel-leak`); false
+/// once the worker must stop.
+fn add_chunk(e: &mut Entry, run: u64, chunk: Artifact, i: u32, chunks: u32) -> bool {
+    let mode = gate(e, run);
+    if let Gate::Go = mode {
+        match e
+            .task
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == chunk.artifact_id)
+        {
+            Some(stored) => stored.parts.extend(chunk.parts.iter().cloned()),
+            None => e.task.artifacts.push(chunk.clone()),
+        }
+    }
+    match mode {
+        Gate::Stop => false,
+        Gate::Go | Gate::Leak => {
+            e.emit(
+                Event::Artifact {
+                    task_id: e.task.id.clone(),
+                    context_id: e.task.context_id.clone(),
+                    artifact: chunk,
+                    append: i > 1,
+                    last_chunk: i == chunks,
+                },
+                false,
+            );
+            true
+        }
     }
 }
 

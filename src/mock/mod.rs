@@ -22,6 +22,8 @@
 //! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
 //! `sse` writes streams, `push` keeps push configs and delivers notifications,
 //! `auth` checks credentials, `model` renders the wire shapes of each version.
+//! Leaves the others import instead of each other or this file: `published`
+//! (paths and media modes), `shared` (what handlers share), `push_configs`.
 
 pub mod auth;
 pub mod behaviour;
@@ -30,17 +32,24 @@ mod error;
 mod jsonrpc;
 mod lifecycle;
 mod model;
+mod published;
 mod push;
+mod push_configs;
 mod rest;
 mod service;
+mod shared;
 mod sse;
 mod store;
 
-pub use behaviour::{Behaviour, UnknownBehaviour};
+pub use behaviour::Behaviour;
+pub use shared::MockTiming;
 
 use crate::protocol::ProtocolVersion;
 use axum::routing::{any, get, post};
 use axum::Router;
+use published::{CARD_PATH, JSONRPC_PATH, REST_PATH};
+use push_configs::Registry;
+use shared::Shared;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
@@ -73,66 +82,6 @@ impl Default for MockConfig {
     }
 }
 
-/// The pace of the mock's work; tests shrink it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MockTiming {
-    /// How many chunks the `result` artifact is streamed in (default 5).
-    pub chunks: u32,
-    /// The pause before each chunk (default 200 ms: about 1 s of work).
-    pub chunk_interval: Duration,
-    /// How often `stream-silent` sends a keep-alive comment (default 5 s).
-    pub keepalive_interval: Duration,
-    /// How long a silenced stream stays open before closing (default 60 s).
-    pub silence: Duration,
-}
-
-impl Default for MockTiming {
-    fn default() -> Self {
-        MockTiming {
-            chunks: 5,
-            chunk_interval: Duration::from_millis(200),
-            keepalive_interval: Duration::from_secs(5),
-            silence: Duration::from_secs(60),
-        }
-    }
-}
-
-/// What every handler and worker shares.
-pub(crate) struct Shared {
-    pub protocol: ProtocolVersion,
-    pub behaviour: Behaviour,
-    pub timing: MockTiming,
-    pub base_url: String,
-    pub store: store::Store,
-    /// Push notification configs (and the client deliveries go out with).
-    pub push: push::Registry,
-    pub shutdown: watch::Receiver<bool>,
-    /// The bearer token requests must carry (behaviours that declare security).
-    pub auth_token: Option<String>,
-}
-
-impl Shared {
-    /// Sleeps for `duration`; false if the peer shut down meanwhile.
-    pub async fn sleep(&self, duration: Duration) -> bool {
-        let mut shutdown = self.shutdown.clone();
-        tokio::select! {
-            _ = tokio::time::sleep(duration) => true,
-            _ = shutdown.wait_for(|down| *down) => false,
-        }
-    }
-
-    /// Resolves once the peer shuts down.
-    pub async fn stopped(&self) {
-        let mut shutdown = self.shutdown.clone();
-        let _ = shutdown.wait_for(|down| *down).await;
-    }
-
-    /// The HTTP+JSON binding is served for v1.0 only.
-    pub fn serves_rest(&self) -> bool {
-        self.protocol == ProtocolVersion::V1_0
-    }
-}
-
 /// A running mock peer. Dropping it stops the server.
 pub struct MockPeer {
     addr: SocketAddr,
@@ -154,7 +103,7 @@ impl MockPeer {
             timing: config.timing,
             base_url: format!("http://{addr}"),
             store: store::Store::new(capacity),
-            push: push::Registry::new(),
+            push: Registry::new(),
             shutdown: shutdown_rx.clone(),
             auth_token: config.behaviour.declares_security().then(|| {
                 config
@@ -189,19 +138,19 @@ impl MockPeer {
 
     /// The well-known card URL.
     pub fn card_url(&self) -> String {
-        format!("{}{}", self.shared.base_url, card::CARD_PATH)
+        format!("{}{}", self.shared.base_url, CARD_PATH)
     }
 
     /// The JSON-RPC endpoint (the card's first interface).
     pub fn jsonrpc_url(&self) -> String {
-        format!("{}{}", self.shared.base_url, jsonrpc::PATH)
+        format!("{}{}", self.shared.base_url, JSONRPC_PATH)
     }
 
     /// The HTTP+JSON endpoint, served (and declared) for v1.0 only.
     pub fn rest_url(&self) -> Option<String> {
         self.shared
             .serves_rest()
-            .then(|| format!("{}{}", self.shared.base_url, rest::PATH))
+            .then(|| format!("{}{}", self.shared.base_url, REST_PATH))
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -252,9 +201,9 @@ impl Drop for MockPeer {
 }
 
 fn router(shared: Arc<Shared>) -> Router {
-    let mut a2a = Router::new().route(jsonrpc::PATH, post(jsonrpc::handle));
+    let mut a2a = Router::new().route(JSONRPC_PATH, post(jsonrpc::handle));
     if shared.serves_rest() {
-        a2a = a2a.route(&format!("{}/{{*rest}}", rest::PATH), any(rest::handle));
+        a2a = a2a.route(&format!("{}/{{*rest}}", REST_PATH), any(rest::handle));
     }
     // Credentials guard the A2A endpoints; the card stays public.
     let a2a = a2a.route_layer(axum::middleware::from_fn_with_state(
@@ -262,7 +211,7 @@ fn router(shared: Arc<Shared>) -> Router {
         auth::require,
     ));
     Router::new()
-        .route(card::CARD_PATH, get(card::serve))
+        .route(CARD_PATH, get(card::serve))
         .merge(a2a)
         .with_state(shared)
 }

@@ -4,9 +4,10 @@
 
 use super::error::A2aError;
 use super::jsonrpc::{check_version, MAX_BODY};
+use super::published::REST_PATH;
 use super::service::{self, Reply};
+use super::shared::Shared;
 use super::sse::{self, Framing};
-use super::Shared;
 use crate::protocol::{codes, Operation};
 use axum::body::{to_bytes, Body};
 use axum::extract::{Path, State};
@@ -15,8 +16,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// Where the HTTP+JSON interface is served.
-pub(crate) const PATH: &str = "/a2a/rest";
 /// The REST content type (v1 §11: SHOULD).
 const CONTENT_TYPE: &str = "application/a2a+json";
 
@@ -152,7 +151,7 @@ fn route(rest: &str, method: &Method) -> Result<(Operation, Map<String, Value>),
 fn not_found(rest: &str) -> A2aError {
     A2aError::new(
         codes::METHOD_NOT_FOUND,
-        format!("no operation at `{PATH}/{rest}`"),
+        format!("no operation at `{REST_PATH}/{rest}`"),
     )
 }
 
@@ -162,7 +161,7 @@ const WRONG_VERB: i64 = 0;
 fn not_allowed(method: &Method, rest: &str) -> A2aError {
     A2aError::new(
         WRONG_VERB,
-        format!("{method} is not allowed on `{PATH}/{rest}`"),
+        format!("{method} is not allowed on `{REST_PATH}/{rest}`"),
     )
 }
 

@@ -7,7 +7,8 @@ use super::error::A2aError;
 use super::lifecycle::{self, Opened};
 use super::model::{self, TaskView};
 use super::push;
-use super::Shared;
+use super::push_configs::PushConfig;
+use super::shared::Shared;
 use crate::protocol::{codes, Operation, ProtocolVersion, TaskState};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -108,7 +109,7 @@ fn open_task(
     if let Some(config) = push {
         push::register(
             peer,
-            push::PushConfig {
+            PushConfig {
                 task_id: opened.task.id.clone(),
                 ..config
             },
@@ -133,7 +134,7 @@ struct SendRequest {
     blocking: bool,
     view: TaskView,
     /// A push config given inline (its task id is filled in once the task exists).
-    push: Option<push::PushConfig>,
+    push: Option<PushConfig>,
 }
 
 impl SendRequest {

@@ -8,7 +8,7 @@ use super::behaviour::Behaviour;
 use super::error::jsonrpc_result;
 use super::lifecycle::Opened;
 use super::model::{self, Event, TaskView};
-use super::Shared;
+use super::shared::Shared;
 use crate::protocol::ProtocolVersion;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};

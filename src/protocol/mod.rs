@@ -1,45 +1,22 @@
 //! The version-neutral A2A model: protocol versions, operations, task states and
 //! error codes. Wire method names and state spellings live here and in the
 //! per-version modules, nowhere else.
+//!
+//! Layout: `model` names the neutral types (a leaf), `v1_0` and `v0_3` map
+//! them to each version's wire spelling, `view` reads what a peer sent. This
+//! file stitches the versions together; none of them imports it.
 
+pub mod model;
 pub mod v0_3;
 pub mod v1_0;
 pub mod view;
 
+pub use model::{codes, Binding, Operation, ProtocolVersion, TaskState};
 pub use view::{ArtifactView, Event, MessagePart, RpcError, SendResult, TaskView};
 
-use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// An A2A protocol version the tool speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ProtocolVersion {
-    #[serde(rename = "1.0")]
-    V1_0,
-    #[serde(rename = "0.3")]
-    V0_3,
-}
+use strum::VariantArray;
 
 impl ProtocolVersion {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProtocolVersion::V1_0 => "1.0",
-            ProtocolVersion::V0_3 => "0.3",
-        }
-    }
-
-    /// Reads a declared version, comparing on Major.Minor only ("0.3.0" is 0.3).
-    pub fn from_declared(text: &str) -> Option<Self> {
-        let mut parts = text.trim().trim_start_matches('v').split('.');
-        let major = parts.next()?;
-        let minor = parts.next().unwrap_or("0");
-        match (major, minor) {
-            ("1", "0") => Some(ProtocolVersion::V1_0),
-            ("0", "3") => Some(ProtocolVersion::V0_3),
-            _ => None,
-        }
-    }
-
     /// The JSON-RPC method name of an operation, if the version has one.
     pub fn method(self, op: Operation) -> Option<&'static str> {
         match self {
@@ -50,7 +27,7 @@ impl ProtocolVersion {
 
     /// Which operation a JSON-RPC method name stands for in this version.
     pub fn operation(self, method: &str) -> Option<Operation> {
-        Operation::ALL
+        Operation::VARIANTS
             .iter()
             .copied()
             .find(|op| self.method(*op) == Some(method))
@@ -111,119 +88,7 @@ impl ProtocolVersion {
     }
 }
 
-impl fmt::Display for ProtocolVersion {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The transport binding used to reach a peer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Binding {
-    /// JSON-RPC 2.0 over HTTP (`JSONRPC` on the card).
-    Jsonrpc,
-    /// HTTP+JSON, the REST binding (`HTTP+JSON` on the card).
-    Rest,
-}
-
-impl Binding {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Binding::Jsonrpc => "jsonrpc",
-            Binding::Rest => "rest",
-        }
-    }
-
-    /// Reads a card's binding name (`JSONRPC`, `HTTP+JSON`).
-    pub fn from_card(name: &str) -> Option<Self> {
-        match name.trim().to_ascii_uppercase().as_str() {
-            "JSONRPC" | "JSON-RPC" => Some(Binding::Jsonrpc),
-            "HTTP+JSON" | "REST" => Some(Binding::Rest),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Binding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// An A2A operation, named independently of any version's wire spelling.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Operation {
-    SendMessage,
-    SendStreamingMessage,
-    GetTask,
-    ListTasks,
-    CancelTask,
-    SubscribeToTask,
-    CreatePushConfig,
-    GetPushConfig,
-    ListPushConfigs,
-    DeletePushConfig,
-    GetExtendedCard,
-}
-
-impl Operation {
-    pub const ALL: [Operation; 11] = [
-        Operation::SendMessage,
-        Operation::SendStreamingMessage,
-        Operation::GetTask,
-        Operation::ListTasks,
-        Operation::CancelTask,
-        Operation::SubscribeToTask,
-        Operation::CreatePushConfig,
-        Operation::GetPushConfig,
-        Operation::ListPushConfigs,
-        Operation::DeletePushConfig,
-        Operation::GetExtendedCard,
-    ];
-
-    /// Whether the operation answers with an SSE stream.
-    pub fn is_streaming(self) -> bool {
-        matches!(
-            self,
-            Operation::SendStreamingMessage | Operation::SubscribeToTask
-        )
-    }
-}
-
-/// The lifecycle state of a task, version-neutral.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TaskState {
-    Submitted,
-    Working,
-    InputRequired,
-    AuthRequired,
-    Completed,
-    Failed,
-    Canceled,
-    Rejected,
-    Unknown,
-}
-
 impl TaskState {
-    pub const ALL: [TaskState; 9] = [
-        TaskState::Submitted,
-        TaskState::Working,
-        TaskState::InputRequired,
-        TaskState::AuthRequired,
-        TaskState::Completed,
-        TaskState::Failed,
-        TaskState::Canceled,
-        TaskState::Rejected,
-        TaskState::Unknown,
-    ];
-
-    /// The neutral name used in scenarios and reports (`input-required`).
-    pub fn as_str(self) -> &'static str {
-        v0_3::state_name(self)
-    }
-
     /// Reads a state in either version's spelling: `completed`,
     /// `TASK_STATE_COMPLETED`, `task_state_completed`, or the proto integer.
     /// ProtoJSON parsers must accept all of these (v1 §5.5).
@@ -234,12 +99,12 @@ impl TaskState {
         let text = value.as_str()?;
         let upper = text.to_ascii_uppercase();
         if upper.starts_with("TASK_STATE_") {
-            return TaskState::ALL
+            return TaskState::VARIANTS
                 .iter()
                 .copied()
                 .find(|s| v1_0::state_name(*s) == upper);
         }
-        TaskState::ALL.iter().copied().find(|s| s.as_str() == text)
+        text.parse().ok()
     }
 
     /// The wire spelling for a version.
@@ -249,41 +114,6 @@ impl TaskState {
             ProtocolVersion::V0_3 => v0_3::state_name(self),
         }
     }
-
-    pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected
-        )
-    }
-
-    pub fn is_interrupted(self) -> bool {
-        matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
-    }
-}
-
-impl fmt::Display for TaskState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// JSON-RPC and A2A error codes (v1 §5.4).
-pub mod codes {
-    pub const PARSE_ERROR: i64 = -32700;
-    pub const INVALID_REQUEST: i64 = -32600;
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    pub const INVALID_PARAMS: i64 = -32602;
-    pub const INTERNAL_ERROR: i64 = -32603;
-    pub const TASK_NOT_FOUND: i64 = -32001;
-    pub const TASK_NOT_CANCELABLE: i64 = -32002;
-    pub const PUSH_NOT_SUPPORTED: i64 = -32003;
-    pub const UNSUPPORTED_OPERATION: i64 = -32004;
-    pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
-    pub const INVALID_AGENT_RESPONSE: i64 = -32006;
-    pub const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
-    pub const EXTENSION_SUPPORT_REQUIRED: i64 = -32008;
-    pub const VERSION_NOT_SUPPORTED: i64 = -32009;
 }
 
 #[cfg(test)]
@@ -312,7 +142,7 @@ mod tests {
     #[test]
     fn methods_round_trip_per_version() {
         for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
-            for op in Operation::ALL {
+            for &op in Operation::VARIANTS {
                 if let Some(name) = version.method(op) {
                     assert_eq!(version.operation(name), Some(op), "{version} {name}");
                 }

@@ -1,7 +1,9 @@
 //! A2A v0.3 wire shapes: slash-style JSON-RPC methods, kebab-case states,
 //! `kind` discriminators, bare `message/send` results and `final` on status updates.
 
-use super::{Operation, TaskState};
+use super::model::{Operation, TaskState};
+use super::view::MessagePart;
+use serde_json::{json, Value};
 
 /// The v0.3 JSON-RPC method name of an operation (ListTasks does not exist in 0.3).
 pub fn method(op: Operation) -> Option<&'static str> {
@@ -20,19 +22,10 @@ pub fn method(op: Operation) -> Option<&'static str> {
     })
 }
 
-/// The v0.3 spelling of a state; also the neutral name used in reports.
+/// The v0.3 spelling of a state: v0.3 spells states with the neutral
+/// kebab-case names ([`TaskState::as_str`]), so there is no second table.
 pub fn state_name(state: TaskState) -> &'static str {
-    match state {
-        TaskState::Submitted => "submitted",
-        TaskState::Working => "working",
-        TaskState::InputRequired => "input-required",
-        TaskState::AuthRequired => "auth-required",
-        TaskState::Completed => "completed",
-        TaskState::Failed => "failed",
-        TaskState::Canceled => "canceled",
-        TaskState::Rejected => "rejected",
-        TaskState::Unknown => "unknown",
-    }
+    state.as_str()
 }
 
 /// A v0.3 user message: `kind: message`, `role: user`, `kind`-tagged parts.
@@ -91,6 +84,3 @@ pub fn with_inline_push(mut params: Value, url: &str) -> Value {
     params["configuration"]["pushNotificationConfig"] = json!({ "url": url });
     params
 }
-
-use super::MessagePart;
-use serde_json::{json, Value};

@@ -1,7 +1,9 @@
 //! A2A v1.0 wire shapes: PascalCase JSON-RPC methods, `TASK_STATE_*` enums,
 //! wrapped `SendMessage` results and `StreamResponse` events without `kind`.
 
-use super::{Operation, TaskState};
+use super::model::{Operation, TaskState};
+use super::view::MessagePart;
+use serde_json::{json, Value};
 
 /// The v1.0 JSON-RPC method name of an operation.
 pub fn method(op: Operation) -> Option<&'static str> {
@@ -111,6 +113,3 @@ pub fn with_inline_push(mut params: Value, url: &str) -> Value {
     params["configuration"]["taskPushNotificationConfig"] = json!({ "url": url });
     params
 }
-
-use super::MessagePart;
-use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! cannot be understood becomes `Unrecognized` with a reason, so that the
 //! runner can report it as a finding instead of stopping.
 
-use super::{ProtocolVersion, TaskState};
+use super::model::{ProtocolVersion, TaskState};
 use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
 use serde::Serialize;
 use serde_json::Value;

@@ -2,8 +2,8 @@
 //! Markdown reports: the timeline of what was sent and received, and the
 //! `curl` line that reproduces the last request.
 
+use super::transcript::EvidenceKind;
 use super::ScenarioReport;
-use crate::transport::EvidenceKind;
 
 /// One timeline entry: when (`+  0.20s`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,8 +80,8 @@ pub fn one_line(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::transcript::Evidence;
     use crate::report::ScenarioVerdict;
-    use crate::transport::Evidence;
 
     fn entry(at_ms: u64, kind: EvidenceKind, summary: &str, curl: Option<&str>) -> Evidence {
         Evidence {

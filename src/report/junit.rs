@@ -190,8 +190,8 @@ fn rerun(message: &str, evidence: Option<&str>) -> TestRerun {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::transcript::{Evidence, EvidenceKind};
     use crate::report::{DeclarationReport, DeclarationVerdict, Tool};
-    use crate::transport::{Evidence, EvidenceKind};
 
     fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
         ScenarioReport {

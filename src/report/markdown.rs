@@ -267,8 +267,8 @@ fn longest_run(s: &str, c: char) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::transcript::{Evidence, EvidenceKind};
     use crate::report::{BaselineEntryReport, BaselineReport, Tool};
-    use crate::transport::{Evidence, EvidenceKind};
 
     fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
         ScenarioReport {

@@ -6,10 +6,12 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod transcript;
 
-use crate::transport::Evidence;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use strum::{IntoStaticStr, VariantArray};
+use transcript::Evidence;
 
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -71,8 +73,11 @@ impl BaselineEntryReport {
 }
 
 /// What a baseline entry did in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum BaselineStatus {
     /// It excused a divergence or a failing run.
     Applied,
@@ -86,12 +91,7 @@ pub enum BaselineStatus {
 
 impl BaselineStatus {
     pub fn as_str(self) -> &'static str {
-        match self {
-            BaselineStatus::Applied => "applied",
-            BaselineStatus::Stale => "stale",
-            BaselineStatus::Undecided => "undecided",
-            BaselineStatus::Unmatched => "unmatched",
-        }
+        self.into()
     }
 }
 
@@ -135,8 +135,11 @@ pub struct PeerReport {
 }
 
 /// The headline: one row per card declaration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum DeclarationVerdict {
     Honoured,
     Diverged,
@@ -147,13 +150,7 @@ pub enum DeclarationVerdict {
 
 impl DeclarationVerdict {
     pub fn as_str(self) -> &'static str {
-        match self {
-            DeclarationVerdict::Honoured => "honoured",
-            DeclarationVerdict::Diverged => "diverged",
-            DeclarationVerdict::Unverified => "unverified",
-            DeclarationVerdict::NotDeclared => "not-declared",
-            DeclarationVerdict::OverDelivers => "over-delivers",
-        }
+        self.into()
     }
 }
 
@@ -174,8 +171,11 @@ pub struct DeclarationReport {
 }
 
 /// The verdict of one scenario run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum ScenarioVerdict {
     Pass,
     Fail,
@@ -190,14 +190,7 @@ pub enum ScenarioVerdict {
 
 impl ScenarioVerdict {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ScenarioVerdict::Pass => "pass",
-            ScenarioVerdict::Fail => "fail",
-            ScenarioVerdict::Flaky => "flaky",
-            ScenarioVerdict::Inconclusive => "inconclusive",
-            ScenarioVerdict::Skipped => "skipped",
-            ScenarioVerdict::Error => "error",
-        }
+        self.into()
     }
 }
 
@@ -293,6 +286,24 @@ pub fn now_rfc3339() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The human and Markdown reports print `as_str`; the JSON report the serde
+    /// spelling. They must be the same word.
+    fn same_names<T: Serialize + Copy + Into<&'static str>>(all: &[T]) {
+        for v in all {
+            let name: &'static str = (*v).into();
+            assert_eq!(serde_json::to_value(v).unwrap(), serde_json::json!(name));
+        }
+    }
+
+    #[test]
+    fn verdict_names_are_the_json_spellings() {
+        same_names(ScenarioVerdict::VARIANTS);
+        same_names(DeclarationVerdict::VARIANTS);
+        same_names(BaselineStatus::VARIANTS);
+        assert_eq!(DeclarationVerdict::OverDelivers.as_str(), "over-delivers");
+        assert_eq!(ScenarioVerdict::Inconclusive.as_str(), "inconclusive");
+    }
 
     #[test]
     fn timestamps_look_like_rfc3339() {

@@ -1,158 +1,240 @@
-//! What steps capture and later steps refer to: a task answer, an error, or
-//! an open stream; and the conditions `expect` and `inconclusive_if` test.
+//! What steps capture and later steps refer to: a task answer, a message, an
+//! error, an open stream or a refusal; and the conditions `expect` and
+//! `inconclusive_if` test.
 
 use crate::protocol::{Event, RpcError, TaskState, TaskView};
 use crate::scenario::model::Condition;
-use crate::transport::StreamHandle;
+use crate::scenario::template::CaptureField;
+use crate::transport::stream::describe;
+use crate::transport::{StreamHandle, StreamItem};
 use std::time::Instant;
+
+/// What a capture holds, by where it came from.
+pub enum Captured {
+    /// An answer about a task: the task itself, a stream event or webhook
+    /// notification carrying its state, or a push config naming it.
+    Task {
+        task_id: Option<String>,
+        context_id: Option<String>,
+        state: Option<TaskState>,
+        /// The artifacts' digest, when the answer was the whole task.
+        digest: Option<String>,
+    },
+    /// A direct Message: an answer with no task.
+    Message,
+    /// A protocol error.
+    Error(RpcError),
+    /// An open stream; `error` once its first event proved to be a protocol
+    /// error (a refusal inside the stream).
+    Stream {
+        handle: StreamHandle,
+        error: Option<RpcError>,
+    },
+    /// HTTP 401/403: the peer refused the request's credentials.
+    Refusal { status: u16 },
+}
 
 /// A value a step captured under its `as` name.
 pub struct Capture {
-    pub task_id: Option<String>,
-    pub context_id: Option<String>,
-    pub state: Option<TaskState>,
-    pub error: Option<RpcError>,
-    /// A task's artifact digest, when the answer was a task.
-    pub digest: Option<String>,
+    pub value: Captured,
     /// When the answer (or event) arrived.
     pub at: Instant,
     /// What the answer was, in words, for messages.
     pub summary: String,
-    pub stream: Option<StreamHandle>,
     /// Where the value came from, for messages ("the CancelTask answer").
     pub source: String,
-    /// Why there is no stream where one was asked for.
+    /// Why there is no stream where one was asked for (the peer answered
+    /// with `value` instead).
     pub no_stream: Option<String>,
-    /// HTTP 401/403: the peer refused the request's credentials.
-    pub http_status: Option<u16>,
 }
 
 impl Capture {
-    pub fn empty(at: Instant, summary: impl Into<String>) -> Capture {
+    pub fn new(value: Captured, at: Instant, summary: impl Into<String>) -> Capture {
         Capture {
-            task_id: None,
-            context_id: None,
-            state: None,
-            error: None,
-            digest: None,
+            value,
             at,
             summary: summary.into(),
-            stream: None,
             source: String::new(),
             no_stream: None,
-            http_status: None,
         }
     }
 
     /// An HTTP 401/403 refusal (`detail`: the challenge and the body's start).
     pub fn from_refusal(status: u16, detail: &str, at: Instant) -> Capture {
-        Capture {
-            http_status: Some(status),
-            ..Capture::empty(at, format!("HTTP {status} ({detail})"))
-        }
+        Capture::new(
+            Captured::Refusal { status },
+            at,
+            format!("HTTP {status} ({detail})"),
+        )
     }
 
     pub fn from_task(task: &TaskView, at: Instant) -> Capture {
-        Capture {
-            task_id: task.id.clone(),
-            context_id: task.context_id.clone(),
-            state: task.state,
-            digest: Some(task.artifacts_digest()),
-            summary: format!("task {}", task.summary()),
-            ..Capture::empty(at, "")
-        }
+        Capture::new(
+            Captured::Task {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                state: task.state,
+                digest: Some(task.artifacts_digest()),
+            },
+            at,
+            format!("task {}", task.summary()),
+        )
     }
 
     pub fn from_error(error: RpcError, at: Instant) -> Capture {
         let summary = format!("error {} {}", error.code, error.message);
-        Capture {
-            error: Some(error),
-            ..Capture::empty(at, summary)
+        Capture::new(Captured::Error(error), at, summary)
+    }
+
+    /// What a step read about a task (an event, a notification): its id and state.
+    pub fn about_task(
+        task_id: Option<String>,
+        state: Option<TaskState>,
+        at: Instant,
+        summary: impl Into<String>,
+    ) -> Capture {
+        Capture::new(
+            Captured::Task {
+                task_id,
+                context_id: None,
+                state,
+                digest: None,
+            },
+            at,
+            summary,
+        )
+    }
+
+    /// A stream event a step waited for: an error, or what it says of its task.
+    pub fn from_event(item: &StreamItem) -> Capture {
+        let summary = format!("event #{} {}", item.seq, describe(&item.event));
+        let mut capture = match &item.event {
+            Event::Error(e) => Capture::new(Captured::Error(e.clone()), item.at, summary),
+            event => Capture::about_task(
+                event.task_id().map(str::to_string),
+                event.state(),
+                item.at,
+                summary,
+            ),
+        };
+        capture.source = format!("stream event #{}", item.seq);
+        capture
+    }
+
+    pub fn state(&self) -> Option<TaskState> {
+        match &self.value {
+            Captured::Task { state, .. } => *state,
+            _ => None,
+        }
+    }
+
+    /// The artifacts' digest, when the capture was a whole task.
+    pub fn digest(&self) -> Option<&str> {
+        match &self.value {
+            Captured::Task { digest, .. } => digest.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub fn error(&self) -> Option<&RpcError> {
+        match &self.value {
+            Captured::Error(error)
+            | Captured::Stream {
+                error: Some(error), ..
+            } => Some(error),
+            _ => None,
+        }
+    }
+
+    pub fn stream(&self) -> Option<&StreamHandle> {
+        match &self.value {
+            Captured::Stream { handle, .. } => Some(handle),
+            _ => None,
+        }
+    }
+
+    pub fn http_status(&self) -> Option<u16> {
+        match self.value {
+            Captured::Refusal { status } => Some(status),
+            _ => None,
         }
     }
 
     /// The task this capture is about: its own id, or, for a stream, the
     /// first task id any event carried.
     pub fn task_ref(&self) -> (Option<String>, Option<String>) {
-        if self.task_id.is_some() {
-            return (self.task_id.clone(), self.context_id.clone());
-        }
-        if let Some(stream) = &self.stream {
-            let (items, _) = stream.snapshot();
-            for item in &items {
-                if let Event::Task(task) = &item.event {
-                    return (task.id.clone(), task.context_id.clone());
+        match &self.value {
+            Captured::Task {
+                task_id: Some(id),
+                context_id,
+                ..
+            } => (Some(id.clone()), context_id.clone()),
+            Captured::Stream { handle, .. } => {
+                let (items, _) = handle.snapshot();
+                for item in &items {
+                    if let Event::Task(task) = &item.event {
+                        return (task.id.clone(), task.context_id.clone());
+                    }
                 }
+                let id = items.iter().find_map(|i| i.event.task_id());
+                (id.map(str::to_string), None)
             }
-            if let Some(id) = items.iter().find_map(|i| i.event.task_id()) {
-                return (Some(id.to_string()), None);
-            }
+            _ => (None, None),
         }
-        (None, None)
     }
 
-    /// A `${capture.field}` value; unknown or absent fields read as empty.
-    pub fn field(&self, name: &str) -> String {
-        match name {
-            "state" => self
-                .state
+    /// A `${capture.field}` value; absent fields read as empty.
+    pub fn field(&self, field: CaptureField) -> String {
+        match field {
+            CaptureField::State => self
+                .state()
                 .map(|s| s.as_str().to_string())
                 .unwrap_or_default(),
-            "code" => self
-                .error
-                .as_ref()
+            CaptureField::Code => self
+                .error()
                 .map(|e| format!("error {}", e.code))
                 .unwrap_or_default(),
-            "message" => self
-                .error
-                .as_ref()
-                .map(|e| e.message.clone())
-                .unwrap_or_default(),
-            "http_status" => self
-                .http_status
+            CaptureField::Message => self.error().map(|e| e.message.clone()).unwrap_or_default(),
+            CaptureField::HttpStatus => self
+                .http_status()
                 .map(|s| format!("HTTP {s}"))
                 .unwrap_or_default(),
-            "task_id" => self.task_ref().0.unwrap_or_default(),
-            "context_id" => self.task_ref().1.unwrap_or_default(),
-            _ => String::new(),
+            CaptureField::TaskId => self.task_ref().0.unwrap_or_default(),
+            CaptureField::ContextId => self.task_ref().1.unwrap_or_default(),
         }
     }
 
     /// Whether any of the condition's parts holds.
     pub fn matches(&self, condition: &Condition) -> bool {
         if self
-            .http_status
+            .http_status()
             .is_some_and(|s| condition.http_status.contains(&s))
         {
             return true;
         }
-        let state = self.state.map(|s| s.as_str());
-        if let Some(state) = state {
-            if condition.state.iter().any(|s| s == state) {
-                return true;
-            }
+        let state = self.state();
+        if state.is_some_and(|s| condition.state.contains(&s)) {
+            return true;
         }
         if !condition.not_state.is_empty()
-            && !state.is_some_and(|s| condition.not_state.iter().any(|n| n == s))
+            && !state.is_some_and(|s| condition.not_state.contains(&s))
         {
             return true;
         }
+        let error = self.error();
         if !condition.not_code.is_empty()
-            && !self
-                .error
-                .as_ref()
-                .is_some_and(|e| condition.not_code.contains(&e.code))
+            && !error.is_some_and(|e| condition.not_code.contains(&e.code))
         {
             return true;
         }
-        match &self.error {
+        match error {
             Some(error) => condition.error || condition.code.contains(&error.code),
-            // A stream that opened is not an answer with a task or message.
+            // Only an answer with a task or message is `ok`: not a stream
+            // that opened, nor a refusal, nor an answer where a stream was asked for.
             None => {
                 condition.ok
-                    && self.stream.is_none()
+                    && matches!(self.value, Captured::Task { .. } | Captured::Message)
                     && self.no_stream.is_none()
-                    && self.http_status.is_none()
             }
         }
     }
@@ -162,10 +244,10 @@ impl Capture {
 mod tests {
     use super::*;
 
-    fn cond(state: &[&str], not_state: &[&str], code: &[i64]) -> Condition {
+    fn cond(state: &[TaskState], not_state: &[TaskState], code: &[i64]) -> Condition {
         Condition {
-            state: state.iter().map(|s| s.to_string()).collect(),
-            not_state: not_state.iter().map(|s| s.to_string()).collect(),
+            state: state.to_vec(),
+            not_state: not_state.to_vec(),
             code: code.to_vec(),
             not_code: vec![],
             error: false,
@@ -176,12 +258,11 @@ mod tests {
 
     #[test]
     fn conditions_match_state_not_state_and_code() {
-        let mut c = Capture::empty(Instant::now(), "x");
-        c.state = Some(TaskState::Completed);
-        assert!(c.matches(&cond(&["completed"], &[], &[])));
-        assert!(!c.matches(&cond(&["canceled"], &[], &[])));
-        assert!(!c.matches(&cond(&[], &["completed"], &[])));
-        assert!(c.matches(&cond(&[], &["input-required"], &[])));
+        let c = Capture::about_task(None, Some(TaskState::Completed), Instant::now(), "x");
+        assert!(c.matches(&cond(&[TaskState::Completed], &[], &[])));
+        assert!(!c.matches(&cond(&[TaskState::Canceled], &[], &[])));
+        assert!(!c.matches(&cond(&[], &[TaskState::Completed], &[])));
+        assert!(c.matches(&cond(&[], &[TaskState::InputRequired], &[])));
         let e = Capture::from_error(
             RpcError {
                 code: -32602,
@@ -191,9 +272,9 @@ mod tests {
             Instant::now(),
         );
         assert!(e.matches(&cond(&[], &[], &[-32602])));
-        assert!(e.matches(&cond(&[], &["input-required"], &[])));
-        assert!(!e.matches(&cond(&["completed"], &[], &[-32002])));
-        assert_eq!(e.field("code"), "error -32602");
+        assert!(e.matches(&cond(&[], &[TaskState::InputRequired], &[])));
+        assert!(!e.matches(&cond(&[TaskState::Completed], &[], &[-32002])));
+        assert_eq!(e.field(CaptureField::Code), "error -32602");
     }
 
     #[test]
@@ -214,15 +295,14 @@ mod tests {
                 error: true,
                 ..Condition::default()
             },
-            cond(&["completed"], &[], &[-32001]),
+            cond(&[TaskState::Completed], &[], &[-32001]),
         ] {
             assert!(!refused.matches(&other), "{other:?}");
         }
-        assert_eq!(refused.field("http_status"), "HTTP 401");
-        let mut task = Capture::empty(Instant::now(), "task");
-        task.state = Some(TaskState::Completed);
+        assert_eq!(refused.field(CaptureField::HttpStatus), "HTTP 401");
+        let task = Capture::about_task(None, Some(TaskState::Completed), Instant::now(), "task");
         assert!(!task.matches(&status(&[401, 403])));
-        assert_eq!(task.field("http_status"), "");
+        assert_eq!(task.field(CaptureField::HttpStatus), "");
     }
 
     #[test]
@@ -241,7 +321,8 @@ mod tests {
                 Instant::now(),
             )
         };
-        assert!(Capture::empty(Instant::now(), "a config").matches(&not(&[-32003])));
+        let config = Capture::about_task(Some("t".into()), None, Instant::now(), "a config");
+        assert!(config.matches(&not(&[-32003])));
         assert!(error(-32602).matches(&not(&[-32003])));
         assert!(!error(-32003).matches(&not(&[-32003])));
     }

@@ -2,23 +2,27 @@
 //! scenarios, concurrent runs with retries, and the per-peer report.
 
 pub mod capture;
+pub mod context;
+mod poll;
 mod push;
 pub mod steps;
 pub mod stream_end;
 pub mod webhook;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
+use crate::declaration::DeclarationId;
+use crate::report::transcript::Evidence;
 use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
 use crate::transport::client::{http_client, read_bounded, ClientConfig};
 use crate::transport::{PeerClient, Redactor, Transcript};
+use context::{RunContext, StopKind};
 use futures_util::stream::{self, StreamExt};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use steps::{RunContext, StopKind};
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
@@ -126,12 +130,23 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
 struct Planned<'a> {
     scenario: &'a Scenario,
     run_id: String,
-    verifies: Vec<String>,
+    verifies: Vec<DeclarationId>,
     vars: HashMap<String, Option<String>>,
-    skip: Option<String>,
+    /// Why the run does not run: filtered, gated off, or (an error) a
+    /// `verifies:` template that named no declaration.
+    not_run: Option<NotRun>,
     /// `for_each: interfaces`: the interface this run talks to instead of the
     /// card's chosen endpoint.
     interface: Option<crate::card::Interface>,
+}
+
+/// Why a planned run does not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum NotRun {
+    /// Filtered out or gated off by the card: `skipped`, with the reason.
+    Skip(String),
+    /// The plan itself could not be made: `error`, with the reason.
+    Error(String),
 }
 
 async fn check_peer(
@@ -185,14 +200,15 @@ async fn check_peer(
     let runs: Vec<ScenarioReport> = stream::iter(plan.into_iter().map(|planned| async move {
         let own_client;
         let client = match &planned.interface {
-            Some(interface) if planned.skip.is_none() => match interface_client(interface, options)
-            {
-                Ok(c) => {
-                    own_client = c;
-                    &own_client
+            Some(interface) if planned.not_run.is_none() => {
+                match interface_client(interface, options) {
+                    Ok(c) => {
+                        own_client = c;
+                        &own_client
+                    }
+                    Err(message) => return errored(planned, message),
                 }
-                Err(message) => return errored(planned, message),
-            },
+            }
             _ => client,
         };
         let run = execute(client, planned, options).await;
@@ -203,12 +219,7 @@ async fn check_peer(
     .collect()
     .await;
     progress.peer_finished();
-    let declared: Vec<(String, bool)> = card
-        .declarations()
-        .into_iter()
-        .map(|d| (d.id, d.declared))
-        .collect();
-    report.declarations = crate::verdict::judge_declarations(&declared, &runs);
+    report.declarations = crate::verdict::judge_declarations(&card.declarations(), &runs);
     report.scenarios = runs;
     report
 }
@@ -255,95 +266,112 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
     let base = base_vars(card, suite, options);
     let mut plan = Vec::new();
     for scenario in &suite.scenarios {
-        let id = scenario.id();
-        let filtered = if options.skip.iter().any(|s| s == id) {
-            Some("skipped with --skip".to_string())
-        } else if !options.only.is_empty() && !options.only.iter().any(|s| s == id) {
-            Some("not selected by --scenario".to_string())
-        } else {
-            None
-        };
-        let gate = scenario.def.when.as_ref().and_then(|when| {
-            let (negate, path) = match when.value.strip_prefix('!') {
-                Some(p) => (true, p),
-                None => (false, when.value.as_str()),
-            };
-            let declared = card.is_declared(path).unwrap_or(false);
-            (declared == negate).then(|| {
-                if negate {
-                    format!("the card declares {path}")
-                } else {
-                    format!("the card does not declare {path}")
-                }
-            })
+        let skip = filter_reason(scenario.id(), options).or_else(|| {
+            let gate = scenario.gate.as_ref()?;
+            (!gate.opens(card.is_declared(&gate.id))).then(|| gate.skip_reason())
         });
-        let skip = filtered.or(gate);
-        type Expansion = (
-            String,
-            HashMap<String, Option<String>>,
-            Option<crate::card::Interface>,
-        );
-        let expansions: Vec<Expansion> = match scenario.def.for_each {
-            None => vec![(id.to_string(), HashMap::new(), None)],
-            Some(ForEach::InputModes) => card
-                .input_mode_declarations()
-                .into_iter()
-                .map(|(declaration, mode)| {
-                    let skill = skill_of(&declaration);
-                    let label = match &skill {
-                        Some(s) => format!("{id}[{s}:{mode}]"),
-                        None => format!("{id}[{mode}]"),
-                    };
-                    let mut extra = HashMap::new();
-                    extra.insert("mode".to_string(), Some(mode));
-                    extra.insert("declaration".to_string(), Some(declaration));
-                    extra.insert("skill".to_string(), Some(skill.unwrap_or_default()));
-                    (label, extra, None)
-                })
-                .collect(),
-            Some(ForEach::Interfaces) => card
-                .interface_declarations()
-                .into_iter()
-                .map(|(declaration, interface)| {
-                    let inner = declaration
-                        .strip_prefix("interfaces[")
-                        .and_then(|d| d.strip_suffix(']'))
-                        .unwrap_or(&declaration)
-                        .to_string();
-                    let mut extra = HashMap::new();
-                    extra.insert("declaration".to_string(), Some(declaration));
-                    extra.insert("binding".to_string(), Some(interface.binding_name.clone()));
-                    extra.insert(
-                        "interface_version".to_string(),
-                        interface.protocol_version.map(|v| v.as_str().to_string()),
-                    );
-                    extra.insert("url".to_string(), Some(interface.url.clone()));
-                    (format!("{id}[{inner}]"), extra, Some(interface))
-                })
-                .collect(),
-        };
-        for (run_id, extra, interface) in expansions {
+        for expansion in expand(card, scenario) {
             let mut vars = base.clone();
-            vars.extend(extra);
-            let verifies = scenario
-                .def
+            vars.extend(expansion.vars);
+            let verifies: Result<Vec<DeclarationId>, _> = scenario
                 .verifies
                 .iter()
-                .map(|v| {
-                    vars::substitute(v, |n| vars.get(n).cloned().flatten()).unwrap_or(v.clone())
-                })
+                .map(|v| v.resolve(|n| vars.get(n).cloned().flatten()))
                 .collect();
+            let (verifies, not_run) = match verifies {
+                Ok(ids) => (
+                    ids,
+                    skip.clone().or(expansion.unsupported).map(NotRun::Skip),
+                ),
+                Err(e) => (Vec::new(), Some(NotRun::Error(e.to_string()))),
+            };
             plan.push(Planned {
                 scenario,
-                run_id,
+                run_id: expansion.run_id,
                 verifies,
                 vars,
-                skip: skip.clone(),
-                interface,
+                not_run,
+                interface: expansion.interface,
             });
         }
     }
     plan
+}
+
+/// Why `--scenario`/`--skip` leave a scenario out, if they do.
+fn filter_reason(id: &str, options: &RunOptions) -> Option<String> {
+    if options.skip.iter().any(|s| s == id) {
+        Some("skipped with --skip".to_string())
+    } else if !options.only.is_empty() && !options.only.iter().any(|s| s == id) {
+        Some("not selected by --scenario".to_string())
+    } else {
+        None
+    }
+}
+
+/// One run of a scenario: its id, the variables `for_each` sets, and the
+/// interface it talks to (`for_each: interfaces`).
+struct Expansion {
+    run_id: String,
+    /// Why the tool cannot make this run (an interface it does not speak).
+    unsupported: Option<String>,
+    vars: HashMap<String, Option<String>>,
+    interface: Option<crate::card::Interface>,
+}
+
+/// A scenario's runs: one, or one per declaration its `for_each` names.
+fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
+    let id = scenario.id();
+    let set = |pairs: Vec<(&str, Option<String>)>| -> HashMap<String, Option<String>> {
+        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    };
+    match scenario.def.for_each {
+        None => vec![Expansion {
+            run_id: id.to_string(),
+            unsupported: None,
+            vars: HashMap::new(),
+            interface: None,
+        }],
+        Some(ForEach::InputModes) => card
+            .input_mode_declarations()
+            .into_iter()
+            .map(|(declaration, mode)| {
+                let skill = declaration.skill().map(str::to_string);
+                let run_id = match &skill {
+                    Some(s) => format!("{id}[{s}:{mode}]"),
+                    None => format!("{id}[{mode}]"),
+                };
+                Expansion {
+                    run_id,
+                    unsupported: None,
+                    vars: set(vec![
+                        ("mode", Some(mode)),
+                        ("declaration", Some(declaration.to_string())),
+                        ("skill", Some(skill.unwrap_or_default())),
+                    ]),
+                    interface: None,
+                }
+            })
+            .collect(),
+        Some(ForEach::Interfaces) => card
+            .interface_declarations()
+            .into_iter()
+            .map(|d| Expansion {
+                run_id: format!("{id}[{}]", d.id.interface_label().unwrap_or_default()),
+                vars: set(vec![
+                    ("declaration", Some(d.id.to_string())),
+                    ("binding", Some(d.interface.binding_name.clone())),
+                    (
+                        "interface_version",
+                        d.interface.protocol_version.map(|v| v.as_str().to_string()),
+                    ),
+                    ("url", Some(d.interface.url.clone())),
+                ]),
+                unsupported: d.unsupported,
+                interface: Some(d.interface),
+            })
+            .collect(),
+    }
 }
 
 /// A client for one declared interface (`for_each: interfaces`).
@@ -378,7 +406,7 @@ fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
         scenario: planned.scenario.id().to_string(),
         title: planned.scenario.def.title.clone(),
         verdict: ScenarioVerdict::Skipped,
-        verifies: planned.verifies.clone(),
+        verifies: planned.verifies.iter().map(ToString::to_string).collect(),
         duration_ms: 0,
         message: String::new(),
         attempts: 0,
@@ -389,26 +417,24 @@ fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
     }
 }
 
-/// `skills[echo].inputModes[text/plain]` → `echo`.
-fn skill_of(declaration: &str) -> Option<String> {
-    let rest = declaration.strip_prefix("skills[")?;
-    Some(rest[..rest.find(']')?].to_string())
-}
-
 async fn execute(
     client: &PeerClient,
     planned: Planned<'_>,
     options: &RunOptions,
 ) -> ScenarioReport {
     let mut report = blank_report(&planned);
-    if let Some(reason) = planned.skip {
-        report.message = reason;
-        return report;
+    match planned.not_run.clone() {
+        Some(NotRun::Skip(reason)) => {
+            report.message = reason;
+            return report;
+        }
+        Some(NotRun::Error(message)) => return errored(planned, message),
+        None => {}
     }
     let started = Instant::now();
     // Every failed attempt's message; the first failure's evidence.
     let mut failures: Vec<String> = Vec::new();
-    let mut first_evidence: Vec<crate::transport::Evidence> = Vec::new();
+    let mut first_evidence: Vec<Evidence> = Vec::new();
     loop {
         report.attempts += 1;
         let (verdict, message, evidence) = run_once(client, &planned, options).await;
@@ -447,7 +473,7 @@ async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
     options: &RunOptions,
-) -> (ScenarioVerdict, String, Vec<crate::transport::Evidence>) {
+) -> (ScenarioVerdict, String, Vec<Evidence>) {
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     let steps = &planned.scenario.def.steps;
@@ -554,14 +580,78 @@ mod tests {
             .iter()
             .find(|p| p.run_id == "input-mode-resume[s:image/png]")
             .unwrap();
-        assert_eq!(run.verifies, vec!["skills[s].inputModes[image/png]"]);
+        assert_eq!(
+            run.verifies,
+            vec!["skills[s].inputModes[image/png]"
+                .parse::<DeclarationId>()
+                .unwrap()]
+        );
         let refused = plan
             .iter()
             .find(|p| p.run_id == "streaming-refused-when-undeclared")
             .unwrap();
         assert_eq!(
-            refused.skip.as_deref(),
-            Some("the card declares capabilities.streaming")
+            refused.not_run,
+            Some(NotRun::Skip(
+                "the card declares capabilities.streaming".into()
+            ))
         );
+    }
+
+    #[test]
+    fn interfaces_the_tool_cannot_speak_still_get_a_row_and_a_skipped_run() {
+        let body = r#"{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[
+              {"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+              {"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},
+              {"url":"http://127.0.0.1:9/v03","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}],
+            "capabilities":{},"defaultInputModes":["text/plain"],
+            "defaultOutputModes":["text/plain"],"skills":[]}"#;
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let rows: Vec<String> = card
+            .declarations()
+            .into_iter()
+            .filter(|d| d.declared)
+            .map(|d| d.id.to_string())
+            .collect();
+        for id in [
+            "interfaces[JSONRPC 1.0]",
+            "interfaces[GRPC 1.0]",
+            "interfaces[HTTP+JSON 0.3]",
+        ] {
+            assert!(rows.iter().any(|r| r == id), "{id} missing from {rows:?}");
+        }
+        let suite = Suite::embedded().unwrap();
+        let plan = plan_runs(&card, &suite, &RunOptions::default());
+        let not_run = |run_id: &str| {
+            plan.iter()
+                .find(|p| p.run_id == run_id)
+                .unwrap_or_else(|| panic!("{run_id} not planned"))
+                .not_run
+                .clone()
+        };
+        assert_eq!(not_run("interface-served[JSONRPC 1.0]"), None);
+        for (run_id, named) in [
+            ("interface-served[GRPC 1.0]", "(GRPC 1.0)"),
+            ("interface-served[HTTP+JSON 0.3]", "(HTTP+JSON 0.3)"),
+        ] {
+            match not_run(run_id) {
+                Some(NotRun::Skip(reason)) => {
+                    assert!(
+                        reason.starts_with("binding not supported by this version")
+                            && reason.ends_with(named),
+                        "{run_id}: {reason}"
+                    )
+                }
+                other => panic!("{run_id}: {other:?}"),
+            }
+        }
     }
 }

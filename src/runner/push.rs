@@ -4,23 +4,13 @@
 //! delivery rules (v1 §4.3.3 for 1.0; the 0.3 text for 0.3).
 
 use super::capture::Capture;
-use super::steps::{RunContext, Stop};
+use super::context::{or_list, RunContext, StepResult, Stop};
 use super::webhook::{BodyShape, Credential, Delivery, WebhookReceiver};
-use crate::protocol::{Operation, ProtocolVersion};
-use crate::scenario::model::{ExpectWebhookStep, SetPushConfigStep};
-use crate::transport::{human_duration, Reply};
+use crate::protocol::{Operation, ProtocolVersion, TaskState};
+use crate::scenario::model::{ExpectWebhookStep, OneOrMany, SetPushConfigStep};
+use crate::transport::human_duration;
 use serde_json::Value;
-use std::time::Instant;
-
-/// The run's push state: its webhook receiver, once started, and the last
-/// delivery an `expect_webhook` consumed.
-#[derive(Default)]
-pub struct PushState {
-    receiver: Option<WebhookReceiver>,
-    cursor: usize,
-    /// Whether a token was set on a push config in this run.
-    token_set: bool,
-}
+use std::time::{Duration, Instant};
 
 impl RunContext<'_> {
     /// The run's receiver, started on first use.
@@ -86,31 +76,20 @@ impl RunContext<'_> {
             .call(&self.transcript, Operation::CreatePushConfig, params)
             .await;
         let at = Instant::now();
-        let mut capture = match reply {
-            Reply::Ok(result) => {
-                let mut c = Capture::empty(at, describe_config(&result));
-                c.task_id = Some(task_id);
-                c
-            }
-            Reply::Err(error) => Capture::from_error(error, at),
-            Reply::Refused { status, detail } => {
-                return Err(self.refused(Operation::CreatePushConfig, status, &detail))
-            }
-            Reply::Broken(reason) => return Err(Stop::fail(format!("CreatePushConfig: {reason}"))),
-            Reply::Unreachable(reason) => return Err(Stop::error(reason)),
+        let op = Operation::CreatePushConfig;
+        let mut capture = match self.answered_configured(op, reply)? {
+            Ok(result) => Capture::about_task(Some(task_id), None, at, describe_config(&result)),
+            Err(error) => Capture::from_error(error, at),
         };
         capture.source = "the CreatePushConfig answer".into();
         self.captures.insert(s.capture.clone(), capture);
         Ok(())
     }
 
-    pub(super) async fn expect_webhook(&mut self, s: &ExpectWebhookStep) -> Result<(), Stop> {
+    pub(super) async fn expect_webhook(&mut self, s: &ExpectWebhookStep) -> StepResult {
         let within = self.duration(&s.within)?;
-        let states: Vec<String> = s.state.as_ref().map(|k| k.items()).unwrap_or_default();
-        let version = self.version();
-        let local = peer_is_local(&self.client.endpoint);
+        let states = OneOrMany::all(&s.state);
         let cursor = self.push.cursor;
-        let token_set = self.push.token_set;
         let started = Instant::now();
         let Some(receiver) = self.push.receiver.as_ref() else {
             return Err(Stop::error(
@@ -120,9 +99,7 @@ impl RunContext<'_> {
         let matches = |d: &Delivery| {
             d.seq > cursor
                 && d.event.as_ref().is_some_and(|e| {
-                    states.is_empty()
-                        || e.state()
-                            .is_some_and(|st| states.iter().any(|x| x == st.as_str()))
+                    states.is_empty() || e.state().is_some_and(|st| states.contains(&st))
                 })
         };
         receiver
@@ -131,64 +108,50 @@ impl RunContext<'_> {
         let deliveries = receiver.deliveries();
         let dropped = receiver.dropped();
         if let Some(d) = deliveries.iter().find(|d| matches(d)).cloned() {
-            self.push.cursor = d.seq;
-            let verdict = judge_delivery(version, &d, token_set);
-            if let Some(name) = &s.capture {
-                let mut capture = Capture::empty(d.at, d.describe());
-                capture.state = d.event.as_ref().and_then(|e| e.state());
-                capture.task_id = d
-                    .event
-                    .as_ref()
-                    .and_then(|e| e.task_id())
-                    .map(str::to_string);
-                capture.source = format!("webhook POST #{}", d.seq);
-                self.captures.insert(name.clone(), capture);
-            }
-            return match verdict {
-                Ok(notes) => {
-                    for note in notes {
-                        self.transcript.note(note);
-                    }
-                    Ok(())
-                }
-                Err(reason) => Err(Stop::fail(format!("webhook POST #{}: {reason}", d.seq))),
-            };
+            return self.take_delivery(d, s.capture.as_deref());
         }
-        let wanted = if states.is_empty() {
-            "push notification".to_string()
-        } else {
-            format!("push notification with state {}", states.join(" or "))
-        };
         let fresh: Vec<&Delivery> = deliveries.iter().filter(|d| d.seq > cursor).collect();
-        let mut situation = format!(
-            "no {wanted} reached the webhook within {}",
-            human_duration(within)
-        );
-        if !fresh.is_empty() {
-            let seen: Vec<String> = fresh
-                .iter()
-                .take(5)
-                .map(|d| format!("#{} {}", d.seq, d.describe_body()))
-                .collect();
-            situation.push_str(&format!(
-                " ({} other notification(s): {}{})",
-                fresh.len(),
-                seen.join("; "),
-                if fresh.len() > 5 { "; …" } else { "" }
-            ));
+        let situation = no_delivery(&states, within, &fresh, dropped);
+        self.stop_without_delivery(s, situation)
+    }
+
+    /// The awaited notification came: consume it, capture it, judge it
+    /// against the version's delivery rules.
+    fn take_delivery(&mut self, d: Delivery, capture: Option<&str>) -> StepResult {
+        self.push.cursor = d.seq;
+        let verdict = judge_delivery(self.version(), &d, self.push.token_set);
+        if let Some(name) = capture {
+            let event = d.event.as_ref();
+            let mut capture = Capture::about_task(
+                event.and_then(|e| e.task_id()).map(str::to_string),
+                event.and_then(|e| e.state()),
+                d.at,
+                d.describe(),
+            );
+            capture.source = format!("webhook POST #{}", d.seq);
+            self.captures.insert(name.to_string(), capture);
         }
-        if dropped > 0 {
-            situation.push_str(&format!(
-                "; {dropped} more POST(s) past the cap were not kept"
-            ));
+        match verdict {
+            Ok(notes) => {
+                for note in notes {
+                    self.transcript.note(note);
+                }
+                Ok(())
+            }
+            Err(reason) => Err(Stop::fail(format!("webhook POST #{}: {reason}", d.seq))),
         }
+    }
+
+    /// No notification came: inconclusive when the step says so or the peer
+    /// could not reach the loopback receiver; otherwise the run fails.
+    fn stop_without_delivery(&self, s: &ExpectWebhookStep, situation: String) -> StepResult {
         if let Some(reason) = &s.otherwise_inconclusive {
             return Err(Stop::inconclusive(format!(
                 "{}: {situation}",
                 self.text(reason)?
             )));
         }
-        if !local {
+        if !peer_is_local(&self.client.endpoint) {
             return Err(Stop::inconclusive(format!(
                 "{situation}; the peer ({}) is not on this machine, and the webhook receiver listens on 127.0.0.1 only, so the peer could not reach it",
                 self.client.endpoint.host_str().unwrap_or("?")
@@ -200,6 +163,44 @@ impl RunContext<'_> {
         };
         Err(Stop::fail(format!("{lead}{situation}")))
     }
+}
+
+/// What reached the webhook instead of the awaited notification (`fresh`:
+/// the deliveries after the last one consumed), in words.
+fn no_delivery(
+    states: &[TaskState],
+    within: Duration,
+    fresh: &[&Delivery],
+    dropped: usize,
+) -> String {
+    let wanted = if states.is_empty() {
+        "push notification".to_string()
+    } else {
+        format!("push notification with state {}", or_list(states))
+    };
+    let mut situation = format!(
+        "no {wanted} reached the webhook within {}",
+        human_duration(within)
+    );
+    if !fresh.is_empty() {
+        let seen: Vec<String> = fresh
+            .iter()
+            .take(5)
+            .map(|d| format!("#{} {}", d.seq, d.describe_body()))
+            .collect();
+        situation.push_str(&format!(
+            " ({} other notification(s): {}{})",
+            fresh.len(),
+            seen.join("; "),
+            if fresh.len() > 5 { "; …" } else { "" }
+        ));
+    }
+    if dropped > 0 {
+        situation.push_str(&format!(
+            "; {dropped} more POST(s) past the cap were not kept"
+        ));
+    }
+    situation
 }
 
 /// A push config answer in words.

@@ -2,138 +2,20 @@
 //! stops the run with a verdict and the reason; a failed check is a result,
 //! never an `Err`.
 
-use super::capture::Capture;
-use crate::protocol::{
-    Event, MessagePart, Operation, ProtocolVersion, SendResult, TaskState, TaskView,
-};
+use super::capture::{Capture, Captured};
+use super::context::{or_list, Answered, RunContext, StepResult, Stop};
+use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState};
 use crate::scenario::model::{
-    Condition, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, PollStep, ResumeStep, SendStep,
-    Step,
+    self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
+    ResumeStep, SendStep, Step,
 };
-use crate::scenario::vars;
+use crate::scenario::template::Template;
 use crate::transport::client::{CallOptions, Credentials};
 use crate::transport::stream::describe;
-use crate::transport::{
-    human_duration, PeerClient, Reply, StreamEnd, StreamItem, StreamOpen, Transcript,
-};
-use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use crate::transport::{human_duration, StreamEnd, StreamItem, StreamOpen};
+use std::time::Instant;
 
-/// Why a run stopped before its last step passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopKind {
-    Fail,
-    Inconclusive,
-    Error,
-}
-
-#[derive(Debug, Clone)]
-pub struct Stop {
-    pub kind: StopKind,
-    pub message: String,
-}
-
-impl Stop {
-    pub fn fail(message: impl Into<String>) -> Stop {
-        Stop {
-            kind: StopKind::Fail,
-            message: message.into(),
-        }
-    }
-    pub fn inconclusive(message: impl Into<String>) -> Stop {
-        Stop {
-            kind: StopKind::Inconclusive,
-            message: message.into(),
-        }
-    }
-    pub fn error(message: impl Into<String>) -> Stop {
-        Stop {
-            kind: StopKind::Error,
-            message: message.into(),
-        }
-    }
-}
-
-type StepResult = Result<(), Stop>;
-
-/// The state of one scenario run.
-pub struct RunContext<'a> {
-    pub client: &'a PeerClient,
-    pub transcript: Arc<Transcript>,
-    /// Variables for this run: `None` is a variable that exists but is unset.
-    pub vars: HashMap<String, Option<String>>,
-    pub(super) captures: HashMap<String, Capture>,
-    /// Per stream: the last event a step consumed.
-    cursors: HashMap<String, usize>,
-    /// The run's webhook receiver and what `expect_webhook` consumed.
-    pub(super) push: super::push::PushState,
-}
-
-impl<'a> RunContext<'a> {
-    pub fn new(
-        client: &'a PeerClient,
-        transcript: Arc<Transcript>,
-        vars: HashMap<String, Option<String>>,
-    ) -> Self {
-        RunContext {
-            client,
-            transcript,
-            vars,
-            captures: HashMap::new(),
-            cursors: HashMap::new(),
-            push: Default::default(),
-        }
-    }
-
-    pub(super) fn version(&self) -> ProtocolVersion {
-        self.client.version
-    }
-
-    /// Substitutes `${…}`; an unset variable makes the run inconclusive, naming it.
-    pub(super) fn text(&self, template: &str) -> Result<String, Stop> {
-        let mut unset = None;
-        let result = vars::substitute(template, |name| {
-            if let Some((capture, field)) = name.split_once('.') {
-                return Some(
-                    self.captures
-                        .get(capture)
-                        .map(|c| c.field(field))
-                        .unwrap_or_default(),
-                );
-            }
-            match self.vars.get(name) {
-                Some(Some(value)) => Some(value.clone()),
-                Some(None) => {
-                    unset = Some(name.to_string());
-                    None
-                }
-                None => None,
-            }
-        });
-        result.map_err(|name| match unset {
-            Some(var) => Stop::inconclusive(format!(
-                "variable `{var}` is not set: pass --var {var}=… or set it in a --profile"
-            )),
-            None => Stop::error(format!("variable `{name}` is unknown")),
-        })
-    }
-
-    pub(super) fn duration(&self, template: &str) -> Result<Duration, Stop> {
-        let text = self.text(template)?;
-        vars::parse_duration(&text).map_err(Stop::error)
-    }
-
-    pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
-        self.captures
-            .get(name)
-            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
-    }
-
-    fn offset(&self, at: Instant) -> String {
-        format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
-    }
-
+impl RunContext<'_> {
     /// Runs one step.
     pub async fn step(&mut self, step: &Step) -> StepResult {
         match step {
@@ -184,7 +66,7 @@ impl<'a> RunContext<'a> {
     }
 
     async fn send(&mut self, s: &SendStep, streaming: bool) -> StepResult {
-        let text = self.text(s.text.as_deref().unwrap_or("${prompt}"))?;
+        let text = self.text(s.text.as_ref().unwrap_or(&Template::var("prompt")))?;
         let parts = [MessagePart::Text(text)];
         let message = self
             .version()
@@ -202,7 +84,7 @@ impl<'a> RunContext<'a> {
                 Some(v) => Some(self.text(v)?),
                 None => None,
             },
-            credentials: s.credentials,
+            credentials: client_credentials(s.credentials),
         };
         let capture = if streaming {
             self.open_with(Operation::SendStreamingMessage, params, &options)
@@ -217,12 +99,14 @@ impl<'a> RunContext<'a> {
 
     async fn resume(&mut self, s: &ResumeStep) -> StepResult {
         let (task_id, context_id) = self.task_of(&s.task)?;
-        let mode = self.text(s.mode.as_deref().unwrap_or("text/plain"))?;
-        let text = self.text(
-            s.text
-                .as_deref()
-                .unwrap_or("Here is the input you asked for."),
-        )?;
+        let mode = match &s.mode {
+            Some(mode) => self.text(mode)?,
+            None => "text/plain".to_string(),
+        };
+        let text = match &s.text {
+            Some(text) => self.text(text)?,
+            None => "Here is the input you asked for.".to_string(),
+        };
         let part = MessagePart::for_media_type(&mode, &text);
         self.transcript.note(format!(
             "resuming task {task_id} with a part of type {}",
@@ -264,7 +148,7 @@ impl<'a> RunContext<'a> {
         Ok(())
     }
 
-    fn task_of(&self, name: &str) -> Result<(String, Option<String>), Stop> {
+    pub(super) fn task_of(&self, name: &str) -> Result<(String, Option<String>), Stop> {
         let capture = self.capture(name)?;
         match capture.task_ref() {
             (Some(id), context) => Ok((id, context)),
@@ -294,29 +178,23 @@ impl<'a> RunContext<'a> {
             .call_with(&self.transcript, op, params, options)
             .await;
         let at = Instant::now();
-        let capture = match reply {
-            Reply::Ok(result) => match SendResult::from_result(&result) {
-                SendResult::Task(task) => Ok(Capture::from_task(&task, at)),
-                SendResult::Message => Ok(Capture::empty(at, "a direct Message (no task)")),
-                SendResult::Unrecognized(reason) => Err(Stop::fail(format!(
-                    "{op:?} answered something that is not a task: {reason}"
-                ))),
-            },
-            Reply::Err(error) => Ok(Capture::from_error(error, at)),
-            Reply::Refused { status, detail } => {
-                if options.credentials == Credentials::Configured {
-                    Err(self.refused(op, status, &detail))
-                } else {
-                    Ok(Capture::from_refusal(status, &detail, at))
+        let mut capture = match self.answered(op, reply, options.credentials)? {
+            Answered::Result(result) => match SendResult::from_result(&result) {
+                SendResult::Task(task) => Capture::from_task(&task, at),
+                SendResult::Message => {
+                    Capture::new(Captured::Message, at, "a direct Message (no task)")
                 }
-            }
-            Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
-            Reply::Unreachable(reason) => Err(Stop::error(reason)),
+                SendResult::Unrecognized(reason) => {
+                    return Err(Stop::fail(format!(
+                        "{op:?} answered something that is not a task: {reason}"
+                    )))
+                }
+            },
+            Answered::Error(error) => Capture::from_error(error, at),
+            Answered::Refused { status, detail } => Capture::from_refusal(status, &detail, at),
         };
-        capture.map(|mut c| {
-            c.source = format!("the {op:?} answer");
-            c
-        })
+        capture.source = format!("the {op:?} answer");
+        Ok(capture)
     }
 
     async fn open(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
@@ -335,17 +213,20 @@ impl<'a> RunContext<'a> {
             .await
         {
             StreamOpen::Stream(handle) => {
-                let mut capture = Capture::empty(handle.opened_at, "a stream");
-                capture.stream = Some(handle);
-                Ok(capture)
+                let at = handle.opened_at;
+                let stream = Captured::Stream {
+                    handle,
+                    error: None,
+                };
+                Ok(Capture::new(stream, at, "a stream"))
             }
             StreamOpen::Answer(reply) => {
                 let at = Instant::now();
-                let mut capture = match reply {
-                    Reply::Ok(result) => {
+                let mut capture = match self.answered(op, reply, options.credentials)? {
+                    Answered::Result(result) => {
                         let mut c = match SendResult::from_result(&result) {
                             SendResult::Task(task) => Capture::from_task(&task, at),
-                            _ => Capture::empty(at, "a plain JSON answer"),
+                            _ => Capture::new(Captured::Message, at, "a plain JSON answer"),
                         };
                         c.summary = format!(
                             "a plain JSON answer instead of an SSE stream ({})",
@@ -353,15 +234,10 @@ impl<'a> RunContext<'a> {
                         );
                         c
                     }
-                    Reply::Err(error) => Capture::from_error(error, at),
-                    Reply::Refused { status, detail } => {
-                        if options.credentials == Credentials::Configured {
-                            return Err(self.refused(op, status, &detail));
-                        }
+                    Answered::Error(error) => Capture::from_error(error, at),
+                    Answered::Refused { status, detail } => {
                         Capture::from_refusal(status, &detail, at)
                     }
-                    Reply::Broken(reason) => return Err(Stop::fail(format!("{op:?}: {reason}"))),
-                    Reply::Unreachable(reason) => return Err(Stop::error(reason)),
                 };
                 capture.no_stream = Some(format!(
                     "the peer answered {} instead of a stream",
@@ -370,20 +246,6 @@ impl<'a> RunContext<'a> {
                 Ok(capture)
             }
         }
-    }
-
-    /// A refusal (HTTP 401/403) of a request carrying the configured
-    /// credentials: the run cannot reach what it checks, so it is
-    /// inconclusive, saying which credentials to give.
-    pub(super) fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
-        let hint = if self.client.has_credentials() {
-            "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
-        } else {
-            "no credentials were given: pass a token with --bearer-env VAR (or a header with --header)"
-        };
-        Stop::inconclusive(format!(
-            "the peer refused {op:?} with HTTP {status} ({detail}); {hint}"
-        ))
     }
 
     /// A streaming call may be refused inside the stream: the SSE stream's
@@ -401,18 +263,19 @@ impl<'a> RunContext<'a> {
             .captures
             .get_mut(name)
             .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))?;
-        let Some(stream) = &capture.stream else {
+        let Captured::Stream {
+            handle,
+            error: None,
+        } = &mut capture.value
+        else {
             return Ok(());
         };
-        if capture.error.is_some() {
-            return Ok(());
-        }
-        stream
+        handle
             .wait_until(Instant::now() + timeout, |items, end| {
                 !items.is_empty() || end.is_some()
             })
             .await;
-        let first = stream.snapshot().0.into_iter().next();
+        let first = handle.snapshot().0.into_iter().next();
         if let Some(StreamItem {
             event: Event::Error(error),
             seq,
@@ -423,14 +286,16 @@ impl<'a> RunContext<'a> {
                 "error {} {} (stream event #{seq}: refused inside the stream)",
                 error.code, error.message
             );
-            capture.error = Some(error);
+            if let Captured::Stream { error: slot, .. } = &mut capture.value {
+                *slot = Some(error);
+            }
         }
         Ok(())
     }
 
     fn stream_of(&self, name: &str) -> Result<&crate::transport::StreamHandle, Stop> {
         let capture = self.capture(name)?;
-        capture.stream.as_ref().ok_or_else(|| {
+        capture.stream().ok_or_else(|| {
             Stop::fail(
                 capture
                     .no_stream
@@ -442,20 +307,17 @@ impl<'a> RunContext<'a> {
 
     async fn expect_event(&mut self, s: &ExpectEventStep) -> StepResult {
         let within = self.duration(&s.within)?;
-        let kinds = s.kind.as_ref().map(|k| k.items()).unwrap_or_default();
-        let states: Vec<String> = s.state.as_ref().map(|k| k.items()).unwrap_or_default();
+        let kinds = OneOrMany::all(&s.kind);
+        let states = OneOrMany::all(&s.state);
         let cursor = self.cursors.get(&s.stream).copied().unwrap_or(0);
         let started = Instant::now();
         let stream = self.stream_of(&s.stream)?;
         let matches = |item: &StreamItem| {
             item.seq > cursor
                 && !matches!(item.event, Event::Unrecognized { .. })
-                && (kinds.is_empty() || kinds.iter().any(|k| k == item.event.kind()))
-                && (states.is_empty()
-                    || item
-                        .event
-                        .state()
-                        .is_some_and(|st| states.iter().any(|x| x == st.as_str())))
+                && (kinds.is_empty()
+                    || EventKind::of(&item.event).is_some_and(|k| kinds.contains(&k)))
+                && (states.is_empty() || item.event.state().is_some_and(|st| states.contains(&st)))
         };
         let found = stream
             .wait_until(started + within, |items, _| items.iter().any(&matches))
@@ -466,56 +328,19 @@ impl<'a> RunContext<'a> {
             if let Some(item) = item {
                 self.cursors.insert(s.stream.clone(), item.seq);
                 if let Some(name) = &s.capture {
-                    let mut capture = Capture::empty(
-                        item.at,
-                        format!("event #{} {}", item.seq, describe(&item.event)),
-                    );
-                    capture.state = item.event.state();
-                    capture.source = format!("stream event #{}", item.seq);
-                    capture.task_id = item.event.task_id().map(str::to_string);
-                    if let Event::Error(e) = &item.event {
-                        capture.error = Some(e.clone());
-                    }
+                    let capture = Capture::from_event(&item);
                     self.captures.insert(name.clone(), capture);
                 }
                 return Ok(());
             }
         }
-        let wanted = describe_wanted(&kinds, &states);
-        let comments = stream.comments();
-        let seen = items.len().saturating_sub(cursor);
-        let situation = match &end {
-            Some(end) if seen == 0 => format!(
-                "the stream {} at {} before any new event",
-                end_words(end),
-                self.offset(end.at())
-            ),
-            Some(end) => format!(
-                "the stream {} at {} after {seen} more event(s), none of them {wanted}",
-                end_words(end),
-                self.offset(end.at())
-            ),
-            None => format!(
-                "no {wanted} within {} ({seen} new event(s){})",
-                human_duration(within),
-                if comments > 0 {
-                    format!(", {comments} keep-alive comment(s), which do not count")
-                } else {
-                    String::new()
-                }
-            ),
-        };
-        let invalid: Vec<String> = items
-            .iter()
-            .filter(|i| i.seq > cursor && matches!(i.event, Event::Unrecognized { .. }))
-            .take(3)
-            .map(|i| format!("event #{} {}", i.seq, describe(&i.event)))
-            .collect();
-        let situation = if invalid.is_empty() {
-            situation
-        } else {
-            format!("{situation}; invalid events: {}", invalid.join("; "))
-        };
+        let situation = Missed {
+            wanted: describe_wanted(&kinds, &states),
+            within,
+            cursor,
+            comments: stream.comments(),
+        }
+        .describe(self, &items, end.as_ref());
         if let Some(reason) = &s.otherwise_inconclusive {
             return Err(Stop::inconclusive(format!(
                 "{}: {situation}",
@@ -532,11 +357,7 @@ impl<'a> RunContext<'a> {
     async fn expect_quiet(&mut self, s: &ExpectQuietStep) -> StepResult {
         let duration = self.duration(&s.duration)?;
         let kinds = s.kind.items();
-        let allowed: Vec<String> = s
-            .except_state
-            .as_ref()
-            .map(|k| k.items())
-            .unwrap_or_default();
+        let allowed = OneOrMany::all(&s.except_state);
         let (after, after_label) = match &s.after {
             Some(name) => {
                 let capture = self.capture(name)?;
@@ -558,12 +379,8 @@ impl<'a> RunContext<'a> {
         let offenders: Vec<&StreamItem> = items
             .iter()
             .filter(|i| i.at > after)
-            .filter(|i| kinds.iter().any(|k| k == i.event.kind()))
-            .filter(|i| {
-                !i.event
-                    .state()
-                    .is_some_and(|st| allowed.iter().any(|a| a == st.as_str()))
-            })
+            .filter(|i| EventKind::of(&i.event).is_some_and(|k| kinds.contains(&k)))
+            .filter(|i| !i.event.state().is_some_and(|st| allowed.contains(&st)))
             .collect();
         if offenders.is_empty() {
             return Ok(());
@@ -626,131 +443,72 @@ impl<'a> RunContext<'a> {
             Err(reason) => Err(Stop::fail(format!("{lead}{reason}"))),
         }
     }
-
-    async fn poll_until_stable(&mut self, s: &PollStep) -> StepResult {
-        let (task_id, _) = self.task_of(&s.task)?;
-        let wanted: Vec<String> = s.state.items();
-        let reads: usize = match &s.reads {
-            Some(text) => self
-                .text(text)?
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| (1..=100).contains(n))
-                .ok_or_else(|| Stop::error("`reads` must be a whole number from 1 to 100"))?,
-            None => 2,
-        };
-        let interval = self.duration(s.interval.as_deref().unwrap_or("500ms"))?;
-        let within = self.duration(s.within.as_deref().unwrap_or("10s"))?;
-        let deadline = Instant::now() + within;
-        let mut history: Vec<(Instant, TaskState, String)> = Vec::new();
-        // What the capture itself saw counts as a read: a change from it is a change.
-        if let Ok(capture) = self.capture(&s.task) {
-            if let (Some(state), Some(digest)) = (capture.state, capture.digest.clone()) {
-                history.push((capture.at, state, digest));
-            }
-        }
-        let mut fresh = 0usize;
-        loop {
-            let reply = self
-                .client
-                .call(
-                    &self.transcript,
-                    Operation::GetTask,
-                    self.version().task_params(&task_id),
-                )
-                .await;
-            let at = Instant::now();
-            let task = match reply {
-                Reply::Ok(result) => match SendResult::from_result(&result) {
-                    SendResult::Task(t) => t,
-                    _ => TaskView::from_json(&result),
-                },
-                Reply::Err(e) => {
-                    return Err(Stop::fail(format!(
-                        "GetTask on task {task_id} answered error {} {}",
-                        e.code, e.message
-                    )))
-                }
-                Reply::Refused { status, detail } => {
-                    return Err(self.refused(Operation::GetTask, status, &detail))
-                }
-                Reply::Broken(reason) => return Err(Stop::fail(format!("GetTask: {reason}"))),
-                Reply::Unreachable(reason) => return Err(Stop::error(reason)),
-            };
-            let Some(state) = task.state else {
-                return Err(Stop::fail(format!(
-                    "GetTask on task {task_id} returned no readable status.state"
-                )));
-            };
-            let digest = task.artifacts_digest();
-            if let Some((first_at, first_state, first_digest)) =
-                history.iter().find(|(_, st, _)| st.is_terminal()).cloned()
-            {
-                if state != first_state {
-                    let what = if state.is_terminal() {
-                        "overwritten"
-                    } else {
-                        "resurrected"
-                    };
-                    return Err(Stop::fail(format!(
-                        "the task read {first_state} at {}, then {state} at {} (terminal state {what})",
-                        self.offset(first_at),
-                        self.offset(at)
-                    )));
-                }
-                if digest != first_digest {
-                    return Err(Stop::fail(format!(
-                        "the artifacts changed after the task read {first_state}: digest {first_digest} at {}, {digest} at {} ({})",
-                        self.offset(first_at),
-                        self.offset(at),
-                        task.summary()
-                    )));
-                }
-            }
-            history.push((at, state, digest));
-            fresh += 1;
-            let tail = &history[history.len().saturating_sub(reads)..];
-            let agree = fresh >= reads
-                && tail
-                    .iter()
-                    .all(|(_, st, d)| *st == tail[0].1 && *d == tail[0].2);
-            if agree && wanted.iter().any(|w| w == state.as_str()) {
-                if let Some(name) = &s.capture {
-                    self.captures
-                        .insert(name.clone(), Capture::from_task(&task, at));
-                }
-                return Ok(());
-            }
-            if agree && state.is_terminal() {
-                return Err(Stop::fail(format!(
-                    "the task reads {state} on {reads} consecutive reads, expected {}",
-                    wanted.join(" or ")
-                )));
-            }
-            if Instant::now() + interval > deadline {
-                return Err(Stop::fail(format!(
-                    "the task did not settle in {} within {} (last read: {})",
-                    wanted.join(" or "),
-                    human_duration(within),
-                    task.summary()
-                )));
-            }
-            tokio::time::sleep(interval).await;
-        }
-    }
 }
 
-fn describe_wanted(kinds: &[String], states: &[String]) -> String {
+fn describe_wanted(kinds: &[EventKind], states: &[TaskState]) -> String {
     let kinds = if kinds.is_empty() {
         "any event".to_string()
     } else {
-        kinds.join(" or ")
+        or_list(kinds)
     };
     if states.is_empty() {
         kinds
     } else {
-        format!("{kinds} with state {}", states.join(" or "))
+        format!("{kinds} with state {}", or_list(states))
+    }
+}
+
+/// An event `expect_event` waited for in vain, and what the stream did instead.
+struct Missed {
+    wanted: String,
+    within: std::time::Duration,
+    /// The last event an earlier step consumed.
+    cursor: usize,
+    /// Keep-alive comments seen (they never count as events).
+    comments: usize,
+}
+
+impl Missed {
+    fn describe(&self, ctx: &RunContext, items: &[StreamItem], end: Option<&StreamEnd>) -> String {
+        let Missed {
+            wanted,
+            within,
+            cursor,
+            comments,
+        } = self;
+        let seen = items.len().saturating_sub(*cursor);
+        let situation = match end {
+            Some(end) if seen == 0 => format!(
+                "the stream {} at {} before any new event",
+                end_words(end),
+                ctx.offset(end.at())
+            ),
+            Some(end) => format!(
+                "the stream {} at {} after {seen} more event(s), none of them {wanted}",
+                end_words(end),
+                ctx.offset(end.at())
+            ),
+            None => format!(
+                "no {wanted} within {} ({seen} new event(s){})",
+                human_duration(*within),
+                if *comments > 0 {
+                    format!(", {comments} keep-alive comment(s), which do not count")
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        let invalid: Vec<String> = items
+            .iter()
+            .filter(|i| i.seq > *cursor && matches!(i.event, Event::Unrecognized { .. }))
+            .take(3)
+            .map(|i| format!("event #{} {}", i.seq, describe(&i.event)))
+            .collect();
+        if invalid.is_empty() {
+            situation
+        } else {
+            format!("{situation}; invalid events: {}", invalid.join("; "))
+        }
     }
 }
 
@@ -759,6 +517,15 @@ fn end_words(end: &StreamEnd) -> String {
         StreamEnd::Closed { .. } => "closed".into(),
         StreamEnd::Cut { reason, .. } => format!("was cut ({reason})"),
         StreamEnd::Failed { reason, .. } => format!("failed ({reason})"),
+    }
+}
+
+/// The scenario's `credentials` choice, as the HTTP client takes it.
+fn client_credentials(choice: model::Credentials) -> Credentials {
+    match choice {
+        model::Credentials::Configured => Credentials::Configured,
+        model::Credentials::None => Credentials::None,
+        model::Credentials::Invalid => Credentials::Invalid,
     }
 }
 

@@ -10,8 +10,9 @@
 //! v1 §13.2), so scenarios read such refusals as inconclusive.
 
 use crate::protocol::{Event, ProtocolVersion, TaskView};
+use crate::report::transcript::EvidenceKind;
 use crate::transport::stream::describe;
-use crate::transport::{EvidenceKind, Transcript, MAX_SSE_EVENT_BYTES};
+use crate::transport::{Transcript, MAX_SSE_EVENT_BYTES};
 use axum::body::{to_bytes, Body};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
@@ -254,32 +255,51 @@ async fn receive(
         return StatusCode::SERVICE_UNAVAILABLE;
     }
     let at = Instant::now();
-    let transcript = &inner.transcript;
-    if uri.path() != inner.path {
-        transcript.record(
-            EvidenceKind::Event,
-            at,
+    if let Some(refused) = refuse_request(&inner, at, &method, &uri) {
+        return refused;
+    }
+    match read_body(&inner, at, &headers, body).await {
+        Ok(bytes) => keep(&inner, at, &headers, &bytes),
+        Err(refused) => refused,
+    }
+}
+
+/// A request to another path or with another method than POST is recorded
+/// and refused.
+fn refuse_request(inner: &Inner, at: Instant, method: &Method, uri: &Uri) -> Option<StatusCode> {
+    let (summary, status) = if uri.path() != inner.path {
+        (
             format!(
                 "webhook receiver: {method} {} is not the receiver's path (answered 404)",
                 uri.path()
             ),
-            None,
-            None,
-        );
-        return StatusCode::NOT_FOUND;
-    }
-    if method != Method::POST {
-        transcript.record(
-            EvidenceKind::Event,
-            at,
+            StatusCode::NOT_FOUND,
+        )
+    } else if method != Method::POST {
+        (
             format!("webhook receiver: {method} instead of POST (answered 405)"),
-            None,
-            None,
-        );
-        return StatusCode::METHOD_NOT_ALLOWED;
-    }
-    let bytes = match tokio::time::timeout(BODY_WAIT, to_bytes(body, MAX_WEBHOOK_BODY)).await {
-        Ok(Ok(bytes)) => bytes,
+            StatusCode::METHOD_NOT_ALLOWED,
+        )
+    } else {
+        return None;
+    };
+    inner
+        .transcript
+        .record(EvidenceKind::Event, at, summary, None, None);
+    Some(status)
+}
+
+/// The body, bounded in size ([`MAX_WEBHOOK_BODY`]) and time ([`BODY_WAIT`]);
+/// a body past either bound is recorded and refused.
+async fn read_body(
+    inner: &Inner,
+    at: Instant,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<axum::body::Bytes, StatusCode> {
+    let transcript = &inner.transcript;
+    match tokio::time::timeout(BODY_WAIT, to_bytes(body, MAX_WEBHOOK_BODY)).await {
+        Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(_)) => {
             transcript.record(
                 EvidenceKind::Event,
@@ -288,10 +308,10 @@ async fn receive(
                     "webhook POST with a body larger than {} MiB or cut off (answered 413, not kept)",
                     MAX_WEBHOOK_BODY / (1024 * 1024)
                 ),
-                Some(header_lines(&headers, &[])),
+                Some(header_lines(headers, &[])),
                 None,
             );
-            return StatusCode::PAYLOAD_TOO_LARGE;
+            Err(StatusCode::PAYLOAD_TOO_LARGE)
         }
         Err(_) => {
             transcript.record(
@@ -304,9 +324,14 @@ async fn receive(
                 None,
                 None,
             );
-            return StatusCode::REQUEST_TIMEOUT;
+            Err(StatusCode::REQUEST_TIMEOUT)
         }
-    };
+    }
+}
+
+/// Judges a notification's credentials and body, records it and keeps it
+/// (up to [`MAX_DELIVERIES`]; later ones are answered and counted only).
+fn keep(inner: &Inner, at: Instant, headers: &HeaderMap, bytes: &[u8]) -> StatusCode {
     let tokens = inner.tokens.lock().map(|t| t.clone()).unwrap_or_default();
     let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
     let authorization = Credential::judge(text(header::AUTHORIZATION), &tokens, true);
@@ -315,7 +340,7 @@ async fn receive(
         &tokens,
         false,
     );
-    let (shape, event) = parse_body(&bytes);
+    let (shape, event) = parse_body(bytes);
     let mut deliveries = match inner.deliveries.lock() {
         Ok(d) => d,
         Err(_) => return StatusCode::INTERNAL_SERVER_ERROR,
@@ -336,10 +361,10 @@ async fn receive(
     };
     let evidence = format!(
         "{}\n\n{}",
-        header_lines(&headers, &[authorization, token_header]),
-        String::from_utf8_lossy(&bytes)
+        header_lines(headers, &[authorization, token_header]),
+        String::from_utf8_lossy(bytes)
     );
-    transcript.record(
+    inner.transcript.record(
         EvidenceKind::Event,
         at,
         delivery.describe(),

@@ -1,10 +1,13 @@
-//! Loading suites: YAML with positions, then the checks serde cannot make
-//! (duplicate ids, references to captures and variables, states, kinds,
-//! durations, gates). Every error names `file:line:col` and shows the line.
+//! Loading suites: YAML with positions, typed as it is read (states, event
+//! kinds, durations, counts, `${…}` templates: serde rejects a bad one where
+//! it stands), then the checks serde cannot make (duplicate ids, references
+//! to captures and variables, gates). Every error names `file:line:col` and
+//! shows the line.
 
 use super::model::{ScenarioDef, Step, SuiteFile};
-use super::vars::{self, CAPTURE_FIELDS, FOR_EACH_VARS};
-use crate::protocol::TaskState;
+use super::template::{Element, Template};
+use super::vars::{self, FOR_EACH_VARS};
+use crate::declaration::{DeclarationId, Gate};
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -99,12 +102,83 @@ fn render_snippet(file: &str, source: &str, line: u64, column: u64, message: &st
     out
 }
 
-/// A loaded scenario and where it came from.
+/// A loaded scenario, its declarations parsed, and where it came from.
 #[derive(Debug)]
 pub struct Scenario {
     pub def: ScenarioDef,
+    /// `when:`, parsed.
+    pub gate: Option<Gate>,
+    /// `verifies:`, parsed; templates (`${declaration}`) are resolved per run.
+    pub verifies: Vec<Verifies>,
     pub file: String,
     pub line: u64,
+}
+
+/// One `verifies:` entry: an id, or a template that names one per run
+/// (`${declaration}` under `for_each`).
+#[derive(Debug, Clone)]
+pub enum Verifies {
+    Id(DeclarationId),
+    Template(Template),
+}
+
+impl Verifies {
+    /// The id this entry names for a run, given the run's variables (the
+    /// loader has made sure a template reads variables only, no captures).
+    pub fn resolve<F>(&self, mut lookup: F) -> Result<DeclarationId, VerifiesError>
+    where
+        F: FnMut(&str) -> Option<String>,
+    {
+        let template = match self {
+            Verifies::Id(id) => return Ok(id.clone()),
+            Verifies::Template(template) => template,
+        };
+        let mut value = String::new();
+        for element in template.elements() {
+            match element {
+                Element::Literal(text) => value.push_str(text),
+                Element::Var(name) => match lookup(name) {
+                    Some(v) => value.push_str(&v),
+                    None => {
+                        return Err(VerifiesError::Unset {
+                            template: template.to_string(),
+                            name: name.clone(),
+                        })
+                    }
+                },
+                Element::Capture { .. } => {
+                    return Err(VerifiesError::ReadsCapture(template.to_string()))
+                }
+            }
+        }
+        value.parse().map_err(|e| VerifiesError::NotAnId {
+            template: template.to_string(),
+            error: e,
+        })
+    }
+}
+
+/// Why a `verifies:` template named no declaration for a run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifiesError {
+    #[error("`verifies: {template}`: `${{{name}}}` is not set")]
+    Unset { template: String, name: String },
+    #[error("`verifies: {0}` reads a capture")]
+    ReadsCapture(String),
+    #[error("`verifies: {template}` gave {error}")]
+    NotAnId {
+        template: String,
+        error: crate::declaration::DeclarationIdError,
+    },
+}
+
+impl std::fmt::Display for Verifies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verifies::Id(id) => id.fmt(f),
+            Verifies::Template(template) => template.fmt(f),
+        }
+    }
 }
 
 impl Scenario {
@@ -129,6 +203,16 @@ impl Suite {
             suite.add(file, text)?;
         }
         Ok(suite)
+    }
+
+    /// Every variable a `--var` or profile may set: the built-ins, then the
+    /// loaded suites' own `vars`.
+    pub fn variable_names(&self) -> Vec<String> {
+        vars::BUILTINS
+            .iter()
+            .map(|b| b.name.to_string())
+            .chain(self.vars.keys().cloned())
+            .collect()
     }
 
     /// Reads and adds a suite file from disk.
@@ -191,7 +275,7 @@ impl Suite {
                     ),
                 ));
             }
-            checker.check_scenario(&def, &known_vars)?;
+            let (gate, verifies) = checker.check_scenario(&def, &known_vars)?;
             seen.insert(
                 id.value.clone(),
                 (
@@ -201,6 +285,8 @@ impl Suite {
                 ),
             );
             added.push(Scenario {
+                gate,
+                verifies,
                 line: def.id.referenced.line(),
                 file: file.to_string(),
                 def,
@@ -237,14 +323,6 @@ enum CaptureKind {
 /// The HTTP statuses a capture can hold: refusals of the credentials (v1 §7.4).
 const REFUSAL_STATUSES: &[u16] = &[401, 403];
 
-const EVENT_KINDS: &[&str] = &[
-    "task",
-    "message",
-    "status-update",
-    "artifact-update",
-    "error",
-];
-
 impl Checker<'_> {
     fn err<T>(&self, at: &Spanned<T>, message: String) -> SuiteError {
         SuiteError::at(
@@ -256,7 +334,12 @@ impl Checker<'_> {
         )
     }
 
-    fn check_scenario(&self, def: &ScenarioDef, known_vars: &[String]) -> Result<(), SuiteError> {
+    /// Checks a scenario; gives its parsed `when:` gate and `verifies:` entries.
+    fn check_scenario(
+        &self,
+        def: &ScenarioDef,
+        known_vars: &[String],
+    ) -> Result<(Option<Gate>, Vec<Verifies>), SuiteError> {
         let id = &def.id;
         if id.value.is_empty()
             || !id
@@ -281,15 +364,14 @@ impl Checker<'_> {
                 ),
             ));
         }
-        if let Some(when) = &def.when {
-            let path = when.value.trim_start_matches('!');
-            if !is_declaration_path(path) {
-                return Err(self.err(
-                    when,
-                    format!("`when: {}` is not a declaration path (e.g. capabilities.streaming, !capabilities.pushNotifications)", when.value),
-                ));
-            }
-        }
+        let gate = match &def.when {
+            None => None,
+            Some(when) => Some(
+                when.value
+                    .parse::<Gate>()
+                    .map_err(|e| self.err(when, format!("`when: {}`: {e}", when.value)))?,
+            ),
+        };
         if def.steps.is_empty() {
             return Err(self.err(id, format!("scenario `{}` has no steps", id.value)));
         }
@@ -297,8 +379,21 @@ impl Checker<'_> {
         if def.for_each.is_some() {
             var_ok.extend(FOR_EACH_VARS.iter().map(|s| s.to_string()));
         }
+        let mut verifies = Vec::new();
         for text in &def.verifies {
-            self.check_refs(id, text, &var_ok, &HashMap::new())?;
+            let template: Template = text
+                .value
+                .parse()
+                .map_err(|e: super::template::TemplateError| self.err(text, e.to_string()))?;
+            self.check_template(text, &template, &var_ok, &HashMap::new())?;
+            verifies.push(match template.as_literal() {
+                Some(literal) => Verifies::Id(
+                    literal
+                        .parse()
+                        .map_err(|e| self.err(text, format!("`verifies`: {e}")))?,
+                ),
+                None => Verifies::Template(template),
+            });
         }
         let mut captures: HashMap<String, CaptureKind> = HashMap::new();
         // Whether an earlier step started the run's webhook receiver.
@@ -317,7 +412,7 @@ impl Checker<'_> {
             };
             self.check_step(step, &var_ok, &mut captures)?;
         }
-        Ok(())
+        Ok((gate, verifies))
     }
 
     fn check_step(
@@ -342,15 +437,12 @@ impl Checker<'_> {
                 Some(_) => Ok(()),
             }
         };
-        let mut texts: Vec<&str> = Vec::new();
-        let mut durations: Vec<&str> = Vec::new();
-        let mut states: Vec<String> = Vec::new();
-        let mut kinds: Vec<String> = Vec::new();
+        let mut texts: Vec<&Template> = Vec::new();
         let mut defines: Option<(&str, CaptureKind)> = None;
         match &step.value {
             Step::Send(s) | Step::Stream(s) => {
-                texts.extend(s.text.as_deref());
-                texts.extend(s.a2a_version.as_deref());
+                texts.extend(&s.text);
+                texts.extend(&s.a2a_version);
                 if s.a2a_version.is_some() && matches!(step.value, Step::Stream(_)) {
                     return Err(self.err(
                         step,
@@ -366,8 +458,8 @@ impl Checker<'_> {
             }
             Step::Resume(s) => {
                 need(&s.task, None, captures)?;
-                texts.extend(s.text.as_deref());
-                texts.extend(s.mode.as_deref());
+                texts.extend(&s.text);
+                texts.extend(&s.mode);
                 let kind = if s.stream {
                     CaptureKind::Stream
                 } else {
@@ -389,11 +481,9 @@ impl Checker<'_> {
             }
             Step::ExpectEvent(s) => {
                 need(&s.stream, Some(CaptureKind::Stream), captures)?;
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
-                texts.extend(s.otherwise_inconclusive.as_deref());
-                states.extend(s.state.iter().flat_map(|x| x.items()));
-                kinds.extend(s.kind.iter().flat_map(|x| x.items()));
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
@@ -403,83 +493,50 @@ impl Checker<'_> {
                 if let Some(after) = &s.after {
                     need(after, None, captures)?;
                 }
-                durations.push(&s.duration);
-                texts.extend(s.fail.as_deref());
-                kinds.extend(s.kind.items());
-                states.extend(s.except_state.iter().flat_map(|x| x.items()));
+                texts.extend(s.duration.template());
+                texts.extend(&s.fail);
             }
             Step::ExpectClosed(s) => {
                 need(&s.stream, Some(CaptureKind::Stream), captures)?;
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
             }
             Step::PollUntilStable(s) => {
                 need(&s.task, None, captures)?;
-                states.extend(s.state.items());
-                durations.extend(s.interval.as_deref());
-                durations.extend(s.within.as_deref());
-                texts.extend(s.reads.as_deref());
+                texts.extend(s.interval.iter().filter_map(|d| d.template()));
+                texts.extend(s.within.iter().filter_map(|d| d.template()));
+                texts.extend(s.reads.iter().filter_map(|r| r.template()));
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
             }
             Step::Expect(s) => {
                 need(&s.of, None, captures)?;
-                texts.extend(s.fail.as_deref());
-                let c = s.condition();
-                states.extend(c.state.into_iter().chain(c.not_state));
+                texts.extend(&s.fail);
                 self.check_condition_present(step, &s.condition())?;
             }
             Step::InconclusiveIf(s) => {
                 need(&s.of, None, captures)?;
                 texts.push(&s.reason);
-                let c = s.condition();
-                states.extend(c.state.into_iter().chain(c.not_state));
                 self.check_condition_present(step, &s.condition())?;
             }
-            Step::Sleep(d) => durations.push(d),
+            Step::Sleep(d) => texts.extend(d.template()),
             Step::SetPushConfig(s) => {
                 need(&s.task, None, captures)?;
-                texts.extend(s.token.as_deref());
+                texts.extend(&s.token);
                 defines = Some((&s.capture, CaptureKind::Answer));
             }
             Step::ExpectWebhook(s) => {
-                durations.push(&s.within);
-                texts.extend(s.fail.as_deref());
-                texts.extend(s.otherwise_inconclusive.as_deref());
-                states.extend(s.state.iter().flat_map(|x| x.items()));
+                texts.extend(s.within.template());
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
             }
         }
-        for state in &states {
-            if !TaskState::ALL.iter().any(|s| s.as_str() == state) {
-                let names: Vec<&str> = TaskState::ALL.iter().map(|s| s.as_str()).collect();
-                return Err(self.err(
-                    step,
-                    format!("unknown task state `{state}` (one of {})", names.join(", ")),
-                ));
-            }
-        }
-        for kind in &kinds {
-            if !EVENT_KINDS.contains(&kind.as_str()) {
-                return Err(self.err(
-                    step,
-                    format!(
-                        "unknown event kind `{kind}` (one of {})",
-                        EVENT_KINDS.join(", ")
-                    ),
-                ));
-            }
-        }
-        for text in texts.iter().chain(durations.iter()) {
-            self.check_refs(step, text, var_ok, captures)?;
-        }
-        for d in durations {
-            if !d.contains("${") {
-                vars::parse_duration(d).map_err(|e| self.err(step, e))?;
-            }
+        for text in texts {
+            self.check_template(step, text, var_ok, captures)?;
         }
         if let Some((name, kind)) = defines {
             captures.insert(name.to_string(), kind);
@@ -519,53 +576,41 @@ impl Checker<'_> {
         Ok(())
     }
 
-    fn check_refs<T>(
+    /// Every variable a template names exists, and every capture it reads
+    /// an earlier step made.
+    fn check_template<T>(
         &self,
         at: &Spanned<T>,
-        text: &str,
+        template: &Template,
         var_ok: &[String],
         captures: &HashMap<String, CaptureKind>,
     ) -> Result<(), SuiteError> {
-        for name in vars::references(text) {
-            if let Some((capture, field)) = name.split_once('.') {
-                if !captures.contains_key(capture) {
-                    return Err(self.err(
-                        at,
-                        format!("`${{{name}}}` refers to capture `{capture}`, which no earlier step captured"),
-                    ));
+        for element in template.elements() {
+            match element {
+                Element::Literal(_) => {}
+                Element::Capture { name, field } => {
+                    if !captures.contains_key(name) {
+                        return Err(self.err(
+                            at,
+                            format!(
+                                "`${{{name}.{}}}` refers to capture `{name}`, which no earlier step captured",
+                                field.as_str()
+                            ),
+                        ));
+                    }
                 }
-                if !CAPTURE_FIELDS.contains(&field) {
-                    return Err(self.err(
-                        at,
-                        format!(
-                            "`${{{name}}}`: a capture has no field `{field}` (one of {})",
-                            CAPTURE_FIELDS.join(", ")
-                        ),
-                    ));
+                Element::Var(name) => {
+                    if !vars::is_builtin(name) && !var_ok.iter().any(|v| v == name) {
+                        return Err(self.err(
+                            at,
+                            format!("unknown variable `${{{name}}}`: not built in, not in the suite's `vars`, and not set by `for_each`"),
+                        ));
+                    }
                 }
-            } else if !vars::is_builtin(&name) && !var_ok.iter().any(|v| v == &name) {
-                return Err(self.err(
-                    at,
-                    format!("unknown variable `${{{name}}}`: not built in, not in the suite's `vars`, and not set by `for_each`"),
-                ));
             }
         }
         Ok(())
     }
-}
-
-/// Whether a text names a declaration a `when` gate can look up.
-pub fn is_declaration_path(path: &str) -> bool {
-    matches!(
-        path,
-        "capabilities.streaming"
-            | "capabilities.pushNotifications"
-            | "capabilities.extendedAgentCard"
-            | "protocol.versionNegotiation"
-            | "security.enforced"
-    ) || (path.starts_with("defaultInputModes[") && path.ends_with(']'))
-        || (path.starts_with("skills[") && path.ends_with(']'))
-        || (path.starts_with("interfaces[") && path.ends_with(']'))
 }
 
 #[cfg(test)]

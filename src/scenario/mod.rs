@@ -1,8 +1,9 @@
 //! Scenario suites: the YAML language ([`model`]), loading with positioned
-//! errors ([`load`]) and values ([`vars`]).
+//! errors ([`load`]), `${…}` texts ([`template`]) and values ([`vars`]).
 
 pub mod load;
 pub mod model;
+pub mod template;
 pub mod vars;
 
-pub use load::{Scenario, Suite, SuiteError};
+pub use load::{Scenario, Suite, SuiteError, Verifies};

@@ -2,10 +2,21 @@
 //! composed from step primitives the runner implements; every struct rejects
 //! unknown keys so a typo is an error with a position, not a silent no-op.
 
-pub use crate::transport::client::Credentials;
+//!
+//! The leaves are typed as they load: states are [`TaskState`]s, event kinds
+//! [`EventKind`]s, texts [`Template`]s, durations and counts checked values
+//! or templates the run resolves.
+
+use super::template::Template;
+use super::vars::{Count, DurationValue};
+use crate::protocol::Event;
+use crate::protocol::TaskState;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 
 /// One suite file.
 #[derive(Debug, Deserialize)]
@@ -27,7 +38,7 @@ pub struct ScenarioDef {
     #[serde(default)]
     pub description: Option<String>,
     /// Declaration ids the scenario verifies (may use `${declaration}` under `for_each`).
-    pub verifies: Vec<String>,
+    pub verifies: Vec<Spanned<String>>,
     /// Run only if the card declares this (`capabilities.streaming`), or only if
     /// it does not (`!capabilities.streaming`).
     #[serde(default)]
@@ -49,6 +60,15 @@ pub enum ForEach {
     /// interface's URL, binding and version. Sets `${declaration}`
     /// (`interfaces[JSONRPC 1.0]`), `${binding}`, `${interface_version}`, `${url}`.
     Interfaces,
+}
+
+impl std::fmt::Display for ForEach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ForEach::InputModes => "for each declared input mode",
+            ForEach::Interfaces => "for each declared interface",
+        })
+    }
 }
 
 /// A step primitive.
@@ -80,7 +100,7 @@ pub enum Step {
     /// A captured answer matching makes the scenario inconclusive (precondition not met).
     InconclusiveIf(InconclusiveStep),
     /// Wait a duration.
-    Sleep(String),
+    Sleep(DurationValue),
     /// Register the run's webhook receiver for a captured task's push notifications.
     SetPushConfig(SetPushConfigStep),
     /// Wait for a push notification on the run's webhook receiver, within a window.
@@ -118,14 +138,14 @@ pub struct SendStep {
     pub capture: String,
     /// Message text (default `${prompt}`).
     #[serde(default)]
-    pub text: Option<String>,
+    pub text: Option<Template>,
     /// For `send`: wait for a terminal or interrupted state (default true).
     #[serde(default)]
     pub blocking: Option<bool>,
     /// Send this `A2A-Version` header instead of the interface's own (to
     /// probe version negotiation).
     #[serde(default)]
-    pub a2a_version: Option<String>,
+    pub a2a_version: Option<Template>,
     /// Register the run's webhook receiver inline, in the send configuration.
     #[serde(default)]
     pub push: bool,
@@ -144,9 +164,9 @@ pub struct ResumeStep {
     pub capture: String,
     /// The media type of the part to send (default `text/plain`).
     #[serde(default)]
-    pub mode: Option<String>,
+    pub mode: Option<Template>,
     #[serde(default)]
-    pub text: Option<String>,
+    pub text: Option<Template>,
     /// Send the follow-up on a stream instead of a blocking send.
     #[serde(default)]
     pub stream: bool,
@@ -160,21 +180,159 @@ pub struct TaskStep {
     pub capture: Option<String>,
 }
 
-/// Either one string or a list of strings.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum OneOrMany {
-    One(String),
-    Many(Vec<String>),
+/// Either one value or a list of values (`state: completed`,
+/// `state: [completed, failed]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OneOrMany<T>(pub Vec<T>);
+
+impl<T: Clone> OneOrMany<T> {
+    pub fn items(&self) -> &[T] {
+        &self.0
+    }
+
+    /// The values of an optional key (none when absent).
+    pub fn all(value: &Option<OneOrMany<T>>) -> Vec<T> {
+        value.as_ref().map(|v| v.0.clone()).unwrap_or_default()
+    }
 }
 
-impl OneOrMany {
-    pub fn items(&self) -> Vec<String> {
-        match self {
-            OneOrMany::One(s) => vec![s.clone()],
-            OneOrMany::Many(v) => v.clone(),
+/// A value scenarios name by one of a fixed set of words (a state, an
+/// event kind); a word outside the set is an error listing the set.
+pub trait Named: Sized + Copy + 'static {
+    /// What the value is, for messages ("task state").
+    const WHAT: &'static str;
+    fn all() -> &'static [Self];
+    fn name(self) -> &'static str;
+}
+
+impl Named for TaskState {
+    const WHAT: &'static str = "task state";
+    fn all() -> &'static [Self] {
+        TaskState::ALL
+    }
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+fn named<T: Named, E: de::Error>(text: &str) -> Result<T, E> {
+    T::all()
+        .iter()
+        .copied()
+        .find(|v| v.name() == text)
+        .ok_or_else(|| {
+            let names: Vec<&str> = T::all().iter().map(|v| v.name()).collect();
+            E::custom(format!(
+                "unknown {} `{text}` (one of {})",
+                T::WHAT,
+                names.join(", ")
+            ))
+        })
+}
+
+/// One item of a list, read by its name.
+struct Item<T>(T);
+
+impl<'de, T: Named> Deserialize<'de> for Item<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        named(&text).map(Item)
+    }
+}
+
+// Not `#[serde(untagged)]`: that buffers the value and loses both the
+// position and the reason of a bad item.
+impl<'de, T: Named> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Items<T>(PhantomData<T>);
+        impl<'de, T: Named> Visitor<'de> for Items<T> {
+            type Value = OneOrMany<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a {} or a list of them", T::WHAT)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(OneOrMany(vec![named(v)?]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(Item(item)) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(OneOrMany(items))
+            }
+        }
+        deserializer.deserialize_any(Items(PhantomData))
+    }
+}
+
+/// The kind of a stream event, as scenarios name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    Task,
+    Message,
+    StatusUpdate,
+    ArtifactUpdate,
+    Error,
+}
+
+impl Named for EventKind {
+    const WHAT: &'static str = "event kind";
+    fn all() -> &'static [Self] {
+        &[
+            EventKind::Task,
+            EventKind::Message,
+            EventKind::StatusUpdate,
+            EventKind::ArtifactUpdate,
+            EventKind::Error,
+        ]
+    }
+    fn name(self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl EventKind {
+    /// The kind of an event; an unrecognized one has none.
+    pub fn of(event: &Event) -> Option<EventKind> {
+        match event {
+            Event::Task(_) => Some(EventKind::Task),
+            Event::Message { .. } => Some(EventKind::Message),
+            Event::StatusUpdate { .. } => Some(EventKind::StatusUpdate),
+            Event::ArtifactUpdate { .. } => Some(EventKind::ArtifactUpdate),
+            Event::Error(_) => Some(EventKind::Error),
+            Event::Unrecognized { .. } => None,
         }
     }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Task => "task",
+            EventKind::Message => "message",
+            EventKind::StatusUpdate => "status-update",
+            EventKind::ArtifactUpdate => "artifact-update",
+            EventKind::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which credentials a request carries (the `credentials` key of
+/// `send`/`stream`); the runner maps it to the HTTP client's own choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Credentials {
+    /// The bearer token of `--bearer-env` and every `--header`/profile header.
+    #[default]
+    Configured,
+    /// No credentials: neither the bearer token nor any sensitive header.
+    None,
+    /// As `none`, plus a made-up bearer token no peer can have issued.
+    Invalid,
 }
 
 #[derive(Debug, Deserialize)]
@@ -183,21 +341,21 @@ pub struct ExpectEventStep {
     pub stream: String,
     /// Event kinds that count: task, message, status-update, artifact-update.
     #[serde(default)]
-    pub kind: Option<OneOrMany>,
+    pub kind: Option<OneOrMany<EventKind>>,
     /// States that count (for task and status-update events).
     #[serde(default)]
-    pub state: Option<OneOrMany>,
+    pub state: Option<OneOrMany<TaskState>>,
     /// How long to wait, from the step's start.
-    pub within: String,
+    pub within: DurationValue,
     #[serde(rename = "as", default)]
     pub capture: Option<String>,
     /// What a failure means, in the scenario's words.
     #[serde(default)]
-    pub fail: Option<String>,
+    pub fail: Option<Template>,
     /// Instead of failing, the scenario is inconclusive with this reason when
     /// the event does not come (e.g. a precondition the peer never reached).
     #[serde(default)]
-    pub otherwise_inconclusive: Option<String>,
+    pub otherwise_inconclusive: Option<Template>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -205,27 +363,27 @@ pub struct ExpectEventStep {
 pub struct ExpectQuietStep {
     pub stream: String,
     /// Event kinds that must not arrive.
-    pub kind: OneOrMany,
+    pub kind: OneOrMany<EventKind>,
     /// Status updates in these states are allowed (e.g. the canceled status itself).
     #[serde(default)]
-    pub except_state: Option<OneOrMany>,
+    pub except_state: Option<OneOrMany<TaskState>>,
     /// Count events arriving after this capture's answer (default: the step's start).
     #[serde(default)]
     pub after: Option<String>,
     /// How long to watch.
     #[serde(rename = "for")]
-    pub duration: String,
+    pub duration: DurationValue,
     #[serde(default)]
-    pub fail: Option<String>,
+    pub fail: Option<Template>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectClosedStep {
     pub stream: String,
-    pub within: String,
+    pub within: DurationValue,
     #[serde(default)]
-    pub fail: Option<String>,
+    pub fail: Option<Template>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -233,16 +391,16 @@ pub struct ExpectClosedStep {
 pub struct PollStep {
     pub task: String,
     /// States the stable reads must show.
-    pub state: OneOrMany,
+    pub state: OneOrMany<TaskState>,
     /// How many consecutive reads must agree (default 2).
     #[serde(default)]
-    pub reads: Option<String>,
+    pub reads: Option<Count>,
     /// The pause between reads (default 500ms).
     #[serde(default)]
-    pub interval: Option<String>,
+    pub interval: Option<DurationValue>,
     /// The bound on the whole poll (default 10s).
     #[serde(default)]
-    pub within: Option<String>,
+    pub within: Option<DurationValue>,
     #[serde(rename = "as", default)]
     pub capture: Option<String>,
 }
@@ -251,9 +409,9 @@ pub struct PollStep {
 #[derive(Debug, Default, Clone)]
 pub struct Condition {
     /// The captured state is one of these.
-    pub state: Vec<String>,
+    pub state: Vec<TaskState>,
     /// The captured state is none of these (or there is no state).
-    pub not_state: Vec<String>,
+    pub not_state: Vec<TaskState>,
     /// The answer was an error with one of these codes.
     pub code: Vec<i64>,
     /// The answer was no error, or an error with none of these codes.
@@ -278,9 +436,9 @@ macro_rules! condition_step {
             /// The capture to judge.
             pub of: String,
             #[serde(default)]
-            pub state: Option<OneOrMany>,
+            pub state: Option<OneOrMany<TaskState>>,
             #[serde(default)]
-            pub not_state: Option<OneOrMany>,
+            pub not_state: Option<OneOrMany<TaskState>>,
             #[serde(default)]
             pub code: Option<Vec<i64>>,
             #[serde(default)]
@@ -297,8 +455,8 @@ macro_rules! condition_step {
         impl $name {
             pub fn condition(&self) -> Condition {
                 Condition {
-                    state: self.state.as_ref().map(OneOrMany::items).unwrap_or_default(),
-                    not_state: self.not_state.as_ref().map(OneOrMany::items).unwrap_or_default(),
+                    state: OneOrMany::all(&self.state),
+                    not_state: OneOrMany::all(&self.not_state),
                     code: self.code.clone().unwrap_or_default(),
                     not_code: self.not_code.clone().unwrap_or_default(),
                     error: self.error.unwrap_or(false),
@@ -314,14 +472,14 @@ condition_step!(
     /// `expect`: the capture must match, else the scenario fails.
     ExpectStep {
         #[serde(default)]
-        pub fail: Option<String>,
+        pub fail: Option<Template>,
     }
 );
 
 condition_step!(
     /// `inconclusive_if`: the capture matching makes the scenario inconclusive.
     InconclusiveStep {
-        pub reason: String,
+        pub reason: Template,
     }
 );
 
@@ -336,24 +494,24 @@ pub struct SetPushConfigStep {
     /// A token the peer should send back with every notification (a secret:
     /// redacted from the evidence).
     #[serde(default)]
-    pub token: Option<String>,
+    pub token: Option<Template>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectWebhookStep {
     /// How long to wait, from the step's start.
-    pub within: String,
+    pub within: DurationValue,
     /// States that count (the notification's task or status update state).
     #[serde(default)]
-    pub state: Option<OneOrMany>,
+    pub state: Option<OneOrMany<TaskState>>,
     #[serde(rename = "as", default)]
     pub capture: Option<String>,
     /// What it means when no notification comes, in the scenario's words.
     #[serde(default)]
-    pub fail: Option<String>,
+    pub fail: Option<Template>,
     /// Instead of failing, the scenario is inconclusive with this reason when
     /// no notification comes.
     #[serde(default)]
-    pub otherwise_inconclusive: Option<String>,
+    pub otherwise_inconclusive: Option<Template>,
 }

@@ -1,6 +1,11 @@
 //! Values in scenarios: `${name}` substitution, the built-in variables and
-//! their defaults, and durations (`15s`, `500ms`, `2m`).
+//! their defaults, durations (`15s`, `500ms`, `2m`) and counts, each checked
+//! when the suite loads unless it is a `${…}` template resolved by the run.
 
+use super::template::Template;
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
 use std::time::Duration;
 
 /// A built-in variable: name, default (None: unset), and what it is for.
@@ -66,63 +71,23 @@ pub const FOR_EACH_VARS: &[&str] = &[
     "url",
 ];
 
-/// Fields of a capture that `${capture.field}` may name.
-pub const CAPTURE_FIELDS: &[&str] = &[
-    "state",
-    "code",
-    "task_id",
-    "context_id",
-    "message",
-    "http_status",
-];
-
 pub fn is_builtin(name: &str) -> bool {
     BUILTINS.iter().any(|b| b.name == name)
 }
 
-/// The names referenced as `${name}` in a text, in order (`${a.b}` gives `a.b`).
-pub fn references(text: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        let after = &rest[start + 2..];
-        match after.find('}') {
-            Some(end) => {
-                names.push(after[..end].trim().to_string());
-                rest = &after[end + 1..];
-            }
-            None => break,
-        }
-    }
-    names
-}
-
-/// Replaces every `${name}` using `lookup`; the first name it cannot resolve is the error.
-pub fn substitute<F>(text: &str, mut lookup: F) -> Result<String, String>
-where
-    F: FnMut(&str) -> Option<String>,
-{
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!("unclosed `${{` in `{text}`"));
-        };
-        let name = after[..end].trim();
-        match lookup(name) {
-            Some(value) => out.push_str(&value),
-            None => return Err(name.to_string()),
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
+/// Why a text is not a duration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DurationSyntaxError {
+    #[error("`{0}` is not a duration (write e.g. 15s, 500ms, 2m)")]
+    NotANumber(String),
+    #[error("`{text}` has an unknown unit `{unit}` (use ms, s or m)")]
+    UnknownUnit { text: String, unit: String },
+    #[error("`{0}` is not a sensible duration (at most 24h)")]
+    OutOfRange(String),
 }
 
 /// Parses `15s`, `500ms`, `2m`, `1.5s`, or a bare number of seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
+pub fn parse_duration(text: &str) -> Result<Duration, DurationSyntaxError> {
     let t = text.trim();
     let (number, unit) = match t.find(|c: char| !(c.is_ascii_digit() || c == '.')) {
         Some(i) => (&t[..i], t[i..].trim()),
@@ -130,19 +95,20 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     };
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("`{text}` is not a duration (write e.g. 15s, 500ms, 2m)"))?;
+        .map_err(|_| DurationSyntaxError::NotANumber(text.to_string()))?;
     let seconds = match unit {
         "ms" => value / 1000.0,
         "s" | "sec" | "secs" => value,
         "m" | "min" => value * 60.0,
         _ => {
-            return Err(format!(
-                "`{text}` has an unknown unit `{unit}` (use ms, s or m)"
-            ))
+            return Err(DurationSyntaxError::UnknownUnit {
+                text: text.to_string(),
+                unit: unit.to_string(),
+            })
         }
     };
     if !seconds.is_finite() || seconds > 86_400.0 {
-        return Err(format!("`{text}` is not a sensible duration (at most 24h)"));
+        return Err(DurationSyntaxError::OutOfRange(text.to_string()));
     }
     Ok(Duration::from_secs_f64(seconds))
 }
@@ -157,6 +123,127 @@ pub fn format_duration(d: Duration) -> String {
     }
 }
 
+/// A duration as written: checked at load, or a template the run resolves
+/// and parses (`${probe_window}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DurationValue {
+    Literal(Duration),
+    Template(Template),
+}
+
+impl DurationValue {
+    pub fn literal(d: Duration) -> DurationValue {
+        DurationValue::Literal(d)
+    }
+
+    /// The template a run resolves, if any.
+    pub fn template(&self) -> Option<&Template> {
+        match self {
+            DurationValue::Literal(_) => None,
+            DurationValue::Template(t) => Some(t),
+        }
+    }
+}
+
+/// The most consecutive reads `poll_until_stable` may ask for.
+pub const MAX_READS: u32 = 100;
+
+/// A count (`reads`) as written: a whole number from 1 to [`MAX_READS`]
+/// checked at load, or a template the run resolves and checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Count {
+    Literal(u32),
+    Template(Template),
+}
+
+impl Count {
+    /// Reads a count's text: `None` unless it is a whole number in range.
+    pub fn parse(text: &str) -> Option<u32> {
+        text.trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=MAX_READS).contains(n))
+    }
+
+    pub fn template(&self) -> Option<&Template> {
+        match self {
+            Count::Literal(_) => None,
+            Count::Template(t) => Some(t),
+        }
+    }
+}
+
+/// A scalar a duration or count is read from: YAML may give it as a number.
+fn scalar<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    expecting: &'static str,
+) -> Result<String, D::Error> {
+    struct Scalar(&'static str);
+    impl Visitor<'_> for Scalar {
+        type Value = String;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.0)
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
+            Ok(v.to_string())
+        }
+    }
+    deserializer.deserialize_any(Scalar(expecting))
+}
+
+/// A text with references stays a template; one without is read now.
+fn template_or<T, E: de::Error>(
+    text: &str,
+    literal: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<Result<T, Template>, E> {
+    let template: Template = text.parse().map_err(E::custom)?;
+    match template.as_literal() {
+        Some(plain) => literal(plain).map(Ok),
+        None => Ok(Err(template)),
+    }
+}
+
+impl<'de> Deserialize<'de> for DurationValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<DurationValue, D::Error> {
+        let text = scalar(
+            deserializer,
+            "a duration (15s, 500ms, 2m) or a ${…} template",
+        )?;
+        match template_or(&text, |plain| {
+            parse_duration(plain).map_err(de::Error::custom)
+        })? {
+            Ok(d) => Ok(DurationValue::Literal(d)),
+            Err(t) => Ok(DurationValue::Template(t)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Count, D::Error> {
+        let text = scalar(deserializer, "a whole number or a ${…} template")?;
+        let literal = |plain: &str| {
+            Count::parse(plain).ok_or_else(|| {
+                de::Error::custom(format!(
+                    "`{plain}` is not a whole number from 1 to {MAX_READS}"
+                ))
+            })
+        };
+        match template_or(&text, literal)? {
+            Ok(n) => Ok(Count::Literal(n)),
+            Err(t) => Ok(Count::Template(t)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,16 +255,31 @@ mod tests {
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("3").unwrap(), Duration::from_secs(3));
         assert!(parse_duration("soon").is_err());
-        assert!(parse_duration("5h").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("5h")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown unit"));
         assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
         assert_eq!(format_duration(Duration::from_secs(30)), "30s");
     }
 
     #[test]
-    fn substitution_resolves_and_names_the_missing() {
-        let out = substitute("a ${x} b ${ y }", |n| Some(n.to_uppercase())).unwrap();
-        assert_eq!(out, "a X b Y");
-        assert_eq!(substitute("${nope}", |_| None).unwrap_err(), "nope");
-        assert_eq!(references("${a} and ${b.state}"), vec!["a", "b.state"]);
+    fn durations_and_counts_load_typed_or_as_templates() {
+        let d: DurationValue = serde_saphyr::from_str("3").unwrap();
+        assert_eq!(d, DurationValue::Literal(Duration::from_secs(3)));
+        let d: DurationValue = serde_saphyr::from_str("${probe_window}").unwrap();
+        assert_eq!(d.template().map(|t| t.source()), Some("${probe_window}"));
+        assert!(serde_saphyr::from_str::<DurationValue>("soon").is_err());
+        assert_eq!(
+            serde_saphyr::from_str::<Count>("3").unwrap(),
+            Count::Literal(3)
+        );
+        assert!(serde_saphyr::from_str::<Count>("${stable_reads}")
+            .unwrap()
+            .template()
+            .is_some());
+        for bad in ["abc", "0", "101", "2.5"] {
+            assert!(serde_saphyr::from_str::<Count>(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -3,36 +3,35 @@
 //! scenario's transcript; replies are read leniently and classified, never
 //! trusted.
 
-pub use super::jsonrpc::{classify_envelope, classify_jsonrpc};
-use super::{rest, stream::StreamHandle, EvidenceKind, Transcript, MAX_BODY_BYTES};
-use crate::protocol::{Binding, Operation, ProtocolVersion, RpcError};
+pub use super::http::{describe_reqwest_error, http_client, read_bounded};
+use super::jsonrpc::classify_jsonrpc;
+use super::reply::Reply;
+use super::rest;
+use super::stream::StreamHandle;
+use super::text::{clip, human_duration};
+use super::transcript::{Redactor, Transcript};
+use crate::protocol::{Binding, Operation, ProtocolVersion};
+use crate::report::transcript::EvidenceKind;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How a call ended, as the runner judges it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply {
-    /// A well-formed success with its result.
-    Ok(Value),
-    /// A well-formed protocol error.
-    Err(RpcError),
-    /// The peer answered, but not with something the protocol allows (not
-    /// JSON, wrong id, no result nor error, HTTP error page, no answer in time).
-    Broken(String),
-    /// The peer could not be reached at all: tool-side trouble, not a finding.
-    Unreachable(String),
-    /// HTTP 401 or 403, whatever the body (v1 §7.4): the peer refused the
-    /// request's credentials. `detail` names the `WWW-Authenticate`
-    /// challenge and the start of the body.
-    Refused { status: u16, detail: String },
-}
-
 /// Which credentials a call carries (the `credentials` key of `send`/`stream`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Credentials {
     /// The bearer token of `--bearer-env` and every `--header`/profile header.
     #[default]
@@ -47,11 +46,7 @@ pub enum Credentials {
 
 impl Credentials {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Credentials::Configured => "configured",
-            Credentials::None => "none",
-            Credentials::Invalid => "invalid",
-        }
+        self.into()
     }
 }
 
@@ -256,7 +251,7 @@ impl PeerClient {
                 format!(
                     "← HTTP {} {content_type} (stream opened after {})",
                     status.as_u16(),
-                    super::human_duration(sent_at.elapsed())
+                    human_duration(sent_at.elapsed())
                 ),
                 None,
                 None,
@@ -279,13 +274,10 @@ impl PeerClient {
         StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body, challenge))
     }
 
-    fn prepare(
-        &self,
-        op: Operation,
-        params: Value,
-        streaming: bool,
-        options: &CallOptions,
-    ) -> Result<Prepared, Reply> {
+    /// The peer's headers as the call's options shape them: credentials
+    /// withheld or replaced, and an `A2A-Version` override. Also names the
+    /// headers withheld, for the evidence.
+    fn call_headers(&self, options: &CallOptions) -> Result<(HeaderMap, Vec<String>), Reply> {
         let mut headers = self.headers.clone();
         let mut withheld: Vec<String> = Vec::new();
         if options.credentials != Credentials::Configured {
@@ -309,6 +301,19 @@ impl PeerClient {
             })?;
             headers.insert("A2A-Version", value);
         }
+        Ok((headers, withheld))
+    }
+
+    /// Builds one call's request: its headers, and the binding's method, URL
+    /// and body for the operation.
+    fn prepare(
+        &self,
+        op: Operation,
+        params: Value,
+        streaming: bool,
+        options: &CallOptions,
+    ) -> Result<Prepared, Reply> {
+        let (headers, withheld) = self.call_headers(options)?;
         let rpc_id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (method, url, body, label) = match self.binding {
             Binding::Jsonrpc => {
@@ -417,7 +422,7 @@ impl PeerClient {
             format!(
                 "← HTTP {status} {content_type} ({} bytes in {})",
                 body.len(),
-                super::human_duration(sent_at.elapsed())
+                human_duration(sent_at.elapsed())
             ),
             Some(String::from_utf8_lossy(body).into_owned()),
             None,
@@ -427,7 +432,7 @@ impl PeerClient {
     fn no_answer(&self, transcript: &Transcript, sent_at: Instant) -> Reply {
         let reason = format!(
             "no answer within {} (--timeout)",
-            super::human_duration(self.config.timeout)
+            human_duration(self.config.timeout)
         );
         transcript.record(
             EvidenceKind::Response,
@@ -455,7 +460,7 @@ impl PeerClient {
                 None => "no WWW-Authenticate header".to_string(),
             };
             if !text.trim().is_empty() {
-                detail.push_str(&format!("; body: {}", super::clip(text.trim(), 120)));
+                detail.push_str(&format!("; body: {}", clip(text.trim(), 120)));
             }
             return Reply::Refused { status, detail };
         }
@@ -479,7 +484,7 @@ impl PeerClient {
             } else if SENSITIVE_HEADERS.contains(&name.as_str()) {
                 match (&self.config.bearer, authorization) {
                     (Some((var, _)), true) => format!("Bearer ${var}"),
-                    _ => super::Redactor::MASK.to_string(),
+                    _ => Redactor::MASK.to_string(),
                 }
             } else {
                 value.to_str().unwrap_or("?").to_string()
@@ -542,18 +547,6 @@ fn challenge(headers: &HeaderMap) -> Option<String> {
     (!values.is_empty()).then(|| values.join(", "))
 }
 
-/// The HTTP client used for cards and calls: bounded, no redirects followed
-/// silently (a redirect is reported as what the peer answered).
-pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        .redirect(reqwest::redirect::Policy::limited(3))
-        .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))
-}
-
 fn content_type(headers: &HeaderMap) -> String {
     headers
         .get(CONTENT_TYPE)
@@ -574,66 +567,24 @@ fn unreachable_reply(transcript: &Transcript, url: &url::Url, error: &reqwest::E
     Reply::Unreachable(reason)
 }
 
-/// The innermost cause of a reqwest error, which names the real trouble
-/// ("Connection refused") where the outer message does not.
-pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text = cause.to_string();
-        source = cause.source();
-    }
-    if error.is_timeout() {
-        format!("timed out ({text})")
-    } else {
-        text
-    }
-}
-
-/// Reads a body up to [`MAX_BODY_BYTES`], within `timeout`.
-pub async fn read_bounded(
-    mut response: reqwest::Response,
-    timeout: Duration,
-) -> Result<Vec<u8>, String> {
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut body = Vec::new();
-    loop {
-        let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
-            Err(_) => {
-                return Err(format!(
-                    "the body did not finish within {} ({} bytes read)",
-                    super::human_duration(timeout),
-                    body.len()
-                ))
-            }
-            Ok(Err(e)) => {
-                return Err(format!(
-                    "the connection broke while reading the body after {} bytes: {}",
-                    body.len(),
-                    describe_reqwest_error(&e)
-                ))
-            }
-            Ok(Ok(None)) => return Ok(body),
-            Ok(Ok(Some(chunk))) => chunk,
-        };
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(format!(
-                "the body is larger than the {} MiB cap",
-                MAX_BODY_BYTES / (1024 * 1024)
-            ));
-        }
-        body.extend_from_slice(&chunk);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
+    fn credentials_read_back_from_their_names() {
+        use strum::VariantArray;
+        for &c in Credentials::VARIANTS {
+            let read: Credentials = serde_json::from_value(json!(c.as_str())).unwrap();
+            assert_eq!(read, c);
+        }
+        assert_eq!(Credentials::Configured.as_str(), "configured");
+    }
+
+    #[test]
     fn reproductions_carry_the_content_type_actually_sent() {
         let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
-        let transcript = Transcript::new(Arc::new(super::super::Redactor::default()));
+        let transcript = Transcript::new(Arc::new(Redactor::default()));
         for (binding, wanted) in [
             (Binding::Jsonrpc, "-H 'Content-Type: application/json'"),
             (Binding::Rest, "-H 'Content-Type: application/a2a+json'"),
@@ -662,7 +613,7 @@ mod tests {
     #[test]
     fn a_version_override_replaces_the_header_and_shows_in_the_reproduction() {
         let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
-        let transcript = Transcript::new(Arc::new(super::super::Redactor::default()));
+        let transcript = Transcript::new(Arc::new(Redactor::default()));
         let client = PeerClient::new(
             endpoint,
             ProtocolVersion::V1_0,
@@ -698,7 +649,7 @@ mod tests {
     fn credentials_none_and_invalid_leave_the_configured_ones_out() {
         let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
         let secret = "s3cr3t-bearer-value";
-        let redactor = super::super::Redactor::new(vec![secret.to_string(), "k3y-value".into()]);
+        let redactor = Redactor::new(vec![secret.to_string(), "k3y-value".into()]);
         let transcript = Transcript::new(Arc::new(redactor));
         let client = PeerClient::new(
             endpoint,

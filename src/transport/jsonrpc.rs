@@ -2,7 +2,8 @@
 //! exactly one of `result` and `error`), for plain answers and for each SSE
 //! event of a stream.
 
-use super::Reply;
+use super::reply::Reply;
+use super::text::clip;
 use crate::protocol::RpcError;
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ pub fn classify_jsonrpc(expect_id: Option<u64>, status: u16, body: &[u8]) -> Rep
         Err(e) => {
             return Reply::Broken(format!(
                 "HTTP {status} answer is not JSON ({e}): {}",
-                super::clip(&String::from_utf8_lossy(body), 120)
+                clip(&String::from_utf8_lossy(body), 120)
             ))
         }
     };

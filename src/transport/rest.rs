@@ -1,7 +1,8 @@
 //! The v1.0 HTTP+JSON (REST) binding: operation → HTTP route, and REST error
 //! bodies (`google.rpc.Status` with an ErrorInfo `reason`) → A2A error codes.
 
-use super::Reply;
+use super::reply::Reply;
+use super::text::clip;
 use crate::protocol::{codes, Operation, RpcError};
 use serde_json::{json, Value};
 
@@ -123,7 +124,7 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
         Err(_) => {
             return Reply::Broken(format!(
                 "HTTP {status} with a non-JSON body: {}",
-                super::clip(&text, 120)
+                clip(&text, 120)
             ))
         }
     };
@@ -150,7 +151,7 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
         None => Reply::Broken(format!(
             "HTTP {status} error without a known ErrorInfo reason ({}): {}",
             reason.unwrap_or("none"),
-            super::clip(&text, 160)
+            clip(&text, 160)
         )),
     }
 }

@@ -2,13 +2,15 @@
 //! and recorded as it arrives, so steps can ask "what arrived, and when?"
 //! without racing the socket. Reading is bounded in time, bytes and events.
 
-use super::client::classify_envelope;
+use super::http::describe_reqwest_error;
+use super::jsonrpc::classify_envelope;
+use super::limits::{MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS};
+use super::reply::Reply;
 use super::sse::{SseItem, SseParser};
-use super::{
-    human_duration, EvidenceKind, Reply, Transcript, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES,
-    MAX_STREAM_EVENTS,
-};
-use crate::protocol::{Event, ProtocolVersion};
+use super::text::human_duration;
+use super::transcript::Transcript;
+use crate::protocol::{Event, ProtocolVersion, RpcError};
+use crate::report::transcript::EvidenceKind;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -75,15 +77,14 @@ impl StreamHandle {
     ) -> StreamHandle {
         let shared = Arc::new(Mutex::new(Shared::default()));
         let (tx, rx) = watch::channel(0u64);
-        let reader = tokio::spawn(read_stream(
-            response,
+        let reader = Reader {
             transcript,
             version,
             expect_id,
-            max_duration,
-            shared.clone(),
-            tx,
-        ));
+            shared: shared.clone(),
+            changes: tx,
+        };
+        let reader = tokio::spawn(read_stream(response, reader, max_duration));
         StreamHandle {
             shared,
             changes: rx,
@@ -137,45 +138,33 @@ impl StreamHandle {
     }
 }
 
-async fn read_stream(
-    mut response: reqwest::Response,
+/// What the background reader records into, besides the response it reads.
+struct Reader {
     transcript: Arc<Transcript>,
     version: ProtocolVersion,
     expect_id: Option<u64>,
-    max_duration: Duration,
     shared: Arc<Mutex<Shared>>,
     changes: watch::Sender<u64>,
-) {
+}
+
+/// Reads the stream until it ends or a cap is reached, recording every
+/// comment and event as it arrives and the end last.
+async fn read_stream(mut response: reqwest::Response, reader: Reader, max_duration: Duration) {
     let mut parser = SseParser::new(MAX_SSE_EVENT_BYTES);
     let deadline = tokio::time::Instant::now() + max_duration;
     let mut counter = 0u64;
     let end = loop {
-        let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
-            Err(_) => {
-                break StreamEnd::Cut {
-                    at: Instant::now(),
-                    reason: format!(
-                        "the stream was still open after {}; the tool stopped reading",
-                        human_duration(max_duration)
-                    ),
-                }
-            }
-            Ok(Err(e)) => {
-                break StreamEnd::Failed {
-                    at: Instant::now(),
-                    reason: format!(
-                        "the connection broke: {}",
-                        super::client::describe_reqwest_error(&e)
-                    ),
-                }
-            }
-            Ok(Ok(None)) => {
+        let chunk = match next_chunk(&mut response, deadline, max_duration).await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => {
                 if let Some(rest) = parser.finish() {
-                    transcript.note(format!("the stream ended inside an event: {rest}"));
+                    reader
+                        .transcript
+                        .note(format!("the stream ended inside an event: {rest}"));
                 }
                 break StreamEnd::Closed { at: Instant::now() };
             }
-            Ok(Ok(Some(chunk))) => chunk,
+            Err(end) => break end,
         };
         let at = Instant::now();
         let items = match parser.feed(&chunk) {
@@ -193,58 +182,96 @@ async fn read_stream(
                 reason: format!("the stream passed the {MAX_STREAM_BYTES}-byte cap"),
             };
         }
-        let mut stop = None;
-        {
-            let mut state = shared.lock().unwrap_or_else(|p| p.into_inner());
-            for item in items {
-                match item {
-                    SseItem::Comment(text) => {
-                        state.comments += 1;
-                        transcript.record(
-                            EvidenceKind::Comment,
-                            at,
-                            format!("SSE comment `:{text}` (not a protocol event)"),
-                            None,
-                            None,
-                        );
-                    }
-                    SseItem::Frame(frame) => {
-                        let seq = state.items.len() + 1;
-                        let event =
-                            decode_frame(version, expect_id, frame.event.as_deref(), &frame.data);
-                        transcript.record(
-                            EvidenceKind::Event,
-                            at,
-                            format!("event #{seq} {}", describe(&event)),
-                            Some(frame.data.clone()),
-                            None,
-                        );
-                        state.items.push(StreamItem { at, seq, event });
-                        if state.items.len() >= MAX_STREAM_EVENTS {
-                            stop = Some(StreamEnd::Cut {
-                                at,
-                                reason: format!("the stream passed {MAX_STREAM_EVENTS} events"),
-                            });
-                            break;
-                        }
-                    }
-                }
-            }
-        }
+        let stop = reader.take(items, at);
         counter += 1;
-        let _ = changes.send(counter);
+        let _ = reader.changes.send(counter);
         if let Some(end) = stop {
             break end;
         }
     };
-    let summary = match &end {
-        StreamEnd::Closed { .. } => "stream closed by the peer".to_string(),
-        StreamEnd::Cut { reason, .. } => format!("stream cut: {reason}"),
-        StreamEnd::Failed { reason, .. } => format!("stream failed: {reason}"),
-    };
-    transcript.record(EvidenceKind::StreamEnd, end.at(), summary, None, None);
-    shared.lock().unwrap_or_else(|p| p.into_inner()).end = Some(end);
-    let _ = changes.send(counter + 1);
+    reader.finish(end, counter + 1);
+}
+
+/// The next chunk of the body; `None` once the peer closed it, or how the
+/// stream ended when the time cap passed or the connection broke.
+async fn next_chunk(
+    response: &mut reqwest::Response,
+    deadline: tokio::time::Instant,
+    max_duration: Duration,
+) -> Result<Option<bytes::Bytes>, StreamEnd> {
+    match tokio::time::timeout_at(deadline, response.chunk()).await {
+        Err(_) => Err(StreamEnd::Cut {
+            at: Instant::now(),
+            reason: format!(
+                "the stream was still open after {}; the tool stopped reading",
+                human_duration(max_duration)
+            ),
+        }),
+        Ok(Err(e)) => Err(StreamEnd::Failed {
+            at: Instant::now(),
+            reason: format!("the connection broke: {}", describe_reqwest_error(&e)),
+        }),
+        Ok(Ok(chunk)) => Ok(chunk),
+    }
+}
+
+impl Reader {
+    /// Records one chunk's comments and events; how the stream ends if the
+    /// event cap was reached.
+    fn take(&self, items: Vec<SseItem>, at: Instant) -> Option<StreamEnd> {
+        let mut state = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        for item in items {
+            match item {
+                SseItem::Comment(text) => {
+                    state.comments += 1;
+                    self.transcript.record(
+                        EvidenceKind::Comment,
+                        at,
+                        format!("SSE comment `:{text}` (not a protocol event)"),
+                        None,
+                        None,
+                    );
+                }
+                SseItem::Frame(frame) => {
+                    let seq = state.items.len() + 1;
+                    let event = decode_frame(
+                        self.version,
+                        self.expect_id,
+                        frame.event.as_deref(),
+                        &frame.data,
+                    );
+                    self.transcript.record(
+                        EvidenceKind::Event,
+                        at,
+                        format!("event #{seq} {}", describe(&event)),
+                        Some(frame.data.clone()),
+                        None,
+                    );
+                    state.items.push(StreamItem { at, seq, event });
+                    if state.items.len() >= MAX_STREAM_EVENTS {
+                        return Some(StreamEnd::Cut {
+                            at,
+                            reason: format!("the stream passed {MAX_STREAM_EVENTS} events"),
+                        });
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Records how the stream ended and wakes every waiter a last time.
+    fn finish(&self, end: StreamEnd, counter: u64) {
+        let summary = match &end {
+            StreamEnd::Closed { .. } => "stream closed by the peer".to_string(),
+            StreamEnd::Cut { reason, .. } => format!("stream cut: {reason}"),
+            StreamEnd::Failed { reason, .. } => format!("stream failed: {reason}"),
+        };
+        self.transcript
+            .record(EvidenceKind::StreamEnd, end.at(), summary, None, None);
+        self.shared.lock().unwrap_or_else(|p| p.into_inner()).end = Some(end);
+        let _ = self.changes.send(counter);
+    }
 }
 
 /// Decodes one SSE data payload: a JSON-RPC envelope (JSON-RPC binding) or a
@@ -277,7 +304,7 @@ fn decode_frame(
     }
     if event_name == Some("error") || value.get("error").is_some() {
         let error = value.get("error").unwrap_or(&value);
-        if let Some(error) = crate::protocol::RpcError::from_json(error) {
+        if let Some(error) = RpcError::from_json(error) {
             return Event::Error(error);
         }
     }

@@ -269,6 +269,8 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
             "security.enforced" => "not-declared",
             // Version negotiation is a 1.0 server's duty.
             "protocol.versionNegotiation" if version == "0.3" => "not-declared",
+            // Interfaces the tool does not speak yet keep their row, unverified.
+            id if unspoken(id) => "unverified",
             _ => "honoured",
         };
         assert_eq!(verdict, expected, "{id}: {}", context());
@@ -300,11 +302,18 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
         "the declaration table differs from the honest mock peer's: {}",
         context()
     );
+    let unverified = rows.iter().filter(|(id, _)| unspoken(id)).count();
     assert!(
-        out.stdout.contains(" honoured, 0 diverged, 0 unverified"),
+        out.stdout
+            .contains(&format!(" honoured, 0 diverged, {unverified} unverified")),
         "{}",
         context()
     );
+}
+
+/// An interface row the tool cannot check yet: gRPC, and HTTP+JSON 0.3.
+fn unspoken(id: &str) -> bool {
+    id.starts_with("interfaces[GRPC ") || id.starts_with("interfaces[HTTP+JSON 0.3")
 }
 
 #[test]

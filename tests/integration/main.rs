@@ -1,5 +1,5 @@
 //! Every integration test in one binary, one module per topic: one link
-//! instead of thirteen on a small machine (as nextest recommends). The
+//! instead of fourteen on a small machine (as nextest recommends). The
 //! support modules (`common`, `gating`) are shared by the topic modules.
 //! The interop tests' names start with `sdk_`, so
 //! `cargo test -- --skip sdk_` still leaves them out.
@@ -11,6 +11,7 @@ mod baseline;
 mod check;
 mod diff;
 mod hostile;
+mod install;
 mod interop;
 mod matrix;
 mod mock_peer;

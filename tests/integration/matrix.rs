@@ -254,7 +254,7 @@ macro_rules! matrix {
         #[test]
         fn the_matrix_covers_every_behaviour() {
             let covered = [$(Behaviour::$behaviour),*];
-            for b in Behaviour::ALL {
+            for b in Behaviour::all() {
                 assert!(covered.contains(b), "{} is missing from the matrix", b.name());
             }
         }

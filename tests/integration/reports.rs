@@ -10,12 +10,12 @@ use crate::gating;
 use a2a_conform::mock::Behaviour;
 use a2a_conform::protocol::ProtocolVersion;
 use a2a_conform::report::builder::ScenarioReportBuilder;
+use a2a_conform::report::transcript::{Evidence, EvidenceKind};
 use a2a_conform::report::{
     self, human, junit, markdown, BaselineEntryReport, BaselineReport, BaselineStatus,
     DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
     Tool,
 };
-use a2a_conform::transport::{Evidence, EvidenceKind};
 
 fn every_format(behaviour: Behaviour, name: &str, code: i32) -> gating::Ran {
     let peer = gating::start(ProtocolVersion::V1_0, behaviour);

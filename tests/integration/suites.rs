@@ -204,3 +204,64 @@ fn a_profile_sets_variables_and_a_bad_profile_is_exit_2() {
     assert_eq!(out.code, 2, "{}", out.explain());
     assert!(out.stderr.contains("peer.yaml:1:1"), "{}", out.stderr);
 }
+
+#[test]
+fn typos_in_var_names_and_scenario_ids_are_usage_errors_with_the_closest_name() {
+    // Refused before any request: the card URL points at a closed port.
+    let card = format!("http://127.0.0.1:{}", closed_port());
+    let out = run(&[
+        "check",
+        &card,
+        "--var",
+        "prompt_input_requred=I need a date",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr
+            .contains("unknown variable `prompt_input_requred`")
+            && out.stderr.contains("did you mean `prompt_input_required`?"),
+        "{}",
+        out.explain()
+    );
+    let out = run(&["check", &card, "--scenario", "streaming-prob"]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains("no scenario `streaming-prob`")
+            && out.stderr.contains("did you mean `streaming-probe`?"),
+        "{}",
+        out.explain()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("peer.yaml");
+    std::fs::write(&profile, "vars:\n  probe_windo: 3s\n").unwrap();
+    let out = run(&["check", &card, "--profile", profile.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains("profile ") && out.stderr.contains("did you mean `probe_window`?"),
+        "{}",
+        out.explain()
+    );
+    // A suite's own variable is known once that suite is loaded.
+    let suite = dir.path().join("own.yaml");
+    std::fs::write(
+        &suite,
+        "vars:\n  greeting: hi\nscenarios:\n  - id: own-var\n    title: t\n    verifies: [x-own.greeting]\n    steps:\n      - send: { as: t, text: \"${greeting}\" }\n",
+    )
+    .unwrap();
+    let out = run(&["suite", "lint", suite.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let out = run(&[
+        "check",
+        &card,
+        "--suite",
+        suite.to_str().unwrap(),
+        "--var",
+        "greeting=hello",
+    ]);
+    assert_eq!(
+        out.code,
+        3,
+        "past the names, the closed port: {}",
+        out.explain()
+    );
+}

@@ -68,31 +68,28 @@ fn v1_0_card() {
             decl("defaultInputModes[text/plain]", true),
         ]
     );
-    assert_eq!(card.is_declared("capabilities.streaming"), Some(true));
+    assert_eq!(declares(&card, "capabilities.streaming"), Some(true));
     assert_eq!(
-        card.is_declared("capabilities.pushNotifications"),
+        declares(&card, "capabilities.pushNotifications"),
         Some(false)
     );
     assert_eq!(
-        card.is_declared("capabilities.extendedAgentCard"),
+        declares(&card, "capabilities.extendedAgentCard"),
         Some(true)
     );
     assert_eq!(
-        card.is_declared("capabilities.stateTransitionHistory"),
+        declares(&card, "capabilities.stateTransitionHistory"),
         Some(false)
     );
+    assert_eq!(declares(&card, "defaultInputModes[text/plain]"), Some(true));
     assert_eq!(
-        card.is_declared("defaultInputModes[text/plain]"),
-        Some(true)
-    );
-    assert_eq!(
-        card.is_declared("defaultInputModes[application/json]"),
+        declares(&card, "defaultInputModes[application/json]"),
         Some(false)
     );
-    assert_eq!(card.is_declared("securitySchemes[bearer]"), Some(true));
-    assert_eq!(card.is_declared("skills[echo]"), Some(true));
+    assert_eq!(declares(&card, "securitySchemes[bearer]"), Some(true));
+    assert_eq!(declares(&card, "skills[echo]"), Some(true));
     assert_eq!(
-        card.is_declared("skills[echo].inputModes[text/plain]"),
+        declares(&card, "skills[echo].inputModes[text/plain]"),
         Some(true)
     );
 }
@@ -206,7 +203,7 @@ fn v0_3_card() {
     // v0.3 keeps the extended card flag at the top level.
     assert_eq!(card.capabilities.extended_agent_card, Some(true));
     assert_eq!(
-        card.is_declared("capabilities.extendedAgentCard"),
+        declares(&card, "capabilities.extendedAgentCard"),
         Some(true)
     );
     assert_eq!(card.security_schemes, ["apiKey"]);
@@ -221,6 +218,9 @@ fn v0_3_card() {
             decl("protocol.versionNegotiation", false),
             decl("security.enforced", true),
             decl("interfaces[JSONRPC 0.3]", true),
+            // Declared but not spoken by this version: listed, to read unverified.
+            decl("interfaces[HTTP+JSON 0.3]", true),
+            decl("interfaces[GRPC 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),
         ]
@@ -311,11 +311,12 @@ fn hybrid_card_prefers_supported_interfaces() {
             decl("interfaces[JSONRPC 1.0]", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("interfaces[JSONRPC 0.3]", true),
+            decl("interfaces[HTTP+JSON 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
         ]
     );
     assert_eq!(
-        card.is_declared("defaultOutputModes[application/json]"),
+        declares(&card, "defaultOutputModes[application/json]"),
         Some(true)
     );
 }
@@ -430,9 +431,9 @@ fn rest_first_card_keeps_preference_order_and_tenant() {
             ProtocolVersion::V1_0
         )
     );
-    assert_eq!(card.is_declared("capabilities.streaming"), Some(false));
+    assert_eq!(declares(&card, "capabilities.streaming"), Some(false));
     assert_eq!(
-        card.is_declared("capabilities.pushNotifications"),
+        declares(&card, "capabilities.pushNotifications"),
         Some(false)
     );
     assert_eq!(card.capabilities.push_notifications, None);
@@ -537,7 +538,10 @@ fn skills_modes_and_timeout() {
         Some(std::time::Duration::from_secs(45))
     );
     assert_eq!(
-        card.input_mode_declarations(),
+        card.input_mode_declarations()
+            .into_iter()
+            .map(|(id, mode)| (id.to_string(), mode))
+            .collect::<Vec<_>>(),
         [
             (
                 "defaultInputModes[text/plain]".to_string(),
@@ -620,7 +624,7 @@ fn skills_modes_and_timeout() {
         ("", None),
     ];
     for (path, want) in answers {
-        assert_eq!(card.is_declared(path), want, "{path}");
+        assert_eq!(declares(&card, path), want, "{path}");
     }
     let echo = &card.skills[0];
     assert_eq!(echo.name, "Echo");

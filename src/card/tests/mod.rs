@@ -90,8 +90,16 @@ fn base_v1() -> serde_json::Value {
 fn ids(card: &Card) -> Vec<(String, bool)> {
     card.declarations()
         .into_iter()
-        .map(|d| (d.id, d.declared))
+        .map(|d| (d.id.to_string(), d.declared))
         .collect()
+}
+
+/// Whether the card declares a spelled-out id; `None` when the text is not
+/// a declaration id at all.
+fn declares(card: &Card, text: &str) -> Option<bool> {
+    text.parse::<crate::declaration::DeclarationId>()
+        .ok()
+        .map(|id| card.is_declared(&id))
 }
 
 fn decl(id: &str, declared: bool) -> (String, bool) {

@@ -316,12 +316,12 @@ fn skill_lint() {
     // An empty mode list counts as none: the skill takes the defaults.
     assert_eq!(card.skills[0].input_modes, None);
     assert_eq!(
-        card.is_declared("skills[a].inputModes[text/plain]"),
+        declares(&card, "skills[a].inputModes[text/plain]"),
         Some(true)
     );
     // Only the first skill with a repeated id counts.
     assert_eq!(
-        card.is_declared("skills[a].inputModes[audio/wav]"),
+        declares(&card, "skills[a].inputModes[audio/wav]"),
         Some(false)
     );
     assert!(
@@ -358,7 +358,7 @@ fn security_scheme_lint() {
         ]
     );
     assert!(!card.security_required);
-    assert_eq!(card.is_declared("security.enforced"), Some(false));
+    assert_eq!(declares(&card, "security.enforced"), Some(false));
 }
 
 #[test]
@@ -420,7 +420,7 @@ fn security_requirements_declare_security_enforced_in_both_versions() {
     // No schemes, no requirements: nothing declared, nothing to say.
     let card = inline(base_v1()).unwrap();
     assert!(!card.security_required && card.warnings.is_empty());
-    assert_eq!(card.is_declared("security.enforced"), Some(false));
+    assert_eq!(declares(&card, "security.enforced"), Some(false));
 }
 
 #[test]
@@ -468,9 +468,9 @@ fn nulls_read_as_absent() {
     card["securitySchemes"] = serde_json::Value::Null;
     let card = inline(card).unwrap();
     assert_eq!(card.capabilities.streaming, None);
-    assert_eq!(card.is_declared("capabilities.streaming"), Some(false));
+    assert_eq!(declares(&card, "capabilities.streaming"), Some(false));
     assert_eq!(
-        card.is_declared("capabilities.pushNotifications"),
+        declares(&card, "capabilities.pushNotifications"),
         Some(true)
     );
     assert!(has_warning(&card, "`version` is missing"));

@@ -1,0 +1,557 @@
+//! Declaration ids: the one grammar for the promises a card makes, parsed once.
+//!
+//! A declaration id names one promise a run can judge
+//! (`capabilities.streaming`, `skills[echo].inputModes[text/plain]`,
+//! `interfaces[JSONRPC 1.0]`). Suites name them in `verifies:` and `when:`,
+//! the card lists the ones it makes, the planner expands over them, and
+//! reports, baselines and `diff` key on their spelling. Every one of those
+//! reads the same [`DeclarationId`], so a spelling the card answers is a
+//! spelling a suite may write, and a typo is caught at load time with the
+//! closest known id. The text form (`Display`/`FromStr`) is the wire form:
+//! it round-trips exactly.
+//!
+//! Ids of a suite's own, which no card declares, start with `x-`
+//! (`x-acme.refunds`): the grammar stays closed, so `capabilities.streamng`
+//! is an error, not a new row.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A capability flag in the card's `capabilities`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Capability {
+    Streaming,
+    PushNotifications,
+    /// v1.0 `extendedAgentCard`, v0.3 `supportsAuthenticatedExtendedCard`.
+    ExtendedAgentCard,
+    /// v0.3 only (removed in 1.0).
+    StateTransitionHistory,
+}
+
+impl Capability {
+    pub const ALL: [Capability; 4] = [
+        Capability::Streaming,
+        Capability::PushNotifications,
+        Capability::ExtendedAgentCard,
+        Capability::StateTransitionHistory,
+    ];
+
+    /// The name after `capabilities.`, as the v1.0 card spells the flag.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Capability::Streaming => "streaming",
+            Capability::PushNotifications => "pushNotifications",
+            Capability::ExtendedAgentCard => "extendedAgentCard",
+            Capability::StateTransitionHistory => "stateTransitionHistory",
+        }
+    }
+}
+
+/// The binding part of an interface id, as cards spell it.
+pub type BindingName = String;
+
+/// One promise a card makes (or a suite's own, `x-…`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeclarationId {
+    /// `capabilities.<flag>`.
+    Capability(Capability),
+    /// `lifecycle.cancel`: every A2A peer promises cancel semantics.
+    Cancel,
+    /// `lifecycle.completion`: a completed task stays completed, artifacts unchanged.
+    Completion,
+    /// `protocol.versionNegotiation`: a v1.0 endpoint refuses an A2A-Version it
+    /// does not speak (v1 §3.6.2).
+    VersionNegotiation,
+    /// `security.enforced`: every request needs the credentials the card
+    /// requires; a missing or bad one is refused with HTTP 401/403 (v1 §7.4).
+    SecurityEnforced,
+    /// `defaultInputModes[<media type>]`.
+    DefaultInputMode(String),
+    /// `defaultOutputModes[<media type>]`.
+    DefaultOutputMode(String),
+    /// `skills[<id>]`: the skill exists.
+    Skill(String),
+    /// `skills[<id>].inputModes[<media type>]`.
+    SkillInputMode { skill: String, mode: String },
+    /// `skills[<id>].outputModes[<media type>]`.
+    SkillOutputMode { skill: String, mode: String },
+    /// `securitySchemes[<name>]`.
+    SecurityScheme(String),
+    /// `interfaces[<BINDING> <version>]`, or `… #<n>` for the n-th repeat of
+    /// the same binding and version (n ≥ 2). The URL is left out so ids stay
+    /// stable across hosts and ports.
+    Interface {
+        binding: BindingName,
+        version: String,
+        repeat: u32,
+    },
+    /// A suite's own id, `x-…`: no card declares it; a scenario verifying it
+    /// gets a row of its own.
+    Custom(String),
+}
+
+impl DeclarationId {
+    /// The card-level ids with a fixed spelling, in report order.
+    pub const FIXED: [DeclarationId; 8] = [
+        DeclarationId::Capability(Capability::Streaming),
+        DeclarationId::Capability(Capability::PushNotifications),
+        DeclarationId::Capability(Capability::ExtendedAgentCard),
+        DeclarationId::Capability(Capability::StateTransitionHistory),
+        DeclarationId::Cancel,
+        DeclarationId::Completion,
+        DeclarationId::VersionNegotiation,
+        DeclarationId::SecurityEnforced,
+    ];
+
+    /// An `interfaces[…]` id for the first (or only) interface of a binding and version.
+    pub fn interface(binding: impl Into<String>, version: impl Into<String>) -> DeclarationId {
+        DeclarationId::Interface {
+            binding: binding.into(),
+            version: version.into(),
+            repeat: 1,
+        }
+    }
+
+    /// Whether a `when:` gate can ask the card about this id (a suite's own
+    /// `x-…` ids are unknown to every card).
+    pub fn card_can_answer(&self) -> bool {
+        !matches!(self, DeclarationId::Custom(_))
+    }
+
+    /// The skill this id is about, if any.
+    pub fn skill(&self) -> Option<&str> {
+        match self {
+            DeclarationId::Skill(skill)
+            | DeclarationId::SkillInputMode { skill, .. }
+            | DeclarationId::SkillOutputMode { skill, .. } => Some(skill),
+            _ => None,
+        }
+    }
+
+    /// The bracketed part of an `interfaces[…]` id (`JSONRPC 1.0`, `GRPC 1.0 #2`).
+    pub fn interface_label(&self) -> Option<String> {
+        match self {
+            DeclarationId::Interface {
+                binding,
+                version,
+                repeat,
+            } => Some(if *repeat > 1 {
+                format!("{binding} {version} #{repeat}")
+            } else {
+                format!("{binding} {version}")
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for DeclarationId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeclarationId::Capability(c) => write!(f, "capabilities.{}", c.as_str()),
+            DeclarationId::Cancel => f.write_str("lifecycle.cancel"),
+            DeclarationId::Completion => f.write_str("lifecycle.completion"),
+            DeclarationId::VersionNegotiation => f.write_str("protocol.versionNegotiation"),
+            DeclarationId::SecurityEnforced => f.write_str("security.enforced"),
+            DeclarationId::DefaultInputMode(m) => write!(f, "defaultInputModes[{m}]"),
+            DeclarationId::DefaultOutputMode(m) => write!(f, "defaultOutputModes[{m}]"),
+            DeclarationId::Skill(s) => write!(f, "skills[{s}]"),
+            DeclarationId::SkillInputMode { skill, mode } => {
+                write!(f, "skills[{skill}].inputModes[{mode}]")
+            }
+            DeclarationId::SkillOutputMode { skill, mode } => {
+                write!(f, "skills[{skill}].outputModes[{mode}]")
+            }
+            DeclarationId::SecurityScheme(s) => write!(f, "securitySchemes[{s}]"),
+            DeclarationId::Interface { .. } => {
+                write!(
+                    f,
+                    "interfaces[{}]",
+                    self.interface_label().unwrap_or_default()
+                )
+            }
+            DeclarationId::Custom(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Why a text is not a declaration id, with the closest known spelling.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not a declaration id{}", hint(.suggestion))]
+pub struct DeclarationIdError {
+    pub text: String,
+    /// The known id (or pattern) closest to the text, when one is close.
+    pub suggestion: Option<String>,
+}
+
+fn hint(suggestion: &Option<String>) -> String {
+    match suggestion {
+        Some(s) => format!(" (did you mean `{s}`?)"),
+        None => format!(
+            " (one of {}, defaultInputModes[<type>], skills[<id>].inputModes[<type>], \
+             interfaces[<BINDING> <version>], …; a suite's own ids start with `x-`)",
+            DeclarationId::FIXED
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The bracketed families, as the suggestion lists them.
+const PATTERNS: [&str; 7] = [
+    "defaultInputModes[<type>]",
+    "defaultOutputModes[<type>]",
+    "skills[<id>]",
+    "skills[<id>].inputModes[<type>]",
+    "skills[<id>].outputModes[<type>]",
+    "securitySchemes[<name>]",
+    "interfaces[<BINDING> <version>]",
+];
+
+impl FromStr for DeclarationId {
+    type Err = DeclarationIdError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        parse(text).ok_or_else(|| DeclarationIdError {
+            text: text.to_string(),
+            suggestion: suggest(text),
+        })
+    }
+}
+
+fn parse(text: &str) -> Option<DeclarationId> {
+    if let Some(fixed) = DeclarationId::FIXED.iter().find(|d| d.to_string() == text) {
+        return Some(fixed.clone());
+    }
+    if text.starts_with("x-") && text.len() > 2 && !text.chars().any(char::is_whitespace) {
+        return Some(DeclarationId::Custom(text.to_string()));
+    }
+    if let Some(mode) = bracketed(text, "defaultInputModes") {
+        return Some(DeclarationId::DefaultInputMode(mode.to_string()));
+    }
+    if let Some(mode) = bracketed(text, "defaultOutputModes") {
+        return Some(DeclarationId::DefaultOutputMode(mode.to_string()));
+    }
+    if let Some(name) = bracketed(text, "securitySchemes") {
+        return Some(DeclarationId::SecurityScheme(name.to_string()));
+    }
+    if let Some(inner) = bracketed(text, "interfaces") {
+        return parse_interface(inner);
+    }
+    let rest = text.strip_prefix("skills[")?;
+    // A skill id may itself hold `]`: the mode suffix is found from the right.
+    for (suffix, input) in [("].inputModes[", true), ("].outputModes[", false)] {
+        if let Some(at) = rest.rfind(suffix) {
+            let skill = &rest[..at];
+            let mode = rest[at + suffix.len()..].strip_suffix(']')?;
+            if skill.is_empty() || mode.is_empty() {
+                return None;
+            }
+            let (skill, mode) = (skill.to_string(), mode.to_string());
+            return Some(if input {
+                DeclarationId::SkillInputMode { skill, mode }
+            } else {
+                DeclarationId::SkillOutputMode { skill, mode }
+            });
+        }
+    }
+    // `skills[echo].inputMode[…]` is a typo, not a skill named `echo].inputMode[…`.
+    let skill = rest
+        .strip_suffix(']')
+        .filter(|s| !s.is_empty() && !s.contains("]."))?;
+    Some(DeclarationId::Skill(skill.to_string()))
+}
+
+/// `BINDING VERSION` or `BINDING VERSION #N` (N ≥ 2).
+fn parse_interface(inner: &str) -> Option<DeclarationId> {
+    let mut words = inner.split(' ');
+    let binding = words.next().filter(|w| !w.is_empty())?;
+    let version = words.next().filter(|w| !w.is_empty())?;
+    let repeat = match words.next() {
+        None => 1,
+        Some(n) => n
+            .strip_prefix('#')?
+            .parse::<u32>()
+            .ok()
+            .filter(|n| *n >= 2)?,
+    };
+    if words.next().is_some() {
+        return None;
+    }
+    Some(DeclarationId::Interface {
+        binding: binding.to_string(),
+        version: version.to_string(),
+        repeat,
+    })
+}
+
+/// `key[inner]` → `inner` (non-empty).
+fn bracketed<'a>(text: &'a str, key: &str) -> Option<&'a str> {
+    text.strip_prefix(key)?
+        .strip_prefix('[')?
+        .strip_suffix(']')
+        .filter(|inner| !inner.is_empty())
+}
+
+/// The known spelling closest to a text that did not parse: a fixed id, or a
+/// bracketed family compared on its key (`skill[echo]` → `skills[<id>]`).
+fn suggest(text: &str) -> Option<String> {
+    let fixed = DeclarationId::FIXED.iter().map(|d| d.to_string());
+    // `streaming` for `capabilities.streaming`: the last word alone.
+    if let Some(full) = fixed.clone().find(|f| f.rsplit('.').next() == Some(text)) {
+        return Some(full);
+    }
+    let key = shape(text);
+    let mut best: Option<(f64, String)> = None;
+    for candidate in fixed {
+        let score = strsim::jaro_winkler(text, &candidate);
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, candidate));
+        }
+    }
+    if text.contains('[') {
+        for pattern in PATTERNS {
+            let score = strsim::jaro_winkler(&key, &shape(pattern));
+            if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                best = Some((score, pattern.to_string()));
+            }
+        }
+    }
+    best.filter(|(score, _)| *score >= 0.8).map(|(_, s)| s)
+}
+
+/// A text with every bracketed part emptied (`skills[echo].inputModes[a/b]`
+/// → `skills[].inputModes[]`), to compare spellings by their structure.
+fn shape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '[' => {
+                if depth == 0 {
+                    out.push('[');
+                }
+                depth += 1;
+            }
+            ']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(']');
+                }
+            }
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A name from a fixed list closest to a mistyped one (did-you-mean), if any
+/// is close enough to be a likely typo.
+pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(name, k), k))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+impl serde::Serialize for DeclarationId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DeclarationId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A scenario's `when:` gate, parsed once: run only if the card declares the
+/// id (`capabilities.streaming`), or only if it does not (`!capabilities.streaming`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Gate {
+    pub negate: bool,
+    pub id: DeclarationId,
+}
+
+impl Gate {
+    /// Whether a card that does (or does not) declare the id opens the gate.
+    pub fn opens(&self, declared: bool) -> bool {
+        declared != self.negate
+    }
+
+    /// Why a closed gate skips the run.
+    pub fn skip_reason(&self) -> String {
+        if self.negate {
+            format!("the card declares {}", self.id)
+        } else {
+            format!("the card does not declare {}", self.id)
+        }
+    }
+}
+
+impl fmt::Display for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.negate {
+            f.write_str("!")?;
+        }
+        self.id.fmt(f)
+    }
+}
+
+/// Why a `when:` text is not a gate.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GateError {
+    #[error(transparent)]
+    Id(#[from] DeclarationIdError),
+    #[error(
+        "`{0}` is a suite's own id: no card declares it, so a `when:` gate on it would never open"
+    )]
+    Custom(String),
+}
+
+impl FromStr for Gate {
+    type Err = GateError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let text = text.trim();
+        let (negate, rest) = match text.strip_prefix('!') {
+            Some(rest) => (true, rest.trim_start()),
+            None => (false, text),
+        };
+        let id: DeclarationId = rest.parse()?;
+        if !id.card_can_answer() {
+            return Err(GateError::Custom(id.to_string()));
+        }
+        Ok(Gate { negate, id })
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Gate {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_spelling_round_trips() {
+        for text in [
+            "capabilities.streaming",
+            "capabilities.pushNotifications",
+            "capabilities.extendedAgentCard",
+            "capabilities.stateTransitionHistory",
+            "lifecycle.cancel",
+            "lifecycle.completion",
+            "protocol.versionNegotiation",
+            "security.enforced",
+            "defaultInputModes[text/plain]",
+            "defaultOutputModes[application/json]",
+            "skills[echo]",
+            "skills[echo].inputModes[image/png]",
+            "skills[a]b].outputModes[text/plain]",
+            "securitySchemes[bearer]",
+            "interfaces[JSONRPC 1.0]",
+            "interfaces[HTTP+JSON 0.3 #2]",
+            "x-acme.refunds",
+        ] {
+            let id: DeclarationId = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(id.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn typed_parts_come_out() {
+        let id: DeclarationId = "skills[book].inputModes[audio/wav]".parse().unwrap();
+        assert_eq!(
+            id,
+            DeclarationId::SkillInputMode {
+                skill: "book".into(),
+                mode: "audio/wav".into()
+            }
+        );
+        assert_eq!(id.skill(), Some("book"));
+        let id: DeclarationId = "interfaces[GRPC 1.0 #3]".parse().unwrap();
+        assert_eq!(id.interface_label().as_deref(), Some("GRPC 1.0 #3"));
+    }
+
+    #[test]
+    fn typos_are_errors_with_the_closest_id() {
+        for (text, want) in [
+            ("capabilities.streamng", Some("capabilities.streaming")),
+            (
+                "capabilities.pushNotification",
+                Some("capabilities.pushNotifications"),
+            ),
+            ("lifecycle.cancle", Some("lifecycle.cancel")),
+            (
+                "defaultInputMode[text/plain]",
+                Some("defaultInputModes[<type>]"),
+            ),
+            (
+                "skill[echo].inputModes[text/plain]",
+                Some("skills[<id>].inputModes[<type>]"),
+            ),
+            ("streaming", Some("capabilities.streaming")),
+            ("enforced", Some("security.enforced")),
+            ("teleport", None),
+            ("", None),
+        ] {
+            let err = text.parse::<DeclarationId>().unwrap_err();
+            assert_eq!(err.suggestion.as_deref(), want, "{text}");
+            assert!(err.to_string().contains(&format!("`{text}`")), "{err}");
+        }
+        for bad in [
+            "skills[].inputModes[text/plain]",
+            "skills[echo].inputModes[]",
+            "skills[]",
+            "defaultInputModes[]",
+            "defaultInputModes",
+            "interfaces[JSONRPC]",
+            "interfaces[JSONRPC 1.0 #1]",
+            "interfaces[JSONRPC 1.0 2]",
+            "x-",
+            "x-has space",
+        ] {
+            assert!(bad.parse::<DeclarationId>().is_err(), "{bad} parsed");
+        }
+    }
+
+    #[test]
+    fn gates_parse_once_and_refuse_custom_ids() {
+        let gate: Gate = "!capabilities.streaming".parse().unwrap();
+        assert!(gate.negate);
+        assert!(gate.opens(false));
+        assert!(!gate.opens(true));
+        assert_eq!(gate.to_string(), "!capabilities.streaming");
+        assert_eq!(
+            gate.skip_reason(),
+            "the card declares capabilities.streaming"
+        );
+        assert!(matches!(
+            "x-mine".parse::<Gate>(),
+            Err(GateError::Custom(_))
+        ));
+        assert!(matches!("streaming".parse::<Gate>(), Err(GateError::Id(_))));
+    }
+
+    #[test]
+    fn closest_names_a_likely_typo_only() {
+        let known = ["prompt_input_required", "prompt", "probe_window"];
+        assert_eq!(
+            closest("prompt_input_requred", known),
+            Some("prompt_input_required")
+        );
+        assert_eq!(closest("zzz", known), None);
+    }
+}

@@ -1,0 +1,143 @@
+//! The one error of the command line: every way a command stops before it
+//! has a result, each knowing its exit code (compare cargo-nextest's
+//! `ExpectedError::process_exit_code`). Messages carry no `error: ` prefix;
+//! [`crate::app::run`] prints each once as `error: {e}`. A failed check is
+//! a result, never one of these.
+
+use crate::baseline::BaselineError;
+use crate::diff::DiffInputError;
+use crate::exit;
+use crate::profile::ProfileError;
+use crate::scenario::SuiteError;
+use std::path::PathBuf;
+
+/// Why a command could not produce its result.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// A suite file that does not load (its message shows the offending line).
+    #[error("{}", without_prefix(&.0.to_string()))]
+    Suite(#[from] SuiteError),
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    #[error(transparent)]
+    Baseline(#[from] BaselineError),
+    /// A `diff` input that is unreadable or not a report this build reads.
+    #[error(transparent)]
+    Report(#[from] DiffInputError),
+    /// A report format that could not be rendered.
+    #[error("{0}")]
+    RenderReport(String),
+    #[error("cannot write {}: {source}", path.display())]
+    WriteReport {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// The peer could not be reached or served no usable card.
+    #[error("{0}")]
+    Peer(String),
+    /// The mock peer could not listen on loopback.
+    #[error("cannot {action} on {address}: {source}")]
+    MockPeer {
+        action: &'static str,
+        address: String,
+        source: std::io::Error,
+    },
+}
+
+impl AppError {
+    /// The process exit code this error calls for (README, "Exit codes").
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            AppError::Usage(_)
+            | AppError::Suite(_)
+            | AppError::Profile(_)
+            | AppError::Baseline(_)
+            | AppError::Report(_)
+            | AppError::RenderReport(_)
+            | AppError::WriteReport { .. }
+            | AppError::Runtime(_) => exit::USAGE,
+            AppError::Peer(_) | AppError::MockPeer { .. } => exit::PEER_UNREACHABLE,
+        }
+    }
+
+    /// Prints the error the one way errors are shown, on stderr.
+    pub fn print(&self) {
+        eprintln!("error: {self}");
+    }
+}
+
+/// A flag value or combination a command cannot use (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    #[error("--var `{0}` must be NAME=VALUE")]
+    VarSyntax(String),
+    #[error("--var `{0}` has an empty name")]
+    VarEmptyName(String),
+    #[error("--header `{0}` must be 'Name: value'")]
+    HeaderSyntax(String),
+    #[error("{flag} {var}: the environment variable `{var}` is not set")]
+    EnvUnset { flag: &'static str, var: String },
+    #[error("{flag} {var}: `{var}` is empty")]
+    EnvEmpty { flag: &'static str, var: String },
+    #[error("--no-default-suite needs at least one --suite FILE")]
+    NoSuiteFile,
+    #[error("no scenario `{id}` in the suite{} (see `a2a-conform suite list`)", did_you_mean(.suggestion))]
+    UnknownScenario {
+        id: String,
+        suggestion: Option<String>,
+    },
+    /// A variable no loaded scenario can read: most likely a typo, which
+    /// would otherwise leave rows unverified under a green run.
+    #[error("{origin}: unknown variable `{name}`{}: not built in and not in any loaded suite's `vars` (known: {})", did_you_mean(.suggestion), .known.join(", "))]
+    UnknownVar {
+        /// Where it was set: `--var`, or `profile FILE`.
+        origin: String,
+        name: String,
+        suggestion: Option<String>,
+        known: Vec<String>,
+    },
+}
+
+fn did_you_mean(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map(|s| format!(" (did you mean `{s}`?)"))
+        .unwrap_or_default()
+}
+
+/// A message without the `error: ` its producer may already have put in
+/// front, so that it is printed with exactly one.
+fn without_prefix(message: &str) -> &str {
+    message.strip_prefix("error: ").unwrap_or(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_knows_its_exit_code_and_says_error_once() {
+        let usage = AppError::from(UsageError::UnknownScenario {
+            id: "nope".into(),
+            suggestion: None,
+        });
+        assert_eq!(usage.exit_code(), exit::USAGE);
+        assert_eq!(
+            usage.to_string(),
+            "no scenario `nope` in the suite (see `a2a-conform suite list`)"
+        );
+        let peer = AppError::Peer("cannot fetch the card".into());
+        assert_eq!(peer.exit_code(), exit::PEER_UNREACHABLE);
+        let suite = crate::scenario::Suite::default()
+            .add_file(std::path::Path::new("/no/such/suite.yaml"))
+            .unwrap_err();
+        let suite = AppError::from(suite);
+        assert_eq!(suite.exit_code(), exit::USAGE);
+        assert!(!suite.to_string().starts_with("error: "), "{suite}");
+        assert!(suite.to_string().contains("suite.yaml"), "{suite}");
+    }
+}

@@ -1,0 +1,15 @@
+//! Where the mock serves and what its card declares it accepts: the
+//! endpoint paths and media modes that the card, the router, the bindings and
+//! the lifecycle all name. A leaf, so none of them imports another for these.
+
+/// The well-known discovery path.
+pub(crate) const CARD_PATH: &str = "/.well-known/agent-card.json";
+/// Where the JSON-RPC interface is served.
+pub(crate) const JSONRPC_PATH: &str = "/a2a/jsonrpc";
+/// Where the HTTP+JSON interface is served (v1.0 only).
+pub(crate) const REST_PATH: &str = "/a2a/rest";
+
+/// The input modes the card declares (card defaults and the one skill).
+pub(crate) const INPUT_MODES: &[&str] = &["text/plain", "application/json"];
+/// The output modes the card declares.
+pub(crate) const OUTPUT_MODES: &[&str] = &["text/plain"];

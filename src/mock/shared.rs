@@ -1,0 +1,69 @@
+//! What every handler and worker of the mock shares: the peer's version,
+//! behaviour and pace, its tasks and push configs, and the shutdown signal.
+
+use super::behaviour::Behaviour;
+use super::push_configs::Registry;
+use super::store::Store;
+use crate::protocol::ProtocolVersion;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The pace of the mock's work; tests shrink it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockTiming {
+    /// How many chunks the `result` artifact is streamed in (default 5).
+    pub chunks: u32,
+    /// The pause before each chunk (default 200 ms: about 1 s of work).
+    pub chunk_interval: Duration,
+    /// How often `stream-silent` sends a keep-alive comment (default 5 s).
+    pub keepalive_interval: Duration,
+    /// How long a silenced stream stays open before closing (default 60 s).
+    pub silence: Duration,
+}
+
+impl Default for MockTiming {
+    fn default() -> Self {
+        MockTiming {
+            chunks: 5,
+            chunk_interval: Duration::from_millis(200),
+            keepalive_interval: Duration::from_secs(5),
+            silence: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What every handler and worker shares.
+pub(crate) struct Shared {
+    pub protocol: ProtocolVersion,
+    pub behaviour: Behaviour,
+    pub timing: MockTiming,
+    pub base_url: String,
+    pub store: Store,
+    /// Push notification configs (and the client deliveries go out with).
+    pub push: Registry,
+    pub shutdown: watch::Receiver<bool>,
+    /// The bearer token requests must carry (behaviours that declare security).
+    pub auth_token: Option<String>,
+}
+
+impl Shared {
+    /// Sleeps for `duration`; false if the peer shut down meanwhile.
+    pub async fn sleep(&self, duration: Duration) -> bool {
+        let mut shutdown = self.shutdown.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(duration) => true,
+            _ = shutdown.wait_for(|down| *down) => false,
+        }
+    }
+
+    /// Resolves once the peer shuts down.
+    pub async fn stopped(&self) {
+        let mut shutdown = self.shutdown.clone();
+        let _ = shutdown.wait_for(|down| *down).await;
+    }
+
+    /// The HTTP+JSON binding is served for v1.0 only.
+    pub fn serves_rest(&self) -> bool {
+        self.protocol == ProtocolVersion::V1_0
+    }
+}

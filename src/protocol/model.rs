@@ -1,0 +1,216 @@
+//! The version-neutral A2A names: protocol versions, bindings, operations,
+//! task states and error codes. Each enum's own spelling (reports, scenarios,
+//! the CLI) is derived in one place here; the per-version wire spellings
+//! (`v1_0`, `v0_3`) map onto these types and are stitched together in the
+//! parent module. A leaf: it imports nothing of the crate.
+
+use serde::{Deserialize, Serialize};
+
+/// An A2A protocol version the tool speaks. Its name (`1.0`) is also how it
+/// serializes.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(into = "&'static str", try_from = "String")]
+pub enum ProtocolVersion {
+    #[strum(serialize = "1.0")]
+    V1_0,
+    #[strum(serialize = "0.3")]
+    V0_3,
+}
+
+impl ProtocolVersion {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Reads a declared version, comparing on Major.Minor only ("0.3.0" is 0.3).
+    pub fn from_declared(text: &str) -> Option<Self> {
+        let mut parts = text.trim().trim_start_matches('v').split('.');
+        let major = parts.next()?;
+        let minor = parts.next().unwrap_or("0");
+        format!("{major}.{minor}").parse().ok()
+    }
+}
+
+impl TryFrom<String> for ProtocolVersion {
+    type Error = strum::ParseError;
+
+    fn try_from(name: String) -> Result<Self, Self::Error> {
+        name.parse()
+    }
+}
+
+/// The transport binding used to reach a peer.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
+pub enum Binding {
+    /// JSON-RPC 2.0 over HTTP (`JSONRPC` on the card).
+    Jsonrpc,
+    /// HTTP+JSON, the REST binding (`HTTP+JSON` on the card).
+    Rest,
+}
+
+impl Binding {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Reads a card's binding name (`JSONRPC`, `HTTP+JSON`): the card's wire
+    /// spellings, which are not the tool's own names.
+    pub fn from_card(name: &str) -> Option<Self> {
+        match name.trim().to_ascii_uppercase().as_str() {
+            "JSONRPC" | "JSON-RPC" => Some(Binding::Jsonrpc),
+            "HTTP+JSON" | "REST" => Some(Binding::Rest),
+            _ => None,
+        }
+    }
+}
+
+/// An A2A operation, named independently of any version's wire spelling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::VariantArray)]
+pub enum Operation {
+    SendMessage,
+    SendStreamingMessage,
+    GetTask,
+    ListTasks,
+    CancelTask,
+    SubscribeToTask,
+    CreatePushConfig,
+    GetPushConfig,
+    ListPushConfigs,
+    DeletePushConfig,
+    GetExtendedCard,
+}
+
+impl Operation {
+    /// Whether the operation answers with an SSE stream.
+    pub fn is_streaming(self) -> bool {
+        matches!(
+            self,
+            Operation::SendStreamingMessage | Operation::SubscribeToTask
+        )
+    }
+}
+
+/// The lifecycle state of a task, version-neutral. Its name (`input-required`)
+/// is the one scenarios and reports use, and also v0.3's wire spelling.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::Display,
+    strum::EnumString,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum TaskState {
+    Submitted,
+    Working,
+    InputRequired,
+    AuthRequired,
+    Completed,
+    Failed,
+    Canceled,
+    Rejected,
+    Unknown,
+}
+
+impl TaskState {
+    /// Every state, in declaration order (strum's derived list).
+    pub const ALL: &'static [TaskState] = <TaskState as strum::VariantArray>::VARIANTS;
+
+    /// The neutral name used in scenarios and reports (`input-required`).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskState::Completed | TaskState::Failed | TaskState::Canceled | TaskState::Rejected
+        )
+    }
+
+    pub fn is_interrupted(self) -> bool {
+        matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
+    }
+}
+
+/// JSON-RPC and A2A error codes (v1 §5.4).
+pub mod codes {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    pub const TASK_NOT_FOUND: i64 = -32001;
+    pub const TASK_NOT_CANCELABLE: i64 = -32002;
+    pub const PUSH_NOT_SUPPORTED: i64 = -32003;
+    pub const UNSUPPORTED_OPERATION: i64 = -32004;
+    pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
+    pub const INVALID_AGENT_RESPONSE: i64 = -32006;
+    pub const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
+    pub const EXTENSION_SUPPORT_REQUIRED: i64 = -32008;
+    pub const VERSION_NOT_SUPPORTED: i64 = -32009;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use strum::VariantArray;
+
+    /// The serde spelling and the derived name must agree, variant by variant.
+    fn same_names<T: Serialize + Copy + Into<&'static str>>(all: &[T]) {
+        for v in all {
+            let name: &'static str = (*v).into();
+            assert_eq!(serde_json::to_value(v).unwrap(), serde_json::json!(name));
+        }
+    }
+
+    #[test]
+    fn names_are_the_serialized_spellings() {
+        same_names(ProtocolVersion::VARIANTS);
+        same_names(Binding::VARIANTS);
+        same_names(TaskState::VARIANTS);
+        assert_eq!(ProtocolVersion::V1_0.to_string(), "1.0");
+        assert_eq!(ProtocolVersion::V0_3.as_str(), "0.3");
+        assert_eq!(Binding::Jsonrpc.to_string(), "jsonrpc");
+        assert_eq!(TaskState::InputRequired.to_string(), "input-required");
+        assert_eq!(TaskState::Unknown.as_str(), "unknown");
+        let read: ProtocolVersion = serde_json::from_str("\"0.3\"").unwrap();
+        assert_eq!(read, ProtocolVersion::V0_3);
+        assert!(serde_json::from_str::<ProtocolVersion>("\"2.0\"").is_err());
+    }
+}

@@ -1,0 +1,31 @@
+//! The evidence entries a scenario run's report carries: what was sent,
+//! received or observed, and when. These are report schema; the transport
+//! records them (`transport::transcript`), the report formats read them.
+
+use serde::{Deserialize, Serialize};
+
+/// What an evidence entry records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvidenceKind {
+    Request,
+    Response,
+    Event,
+    Comment,
+    StreamEnd,
+    Note,
+}
+
+/// One recorded exchange, event or observation, timed from the start of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Milliseconds since the scenario run started.
+    pub at_ms: u64,
+    pub kind: EvidenceKind,
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// A command that reproduces the request (secrets as `$VAR` references).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curl: Option<String>,
+}

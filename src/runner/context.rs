@@ -1,0 +1,225 @@
+//! The state of one scenario run and how a step ends it: [`RunContext`]
+//! (captures, stream cursors, the webhook receiver), [`Stop`] and
+//! [`StepResult`]. The step modules (`steps`, `push`) add their methods to
+//! the context from their own files and import only from here.
+
+use super::capture::Capture;
+use super::webhook::WebhookReceiver;
+use crate::protocol::{Operation, ProtocolVersion, RpcError};
+use crate::scenario::template::{Element, Template};
+use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
+use crate::transport::client::Credentials;
+use crate::transport::{PeerClient, Reply, Transcript};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why a run stopped before its last step passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopKind {
+    Fail,
+    Inconclusive,
+    Error,
+}
+
+#[derive(Debug, Clone)]
+pub struct Stop {
+    pub kind: StopKind,
+    pub message: String,
+}
+
+impl Stop {
+    pub fn fail(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Fail,
+            message: message.into(),
+        }
+    }
+    pub fn inconclusive(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Inconclusive,
+            message: message.into(),
+        }
+    }
+    pub fn error(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error,
+            message: message.into(),
+        }
+    }
+}
+
+/// A step passed, or stopped the run.
+pub type StepResult = Result<(), Stop>;
+
+/// A reply the step judges itself: a result, a protocol error, or a
+/// refusal the step provoked by withholding or forging the credentials.
+pub enum Answered {
+    Result(Value),
+    Error(RpcError),
+    Refused { status: u16, detail: String },
+}
+
+/// The run's push state: its webhook receiver, once started, and the last
+/// delivery an `expect_webhook` consumed.
+#[derive(Default)]
+pub struct PushState {
+    pub(super) receiver: Option<WebhookReceiver>,
+    pub(super) cursor: usize,
+    /// Whether a token was set on a push config in this run.
+    pub(super) token_set: bool,
+}
+
+/// The state of one scenario run.
+pub struct RunContext<'a> {
+    pub client: &'a PeerClient,
+    pub transcript: Arc<Transcript>,
+    /// Variables for this run: `None` is a variable that exists but is unset.
+    pub vars: HashMap<String, Option<String>>,
+    pub(super) captures: HashMap<String, Capture>,
+    /// Per stream: the last event a step consumed.
+    pub(super) cursors: HashMap<String, usize>,
+    /// The run's webhook receiver and what `expect_webhook` consumed.
+    pub(super) push: PushState,
+}
+
+impl<'a> RunContext<'a> {
+    pub fn new(
+        client: &'a PeerClient,
+        transcript: Arc<Transcript>,
+        vars: HashMap<String, Option<String>>,
+    ) -> Self {
+        RunContext {
+            client,
+            transcript,
+            vars,
+            captures: HashMap::new(),
+            cursors: HashMap::new(),
+            push: PushState::default(),
+        }
+    }
+
+    pub(super) fn version(&self) -> ProtocolVersion {
+        self.client.version
+    }
+
+    /// A template's text for this run; an unset variable makes the run
+    /// inconclusive, naming it. A capture not (yet) made reads as empty.
+    pub(super) fn text(&self, template: &Template) -> Result<String, Stop> {
+        let mut out = String::new();
+        for element in template.elements() {
+            match element {
+                Element::Literal(text) => out.push_str(text),
+                Element::Capture { name, field } => {
+                    if let Some(capture) = self.captures.get(name) {
+                        out.push_str(&capture.field(*field));
+                    }
+                }
+                Element::Var(name) => match self.vars.get(name) {
+                    Some(Some(value)) => out.push_str(value),
+                    Some(None) => {
+                        return Err(Stop::inconclusive(format!(
+                            "variable `{name}` is not set: pass --var {name}=… or set it in a --profile"
+                        )))
+                    }
+                    None => return Err(Stop::error(format!("variable `{name}` is unknown"))),
+                },
+            }
+        }
+        Ok(out)
+    }
+
+    /// A duration for this run: as loaded, or its template resolved and read.
+    pub(super) fn duration(&self, value: &DurationValue) -> Result<Duration, Stop> {
+        match value {
+            DurationValue::Literal(d) => Ok(*d),
+            DurationValue::Template(t) => {
+                vars::parse_duration(&self.text(t)?).map_err(|e| Stop::error(e.to_string()))
+            }
+        }
+    }
+
+    /// A count for this run: as loaded, or its template resolved and read.
+    pub(super) fn count(&self, value: &Count) -> Result<u32, Stop> {
+        match value {
+            Count::Literal(n) => Ok(*n),
+            Count::Template(t) => Count::parse(&self.text(t)?).ok_or_else(|| {
+                Stop::error(format!(
+                    "`reads` must be a whole number from 1 to {MAX_READS}"
+                ))
+            }),
+        }
+    }
+
+    pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
+        self.captures
+            .get(name)
+            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
+    }
+
+    /// An instant as an offset from the run's start, for messages.
+    pub(super) fn offset(&self, at: Instant) -> String {
+        format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
+    }
+
+    /// The one mapping from a reply to what the step judges, or to how the
+    /// run stops: a broken reply fails it, an unreachable peer is an error,
+    /// and a refusal of the configured credentials makes it inconclusive
+    /// ([`Self::refused`]); a refusal of credentials the step chose
+    /// (`credentials: none|invalid`) is the step's answer.
+    pub(super) fn answered(
+        &self,
+        op: Operation,
+        reply: Reply,
+        credentials: Credentials,
+    ) -> Result<Answered, Stop> {
+        match reply {
+            Reply::Ok(result) => Ok(Answered::Result(result)),
+            Reply::Err(error) => Ok(Answered::Error(error)),
+            Reply::Refused { status, detail } if credentials != Credentials::Configured => {
+                Ok(Answered::Refused { status, detail })
+            }
+            Reply::Refused { status, detail } => Err(self.refused(op, status, &detail)),
+            Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
+            Reply::Unreachable(reason) => Err(Stop::error(reason)),
+        }
+    }
+
+    /// [`Self::answered`] for a call with the configured credentials, whose
+    /// refusal always stops the run: the result, or the protocol error.
+    pub(super) fn answered_configured(
+        &self,
+        op: Operation,
+        reply: Reply,
+    ) -> Result<Result<Value, RpcError>, Stop> {
+        match self.answered(op, reply, Credentials::Configured)? {
+            Answered::Result(result) => Ok(Ok(result)),
+            Answered::Error(error) => Ok(Err(error)),
+            Answered::Refused { status, detail } => Err(self.refused(op, status, &detail)),
+        }
+    }
+
+    /// A refusal (HTTP 401/403) of a request carrying the configured
+    /// credentials: the run cannot reach what it checks, so it is
+    /// inconclusive, saying which credentials to give.
+    fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
+        let hint = if self.client.has_credentials() {
+            "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
+        } else {
+            "no credentials were given: pass a token with --bearer-env VAR (or a header with --header)"
+        };
+        Stop::inconclusive(format!(
+            "the peer refused {op:?} with HTTP {status} ({detail}); {hint}"
+        ))
+    }
+}
+
+/// `a or b or c`.
+pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(T::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
+}

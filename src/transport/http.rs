@@ -1,0 +1,70 @@
+//! The bounded HTTP plumbing under every call: the reqwest client, reading a
+//! body within a size and time cap, and naming the real cause of an error.
+
+use super::limits::MAX_BODY_BYTES;
+use super::text::human_duration;
+use std::time::Duration;
+
+/// The HTTP client used for cards and calls: bounded, no redirects followed
+/// silently (a redirect is reported as what the peer answered).
+pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout)
+        .redirect(reqwest::redirect::Policy::limited(3))
+        .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+/// The innermost cause of a reqwest error, which names the real trouble
+/// ("Connection refused") where the outer message does not.
+pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text = cause.to_string();
+        source = cause.source();
+    }
+    if error.is_timeout() {
+        format!("timed out ({text})")
+    } else {
+        text
+    }
+}
+
+/// Reads a body up to [`MAX_BODY_BYTES`], within `timeout`.
+pub async fn read_bounded(
+    mut response: reqwest::Response,
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut body = Vec::new();
+    loop {
+        let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Err(_) => {
+                return Err(format!(
+                    "the body did not finish within {} ({} bytes read)",
+                    human_duration(timeout),
+                    body.len()
+                ))
+            }
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "the connection broke while reading the body after {} bytes: {}",
+                    body.len(),
+                    describe_reqwest_error(&e)
+                ))
+            }
+            Ok(Ok(None)) => return Ok(body),
+            Ok(Ok(Some(chunk))) => chunk,
+        };
+        if body.len() + chunk.len() > MAX_BODY_BYTES {
+            return Err(format!(
+                "the body is larger than the {} MiB cap",
+                MAX_BODY_BYTES / (1024 * 1024)
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+}

@@ -1,0 +1,13 @@
+//! The caps on what is read from a peer and kept as evidence: a peer that
+//! never stops talking must not exhaust the tool's memory or the report.
+
+/// The largest response body read from a peer (non-streaming).
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// The largest single SSE event accepted.
+pub const MAX_SSE_EVENT_BYTES: usize = 1024 * 1024;
+/// The most bytes read from one stream before it is cut.
+pub const MAX_STREAM_BYTES: u64 = 32 * 1024 * 1024;
+/// The most events kept from one stream before it is cut.
+pub const MAX_STREAM_EVENTS: usize = 10_000;
+/// How much of a body is kept in evidence.
+pub const EVIDENCE_BODY_CHARS: usize = 4096;

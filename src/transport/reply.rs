@@ -1,0 +1,23 @@
+//! How a call to a peer ended, as the runner judges it: a result, a protocol
+//! error, a broken answer, no answer, or refused credentials.
+
+use crate::protocol::RpcError;
+use serde_json::Value;
+
+/// How a call ended, as the runner judges it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A well-formed success with its result.
+    Ok(Value),
+    /// A well-formed protocol error.
+    Err(RpcError),
+    /// The peer answered, but not with something the protocol allows (not
+    /// JSON, wrong id, no result nor error, HTTP error page, no answer in time).
+    Broken(String),
+    /// The peer could not be reached at all: tool-side trouble, not a finding.
+    Unreachable(String),
+    /// HTTP 401 or 403, whatever the body (v1 §7.4): the peer refused the
+    /// request's credentials. `detail` names the `WWW-Authenticate`
+    /// challenge and the start of the body.
+    Refused { status: u16, detail: String },
+}
