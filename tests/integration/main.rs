@@ -13,6 +13,7 @@ mod diff;
 mod hostile;
 mod install;
 mod interop;
+mod live;
 mod matrix;
 mod mock_peer;
 mod mock_push;

@@ -2,11 +2,9 @@
 //! written when a signal stops the check, report paths and peer URLs checked
 //! before the first request, and a token never echoed.
 
-mod common;
-
+use crate::common::*;
 use a2a_conform::mock::{Behaviour, MockTiming};
 use a2a_conform::protocol::ProtocolVersion;
-use common::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
