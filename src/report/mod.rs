@@ -1,6 +1,7 @@
 //! The one versioned run report every output format is a pure function of,
 //! and writing report files atomically.
 
+pub mod builder;
 pub mod evidence;
 pub mod human;
 pub mod junit;
