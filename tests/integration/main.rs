@@ -11,6 +11,7 @@ mod baseline;
 mod check;
 mod diff;
 mod hostile;
+mod hostile_secrets;
 mod install;
 mod interop;
 mod live;

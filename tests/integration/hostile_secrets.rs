@@ -6,13 +6,12 @@
 //! tests can show no credential ever reached it; and no output of the tool
 //! (stdout, stderr, JSON, JUnit, Markdown) may carry a secret in any form.
 //!
-//! Self-contained helpers (a raw TCP peer, a recorder, a bounded run that
-//! measures the child's peak memory) until the shared hostile harness lands.
+//! Own helpers (a raw TCP listener that records what it receives, a bounded
+//! run that measures the child's peak memory) until the shared hostile
+//! harness lands; move them there then.
 
-mod common;
-
+use crate::common::{self, Peer, FAST_VARS};
 use base64::Engine;
-use common::{Peer, FAST_VARS};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
