@@ -594,3 +594,60 @@ fn a_malformed_header_is_a_usage_error_that_does_not_print_its_value() {
     );
     assert!(!out.stderr.contains("s3cret-in-a-typo") && !out.stdout.contains("s3cret-in-a-typo"));
 }
+
+#[test]
+fn a_same_origin_card_redirect_keeps_the_credentials_and_a_loop_is_bounded() {
+    let (front, log) = listen(|base, request, stream| match request.path.as_str() {
+        "/moved.json" => respond(
+            stream,
+            "301 Moved Permanently",
+            &[("Location", CARD_PATH.to_string())],
+            b"",
+        ),
+        CARD_PATH => {
+            let body = card("moved", "s", &format!("{base}/rpc")).to_string();
+            respond(stream, "200 OK", &json_headers(), body.as_bytes());
+        }
+        "/loop.json" => respond(
+            stream,
+            "302 Found",
+            &[("Location", "/loop.json".into())],
+            b"",
+        ),
+        _ => respond(stream, "500 Internal Server Error", &json_headers(), b"{}"),
+    });
+    let mut args = credential_args();
+    args.extend(["--scenario", "completion-stability"]);
+    let run = run_check(&format!("{front}/moved.json"), &args, &ENV);
+    let log = log.lock().unwrap().clone();
+    assert!(log.len() >= 2, "{log:?}");
+    for request in &log[..2] {
+        assert!(
+            request.contains(TOKEN) && request.contains(AUTH_TOKEN),
+            "same origin: {request}"
+        );
+    }
+    assert!(
+        log[1].starts_with(&format!("GET {CARD_PATH}")),
+        "{}",
+        log[1]
+    );
+    assert_eq!(run.peer()["name"], "moved", "{}", run.explain());
+    run.assert_clean(&[TOKEN, AUTH_TOKEN, SHORT]);
+
+    let looped = common::run_env(
+        &[
+            "check",
+            &format!("{front}/loop.json"),
+            "--bearer-env",
+            "HOSTILE_TOKEN",
+        ],
+        &ENV,
+    );
+    assert_eq!(looped.code, 3, "{}", looped.explain());
+    assert!(
+        looped.stderr.contains("redirected more than 3 times"),
+        "{}",
+        looped.stderr
+    );
+}
