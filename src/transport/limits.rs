@@ -11,3 +11,10 @@ pub const MAX_STREAM_BYTES: u64 = 32 * 1024 * 1024;
 pub const MAX_STREAM_EVENTS: usize = 10_000;
 /// How much of a body is kept in evidence.
 pub const EVIDENCE_BODY_CHARS: usize = 4096;
+/// How many entries of a run's evidence are kept from its start…
+pub const EVIDENCE_HEAD: usize = 50;
+/// …and from its end; the entries between are counted, not kept.
+pub const EVIDENCE_TAIL: usize = 50;
+/// How many SSE comments of one stream are recorded one by one; later ones
+/// are counted (number and bytes) and summed up when the stream ends.
+pub const RECORDED_COMMENTS: usize = 3;
