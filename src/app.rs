@@ -158,6 +158,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
 }
 
