@@ -120,6 +120,10 @@ fn measure(args: &[&str]) -> Measured {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
+    eprintln!(
+        "a2a-conform {args:?}: peak RSS {peak} KiB, {:?}",
+        started.elapsed()
+    );
     let read = |name: &str| std::fs::read_to_string(file(name)).unwrap_or_default();
     Measured {
         code: status.code().unwrap_or(-1),

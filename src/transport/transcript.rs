@@ -6,7 +6,7 @@
 //! [`EVIDENCE_HEAD`] and the last [`EVIDENCE_TAIL`] entries are kept, the ones
 //! between are counted and stand as one [`EvidenceKind::Elided`] entry.
 
-use super::limits::{EVIDENCE_BODY_CHARS, EVIDENCE_HEAD, EVIDENCE_TAIL};
+use super::limits::{EVIDENCE_BODY_CHARS, EVIDENCE_CURL_CHARS, EVIDENCE_HEAD, EVIDENCE_TAIL};
 use super::text::clip;
 use crate::report::transcript::{Evidence, EvidenceKind};
 use std::collections::VecDeque;
@@ -148,10 +148,11 @@ impl Transcript {
         let entry = Evidence {
             at_ms: self.offset(at).as_millis() as u64,
             kind,
-            summary: self.redact(&summary.into()),
-            // Redacted before clipping, so a cut never leaves half a secret.
+            // Redacted before clipping, so a cut never leaves half a secret;
+            // clipped so an entry is bounded whatever the peer sent.
+            summary: clip(&self.redact(&summary.into()), EVIDENCE_BODY_CHARS),
             body: body.map(|b| clip(&self.redact(&b), EVIDENCE_BODY_CHARS)),
-            curl: curl.map(|c| self.redact(&c)),
+            curl: curl.map(|c| clip(&self.redact(&c), EVIDENCE_CURL_CHARS)),
         };
         if let Ok(mut kept) = self.entries.lock() {
             kept.push(entry);
