@@ -417,7 +417,9 @@ fn flag_values_that_would_break_a_request_exit_2_before_any_request() {
         respond_json(stream, &result(request, json!({"task": working_task()})));
     });
     let (base, connections) = raw_peer(json!({}), answer);
-    let cases: Vec<(Vec<String>, Vec<(&str, &str)>, &str)> = vec![
+    // Arguments, environment, and what stderr must say.
+    type Case<'a> = (Vec<String>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case> = vec![
         (
             vec![
                 "--header".into(),
