@@ -1,10 +1,11 @@
 //! Reading a fetched card body: JSON, layout detection, field validation and
 //! lint warnings. Interfaces are read in `interfaces`, the endpoint chosen in `select`.
 
-use super::select;
-use super::{
-    BindingChoice, Capabilities, Card, CardError, CardLayout, ProtocolChoice, Skill, MAX_CARD_BYTES,
+use super::error::CardError;
+use super::model::{
+    BindingChoice, Capabilities, Card, CardLayout, ProtocolChoice, Skill, MAX_CARD_BYTES,
 };
+use super::select;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
