@@ -283,7 +283,7 @@ impl Reader {
         };
         if comments > RECORDED_COMMENTS {
             self.transcript.note(format!(
-                "{comments} SSE comments ({comment_bytes} bytes) in all; the first {RECORDED_COMMENTS} are recorded, the rest counted"
+                "{comments} keep-alive comments ({comment_bytes} bytes) in all: SSE comments, not events; the first {RECORDED_COMMENTS} are recorded, the rest counted"
             ));
         }
         let summary = match &end {

@@ -275,9 +275,10 @@ fn a_keep_alive_flood_is_counted_not_stored() {
     let comments = evidence.iter().filter(|e| e["kind"] == "comment").count();
     assert!(comments <= 3, "{comments} comments recorded one by one");
     assert!(
-        evidence
-            .iter()
-            .any(|e| e["summary"].as_str().unwrap().contains("SSE comments (")),
+        evidence.iter().any(|e| e["summary"]
+            .as_str()
+            .unwrap()
+            .contains("keep-alive comments (")),
         "{evidence:?}"
     );
     out.assert_no_secret();
