@@ -158,6 +158,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.keep_passing_evidence = args.output.verbose;
     Ok(options)
 }
 
@@ -185,10 +186,15 @@ fn style(output: &OutputArgs) -> human::Style {
                 && std::io::stdout().is_terminal()
         }
     };
+    let width = std::io::stdout()
+        .is_terminal()
+        .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+        .flatten();
     human::Style {
         color,
         verbose: output.verbose,
         quiet: output.quiet,
+        width,
     }
 }
 
@@ -215,6 +221,7 @@ async fn run_check(
     let progress = crate::progress::TerminalProgress::new(args.output.quiet);
     let mut report = runner::check(peers, &suite, &options, &progress).await;
     report.fail_on_flaky = args.fail_on_flaky;
+    report.fail_on_unverified = args.fail_on_unverified;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
@@ -268,6 +275,10 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
 
 /// Writes the requested files, prints the terminal report, and picks the exit code.
 fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
+    let report = &RunReport {
+        summary: Some(crate::verdict::summarize(report)),
+        ..report.clone()
+    };
     print!("{}", human::render(report, style(&args.output)));
     let junit = args
         .junit
@@ -308,10 +319,9 @@ fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
         eprintln!("warning: {warning}");
     }
     let code = crate::verdict::exit_code(report);
-    if code == exit::DIVERGED {
-        for reason in crate::verdict::failing_reasons(report) {
-            eprintln!("fails the run: {reason}");
-        }
+    // Exit 1 and exit 4 always say why, one line per row that decides it.
+    for reason in crate::verdict::exit_reasons(report) {
+        eprintln!("fails the run: {reason}");
     }
     Ok(code)
 }
@@ -438,8 +448,17 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
 
 fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
     match cmd {
-        SuiteCommand::Lint { files } => {
-            let mut suite = Suite::default();
+        SuiteCommand::Lint {
+            files,
+            no_default_suite,
+        } => {
+            // Checked against the default suite, as `check --suite` loads
+            // them: a file redefining a default id fails both the same way.
+            let mut suite = if no_default_suite {
+                Suite::default()
+            } else {
+                Suite::embedded()?
+            };
             let mut failed = false;
             for file in &files {
                 let before = suite.scenarios.len();

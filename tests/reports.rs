@@ -294,6 +294,7 @@ fn every_verdict() -> RunReport {
                 card_warnings: vec!["the card declares no skills".into()],
                 declarations,
                 scenarios,
+                duration_ms: Some(2345),
             },
             PeerReport {
                 card_url: "http://gone.example/.well-known/agent-card.json".into(),
@@ -306,9 +307,11 @@ fn every_verdict() -> RunReport {
                 card_warnings: vec![],
                 declarations: vec![],
                 scenarios: vec![],
+                duration_ms: None,
             },
         ],
         fail_on_flaky: true,
+        fail_on_unverified: false,
         baseline: Some(BaselineReport {
             file: "known-divergences.yaml".into(),
             strict: true,
@@ -329,6 +332,7 @@ fn every_verdict() -> RunReport {
                 },
             ],
         }),
+        summary: None,
     }
 }
 
@@ -356,6 +360,7 @@ fn every_verdict_shows_in_every_format_and_the_junit_validates() {
         color: false,
         verbose: false,
         quiet: false,
+        width: None,
     };
     let text = human::render(&report, style);
     for (format, out) in [("markdown", &md), ("human", &text)] {

@@ -44,6 +44,9 @@ pub struct RunOptions {
     pub retries: u32,
     /// Scenario runs in flight at once against one peer.
     pub jobs: usize,
+    /// Keep the evidence of passing runs too (`-v`); by default only runs
+    /// that did not pass keep theirs.
+    pub keep_passing_evidence: bool,
 }
 
 impl Default for RunOptions {
@@ -58,6 +61,7 @@ impl Default for RunOptions {
             binding: BindingChoice::Auto,
             retries: 0,
             jobs: 4,
+            keep_passing_evidence: false,
         }
     }
 }
@@ -82,9 +86,10 @@ pub async fn check(
 ) -> RunReport {
     let mut report = RunReport::new(Vec::new());
     for input in inputs {
-        report
-            .peers
-            .push(check_peer(input, suite, options, progress).await);
+        let started = std::time::Instant::now();
+        let mut peer = check_peer(input, suite, options, progress).await;
+        peer.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+        report.peers.push(peer);
     }
     report
 }
@@ -457,7 +462,7 @@ async fn execute(
             _ => {
                 report.verdict = verdict;
                 report.message = message;
-                if verdict != ScenarioVerdict::Pass {
+                if verdict != ScenarioVerdict::Pass || options.keep_passing_evidence {
                     report.evidence = evidence;
                 }
             }
