@@ -47,7 +47,11 @@ fn header_line(report: &RunReport, summary: &Summary) -> String {
 
 /// The headline, from the summary's counts, and what fails the run.
 fn result_line(report: &RunReport, summary: &Summary) -> String {
-    let reasons = verdict::exit_reasons(report);
+    // An unreachable peer decides the exit code; what else fails the run still shows.
+    let reasons = match summary.outcome {
+        Outcome::Error => verdict::failing_reasons(report),
+        _ => verdict::exit_reasons(report),
+    };
     let shown: Vec<String> = reasons.iter().take(10).map(|r| text(r)).collect();
     let mut why = shown.join("; ");
     if reasons.len() > shown.len() {
