@@ -25,8 +25,9 @@ pub struct Style {
 
 /// The `why` column's length when the output is not a terminal.
 const WHY_WIDTH: usize = 100;
-/// The `why` column never gets narrower than this, whatever the width.
-const WHY_MIN: usize = 24;
+/// The narrowest `why` column worth reading: with less room than this
+/// beside a row, the why goes on a line of its own.
+const WHY_MIN: usize = 30;
 
 const RESET: &str = "\x1b[0m";
 
@@ -75,12 +76,18 @@ pub fn render(report: &RunReport, style: Style) -> String {
         Outcome::Fail | Outcome::Error => "1;31",
         Outcome::Unverified => "1;33",
     };
-    let _ = writeln!(
-        out,
-        "{}; {}",
-        paint(style, color, &summary.headline()),
-        summary.counts.runs_phrase()
-    );
+    let headline = summary.headline();
+    let runs = summary.counts.runs_phrase();
+    // Split rather than wrap when the line is wider than the terminal.
+    let joint = if style
+        .width
+        .is_some_and(|w| headline.chars().count() + 2 + runs.chars().count() > w)
+    {
+        ";\n  "
+    } else {
+        "; "
+    };
+    let _ = writeln!(out, "{}{joint}{runs}", paint(style, color, &headline));
     out
 }
 
@@ -143,10 +150,15 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
         .max()
         .unwrap_or(11)
         .max(11);
-    let why_width = style
-        .width
-        .map(|w| w.saturating_sub(2 + width + 2 + 13 + 2).max(WHY_MIN))
-        .unwrap_or(WHY_WIDTH);
+    // Too little room beside the id and verdict: the why goes on a line of
+    // its own under its row, so no row is wider than the terminal.
+    let (why_width, stacked) = match style.width {
+        None => (WHY_WIDTH, false),
+        Some(w) => match w.saturating_sub(2 + width + 2 + 13 + 2) {
+            room if room >= WHY_MIN => (room, false),
+            _ => (w.saturating_sub(4).max(WHY_MIN), true),
+        },
+    };
     // Quiet: only the rows that fail the run.
     let rows: Vec<&DeclarationReport> = peer
         .declarations
@@ -157,18 +169,23 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
         let _ = writeln!(out, "  {:<width$}  {:<13}  why", "DECLARATION", "VERDICT");
     }
     for d in rows {
-        let verdict = format!("{:<13}", d.verdict.as_str());
+        let verdict = if stacked {
+            d.verdict.as_str().to_string()
+        } else {
+            format!("{:<13}", d.verdict.as_str())
+        };
         let why = match (&d.baseline_reason, d.baselined) {
             (Some(known), true) => format!("[baselined: {known}] {}", d.reason),
             _ => d.reason.clone(),
         };
         let (why, hint) = fit(&why, why_width);
-        let _ = writeln!(
-            out,
-            "  {:<width$}  {}  {why}",
-            d.id,
-            paint(style, declaration_color(d.verdict), &verdict),
-        );
+        let verdict = paint(style, declaration_color(d.verdict), &verdict);
+        if stacked {
+            let _ = writeln!(out, "  {:<width$}  {verdict}", d.id);
+            let _ = writeln!(out, "    {why}");
+        } else {
+            let _ = writeln!(out, "  {:<width$}  {verdict}  {why}", d.id);
+        }
         if let Some(hint) = hint {
             let room = style.width.map_or(usize::MAX, |w| w.saturating_sub(6));
             let _ = writeln!(out, "    ↳ {}", cut(&hint, room));
@@ -266,7 +283,8 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
         s.verdict,
         ScenarioVerdict::Fail | ScenarioVerdict::Flaky | ScenarioVerdict::Error
     );
-    if !failed && !(style.verbose && !s.evidence.is_empty()) {
+    let passing_shown = style.verbose && !s.evidence.is_empty();
+    if !(failed || passing_shown) {
         return;
     }
     let limit = if style.verbose { usize::MAX } else { 12 };
@@ -320,7 +338,7 @@ mod tests {
     }
 
     #[test]
-    fn at_80_columns_no_table_row_is_wider_than_the_terminal() {
+    fn no_table_line_is_wider_than_the_terminal_and_the_hint_stays() {
         let mut peer = PeerReport::new("http://peer/card");
         peer.declarations.push(DeclarationReport {
             id: "defaultInputModes[application/json]".into(),
@@ -335,16 +353,31 @@ mod tests {
             baseline_reason: None,
         });
         let report = RunReport::new(vec![peer]);
-        let style = Style {
-            color: false,
-            verbose: false,
-            quiet: false,
-            width: Some(80),
+        let at = |width| {
+            let style = Style {
+                color: false,
+                verbose: false,
+                quiet: false,
+                width: Some(width),
+            };
+            let text = render(&report, style);
+            for line in text.lines() {
+                assert!(line.chars().count() <= width, "{width}: {line}\n{text}");
+            }
+            text
         };
-        let text = render(&report, style);
-        for line in text.lines() {
-            assert!(line.chars().count() <= 80, "{line}");
-        }
+        // 80 columns: too narrow beside the row, the why goes under it.
+        let text = at(80);
+        assert!(
+            text.contains("  defaultInputModes[application/json]  unverified\n    zzz"),
+            "{text}"
+        );
+        assert!(
+            text.contains("zzz… pass --var x=… or set it in a --profile\n"),
+            "{text}"
+        );
+        // 100 columns: beside the row, with the hint on a line of its own.
+        let text = at(100);
         assert!(
             text.contains("    ↳ pass --var x=… or set it in a --profile\n"),
             "{text}"
