@@ -452,3 +452,32 @@ fn every_headline_says_the_counts_and_unverified_rows_fail_only_under_the_flag()
         out.stdout
     );
 }
+
+#[test]
+fn quiet_prints_the_headline_and_failures_verbose_the_evidence_of_passing_runs() {
+    let peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let card = peer.card_url();
+    let only = ["--scenario", "streaming-probe"];
+    let out = common::run(&["check", &card, only[0], only[1], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stdout.contains("DECLARATION"), "{}", out.stdout);
+    assert!(out.stdout.contains("pass — 1 honoured"), "{}", out.stdout);
+    let out = common::run(&["check", &card, only[0], only[1], "-v"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("pass streaming-probe"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("→ POST"),
+        "the passing run's evidence: {}",
+        out.stdout
+    );
+    assert!(!out.report()["peers"][0]["scenarios"][0]["evidence"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let out = common::run(&["check", &card, only[0], only[1]]);
+    assert!(!out.stdout.contains("→ POST"), "{}", out.stdout);
+}
