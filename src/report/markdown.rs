@@ -21,6 +21,9 @@ pub fn render(report: &RunReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## a2a-conform\n");
     let _ = writeln!(out, "{}\n", header_line(report, &summary));
+    if report.interrupted {
+        let _ = writeln!(out, "**⏹ Interrupted** — {}\n", super::INTERRUPTED_NOTE);
+    }
     let _ = writeln!(out, "{}\n", result_line(report, &summary));
     for peer in &report.peers {
         render_peer(&mut out, peer, report.peers.len() > 1);
@@ -354,6 +357,7 @@ mod tests {
             fail_on_unverified: false,
             baseline: None,
             summary: None,
+            interrupted: false,
         }
     }
 
