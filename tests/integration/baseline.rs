@@ -82,7 +82,8 @@ fn a_known_divergence_passes_marked_in_every_format() {
         ran.stdout
     );
     assert!(
-        ran.stdout.contains("pass — 0 honoured, 1 diverged (baselined), 9 unverified"),
+        ran.stdout
+            .contains("pass — 0 honoured, 1 diverged (baselined), 9 unverified"),
         "{}",
         ran.stdout
     );
