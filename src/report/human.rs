@@ -129,7 +129,16 @@ pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
         .collect()
 }
 
+/// A row that fails the run: all `-q` shows of the table.
+fn fails_the_run(d: &DeclarationReport) -> bool {
+    d.verdict == DeclarationVerdict::Diverged && !d.baselined
+}
+
 fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
+    // Quiet: a peer with nothing failing is left to the headline.
+    if style.quiet && peer.card_error.is_none() && !peer.declarations.iter().any(fails_the_run) {
+        return;
+    }
     let title = peer.name.as_deref().unwrap_or("peer");
     let _ = writeln!(
         out,
@@ -140,17 +149,19 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
         let _ = writeln!(out, "  {} {error}", paint(style, "1;31", "error:"));
         return;
     }
-    let _ = writeln!(
-        out,
-        "  A2A {} over {} at {}",
-        peer.protocol_version.as_deref().unwrap_or("?"),
-        peer.binding.as_deref().unwrap_or("?"),
-        peer.endpoint.as_deref().unwrap_or("?")
-    );
-    for warning in &peer.card_warnings {
-        let _ = writeln!(out, "  {} {warning}", paint(style, "33", "card warning:"));
+    if !style.quiet {
+        let _ = writeln!(
+            out,
+            "  A2A {} over {} at {}",
+            peer.protocol_version.as_deref().unwrap_or("?"),
+            peer.binding.as_deref().unwrap_or("?"),
+            peer.endpoint.as_deref().unwrap_or("?")
+        );
+        for warning in &peer.card_warnings {
+            let _ = writeln!(out, "  {} {warning}", paint(style, "33", "card warning:"));
+        }
+        let _ = writeln!(out);
     }
-    let _ = writeln!(out);
     let width = peer
         .declarations
         .iter()
@@ -171,7 +182,7 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
     let rows: Vec<&DeclarationReport> = peer
         .declarations
         .iter()
-        .filter(|d| !style.quiet || (d.verdict == DeclarationVerdict::Diverged && !d.baselined))
+        .filter(|d| !style.quiet || fails_the_run(d))
         .collect();
     if !rows.is_empty() {
         let _ = writeln!(out, "  {:<width$}  {:<13}  why", "DECLARATION", "VERDICT");

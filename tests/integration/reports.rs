@@ -433,8 +433,38 @@ fn quiet_prints_the_headline_and_failures_verbose_the_evidence_of_passing_runs()
     let only = ["--scenario", "streaming-probe"];
     let out = crate::common::run(&["check", &card, only[0], only[1], "-q"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(!out.stdout.contains("DECLARATION"), "{}", out.stdout);
-    assert!(out.stdout.contains("pass — 1 honoured"), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with("pass — 1 honoured"),
+        "only the headline: {}",
+        out.stdout
+    );
+    assert_eq!(out.stdout.lines().count(), 1, "{}", out.stdout);
+    let leak = gating::start(ProtocolVersion::V1_0, Behaviour::CancelLeak);
+    let out = crate::common::run(&[
+        "check",
+        &leak.card_url(),
+        "--scenario",
+        "cancel-then-stream",
+        "-q",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines.len(),
+        4,
+        "title, header, the failing row, headline: {}",
+        out.stdout
+    );
+    assert!(
+        lines[2].starts_with("  lifecycle.cancel "),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines[3].starts_with("fail — 0 honoured, 1 diverged"),
+        "{}",
+        out.stdout
+    );
     let out = crate::common::run(&["check", &card, only[0], only[1], "-v"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
