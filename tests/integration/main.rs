@@ -8,15 +8,18 @@ mod common;
 mod gating;
 
 mod baseline;
+mod bounded;
 mod check;
 mod diff;
 mod hostile;
+mod hostile_secrets;
 mod install;
 mod interop;
 mod live;
 mod matrix;
 mod mock_peer;
 mod mock_push;
+mod properties;
 mod push;
 mod reports;
 mod security;
