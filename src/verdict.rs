@@ -1,7 +1,8 @@
 //! The one place that decides what counts: scenario runs → declaration
 //! verdicts, and a report → the process exit code (known divergences from a
-//! baseline excused, flaky runs and stale baseline entries counted when the
-//! report says so). A run that tested nothing never reads as success.
+//! baseline excused, flaky runs, unverified rows and stale baseline entries
+//! counted when the report says so), and the [`Summary`] every headline is
+//! rendered from. A run that tested nothing never reads as success.
 
 use crate::card::Declaration;
 use crate::exit;
