@@ -295,6 +295,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
 }
@@ -403,10 +404,20 @@ fn use_color(color: ColorArg, on_stderr: bool) -> bool {
 
 fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
     let color = use_color(output.color, on_stderr);
+    // The table is cut to the width of the terminal it goes to, if any.
+    let on_terminal = if on_stderr {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let width = on_terminal
+        .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+        .flatten();
     human::Style {
         color,
         verbose: output.verbose,
         quiet: output.quiet,
+        width,
     }
 }
 
@@ -440,6 +451,7 @@ async fn run_check(
     // Every format is rendered from this one redacted report.
     let mut report = redacted(report, &options.redactor);
     report.fail_on_flaky = args.fail_on_flaky;
+    report.fail_on_unverified = args.fail_on_unverified;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
@@ -518,6 +530,10 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
 
 /// Writes the requested files, prints the terminal report, and picks the exit code.
 fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i32, AppError> {
+    let report = &RunReport {
+        summary: Some(crate::verdict::summarize(report)),
+        ..report.clone()
+    };
     if outputs.stdout_taken() {
         eprint!("{}", human::render(report, style(&args.output, true)));
     } else {
@@ -566,10 +582,9 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
         eprintln!("warning: {warning}");
     }
     let code = crate::verdict::exit_code(report);
-    if code == exit::DIVERGED {
-        for reason in crate::verdict::failing_reasons(report) {
-            eprintln!("fails the run: {reason}");
-        }
+    // Exit 1 and exit 4 always say why, one line per row that decides it.
+    for reason in crate::verdict::exit_reasons(report) {
+        eprintln!("fails the run: {reason}");
     }
     Ok(code)
 }
@@ -733,8 +748,17 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
 
 fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
     match cmd {
-        SuiteCommand::Lint { files } => {
-            let mut suite = Suite::default();
+        SuiteCommand::Lint {
+            files,
+            no_default_suite,
+        } => {
+            // Checked against the default suite, as `check --suite` loads
+            // them: a file redefining a default id fails both the same way.
+            let mut suite = if no_default_suite {
+                Suite::default()
+            } else {
+                Suite::embedded()?
+            };
             let mut failed = false;
             for file in &files {
                 let before = suite.scenarios.len();

@@ -12,9 +12,10 @@ use std::time::Duration;
     name = "a2a-conform",
     version,
     about = "Checks, declaration by declaration, whether an A2A peer's runtime keeps what its agent card promises.",
-    after_help = "Exit codes: 0 every applicable declaration honoured · 1 a declaration diverged \
+    after_help = "Exit codes: 0 something verified and nothing diverged (the summary line says what was verified) · 1 a declaration diverged \
 (or a flaky run under --fail-on-flaky, a stale baseline entry under --strict-baseline; diff: --fail-on triggered) · \
-2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable or no valid card · 4 nothing was verified · \
+2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable or no valid card · \
+4 nothing was verified (or a declared row left unverified under --fail-on-unverified) · \
 130/143 interrupted by SIGINT/SIGTERM (every requested report written, marked interrupted).\n\
 Try it with no peer of your own: `a2a-conform demo`."
 )]
@@ -151,6 +152,10 @@ pub struct RunArgs {
     /// A flaky run (failed, then passed on a retry) fails the run; by default it does not.
     #[arg(long)]
     pub fail_on_flaky: bool,
+    /// A declared row left unverified fails the run (exit 4), each named on stderr;
+    /// by default the run passes if anything was verified and nothing diverged.
+    #[arg(long)]
+    pub fail_on_unverified: bool,
     /// Known divergences, YAML or JSON: `- declaration: ID` or `- scenario: RUN-ID`, each with a `reason`.
     /// They still read diverged, marked baselined, but do not fail the run.
     #[arg(long, value_name = "FILE")]
@@ -260,9 +265,13 @@ pub struct CardArgs {
 #[derive(Debug, Subcommand)]
 pub enum SuiteCommand {
     /// Validate suite files: unknown keys, bad references, duplicate ids (with file:line:col).
+    /// The files are checked together with the embedded default suite, as `check --suite` runs them.
     Lint {
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
+        /// Check the files on their own, as `check --no-default-suite` runs them.
+        #[arg(long)]
+        no_default_suite: bool,
     },
     /// List scenarios: id, what each verifies, and its title.
     List {

@@ -1,7 +1,7 @@
 //! Process exit codes: the contract CI systems gate on (README, "Exit codes").
 //! Errors pick theirs through [`crate::error::AppError::exit_code`].
 
-/// Every applicable declaration was honoured.
+/// Something was verified and nothing fails the run.
 pub const OK: i32 = 0;
 /// At least one declaration diverged (or `diff` found a regression under `--fail-on`).
 pub const DIVERGED: i32 = 1;
@@ -11,7 +11,8 @@ pub const USAGE: i32 = 2;
 /// The peer was unreachable or served no valid card (or the mock peer
 /// could not listen).
 pub const PEER_UNREACHABLE: i32 = 3;
-/// Nothing was verified: every scenario was skipped, inconclusive or in error.
+/// Nothing was verified: every scenario was skipped, inconclusive or in error
+/// (or, under `--fail-on-unverified`, a declared row was left unverified).
 pub const NOTHING_VERIFIED: i32 = 4;
 /// SIGINT stopped the check (128 + 2); every requested report was written,
 /// marked interrupted.

@@ -1,13 +1,14 @@
 //! The one place that decides what counts: scenario runs → declaration
 //! verdicts, and a report → the process exit code (known divergences from a
-//! baseline excused, flaky runs and stale baseline entries counted when the
-//! report says so). A run that tested nothing never reads as success.
+//! baseline excused, flaky runs, unverified rows and stale baseline entries
+//! counted when the report says so), and the [`Summary`] every headline is
+//! rendered from. A run that tested nothing never reads as success.
 
 use crate::card::Declaration;
 use crate::exit;
 use crate::report::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
-    ScenarioVerdict,
+    ScenarioVerdict, Summary,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -184,6 +185,65 @@ pub fn failing_reasons(report: &RunReport) -> Vec<String> {
     reasons
 }
 
+/// Under `--fail-on-unverified`, one line per declared row left unverified:
+/// each fails the run with exit 4.
+pub fn unverified_reasons(report: &RunReport) -> Vec<String> {
+    if !report.fail_on_unverified {
+        return vec![];
+    }
+    let many = report.peers.len() > 1;
+    report
+        .peers
+        .iter()
+        .flat_map(|peer| {
+            peer.declarations
+                .iter()
+                .filter(|d| d.declared && d.verdict == DeclarationVerdict::Unverified)
+                .map(move |d| {
+                    let on = if many {
+                        format!(" ({})", peer.card_url)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "{} unverified{on}: {} (--fail-on-unverified)",
+                        d.id,
+                        crate::report::evidence::one_line(&d.reason, 200)
+                    )
+                })
+        })
+        .collect()
+}
+
+/// Why the run exits as it does, one line each, for stderr: what fails the
+/// run (exit 1), the unverified rows under `--fail-on-unverified` or why
+/// nothing counts as verified (exit 4). Empty for exit 0 and 3 (a card
+/// error is printed on its own).
+pub fn exit_reasons(report: &RunReport) -> Vec<String> {
+    match exit_code(report) {
+        exit::DIVERGED => failing_reasons(report),
+        exit::NOTHING_VERIFIED => {
+            let mut reasons = unverified_reasons(report);
+            if reasons.is_empty() {
+                let counts = summarize(report).counts;
+                reasons.push(format!(
+                    "nothing was verified: no declaration reads honoured ({} unverified; {})",
+                    counts.declarations.unverified,
+                    counts.runs_phrase()
+                ));
+            }
+            reasons
+        }
+        _ => vec![],
+    }
+}
+
+/// The report's counts and what they read as: the one source of every
+/// headline and of the JSON `summary`.
+pub fn summarize(report: &RunReport) -> Summary {
+    Summary::new(report, exit_code(report))
+}
+
 /// The exit code a whole report calls for (see [`exit`]).
 pub fn exit_code(report: &RunReport) -> i32 {
     if report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some()) {
@@ -194,6 +254,9 @@ pub fn exit_code(report: &RunReport) -> i32 {
     }
     if report.peers.iter().any(all_runs_unreachable) {
         return exit::PEER_UNREACHABLE;
+    }
+    if !unverified_reasons(report).is_empty() {
+        return exit::NOTHING_VERIFIED;
     }
     // A confirmed known divergence was verified too: it is not "nothing".
     let rows = || report.peers.iter().flat_map(|p| p.declarations.iter());
@@ -419,5 +482,46 @@ mod tests {
         report.baseline.as_mut().unwrap().strict = true;
         assert_eq!(exit_code(&report), exit::DIVERGED);
         assert!(failing_reasons(&report)[0].contains("stale"));
+    }
+
+    #[test]
+    fn fail_on_unverified_fails_with_exit_4_naming_each_row() {
+        let decl = vec![
+            d("lifecycle.cancel", true),
+            d("capabilities.streaming", true),
+            d("capabilities.pushNotifications", false),
+        ];
+        let runs = vec![
+            run("c", "lifecycle.cancel", ScenarioVerdict::Pass),
+            run("s", "capabilities.streaming", ScenarioVerdict::Inconclusive),
+        ];
+        let mut report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::OK);
+        assert!(exit_reasons(&report).is_empty());
+        report.fail_on_unverified = true;
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let reasons = exit_reasons(&report);
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("capabilities.streaming unverified: s inconclusive"),
+            "{reasons:?}"
+        );
+        assert_eq!(
+            summarize(&report).headline(),
+            "unverified — 1 honoured, 1 unverified"
+        );
+    }
+
+    #[test]
+    fn exit_4_always_says_why() {
+        let decl = vec![d("lifecycle.cancel", true)];
+        let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Skipped)];
+        let report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let reasons = exit_reasons(&report);
+        assert_eq!(
+            reasons,
+            vec!["nothing was verified: no declaration reads honoured (1 unverified; 1 scenario runs: 1 skipped)"]
+        );
     }
 }

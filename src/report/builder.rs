@@ -166,6 +166,11 @@ impl PeerReportBuilder {
         self.0.scenarios = runs;
         self
     }
+    /// The peer's wall time.
+    pub fn duration_ms(mut self, ms: u64) -> Self {
+        self.0.duration_ms = Some(ms);
+        self
+    }
     pub fn build(self) -> PeerReport {
         self.0
     }

@@ -6,11 +6,13 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod summary;
 pub mod transcript;
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use strum::{IntoStaticStr, VariantArray};
+pub use summary::Summary;
 use transcript::Evidence;
 
 /// What every format says of an interrupted report (`interrupted: true`).
@@ -31,9 +33,16 @@ pub struct RunReport {
     /// `--fail-on-flaky`: a flaky run fails the run (exit 1).
     #[serde(default, skip_serializing_if = "is_false")]
     pub fail_on_flaky: bool,
+    /// `--fail-on-unverified`: a declared row left unverified fails the run (exit 4).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fail_on_unverified: bool,
     /// `--baseline`: the known divergences the run was judged against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
+    /// The counts every headline is rendered from (`verdict::summarize`),
+    /// filled in when the run is finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
     /// SIGINT/SIGTERM stopped the check: the report holds what finished,
     /// runs cut short read `error`. Absent means false.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -141,6 +150,10 @@ pub struct PeerReport {
     pub card_warnings: Vec<String>,
     pub declarations: Vec<DeclarationReport>,
     pub scenarios: Vec<ScenarioReport>,
+    /// The peer's wall time, card fetch to last run (runs overlap, so this
+    /// is not the sum of their durations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// The headline: one row per card declaration.
@@ -247,6 +260,7 @@ impl PeerReport {
             card_warnings: vec![],
             declarations: vec![],
             scenarios: vec![],
+            duration_ms: None,
         }
     }
 }
@@ -260,7 +274,9 @@ impl RunReport {
             started_at: now_rfc3339(),
             peers,
             fail_on_flaky: false,
+            fail_on_unverified: false,
             baseline: None,
+            summary: None,
             interrupted: false,
         }
     }

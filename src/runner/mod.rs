@@ -50,6 +50,9 @@ pub struct RunOptions {
     pub retries: u32,
     /// Scenario runs in flight at once against one peer.
     pub jobs: usize,
+    /// Keep the evidence of passing runs too (`-v`); by default only runs
+    /// that did not pass keep theirs.
+    pub keep_passing_evidence: bool,
     /// The most runs one `for_each` scenario expands to; the rest are
     /// skipped, and the declarations they verify read unverified.
     pub max_runs_per_family: usize,
@@ -70,6 +73,7 @@ impl Default for RunOptions {
             binding: BindingChoice::Auto,
             retries: 0,
             jobs: 4,
+            keep_passing_evidence: false,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
         }
@@ -116,7 +120,8 @@ pub async fn check(
     let mut report = RunReport::new(Vec::new());
     progress.check_started(inputs.len());
     for input in inputs {
-        let peer = if options.cancel.is_cancelled() {
+        let started = std::time::Instant::now();
+        let mut peer = if options.cancel.is_cancelled() {
             PeerReport {
                 card_error: Some("interrupted before this peer was checked".into()),
                 ..PeerReport::new(input.clone())
@@ -124,6 +129,7 @@ pub async fn check(
         } else {
             check_peer(input, suite, options, progress).await
         };
+        peer.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
         report.peers.push(peer);
     }
     report.interrupted = options.cancel.is_cancelled();
@@ -598,7 +604,7 @@ async fn execute(
             _ => {
                 report.verdict = verdict;
                 report.message = message;
-                if verdict != ScenarioVerdict::Pass {
+                if verdict != ScenarioVerdict::Pass || options.keep_passing_evidence {
                     report.evidence = evidence;
                 }
             }
