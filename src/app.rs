@@ -19,6 +19,7 @@ use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
 use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
+use crate::transport::Limits;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -149,8 +150,15 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         timeout,
         headers,
         bearer,
+        limits: Limits {
+            max_body_bytes: args.max_body_bytes,
+            max_event_bytes: args.max_event_bytes,
+            max_stream_bytes: args.max_stream_bytes,
+            max_stream_events: args.max_stream_events,
+        },
         ..ClientConfig::default()
     };
+    options.max_probe_window = args.max_probe_window;
     options.redactor = Arc::new(Redactor::new(secrets));
     options.only = args.scenarios.clone();
     options.skip = args.skip.clone();
@@ -311,6 +319,11 @@ fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
     if code == exit::DIVERGED {
         for reason in crate::verdict::failing_reasons(report) {
             eprintln!("fails the run: {reason}");
+        }
+    }
+    if code == exit::PEER_UNREACHABLE {
+        for reason in crate::verdict::malfunction_reasons(report) {
+            eprintln!("fails the run (exit 3): {reason}");
         }
     }
     Ok(code)

@@ -165,6 +165,7 @@ fn run(id: &str, verifies: &str, verdict: ScenarioVerdict, message: &str) -> Sce
         verifies: vec![verifies.into()],
         duration_ms: 1234,
         message: message.into(),
+        error_kind: None,
         attempts: 1,
         failed_attempts: vec![],
         baselined: false,

@@ -630,6 +630,7 @@ mod tests {
             verifies: vec![],
             duration_ms: 0,
             message: "said so".into(),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

@@ -202,6 +202,7 @@ mod tests {
             verifies: vec!["lifecycle.cancel".into()],
             duration_ms: 1500,
             message: format!("{id} <said> & so"),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

@@ -8,17 +8,19 @@ mod push;
 pub mod steps;
 pub mod stream_end;
 pub mod webhook;
+pub mod window;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
 use crate::declaration::DeclarationId;
 use crate::report::transcript::Evidence;
-use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use crate::report::{ErrorKind, PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
 use crate::transport::client::{http_client, read_bounded, ClientConfig};
 use crate::transport::{PeerClient, Redactor, Transcript};
 use context::{RunContext, StopKind};
+pub use window::ProbeWindow;
 use futures_util::stream::{self, StreamExt};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -44,7 +46,13 @@ pub struct RunOptions {
     pub retries: u32,
     /// Scenario runs in flight at once against one peer.
     pub jobs: usize,
+    /// `--max-probe-window`: the longest probe window a card's
+    /// `defaultTimeout` may ask for.
+    pub max_probe_window: Duration,
 }
+
+/// The default of `--max-probe-window`.
+pub const MAX_PROBE_WINDOW: Duration = Duration::from_secs(120);
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -58,6 +66,7 @@ impl Default for RunOptions {
             binding: BindingChoice::Auto,
             retries: 0,
             jobs: 4,
+            max_probe_window: MAX_PROBE_WINDOW,
         }
     }
 }
@@ -109,8 +118,12 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
         ))
     })?;
     let status = response.status();
-    let body = read_bounded(response, options.client.timeout)
-        .await
+    let body = read_bounded(
+        response,
+        options.client.timeout,
+        options.client.limits.max_body_bytes,
+    )
+    .await
         .map_err(|e| fail(format!("cannot read the card at {url}: {e}")))?;
     if !status.is_success() {
         return Err(fail(format!(
@@ -138,6 +151,8 @@ struct Planned<'a> {
     /// `for_each: interfaces`: the interface this run talks to instead of the
     /// card's chosen endpoint.
     interface: Option<crate::card::Interface>,
+    /// The card's probe window, when `--max-probe-window` clamped it.
+    clamped_window: Option<ProbeWindow>,
 }
 
 /// Why a planned run does not run.
@@ -175,6 +190,10 @@ async fn check_peer(
         ..PeerReport::new(card.fetched_from.clone())
     };
     if let Some(warning) = credentials_warning(&card, &options.client) {
+        report.card_warnings.push(warning);
+    }
+    let window = probe_window(&card, options);
+    if let Some(warning) = window.and_then(|w| w.warning()) {
         report.card_warnings.push(warning);
     }
     let client = url::Url::parse(&endpoint)
@@ -235,6 +254,14 @@ pub fn credentials_warning(card: &Card, client: &ClientConfig) -> Option<String>
     })
 }
 
+/// The card's probe window, if it declares a `defaultTimeout`.
+fn probe_window(card: &Card, options: &RunOptions) -> Option<ProbeWindow> {
+    Some(ProbeWindow::of(
+        card.default_timeout?,
+        options.max_probe_window,
+    ))
+}
+
 /// Base variables for a peer: built-in defaults, the suites' own, the card's
 /// probe window, then `--var`/profile values.
 fn base_vars(card: &Card, suite: &Suite, options: &RunOptions) -> HashMap<String, Option<String>> {
@@ -242,10 +269,10 @@ fn base_vars(card: &Card, suite: &Suite, options: &RunOptions) -> HashMap<String
         .iter()
         .map(|b| (b.name.to_string(), b.default.map(str::to_string)))
         .collect();
-    if let Some(timeout) = card.default_timeout {
+    if let Some(window) = probe_window(card, options) {
         vars.insert(
             "probe_window".into(),
-            Some(vars::format_duration(timeout * 2)),
+            Some(vars::format_duration(window.used)),
         );
     }
     for (k, v) in &suite.vars {
@@ -292,6 +319,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                 vars,
                 not_run,
                 interface: expansion.interface,
+                clamped_window: probe_window(card, options).filter(ProbeWindow::clamped),
             });
         }
     }
@@ -394,6 +422,7 @@ fn interface_client(
 fn errored(planned: Planned<'_>, message: String) -> ScenarioReport {
     ScenarioReport {
         verdict: ScenarioVerdict::Error,
+        error_kind: Some(ErrorKind::Tool),
         message,
         ..blank_report(&planned)
     }
@@ -409,6 +438,7 @@ fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
         verifies: planned.verifies.iter().map(ToString::to_string).collect(),
         duration_ms: 0,
         message: String::new(),
+        error_kind: None,
         attempts: 0,
         failed_attempts: vec![],
         baselined: false,
@@ -438,6 +468,7 @@ async fn execute(
     loop {
         report.attempts += 1;
         let (verdict, message, evidence) = run_once(client, &planned, options).await;
+        let (verdict, error_kind) = verdict;
         if verdict == ScenarioVerdict::Fail && report.attempts <= options.retries {
             if failures.is_empty() {
                 first_evidence = evidence;
@@ -456,6 +487,7 @@ async fn execute(
             }
             _ => {
                 report.verdict = verdict;
+                report.error_kind = error_kind;
                 report.message = message;
                 if verdict != ScenarioVerdict::Pass {
                     report.evidence = evidence;
@@ -473,9 +505,10 @@ async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
     options: &RunOptions,
-) -> (ScenarioVerdict, String, Vec<Evidence>) {
+) -> ((ScenarioVerdict, Option<ErrorKind>), String, Vec<Evidence>) {
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
+    ctx.clamped_window = planned.clamped_window;
     let steps = &planned.scenario.def.steps;
     let outcome = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {
@@ -488,21 +521,21 @@ async fn run_once(
     .await;
     let (verdict, message) = match outcome {
         Err(_) => (
-            ScenarioVerdict::Error,
+            (ScenarioVerdict::Error, Some(ErrorKind::Tool)),
             format!(
                 "the run took longer than {} and was stopped",
                 crate::transport::human_duration(MAX_RUN)
             ),
         ),
         Ok(Ok(())) => (
-            ScenarioVerdict::Pass,
+            (ScenarioVerdict::Pass, None),
             format!("all {} steps passed", steps.len()),
         ),
         Ok(Err((index, stop))) => {
             let verdict = match stop.kind {
-                StopKind::Fail => ScenarioVerdict::Fail,
-                StopKind::Inconclusive => ScenarioVerdict::Inconclusive,
-                StopKind::Error => ScenarioVerdict::Error,
+                StopKind::Fail => (ScenarioVerdict::Fail, None),
+                StopKind::Inconclusive => (ScenarioVerdict::Inconclusive, None),
+                StopKind::Error(kind) => (ScenarioVerdict::Error, Some(kind)),
             };
             let step = &steps[index];
             transcript.note(format!(

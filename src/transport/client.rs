@@ -78,6 +78,8 @@ pub struct ClientConfig {
     pub bearer: Option<(String, String)>,
     /// The longest a stream is read before it is cut.
     pub max_stream: Duration,
+    /// The caps on bodies and streams (`--max-*` flags).
+    pub limits: super::limits::Limits,
 }
 
 impl Default for ClientConfig {
@@ -87,6 +89,7 @@ impl Default for ClientConfig {
             headers: Vec::new(),
             bearer: None,
             max_stream: Duration::from_secs(300),
+            limits: super::limits::Limits::default(),
         }
     }
 }
@@ -202,17 +205,17 @@ impl PeerClient {
         let status = response.status();
         let content_type = content_type(response.headers());
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout).await {
+        let body = match read_bounded(response, self.config.timeout, self.config.limits.max_body_bytes).await {
             Ok(b) => b,
-            Err(reason) => {
+            Err(error) => {
                 transcript.record(
                     EvidenceKind::Response,
                     Instant::now(),
-                    reason.clone(),
+                    error.to_string(),
                     None,
                     None,
                 );
-                return Reply::Broken(reason);
+                return error.into();
             }
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
@@ -263,12 +266,13 @@ impl PeerClient {
                 self.version,
                 expect_id,
                 self.config.max_stream,
+                self.config.limits,
             ));
         }
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout).await {
+        let body = match read_bounded(response, self.config.timeout, self.config.limits.max_body_bytes).await {
             Ok(b) => b,
-            Err(reason) => return StreamOpen::Answer(Reply::Broken(reason)),
+            Err(error) => return StreamOpen::Answer(error.into()),
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
         StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body, challenge))
