@@ -259,7 +259,11 @@ fn all_runs_unreachable(peer: &PeerReport) -> bool {
         .iter()
         .filter(|s| s.verdict != ScenarioVerdict::Skipped)
         .collect();
-    !ran.is_empty() && ran.iter().all(|s| s.verdict == ScenarioVerdict::Error)
+    // A cap of the tool's own is no sign the peer went away.
+    !ran.is_empty()
+        && ran.iter().all(|s| {
+            s.verdict == ScenarioVerdict::Error && s.error_kind != Some(ErrorKind::ToolCap)
+        })
 }
 
 #[cfg(test)]

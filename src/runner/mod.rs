@@ -20,11 +20,11 @@ use crate::scenario::{Scenario, Suite};
 use crate::transport::client::{http_client, read_bounded, ClientConfig};
 use crate::transport::{PeerClient, Redactor, Transcript};
 use context::{RunContext, StopKind};
-pub use window::ProbeWindow;
 use futures_util::stream::{self, StreamExt};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use window::ProbeWindow;
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
@@ -124,7 +124,7 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
         options.client.limits.max_body_bytes,
     )
     .await
-        .map_err(|e| fail(format!("cannot read the card at {url}: {e}")))?;
+    .map_err(|e| fail(format!("cannot read the card at {url}: {e}")))?;
     if !status.is_success() {
         return Err(fail(format!(
             "the card at {url} answered HTTP {}{}",

@@ -5,8 +5,8 @@
 use super::capture::{Capture, Captured};
 use super::context::{or_list, Answered, RunContext, StepResult, Stop, StopKind};
 use super::stream_end::Improper;
-use crate::report::ErrorKind;
 use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState};
+use crate::report::ErrorKind;
 use crate::scenario::model::{
     self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
     ResumeStep, SendStep, Step,
@@ -188,12 +188,7 @@ impl RunContext<'_> {
                 }
                 // A success envelope whose result is no Task nor Message is
                 // not a valid A2A answer: it keeps no promise and breaks none.
-                SendResult::Unrecognized(reason) => {
-                    return Err(Stop::malfunction(
-                        op,
-                        &format!("the result is neither a task nor a message: {reason}"),
-                    ))
-                }
+                SendResult::Unrecognized(reason) => return Err(Stop::malfunction(op, &reason)),
             },
             Answered::Error(error) => Capture::from_error(error, at),
             Answered::Refused { status, detail } => Capture::from_refusal(status, &detail, at),
@@ -373,7 +368,10 @@ impl RunContext<'_> {
             )));
         }
         // A window the tool clamped did not wait as long as the card asked.
-        if let Some(window) = self.clamped_window.filter(|w| end.is_none() && w.used == within) {
+        if let Some(window) = self
+            .clamped_window
+            .filter(|w| end.is_none() && w.used == within)
+        {
             return Err(Stop::inconclusive(format!(
                 "no {} yet: {}",
                 describe_wanted(&kinds, &states),
@@ -422,10 +420,12 @@ impl RunContext<'_> {
             .wait_until(Instant::now() + duration, |_, end| end.is_some())
             .await;
         let (items, end) = stream.snapshot();
-        if let Some(stop @ Stop {
-            kind: StopKind::Error(ErrorKind::ToolCap),
-            ..
-        }) = end.as_ref().and_then(malformed_end)
+        if let Some(
+            stop @ Stop {
+                kind: StopKind::Error(ErrorKind::ToolCap),
+                ..
+            },
+        ) = end.as_ref().and_then(malformed_end)
         {
             return Err(stop);
         }

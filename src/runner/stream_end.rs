@@ -242,9 +242,15 @@ mod tests {
             };
             let s = items(vec![task(Submitted)]);
             let e = judge(version, &s, &cut).unwrap_err();
-            assert!(matches!(&e, Improper::Malformed(r) if r.contains("too long")), "{e:?}");
+            assert!(
+                matches!(&e, Improper::Malformed(r) if r.contains("too long")),
+                "{e:?}"
+            );
             let e = judge(version, &[], &closed()).unwrap_err();
-            assert!(matches!(&e, Improper::Broken(r) if r.contains("without any event")), "{e:?}");
+            assert!(
+                matches!(&e, Improper::Broken(r) if r.contains("without any event")),
+                "{e:?}"
+            );
             let junk = items(vec![
                 task(Submitted),
                 Event::Unrecognized {

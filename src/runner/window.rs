@@ -63,7 +63,6 @@ fn thousands(n: u64) -> String {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,7 +73,12 @@ mod tests {
         let w = ProbeWindow::of(Duration::from_secs(40_000), max);
         assert!(w.clamped());
         assert_eq!(w.used, max);
-        assert!(w.waited().starts_with("waited 120 s of the declared 80,000 s"), "{}", w.waited());
+        assert!(
+            w.waited()
+                .starts_with("waited 120 s of the declared 80,000 s"),
+            "{}",
+            w.waited()
+        );
         assert!(w.warning().unwrap().contains("80,000 s"));
         // 1e19 s: twice it overflows a Duration; it saturates instead.
         let w = ProbeWindow::of(Duration::from_secs(10_000_000_000_000_000_000), max);
@@ -90,6 +94,9 @@ mod tests {
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
-        assert_eq!(thousands(18_446_744_073_709_551_615), "18,446,744,073,709,551,615");
+        assert_eq!(
+            thousands(18_446_744_073_709_551_615),
+            "18,446,744,073,709,551,615"
+        );
     }
 }

@@ -205,7 +205,13 @@ impl PeerClient {
         let status = response.status();
         let content_type = content_type(response.headers());
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout, self.config.limits.max_body_bytes).await {
+        let body = match read_bounded(
+            response,
+            self.config.timeout,
+            self.config.limits.max_body_bytes,
+        )
+        .await
+        {
             Ok(b) => b,
             Err(error) => {
                 transcript.record(
@@ -219,7 +225,13 @@ impl PeerClient {
             }
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        self.classify(request.rpc_id, status.as_u16(), &body, challenge)
+        self.classify(
+            request.rpc_id,
+            status.as_u16(),
+            &content_type,
+            &body,
+            challenge,
+        )
     }
 
     /// Opens a streaming operation; the stream is read in the background.
@@ -270,12 +282,24 @@ impl PeerClient {
             ));
         }
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout, self.config.limits.max_body_bytes).await {
+        let body = match read_bounded(
+            response,
+            self.config.timeout,
+            self.config.limits.max_body_bytes,
+        )
+        .await
+        {
             Ok(b) => b,
             Err(error) => return StreamOpen::Answer(error.into()),
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body, challenge))
+        StreamOpen::Answer(self.classify(
+            request.rpc_id,
+            status.as_u16(),
+            &content_type,
+            &body,
+            challenge,
+        ))
     }
 
     /// The peer's headers as the call's options shape them: credentials
@@ -454,6 +478,7 @@ impl PeerClient {
         &self,
         rpc_id: Option<u64>,
         status: u16,
+        content_type: &str,
         body: &[u8],
         challenge: Option<String>,
     ) -> Reply {
@@ -468,9 +493,17 @@ impl PeerClient {
             }
             return Reply::Refused { status, detail };
         }
-        match self.binding {
-            Binding::Jsonrpc => classify_jsonrpc(rpc_id, status, body),
+        let reply = match self.binding {
+            Binding::Jsonrpc => classify_jsonrpc(rpc_id, body),
             Binding::Rest => rest::classify(status, body),
+        };
+        // A broken answer opens with what it was on the wire: the runner
+        // reports `peer malfunction: HTTP 500 text/html on SendMessage: …`.
+        match reply {
+            Reply::Broken(reason) => {
+                Reply::Broken(format!("HTTP {status} {content_type}: {reason}"))
+            }
+            other => other,
         }
     }
 

@@ -37,7 +37,9 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BodyError {
     /// The body passed the tool's cap (`--max-body-bytes`).
-    #[error("the body is larger than the tool's cap of {limit} bytes; raise it with --max-body-bytes")]
+    #[error(
+        "the body is larger than the tool's cap of {limit} bytes; raise it with --max-body-bytes"
+    )]
     Capped { limit: usize },
     /// The peer stopped sending in time, or the connection broke.
     #[error("{0}")]
