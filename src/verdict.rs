@@ -9,6 +9,7 @@
 //! the malfunction as its reason, and it fails the run with exit 3.
 
 use crate::card::Declaration;
+use crate::declaration::DeclarationId;
 use crate::exit;
 use crate::report::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, RunReport,
@@ -18,6 +19,16 @@ use crate::report::{
 /// Whether a run ended in a peer malfunction (not a valid A2A answer).
 pub fn malfunctioned(run: &ScenarioReport) -> bool {
     run.verdict == ScenarioVerdict::Error && run.error_kind == Some(ErrorKind::PeerMalfunction)
+}
+
+/// Whether a malfunction breaks the declaration itself: an `interfaces[…]`
+/// row promises that its URL speaks A2A in its binding and version, so an
+/// answer there that is no A2A answer (a 404 page, HTML) is the divergence.
+fn malfunction_diverges(id: &str) -> bool {
+    matches!(
+        id.parse::<DeclarationId>(),
+        Ok(DeclarationId::Interface { .. })
+    )
 }
 
 /// Judges each declaration from the scenario runs that verify it.
@@ -44,7 +55,7 @@ pub fn judge_declarations(
         .map(|(id, declared)| {
             let related: Vec<&ScenarioReport> =
                 runs.iter().filter(|r| r.verifies.contains(&id)).collect();
-            let (verdict, reason) = judge_one(declared, &related);
+            let (verdict, reason) = judge_one(declared, malfunction_diverges(&id), &related);
             DeclarationReport {
                 scenarios: related
                     .iter()
@@ -62,9 +73,16 @@ pub fn judge_declarations(
         .collect()
 }
 
-fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, String) {
+fn judge_one(
+    declared: bool,
+    malfunction_fails: bool,
+    runs: &[&ScenarioReport],
+) -> (DeclarationVerdict, String) {
     let with = |v: ScenarioVerdict| runs.iter().filter(move |r| r.verdict == v);
-    let failed: Vec<&&ScenarioReport> = with(ScenarioVerdict::Fail).collect();
+    let failed: Vec<&&ScenarioReport> = runs
+        .iter()
+        .filter(|r| r.verdict == ScenarioVerdict::Fail || (malfunction_fails && malfunctioned(r)))
+        .collect();
     let passed = with(ScenarioVerdict::Pass).count() + with(ScenarioVerdict::Flaky).count();
     let flaky: Vec<&&ScenarioReport> = with(ScenarioVerdict::Flaky).collect();
     let open: Vec<&&ScenarioReport> = runs
@@ -211,9 +229,12 @@ pub fn malfunction_reasons(report: &RunReport) -> Vec<String> {
         .peers
         .iter()
         .flat_map(|peer| {
+            // A malfunction that is itself an interface's divergence fails
+            // the run as one (exit 1), or is excused by the baseline.
             peer.scenarios
                 .iter()
                 .filter(|s| malfunctioned(s))
+                .filter(|s| !s.verifies.iter().all(|id| malfunction_diverges(id)))
                 .map(move |s| {
                     let on = if many {
                         format!(" ({})", peer.card_url)
@@ -370,6 +391,15 @@ mod tests {
         let rows = judge_declarations(&decl[1..], &runs);
         assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
         assert_eq!(exit_code(&one_peer(rows, runs)), exit::OK);
+        // An interface row promises A2A at its URL: a malfunction there diverges it.
+        let decl = vec![d("interfaces[JSONRPC 1.0 #2]", true)];
+        let runs = vec![broken("served", "interfaces[JSONRPC 1.0 #2]")];
+        let rows = judge_declarations(&decl, &runs);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Diverged);
+        let mut report = one_peer(rows, runs);
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        report.peers[0].declarations[0].baselined = true;
+        assert!(malfunction_reasons(&report).is_empty());
     }
 
     #[test]

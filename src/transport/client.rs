@@ -773,15 +773,15 @@ mod tests {
             .unwrap();
             let body = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#;
             assert!(matches!(
-                client.classify(Some(1), 401, body, Some("Bearer".into())),
+                client.classify(Some(1), 401, "application/json", body, Some("Bearer".into())),
                 Reply::Refused { status: 401, detail } if detail.contains("WWW-Authenticate: Bearer")
             ));
             assert!(matches!(
-                client.classify(Some(1), 403, b"", None),
+                client.classify(Some(1), 403, "application/json", b"", None),
                 Reply::Refused { status: 403, detail } if detail == "no WWW-Authenticate header"
             ));
             assert!(!matches!(
-                client.classify(Some(1), 400, body, None),
+                client.classify(Some(1), 400, "application/json", body, None),
                 Reply::Refused { .. }
             ));
         }
