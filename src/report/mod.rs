@@ -206,6 +206,10 @@ pub enum ErrorKind {
     /// not JSON, an invalid envelope or event, a wrong id, no answer in
     /// time, a reset): nothing it said keeps or breaks a promise.
     PeerMalfunction,
+    /// A malfunction of one kind: HTTP 404, 405 or 501 and no A2A answer,
+    /// nothing speaks the protocol at that URL. Where the promise is that
+    /// something does (an `interfaces[…]` row), that is the divergence.
+    NotServed,
     /// One of the tool's own caps (events, bytes, per-event size, body size)
     /// was reached: never the peer's fault.
     ToolCap,

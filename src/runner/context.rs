@@ -233,6 +233,10 @@ impl<'a> RunContext<'a> {
             Reply::Refused { status, detail } => Err(self.refused(op, status, &detail)),
             Reply::Capped(reason) => Err(Stop::cap(format!("{op:?}: {reason}"))),
             Reply::Broken(reason) => Err(Stop::malfunction(op, &reason)),
+            Reply::NotServed(reason) => Err(Stop {
+                kind: StopKind::Error(ErrorKind::NotServed),
+                ..Stop::malfunction(op, &reason)
+            }),
             Reply::Unreachable(reason) => Err(Stop::unreachable(reason)),
         }
     }

@@ -89,11 +89,27 @@ pub async fn check(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> RunReport {
+    use futures_util::FutureExt;
     let mut report = RunReport::new(Vec::new());
     for input in inputs {
-        report
-            .peers
-            .push(check_peer(input, suite, options, progress).await);
+        // A bug one peer's answers trigger must not lose the other peers'
+        // reports: the panic becomes this peer's card error.
+        let checked = std::panic::AssertUnwindSafe(check_peer(input, suite, options, progress))
+            .catch_unwind()
+            .await;
+        report.peers.push(checked.unwrap_or_else(|panic| {
+            let what = panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("a panic");
+            PeerReport {
+                card_error: Some(format!(
+                    "internal error while checking this peer ({what}); please report it"
+                )),
+                ..PeerReport::new(input)
+            }
+        }));
     }
     report
 }

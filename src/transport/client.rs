@@ -500,6 +500,9 @@ impl PeerClient {
         // A broken answer opens with what it was on the wire: the runner
         // reports `peer malfunction: HTTP 500 text/html on SendMessage: …`.
         match reply {
+            Reply::Broken(reason) if matches!(status, 404 | 405 | 501) => {
+                Reply::NotServed(format!("HTTP {status} {content_type}: {reason}"))
+            }
             Reply::Broken(reason) => {
                 Reply::Broken(format!("HTTP {status} {content_type}: {reason}"))
             }
@@ -593,6 +596,22 @@ fn content_type(headers: &HeaderMap) -> String {
 }
 
 fn unreachable_reply(transcript: &Transcript, url: &url::Url, error: &reqwest::Error) -> Reply {
+    // The peer accepted the connection, then dropped or reset it before
+    // answering: it is there, but gave no A2A answer (a malfunction).
+    if !error.is_connect() && !error.is_redirect() && !error.is_builder() {
+        let reason = format!(
+            "the connection broke before an answer: {}",
+            describe_reqwest_error(error)
+        );
+        transcript.record(
+            EvidenceKind::Response,
+            Instant::now(),
+            reason.clone(),
+            None,
+            None,
+        );
+        return Reply::Broken(reason);
+    }
     let reason = format!("could not reach {url}: {}", describe_reqwest_error(error));
     transcript.record(
         EvidenceKind::Note,

@@ -15,6 +15,10 @@ pub enum Reply {
     /// The peer answered, but not with something the protocol allows (not
     /// JSON, wrong id, no result nor error, HTTP error page, no answer in time).
     Broken(String),
+    /// HTTP 404, 405 or 501 without a valid A2A answer: nothing speaks the
+    /// protocol at that URL. A malfunction, except where the promise is that
+    /// something does (an `interfaces[…]` row).
+    NotServed(String),
     /// The answer was cut at one of the tool's own caps (`--max-body-bytes`):
     /// the tool's doing, not a finding. The text names the cap and its flag.
     Capped(String),

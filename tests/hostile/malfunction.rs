@@ -230,3 +230,47 @@ fn a_malfunction_on_one_feature_only_still_fails_the_check() {
     assert_eq!(out.row("lifecycle.completion"), "honoured");
     assert_malfunction(&out, "streaming-probe", "on SendStreamingMessage");
 }
+
+#[test]
+fn a_connection_dropped_before_any_answer_is_a_malfunction() {
+    let peer = HostilePeer::start(json!({}), |_, stream| hang_up(stream));
+    let out = check(
+        &[&peer.base],
+        &[FAST, &["--scenario", "completion-stability"]].concat(),
+    );
+    assert_malfunction(
+        &out,
+        "completion-stability",
+        "the connection broke before an answer",
+    );
+}
+
+#[test]
+fn nothing_served_at_the_url_leaves_capabilities_unverified_but_diverges_the_interface() {
+    let peer = HostilePeer::start(json!({}), |_, stream| {
+        respond(stream, 404, "text/html", b"<h1>Not Found</h1>");
+    });
+    let out = check(
+        &[&peer.base],
+        &[
+            FAST,
+            &[
+                "--scenario",
+                "completion-stability",
+                "--scenario",
+                "interface-served",
+            ],
+        ]
+        .concat(),
+    );
+    let message = out.assert_run("completion-stability", "error", Some("not-served"));
+    assert!(
+        message.starts_with("peer malfunction: HTTP 404 text/html on SendMessage"),
+        "{message}"
+    );
+    assert_eq!(out.row("lifecycle.completion"), "unverified");
+    // The interface row promises A2A at that URL: nothing served is its divergence.
+    assert_eq!(out.row("interfaces[JSONRPC 1.0]"), "diverged");
+    assert_eq!(out.code, 1, "{}", out.explain());
+    out.assert_bounded(WITHIN, MAX_RSS_MIB);
+}
