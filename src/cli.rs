@@ -308,6 +308,39 @@ mod tests {
     }
 
     #[test]
+    fn the_caps_have_documented_defaults_and_refuse_zero() {
+        let cli = Cli::try_parse_from(["a2a-conform", "check", "http://p"]).unwrap();
+        let Command::Check(check) = cli.command else {
+            panic!("not check")
+        };
+        assert_eq!(check.run.max_probe_window, Duration::from_secs(120));
+        assert_eq!(
+            check.run.max_stream_events,
+            crate::transport::MAX_STREAM_EVENTS
+        );
+        assert_eq!(
+            check.run.max_stream_bytes,
+            crate::transport::MAX_STREAM_BYTES
+        );
+        assert_eq!(
+            check.run.max_event_bytes,
+            crate::transport::MAX_SSE_EVENT_BYTES
+        );
+        assert_eq!(check.run.max_body_bytes, crate::transport::MAX_BODY_BYTES);
+        for flag in [
+            "--max-stream-events",
+            "--max-stream-bytes",
+            "--max-event-bytes",
+            "--max-body-bytes",
+            "--max-probe-window",
+        ] {
+            let e =
+                Cli::try_parse_from(["a2a-conform", "check", "http://p", flag, "0"]).unwrap_err();
+            assert_eq!(e.exit_code(), crate::exit::USAGE, "{flag}");
+        }
+    }
+
+    #[test]
     fn durations_are_parsed_by_clap_and_zero_timeouts_refused() {
         let cli =
             Cli::try_parse_from(["a2a-conform", "card", "http://p", "--timeout", "500ms"]).unwrap();
