@@ -116,9 +116,11 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         }
         ScenarioVerdict::Error => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            // Whose trouble it was: `peer-malfunction`, `tool-cap`, …
+            let kind = run.error_kind.map_or("error", |k| k.as_str());
             status
                 .set_message(one_line(&run.message, 1000))
-                .set_type("error")
+                .set_type(kind)
                 .set_description(run.message.as_str());
             status
         }
