@@ -225,7 +225,8 @@ impl PeerClient {
             }
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        self.classify(
+        self.judge(
+            transcript,
             request.rpc_id,
             status.as_u16(),
             &content_type,
@@ -293,7 +294,8 @@ impl PeerClient {
             Err(error) => return StreamOpen::Answer(error.into()),
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        StreamOpen::Answer(self.classify(
+        StreamOpen::Answer(self.judge(
+            transcript,
             request.rpc_id,
             status.as_u16(),
             &content_type,
@@ -470,6 +472,29 @@ impl PeerClient {
             None,
         );
         Reply::Broken(reason)
+    }
+
+    /// [`Self::classify`], with the secrets the body or challenge reflects
+    /// masked in the reason of a broken or refused answer: reasons quote the
+    /// body clipped, and a clip must never cut a secret in half (the
+    /// redactor could not find the half).
+    fn judge(
+        &self,
+        transcript: &Transcript,
+        rpc_id: Option<u64>,
+        status: u16,
+        content_type: &str,
+        body: &[u8],
+        challenge: Option<String>,
+    ) -> Reply {
+        match self.classify(rpc_id, status, content_type, body, challenge.clone()) {
+            reply @ (Reply::Ok(_) | Reply::Err(_)) => reply,
+            _ => {
+                let shown = transcript.redact(&String::from_utf8_lossy(body));
+                let challenge = challenge.map(|c| transcript.redact(&c));
+                self.classify(rpc_id, status, content_type, shown.as_bytes(), challenge)
+            }
+        }
     }
 
     /// Judges an answer's shape: HTTP 401/403 is a refusal whatever the body;

@@ -18,9 +18,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The bearer token given through `--bearer-env`; it must appear nowhere.
-pub const SECRET: &str = "hostile-bearer-5e3c9d1f0a";
+pub const SECRET: &str = "Zq7vK2pX9mW4rT8nB6cE";
 /// The value of the `--header 'X-Api-Key: …'`; it must appear nowhere.
-pub const HEADER_SECRET: &str = "hostile-apikey-77b2e4c8";
+pub const HEADER_SECRET: &str = "Lb3hY6tQ1sF5gJ0dU8wA";
 const TOKEN_VAR: &str = "A2A_HOSTILE_TOKEN";
 
 /// One request the peer received, read from the raw socket.
@@ -329,12 +329,17 @@ impl Checked {
             ("JUnit", &self.junit),
             ("Markdown", &self.markdown),
         ];
+        // Not the secret, nor any 6-character piece of it (a clip that cut
+        // a secret in half leaks the half the redactor cannot match).
         for (name, text) in outputs {
             for secret in [SECRET, HEADER_SECRET] {
-                assert!(
-                    !text.contains(secret),
-                    "the secret {secret} leaked into {name}:\n{text}"
-                );
+                for piece in secret.as_bytes().windows(6) {
+                    let piece = std::str::from_utf8(piece).expect("ASCII secret");
+                    assert!(
+                        !text.contains(piece),
+                        "`{piece}` of the secret {secret} leaked into {name}:\n{text}"
+                    );
+                }
             }
         }
         for (name, text) in &outputs[2..] {
