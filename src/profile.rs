@@ -1,7 +1,7 @@
 //! Per-peer profiles: a YAML file a team keeps beside its peer, holding the
 //! variables, headers and timeouts that peer needs.
 
-use crate::error::YamlError;
+use crate::yaml::YamlError;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -17,13 +17,15 @@ use crate::report::{ErrorKind, PeerReport, RunReport, ScenarioReport, ScenarioVe
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
-use crate::transport::client::{http_client, read_bounded, ClientConfig};
+use crate::transport::client::{http_client, ClientConfig};
+use crate::transport::redirect::get_card;
 use crate::transport::{PeerClient, Redactor, Transcript};
 use context::{RunContext, StopKind};
 use futures_util::stream::{self, StreamExt};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 pub use window::ProbeWindow;
 
 /// The longest one scenario run may take, whatever its steps say.
@@ -49,6 +51,9 @@ pub struct RunOptions {
     /// `--max-probe-window`: the longest probe window a card's
     /// `defaultTimeout` may ask for.
     pub max_probe_window: Duration,
+    /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
+    /// read `error` ("interrupted"); finished runs are kept.
+    pub cancel: CancellationToken,
 }
 
 /// The default of `--max-probe-window`.
@@ -67,13 +72,28 @@ impl Default for RunOptions {
             retries: 0,
             jobs: 4,
             max_probe_window: MAX_PROBE_WINDOW,
+            cancel: CancellationToken::new(),
         }
+    }
+}
+
+impl RunOptions {
+    /// These options for one peer: its credentials belong to its card's origin.
+    pub fn for_card(&self, card: &Card) -> RunOptions {
+        let mut options = self.clone();
+        if let Ok(url) = url::Url::parse(&card.fetched_from) {
+            options.client = self.client.for_card(&url);
+        }
+        options
     }
 }
 
 /// Live progress for a person watching (a no-op for reports and tests).
 pub trait Progress: Send + Sync {
-    fn peer_started(&self, _card_url: &str, _runs: usize) {}
+    /// Before the first peer: how many peers this check covers.
+    fn check_started(&self, _peers: usize) {}
+    /// A peer's card was read: its URL, the card's name, and its planned runs.
+    fn peer_started(&self, _card_url: &str, _name: Option<&str>, _runs: usize) {}
     fn run_finished(&self, _run: &ScenarioReport) {}
     fn peer_finished(&self) {}
 }
@@ -82,7 +102,12 @@ pub trait Progress: Send + Sync {
 pub struct Quiet;
 impl Progress for Quiet {}
 
-/// Checks every peer against the suite.
+/// The message of a run that `options.cancel` stopped before it finished.
+pub const INTERRUPTED: &str = "interrupted before the run finished";
+
+/// Checks every peer against the suite. When `options.cancel` fires, runs in
+/// flight stop and read `error` ([`INTERRUPTED`]), peers not yet reached
+/// get a card error saying so, and the report is marked `interrupted`.
 pub async fn check(
     inputs: &[String],
     suite: &Suite,
@@ -91,56 +116,53 @@ pub async fn check(
 ) -> RunReport {
     use futures_util::FutureExt;
     let mut report = RunReport::new(Vec::new());
+    progress.check_started(inputs.len());
     for input in inputs {
-        // A bug one peer's answers trigger must not lose the other peers'
-        // reports: the panic becomes this peer's card error.
-        let checked = std::panic::AssertUnwindSafe(check_peer(input, suite, options, progress))
-            .catch_unwind()
-            .await;
-        report.peers.push(checked.unwrap_or_else(|panic| {
-            let what = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("a panic");
+        let peer = if options.cancel.is_cancelled() {
             PeerReport {
-                card_error: Some(format!(
-                    "internal error while checking this peer ({what}); please report it"
-                )),
-                ..PeerReport::new(input)
+                card_error: Some("interrupted before this peer was checked".into()),
+                ..PeerReport::new(input.clone())
             }
-        }));
+        } else {
+            // A bug one peer's answers trigger must not lose the other
+            // peers' reports: the panic becomes this peer's card error.
+            std::panic::AssertUnwindSafe(check_peer(input, suite, options, progress))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| {
+                    let what = panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or_else(|| panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("a panic");
+                    PeerReport {
+                        card_error: Some(format!(
+                            "internal error while checking this peer ({what}); please report it"
+                        )),
+                        ..PeerReport::new(input.clone())
+                    }
+                })
+        };
+        report.peers.push(peer);
     }
+    report.interrupted = options.cancel.is_cancelled();
     report
 }
 
-/// A card fetched and parsed, or the one line saying why not.
+/// A card fetched and parsed, or the one line saying why not. Redirects
+/// are followed a few times, credentials only on the card URL's origin; an
+/// endpoint on another origin is a warning naming both. Peer text that ends
+/// up in ids and reports (name, skill ids, modes, warnings) is redacted here,
+/// before anything shows it.
 pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (String, String)> {
     let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
     let shown = url.to_string();
-    let fail = |m: String| (shown.clone(), m);
+    let fail = |m: String| (shown.clone(), options.redactor.redact(&m));
     let client = http_client(options.client.timeout).map_err(fail)?;
-    let mut request = client.get(url.clone()).header("Accept", "application/json");
-    for (k, v) in &options.client.headers {
-        request = request.header(k.as_str(), v.as_str());
-    }
-    if let Some((_, token)) = &options.client.bearer {
-        request = request.bearer_auth(token);
-    }
-    let response = request.send().await.map_err(|e| {
-        fail(format!(
-            "cannot fetch the card at {url}: {}",
-            crate::transport::client::describe_reqwest_error(&e)
-        ))
-    })?;
-    let status = response.status();
-    let body = read_bounded(
-        response,
-        options.client.timeout,
-        options.client.limits.max_body_bytes,
-    )
-    .await
-    .map_err(|e| fail(format!("cannot read the card at {url}: {e}")))?;
+    let response = get_card(&client, &url, &options.client)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    let status = response.status;
     if !status.is_success() {
         return Err(fail(format!(
             "the card at {url} answered HTTP {}{}",
@@ -151,8 +173,62 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
                 .unwrap_or_default()
         )));
     }
-    card::parse_card(&url, &body, options.protocol, options.binding)
-        .map_err(|e| fail(options.redactor.redact(&e.to_string())))
+    let mut card = card::parse_card(&url, &response.body, options.protocol, options.binding)
+        .map_err(|e| fail(e.to_string()))?;
+    card.warnings.extend(response.cross_origin_hops);
+    card.warnings
+        .extend(endpoint_origin_warning(&url, &card, &options.client));
+    redact_card(&mut card, &options.redactor);
+    Ok(card)
+}
+
+/// The warning for a card whose endpoint is on another origin (scheme, host,
+/// port) than the card: the credentials were given for the card's.
+fn endpoint_origin_warning(
+    card_url: &url::Url,
+    card: &Card,
+    client: &ClientConfig,
+) -> Option<String> {
+    let card_origin = card_url.origin();
+    let endpoint_origin = url::Url::parse(&card.endpoint.url).ok()?.origin();
+    if card_origin == endpoint_origin || !card_origin.is_tuple() || !endpoint_origin.is_tuple() {
+        return None;
+    }
+    let (card_origin, endpoint_origin) = (
+        card_origin.ascii_serialization(),
+        endpoint_origin.ascii_serialization(),
+    );
+    let consequence = if client.same_origin_credentials {
+        "no credentials are sent there (--same-origin-credentials), so what needs them reads unverified".to_string()
+    } else if client.has_credentials() {
+        format!("the credentials (--bearer-env, --header) are sent there too; --same-origin-credentials keeps them to {card_origin}")
+    } else {
+        format!("credentials given with --bearer-env or --header would be sent there too; --same-origin-credentials keeps them to {card_origin}")
+    };
+    Some(format!(
+        "the card at {card_origin} names its endpoint on another origin, {endpoint_origin}: {consequence}"
+    ))
+}
+
+/// Masks the configured secrets in the card's text that reaches ids and
+/// reports: a peer may reflect a token in its name, a skill id, a mode.
+fn redact_card(card: &mut Card, redactor: &Redactor) {
+    if redactor.is_empty() {
+        return;
+    }
+    let all = |items: &mut Vec<String>| items.iter_mut().for_each(|s| *s = redactor.redact(s));
+    card.name = redactor.redact(&card.name);
+    card.version = card.version.as_deref().map(|v| redactor.redact(v));
+    all(&mut card.default_input_modes);
+    all(&mut card.default_output_modes);
+    all(&mut card.security_schemes);
+    all(&mut card.warnings);
+    for skill in &mut card.skills {
+        skill.id = redactor.redact(&skill.id);
+        skill.name = redactor.redact(&skill.name);
+        skill.input_modes.iter_mut().for_each(all);
+        skill.output_modes.iter_mut().for_each(all);
+    }
 }
 
 /// One planned scenario run.
@@ -186,7 +262,14 @@ async fn check_peer(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> PeerReport {
-    let card = match fetch_card(input, options).await {
+    let fetched = tokio::select! {
+        fetched = fetch_card(input, options) => fetched,
+        () = options.cancel.cancelled() => Err((
+            input.to_string(),
+            "interrupted while fetching the card".to_string(),
+        )),
+    };
+    let card = match fetched {
         Ok(card) => card,
         Err((card_url, message)) => {
             return PeerReport {
@@ -195,6 +278,7 @@ async fn check_peer(
             }
         }
     };
+    let options = &options.for_card(&card);
     let endpoint = card.endpoint.url.clone();
     let mut report = PeerReport {
         name: Some(card.name.clone()),
@@ -230,9 +314,12 @@ async fn check_peer(
         }
     };
     let plan = plan_runs(&card, suite, options);
-    progress.peer_started(&report.card_url, plan.len());
+    progress.peer_started(&report.card_url, Some(&card.name), plan.len());
     let client = &client;
     let runs: Vec<ScenarioReport> = stream::iter(plan.into_iter().map(|planned| async move {
+        if options.cancel.is_cancelled() && planned.not_run.is_none() {
+            return interrupted(&planned);
+        }
         let own_client;
         let client = match &planned.interface {
             Some(interface) if planned.not_run.is_none() => {
@@ -246,7 +333,17 @@ async fn check_peer(
             }
             _ => client,
         };
-        let run = execute(client, planned, options).await;
+        // Dropping an unfinished run closes its connections and streams.
+        let shell = blank_report(&planned);
+        let run = tokio::select! {
+            run = execute(client, planned, options) => run,
+            () = options.cancel.cancelled() => ScenarioReport {
+                verdict: ScenarioVerdict::Error,
+                error_kind: Some(ErrorKind::Tool),
+                message: INTERRUPTED.into(),
+                ..shell
+            },
+        };
         progress.run_finished(&run);
         run
     }))
@@ -316,7 +413,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
         for expansion in expand(card, scenario) {
             let mut vars = base.clone();
             vars.extend(expansion.vars);
-            let verifies: Result<Vec<DeclarationId>, String> = scenario
+            let verifies: Result<Vec<DeclarationId>, _> = scenario
                 .verifies
                 .iter()
                 .map(|v| v.resolve(|n| vars.get(n).cloned().flatten()))
@@ -326,7 +423,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                     ids,
                     skip.clone().or(expansion.unsupported).map(NotRun::Skip),
                 ),
-                Err(message) => (Vec::new(), Some(NotRun::Error(message))),
+                Err(e) => (Vec::new(), Some(NotRun::Error(e.to_string()))),
             };
             plan.push(Planned {
                 scenario,
@@ -441,6 +538,16 @@ fn errored(planned: Planned<'_>, message: String) -> ScenarioReport {
         error_kind: Some(ErrorKind::Tool),
         message,
         ..blank_report(&planned)
+    }
+}
+
+/// A run the interruption stopped before it started.
+fn interrupted(planned: &Planned<'_>) -> ScenarioReport {
+    ScenarioReport {
+        verdict: ScenarioVerdict::Error,
+        error_kind: Some(ErrorKind::Tool),
+        message: INTERRUPTED.into(),
+        ..blank_report(planned)
     }
 }
 

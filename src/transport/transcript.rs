@@ -1,47 +1,13 @@
 //! The evidence transcript every exchange of a scenario run is recorded in,
-//! and the redaction that keeps secrets out of it. The entries themselves
+//! each entry redacted ([`crate::redact`]) as it is recorded. The entries themselves
 //! are report schema ([`crate::report::transcript`]).
 
 use super::limits::EVIDENCE_BODY_CHARS;
 use super::text::clip;
+pub use crate::redact::Redactor;
 use crate::report::transcript::{Evidence, EvidenceKind};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Secrets that must never appear in a report, a transcript or a reproduction line.
-#[derive(Debug, Clone, Default)]
-pub struct Redactor {
-    secrets: Vec<String>,
-}
-
-impl Redactor {
-    pub const MASK: &'static str = "«redacted»";
-
-    pub fn new(secrets: impl IntoIterator<Item = String>) -> Redactor {
-        // Very short values would mask ordinary text everywhere; a secret that
-        // short is not worth protecting this way.
-        let mut secrets: Vec<String> = secrets.into_iter().filter(|s| s.len() >= 4).collect();
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        Redactor { secrets }
-    }
-
-    /// This redactor plus one more secret.
-    pub fn with_secret(&self, secret: String) -> Redactor {
-        let mut secrets = self.secrets.clone();
-        secrets.push(secret);
-        Redactor::new(secrets)
-    }
-
-    pub fn redact(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for secret in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), Self::MASK);
-            }
-        }
-        out
-    }
-}
 
 /// The evidence of one scenario run, shared by its steps and stream readers.
 #[derive(Debug)]
@@ -68,9 +34,9 @@ impl Transcript {
     /// recorded and in [`Transcript::redact`].
     pub fn add_secret(&self, secret: impl Into<String>) {
         if let Ok(mut run) = self.run_redactor.lock() {
-            let mut secrets = self.redactor.secrets.clone();
+            let mut secrets = self.redactor.secrets().to_vec();
             if let Some(r) = run.as_ref() {
-                secrets.extend(r.secrets.iter().cloned());
+                secrets.extend(r.secrets().iter().cloned());
             }
             secrets.push(secret.into());
             secrets.dedup();
@@ -140,17 +106,6 @@ impl Transcript {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn redactor_masks_every_occurrence_and_longest_first() {
-        let r = Redactor::new(vec!["s3cr3t-token".to_string(), "s3cr3t".to_string()]);
-        assert_eq!(
-            r.redact("Bearer s3cr3t-token and s3cr3t"),
-            format!("Bearer {} and {}", Redactor::MASK, Redactor::MASK)
-        );
-        let short = Redactor::new(vec!["ab".to_string()]);
-        assert_eq!(short.redact("about"), "about");
-    }
 
     #[test]
     fn transcript_redacts_bodies_and_curl() {
