@@ -9,7 +9,6 @@
 //! the malfunction as its reason, and it fails the run with exit 3.
 
 use crate::card::Declaration;
-use crate::declaration::DeclarationId;
 use crate::exit;
 use crate::report::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, RunReport,
@@ -23,22 +22,6 @@ pub fn malfunctioned(run: &ScenarioReport) -> bool {
             run.error_kind,
             Some(ErrorKind::PeerMalfunction | ErrorKind::NotServed)
         )
-}
-
-/// Whether a run found nothing serving A2A at its URL (HTTP 404/405/501).
-fn not_served(run: &ScenarioReport) -> bool {
-    run.verdict == ScenarioVerdict::Error && run.error_kind == Some(ErrorKind::NotServed)
-}
-
-/// Whether nothing served at a URL breaks the declaration itself: an
-/// `interfaces[…]` row promises that its URL speaks A2A in its binding and
-/// version, so an HTTP 404/405/501 there is the divergence. Any other
-/// malfunction (a 500 page, a wrong id) leaves it unverified.
-fn unserved_diverges(id: &str) -> bool {
-    matches!(
-        id.parse::<DeclarationId>(),
-        Ok(DeclarationId::Interface { .. })
-    )
 }
 
 /// Judges each declaration from the scenario runs that verify it.
@@ -65,7 +48,7 @@ pub fn judge_declarations(
         .map(|(id, declared)| {
             let related: Vec<&ScenarioReport> =
                 runs.iter().filter(|r| r.verifies.contains(&id)).collect();
-            let (verdict, reason) = judge_one(declared, unserved_diverges(&id), &related);
+            let (verdict, reason) = judge_one(declared, &related);
             DeclarationReport {
                 scenarios: related
                     .iter()
@@ -83,16 +66,9 @@ pub fn judge_declarations(
         .collect()
 }
 
-fn judge_one(
-    declared: bool,
-    unserved_fails: bool,
-    runs: &[&ScenarioReport],
-) -> (DeclarationVerdict, String) {
+fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, String) {
     let with = |v: ScenarioVerdict| runs.iter().filter(move |r| r.verdict == v);
-    let failed: Vec<&&ScenarioReport> = runs
-        .iter()
-        .filter(|r| r.verdict == ScenarioVerdict::Fail || (unserved_fails && not_served(r)))
-        .collect();
+    let failed: Vec<&&ScenarioReport> = with(ScenarioVerdict::Fail).collect();
     let passed = with(ScenarioVerdict::Pass).count() + with(ScenarioVerdict::Flaky).count();
     let flaky: Vec<&&ScenarioReport> = with(ScenarioVerdict::Flaky).collect();
     let open: Vec<&&ScenarioReport> = runs
@@ -104,10 +80,7 @@ fn judge_one(
             )
         })
         .collect();
-    let broken: Vec<&&ScenarioReport> = runs
-        .iter()
-        .filter(|r| malfunctioned(r) && !(unserved_fails && not_served(r)))
-        .collect();
+    let broken: Vec<&&ScenarioReport> = runs.iter().filter(|r| malfunctioned(r)).collect();
     if !declared {
         // Scenarios gated on "not declared" check the refusal the spec
         // requires; a failure there (a valid answer that served the request)
@@ -242,12 +215,9 @@ pub fn malfunction_reasons(report: &RunReport) -> Vec<String> {
         .peers
         .iter()
         .flat_map(|peer| {
-            // An interface not served is that row's divergence: it fails the
-            // run as one (exit 1), or is excused by the baseline.
             peer.scenarios
                 .iter()
                 .filter(|s| malfunctioned(s))
-                .filter(|s| !(not_served(s) && s.verifies.iter().all(|id| unserved_diverges(id))))
                 .map(move |s| {
                     let on = if many {
                         format!(" ({})", peer.card_url)
@@ -404,21 +374,6 @@ mod tests {
         let rows = judge_declarations(&decl[1..], &runs);
         assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
         assert_eq!(exit_code(&one_peer(rows, runs)), exit::OK);
-        // An interface row promises A2A at its URL: nothing served there
-        // diverges it; a 500 page there leaves it unverified.
-        let decl = vec![d("interfaces[JSONRPC 1.0 #2]", true)];
-        let runs = vec![broken("served", "interfaces[JSONRPC 1.0 #2]")];
-        let rows = judge_declarations(&decl, &runs);
-        assert_eq!(rows[0].verdict, DeclarationVerdict::Unverified);
-        let mut unserved = broken("served", "interfaces[JSONRPC 1.0 #2]");
-        unserved.error_kind = Some(ErrorKind::NotServed);
-        let runs = vec![unserved];
-        let rows = judge_declarations(&decl, &runs);
-        assert_eq!(rows[0].verdict, DeclarationVerdict::Diverged);
-        let mut report = one_peer(rows, runs);
-        assert_eq!(exit_code(&report), exit::DIVERGED);
-        report.peers[0].declarations[0].baselined = true;
-        assert!(malfunction_reasons(&report).is_empty());
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl Stop {
     pub fn malfunction_in(message: impl std::fmt::Display) -> Stop {
         Stop {
             kind: StopKind::Error(ErrorKind::PeerMalfunction),
-            message: format!("peer malfunction: {message}"),
+            message: format!("{MALFUNCTION}: {message}"),
         }
     }
     /// One of the tool's caps was reached: `error`, never the peer's fault.
@@ -84,15 +84,27 @@ impl Stop {
     }
 }
 
+/// How every malfunction's message opens.
+const MALFUNCTION: &str = "peer malfunction";
+
 /// `peer malfunction: HTTP 500 text/html on SendMessage: the body is not
 /// JSON …`: a reason that opens with the HTTP status line keeps it up front,
 /// then the operation, then the detail.
 fn malfunction_message(op: &str, reason: &str) -> String {
     match reason.split_once(": ") {
         Some((head, detail)) if head.starts_with("HTTP ") => {
-            format!("peer malfunction: {head} on {op}: {detail}")
+            format!("{MALFUNCTION}: {head} on {op}: {detail}")
         }
-        _ => format!("peer malfunction on {op}: {reason}"),
+        _ => format!("{MALFUNCTION} on {op}: {reason}"),
+    }
+}
+
+/// A not-served malfunction's message as the failure of an interface that
+/// does not speak A2A: `the interface does not speak A2A: HTTP 404 … on …`.
+pub fn not_served_message(message: &str) -> String {
+    match message.strip_prefix(MALFUNCTION) {
+        Some(rest) => format!("the interface does not speak A2A{rest}"),
+        None => message.to_string(),
     }
 }
 

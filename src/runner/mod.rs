@@ -624,6 +624,15 @@ async fn execute(
     report
 }
 
+/// Whether a run verifies only `interfaces[…]` declarations.
+fn verifies_interfaces(planned: &Planned<'_>) -> bool {
+    !planned.verifies.is_empty()
+        && planned
+            .verifies
+            .iter()
+            .all(|d| matches!(d, DeclarationId::Interface { .. }))
+}
+
 async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
@@ -654,10 +663,16 @@ async fn run_once(
             (ScenarioVerdict::Pass, None),
             format!("all {} steps passed", steps.len()),
         ),
-        Ok(Err((index, stop))) => {
+        Ok(Err((index, mut stop))) => {
             let verdict = match stop.kind {
                 StopKind::Fail => (ScenarioVerdict::Fail, None),
                 StopKind::Inconclusive => (ScenarioVerdict::Inconclusive, None),
+                // An `interfaces[…]` row promises A2A at its URL: nothing
+                // served there is the very promise broken, so the run fails.
+                StopKind::Error(ErrorKind::NotServed) if verifies_interfaces(planned) => {
+                    stop.message = context::not_served_message(&stop.message);
+                    (ScenarioVerdict::Fail, None)
+                }
                 StopKind::Error(kind) => (ScenarioVerdict::Error, Some(kind)),
             };
             let step = &steps[index];

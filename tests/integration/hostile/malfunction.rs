@@ -278,6 +278,11 @@ fn nothing_served_at_the_url_leaves_capabilities_unverified_but_diverges_the_int
     assert_eq!(out.row("lifecycle.completion"), "unverified");
     // The interface row promises A2A at that URL: nothing served is its divergence.
     assert_eq!(out.row("interfaces[JSONRPC 1.0]"), "diverged");
+    let message = out.assert_run("interface-served[JSONRPC 1.0]", "fail", None);
+    assert!(
+        message.starts_with("the interface does not speak A2A: HTTP 404 text/html"),
+        "{message}"
+    );
     assert_eq!(out.code, 1, "{}", out.explain());
     out.assert_bounded(WITHIN, MAX_RSS_MIB);
 }
