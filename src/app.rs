@@ -191,7 +191,45 @@ fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
             var: var.to_string(),
         });
     }
+    // It becomes a header value: CR/LF would split the request.
+    if token.chars().any(char::is_control) {
+        return Err(UsageError::EnvControl {
+            flag,
+            var: var.to_string(),
+        });
+    }
     Ok(token)
+}
+
+/// A header the tool would send: checked before any request, so a value
+/// with CR/LF never reaches a peer and never fails mid-run. Neither error
+/// shows the value: it may be a credential.
+fn check_header(name: &str, value: &str) -> Result<(), UsageError> {
+    if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(UsageError::HeaderName {
+            name: name.to_string(),
+        });
+    }
+    if value.chars().any(char::is_control) {
+        return Err(UsageError::HeaderControl {
+            name: name.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A typed built-in variable (`stable_reads`, the windows) must hold a value
+/// its steps can use: found before any request, not by the first run that reads it.
+fn check_var(origin: &dyn Fn() -> String, name: &str, value: &str) -> Result<(), UsageError> {
+    let Some(expected) = crate::scenario::vars::builtin(name).and_then(|b| b.rejects(value)) else {
+        return Ok(());
+    };
+    Err(UsageError::VarValue {
+        origin: origin(),
+        name: name.to_string(),
+        value: crate::transport::clip(value, 40),
+        expected,
+    })
 }
 
 /// Builds run options from flags and an optional profile (flags win).
@@ -204,6 +242,13 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     for (k, v) in extra_vars {
         options.vars.insert(k.clone(), v.clone());
     }
+    let from_profile = || match &args.profile {
+        Some(path) => format!("profile {}", path.display()),
+        None => "profile".to_string(),
+    };
+    for (name, value) in &profile.vars {
+        check_var(&from_profile, name, value)?;
+    }
     options.vars.extend(profile.vars.clone());
     for var in &args.vars {
         let (name, value) = var
@@ -213,6 +258,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         if name.is_empty() {
             return Err(UsageError::VarEmptyName(var.clone()).into());
         }
+        check_var(&|| "--var".to_string(), name, value)?;
         options.vars.insert(name.to_string(), value.to_string());
     }
     let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
@@ -224,6 +270,9 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
             UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
         })?;
         headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+    for (name, value) in &headers {
+        check_header(name, value)?;
     }
     let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
     let bearer = match bearer_var {
@@ -254,6 +303,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
 }
 

@@ -158,6 +158,10 @@ pub struct RunArgs {
     /// Scenario runs in flight at once against one peer.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
+    /// The most runs one `for_each` scenario expands to (one per input mode or interface);
+    /// the rest are skipped and the declarations they verify read unverified.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_runs_per_family: u32,
     /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: u32,

@@ -20,8 +20,10 @@ impl Redactor {
     pub const MASK: &'static str = "«redacted»";
 
     /// Every non-empty value is a secret, however short: a short token is
-    /// still a token, and the price (a masked letter in ordinary text) is
-    /// what `--header-public` is for.
+    /// still a token. One shorter than [`SHORT_SECRET`] characters is masked
+    /// where it stands as a word of its own (not glued to letters or digits
+    /// on either side): `--header 'X-Trace: 1'` must not mask every `1` of a
+    /// report, and a short value inside a longer word is not that value.
     pub fn new(secrets: impl IntoIterator<Item = String>) -> Redactor {
         let mut secrets: Vec<String> = secrets.into_iter().filter(|s| !s.is_empty()).collect();
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
@@ -63,7 +65,9 @@ impl Redactor {
                     continue;
                 }
                 if let Some(end) = match_encoded(text, at, &chars) {
-                    spans.push(at..end);
+                    if chars.len() >= SHORT_SECRET || stands_alone(text, at..end) {
+                        spans.push(at..end);
+                    }
                 }
             }
         }
@@ -170,6 +174,17 @@ const LENIENT: GeneralPurposeConfig = GeneralPurposeConfig::new()
 const LENIENT_STANDARD: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::STANDARD, LENIENT);
 const LENIENT_URL_SAFE: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::URL_SAFE, LENIENT);
 
+/// Secrets shorter than this many characters are masked only where they
+/// stand alone (see [`Redactor::new`]).
+pub const SHORT_SECRET: usize = 6;
+
+/// Whether a span of `text` has no letter or digit right before or after it.
+fn stands_alone(text: &str, span: Range<usize>) -> bool {
+    let before = text[..span.start].chars().next_back();
+    let after = text[span.end..].chars().next();
+    !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+}
+
 /// Where a match of `secret` starting at `at` ends, each character written
 /// as itself or escaped: `\uXXXX` (any number of backslashes, surrogate pairs
 /// too), `%XX` per UTF-8 byte, `\/` for `/`, `+` for a space.
@@ -252,6 +267,12 @@ mod tests {
     fn short_secrets_are_masked_too() {
         let r = Redactor::new(vec!["k9".to_string()]);
         assert_eq!(r.redact("key k9 here"), format!("key {MASK} here"));
+        assert_eq!(r.redact("\"k9\","), format!("\"{MASK}\","));
+        // Inside a longer word it is not the value: a header `X-Trace: 1`
+        // must not mask every digit of a report.
+        let one = Redactor::new(vec!["1".to_string()]);
+        assert_eq!(one.redact("run 1 took 10s"), format!("run {MASK} took 10s"));
+        assert_eq!(r.redact("ak9z"), "ak9z");
         assert_eq!(Redactor::new(vec![String::new()]).redact("x"), "x");
     }
 
@@ -325,7 +346,7 @@ mod tests {
 
     #[test]
     fn a_mask_never_makes_another_match() {
-        let r = Redactor::new(vec!["dact".to_string(), "xredax".to_string()]);
-        assert_eq!(r.redact("xredaxdact"), format!("{MASK}{MASK}"));
+        let r = Redactor::new(vec!["dactyl".to_string(), "xredax".to_string()]);
+        assert_eq!(r.redact("xredaxdactyl"), format!("{MASK}{MASK}"));
     }
 }

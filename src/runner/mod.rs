@@ -30,6 +30,10 @@ pub use window::ProbeWindow;
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
+/// The most runs one `for_each` scenario expands to by default
+/// (`--max-runs-per-family`): a card listing 100 skills × 1,000 input modes
+/// must not mean 100,000 runs.
+pub const DEFAULT_MAX_RUNS_PER_FAMILY: usize = 64;
 
 /// Everything a check needs besides the suite.
 #[derive(Clone)]
@@ -51,6 +55,9 @@ pub struct RunOptions {
     /// `--max-probe-window`: the longest probe window a card's
     /// `defaultTimeout` may ask for.
     pub max_probe_window: Duration,
+    /// The most runs one `for_each` scenario expands to; the rest are
+    /// skipped, and the declarations they verify read unverified.
+    pub max_runs_per_family: usize,
     /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
@@ -72,6 +79,7 @@ impl Default for RunOptions {
             retries: 0,
             jobs: 4,
             max_probe_window: MAX_PROBE_WINDOW,
+            max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
         }
     }
@@ -410,20 +418,46 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
             let gate = scenario.gate.as_ref()?;
             (!gate.opens(card.is_declared(&gate.id))).then(|| gate.skip_reason())
         });
-        for expansion in expand(card, scenario) {
-            let mut vars = base.clone();
-            vars.extend(expansion.vars);
+        let cap = options.max_runs_per_family;
+        for (n, expansion) in expand(card, scenario).into_iter().enumerate() {
+            let over_cap = (scenario.def.for_each.is_some() && n >= cap).then(|| {
+                format!(
+                    "over the cap of {cap} runs per declaration family for `{}`; raise it with --max-runs-per-family",
+                    scenario.id()
+                )
+            });
+            let lookup = |n: &str| {
+                expansion
+                    .vars
+                    .get(n)
+                    .or_else(|| base.get(n))
+                    .cloned()
+                    .flatten()
+            };
             let verifies: Result<Vec<DeclarationId>, _> = scenario
                 .verifies
                 .iter()
-                .map(|v| v.resolve(|n| vars.get(n).cloned().flatten()))
+                .map(|v| v.resolve(lookup))
                 .collect();
             let (verifies, not_run) = match verifies {
                 Ok(ids) => (
                     ids,
-                    skip.clone().or(expansion.unsupported).map(NotRun::Skip),
+                    skip.clone()
+                        .or(expansion.unsupported)
+                        .or(over_cap)
+                        .map(NotRun::Skip),
                 ),
                 Err(e) => (Vec::new(), Some(NotRun::Error(e.to_string()))),
+            };
+            // Only a run that runs needs its variables: thousands of
+            // skipped expansions must not each copy them.
+            let vars = match not_run {
+                None => {
+                    let mut vars = base.clone();
+                    vars.extend(expansion.vars);
+                    vars
+                }
+                Some(_) => HashMap::new(),
             };
             plan.push(Planned {
                 scenario,
@@ -767,6 +801,54 @@ mod tests {
                 "the card declares capabilities.streaming".into()
             ))
         );
+    }
+
+    #[test]
+    fn for_each_runs_past_the_family_cap_are_skipped_with_the_flag_named() {
+        let modes: Vec<String> = (0..10).map(|n| format!("\"a/{n}\"")).collect();
+        let body = format!(
+            r#"{{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[{{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}}],
+            "capabilities":{{}},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
+            "skills":[{{"id":"s","name":"s","description":"d","tags":["t"],"inputModes":[{}]}}]}}"#,
+            modes.join(",")
+        );
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let suite = Suite::embedded().unwrap();
+        let options = RunOptions {
+            max_runs_per_family: 4,
+            ..RunOptions::default()
+        };
+        let plan = plan_runs(&card, &suite, &options);
+        let family: Vec<&Planned> = plan
+            .iter()
+            .filter(|p| p.run_id.starts_with("input-mode-resume["))
+            .collect();
+        assert_eq!(family.len(), 11, "text/plain and ten skill modes");
+        let over: Vec<&&Planned> = family.iter().filter(|p| p.not_run.is_some()).collect();
+        assert_eq!(over.len(), 7);
+        match &over[0].not_run {
+            Some(NotRun::Skip(reason)) => assert_eq!(
+                reason,
+                "over the cap of 4 runs per declaration family for `input-mode-resume`; \
+                 raise it with --max-runs-per-family"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(over
+            .iter()
+            .all(|p| p.vars.is_empty() && p.verifies.len() == 1));
+        let unfamilied = plan.iter().filter(|p| p.scenario.def.for_each.is_none());
+        assert!(unfamilied
+            .filter_map(|p| p.not_run.as_ref())
+            .all(|n| !format!("{n:?}").contains("over the cap")));
     }
 
     #[test]

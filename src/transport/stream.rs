@@ -4,7 +4,7 @@
 
 use super::http::describe_reqwest_error;
 use super::jsonrpc::classify_envelope;
-use super::limits::Limits;
+use super::limits::{Limits, RECORDED_COMMENTS};
 use super::reply::Reply;
 use super::sse::{SseItem, SseParser};
 use super::text::human_duration;
@@ -51,7 +51,10 @@ impl StreamEnd {
 #[derive(Default)]
 struct Shared {
     items: Vec<StreamItem>,
+    /// Comment lines seen, and their bytes: counted, only the first
+    /// [`RECORDED_COMMENTS`] recorded one by one.
     comments: usize,
+    comment_bytes: u64,
     end: Option<StreamEnd>,
 }
 
@@ -236,14 +239,22 @@ impl Reader {
         for item in items {
             match item {
                 SseItem::Comment(text) => {
+                    // A keep-alive flood must not become millions of entries:
+                    // the first few are recorded, the rest counted.
                     state.comments += 1;
-                    self.transcript.record(
-                        EvidenceKind::Comment,
-                        at,
-                        format!("SSE comment `:{text}` (not a protocol event)"),
-                        None,
-                        None,
-                    );
+                    state.comment_bytes += text.len() as u64 + 1;
+                    if state.comments <= RECORDED_COMMENTS {
+                        self.transcript.record(
+                            EvidenceKind::Comment,
+                            at,
+                            format!("SSE comment `:{text}` (not a protocol event)"),
+                            None,
+                            None,
+                        );
+                    }
+                    if state.items.len() + state.comments >= self.limits.max_stream_events {
+                        return Some(comment_cap(at, self.limits.max_stream_events));
+                    }
                 }
                 SseItem::Frame(frame) => {
                     let seq = state.items.len() + 1;
@@ -261,6 +272,11 @@ impl Reader {
                         None,
                     );
                     state.items.push(StreamItem { at, seq, event });
+                    if state.comments > 0
+                        && state.items.len() + state.comments >= self.limits.max_stream_events
+                    {
+                        return Some(comment_cap(at, self.limits.max_stream_events));
+                    }
                     if state.items.len() >= self.limits.max_stream_events {
                         return Some(StreamEnd::Cut {
                             at,
@@ -278,6 +294,15 @@ impl Reader {
 
     /// Records how the stream ended and wakes every waiter a last time.
     fn finish(&self, end: StreamEnd, counter: u64) {
+        let (comments, comment_bytes) = {
+            let state = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+            (state.comments, state.comment_bytes)
+        };
+        if comments > RECORDED_COMMENTS {
+            self.transcript.note(format!(
+                "{comments} keep-alive comments ({comment_bytes} bytes) in all: SSE comments, not events; the first {RECORDED_COMMENTS} are recorded, the rest counted"
+            ));
+        }
         let summary = match &end {
             StreamEnd::Closed { .. } => "stream closed by the peer".to_string(),
             StreamEnd::Cut { reason, .. } => format!("stream cut: {reason}"),
@@ -287,6 +312,17 @@ impl Reader {
             .record(EvidenceKind::StreamEnd, end.at(), summary, None, None);
         self.shared.lock().unwrap_or_else(|p| p.into_inner()).end = Some(end);
         let _ = self.changes.send(counter);
+    }
+}
+
+/// The cut when comments plus events reach the event cap: comments count
+/// against it, so a keep-alive flood ends like an event flood.
+fn comment_cap(at: Instant, max: usize) -> StreamEnd {
+    StreamEnd::Cut {
+        at,
+        reason: format!(
+            "the tool's cap of {max} events (keep-alive comments included) was reached; raise it with --max-stream-events"
+        ),
     }
 }
 

@@ -8,6 +8,7 @@ mod common;
 mod gating;
 
 mod baseline;
+mod bounded;
 mod check;
 mod diff;
 mod hostile;
@@ -18,6 +19,7 @@ mod live;
 mod matrix;
 mod mock_peer;
 mod mock_push;
+mod properties;
 mod push;
 mod reports;
 mod security;
