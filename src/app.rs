@@ -20,6 +20,7 @@ use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
 use crate::transport::client::ClientConfig;
+use crate::transport::Limits;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -285,8 +286,15 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         bearer,
         public_headers: args.public_headers.clone(),
         same_origin_credentials: args.same_origin_credentials,
+        limits: Limits {
+            max_body_bytes: args.max_body_bytes,
+            max_event_bytes: args.max_event_bytes,
+            max_stream_bytes: args.max_stream_bytes,
+            max_stream_events: args.max_stream_events,
+        },
         ..ClientConfig::default()
     };
+    options.max_probe_window = args.max_probe_window;
     // Redaction is by value: every credential header's value, the token.
     options.redactor = Arc::new(Redactor::new(options.client.secrets()));
     options.only = args.scenarios.clone();
@@ -585,6 +593,11 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
     // Exit 1 and exit 4 always say why, one line per row that decides it.
     for reason in crate::verdict::exit_reasons(report) {
         eprintln!("fails the run: {reason}");
+    }
+    if code == exit::PEER_UNREACHABLE {
+        for reason in crate::verdict::malfunction_reasons(report) {
+            eprintln!("fails the run (exit 3): {reason}");
+        }
     }
     Ok(code)
 }

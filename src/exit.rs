@@ -8,8 +8,9 @@ pub const DIVERGED: i32 = 1;
 /// Usage error; invalid suite, profile, baseline or `diff` input; a report
 /// that could not be written.
 pub const USAGE: i32 = 2;
-/// The peer was unreachable or served no valid card (or the mock peer
-/// could not listen).
+/// The peer was unreachable, served no valid card, or did not speak A2A (a
+/// run ended in a peer malfunction: HTTP 5xx, HTML, not JSON, a wrong id, no
+/// answer in time), or the mock peer could not listen.
 pub const PEER_UNREACHABLE: i32 = 3;
 /// Nothing was verified: every scenario was skipped, inconclusive or in error
 /// (or, under `--fail-on-unverified`, a declared row was left unverified).

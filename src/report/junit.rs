@@ -163,9 +163,11 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         }
         ScenarioVerdict::Error => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            // Whose trouble it was: `peer-malfunction`, `tool-cap`, …
+            let kind = run.error_kind.map_or("error", |k| k.as_str());
             status
                 .set_message(short(&run.message))
-                .set_type("error")
+                .set_type(kind)
                 .set_description(run.message.as_str());
             status
         }
@@ -249,6 +251,7 @@ mod tests {
             verifies: vec!["lifecycle.cancel".into()],
             duration_ms: 1500,
             message: format!("{id} <said> & so"),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

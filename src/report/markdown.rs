@@ -313,6 +313,7 @@ mod tests {
             verifies: vec!["lifecycle.cancel".into()],
             duration_ms: 20,
             message: "it <broke> | badly".into(),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

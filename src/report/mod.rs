@@ -206,11 +206,43 @@ pub enum ScenarioVerdict {
     /// The peer never reached the precondition.
     Inconclusive,
     Skipped,
-    /// Tool trouble or an unreachable peer.
+    /// Tool trouble, an unreachable peer, or a peer malfunction (see
+    /// [`ErrorKind`]).
     Error,
 }
 
 impl ScenarioVerdict {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// Why a run ended in `error`: whose fault it was decides whether the
+/// declaration it verifies may be judged at all.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The peer answered, but not with a valid A2A answer (HTTP 5xx, HTML,
+    /// not JSON, an invalid envelope or event, a wrong id, no answer in
+    /// time, a reset): nothing it said keeps or breaks a promise.
+    PeerMalfunction,
+    /// A malfunction of one kind: HTTP 404, 405 or 501 and no A2A answer,
+    /// nothing speaks the protocol at that URL. Where the promise is that
+    /// something does (an `interfaces[…]` row), that is the divergence.
+    NotServed,
+    /// One of the tool's own caps (events, bytes, per-event size, body size)
+    /// was reached: never the peer's fault.
+    ToolCap,
+    /// The peer could not be reached after its card was read.
+    Unreachable,
+    /// The tool itself could not run the scenario (a suite or plan problem).
+    Tool,
+}
+
+impl ErrorKind {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
@@ -228,6 +260,10 @@ pub struct ScenarioReport {
     pub verifies: Vec<String>,
     pub duration_ms: u64,
     pub message: String,
+    /// Why an `error` run ended in error (absent in reports of older
+    /// versions and on runs that are not `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
     /// How many times it ran (more than 1 with `--retries`).
     pub attempts: u32,
     /// The messages of the attempts that failed before the last one (with
