@@ -72,6 +72,7 @@ pub enum BindingArg {
     Auto,
     Jsonrpc,
     Rest,
+    Grpc,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -185,7 +185,14 @@ impl Reader<'_> {
             return None;
         };
         let declared_url = declared_url.trim().to_string();
+        let binding_name = raw.binding.unwrap_or_default();
+        let binding = Binding::from_card(&binding_name);
         let url = match Url::parse(&declared_url) {
+            // gRPC targets are often written `host:port`, without a scheme
+            // (the spec's own examples do): plaintext HTTP/2 to that address.
+            _ if binding == Some(Binding::Grpc) && !declared_url.contains("://") => {
+                format!("http://{declared_url}")
+            }
             Err(url::ParseError::RelativeUrlWithoutBase) => match self.base.join(&declared_url) {
                 Ok(resolved) => {
                     self.warn(format!(
@@ -199,8 +206,6 @@ impl Reader<'_> {
             _ => declared_url,
         };
 
-        let binding_name = raw.binding.unwrap_or_default();
-        let binding = Binding::from_card(&binding_name);
         if binding_name.is_empty() {
             self.warn(format!(
                 "`{}` is missing (required by the spec); the interface is unusable",

@@ -3,6 +3,7 @@
 //! scenario's transcript; replies are read leniently and classified, never
 //! trusted.
 
+use super::grpc::{self, GrpcCall};
 pub use super::http::{describe_reqwest_error, http_client, read_bounded};
 use super::jsonrpc::classify_jsonrpc;
 use super::reply::Reply;
@@ -183,6 +184,12 @@ impl PeerClient {
         params: Value,
         options: &CallOptions,
     ) -> Reply {
+        if self.binding == Binding::Grpc {
+            return match self.grpc_call(options) {
+                Ok(call) => grpc::unary(&call, transcript, op, params).await,
+                Err(reply) => reply,
+            };
+        }
         let request = match self.prepare(op, params, false, options) {
             Ok(r) => r,
             Err(reply) => return reply,
@@ -227,6 +234,16 @@ impl PeerClient {
         params: Value,
         options: &CallOptions,
     ) -> StreamOpen {
+        if self.binding == Binding::Grpc {
+            let opened = match self.grpc_call(options) {
+                Ok(call) => grpc::open_stream(&call, transcript, self.version, op, params).await,
+                Err(reply) => Err(reply),
+            };
+            return match opened {
+                Ok(handle) => StreamOpen::Stream(handle),
+                Err(reply) => StreamOpen::Answer(reply),
+            };
+        }
         let request = match self.prepare(op, params, true, options) {
             Ok(r) => r,
             Err(reply) => return StreamOpen::Answer(reply),
@@ -304,6 +321,27 @@ impl PeerClient {
         Ok((headers, withheld))
     }
 
+    /// A gRPC call's setup: the same headers as metadata, shown in evidence
+    /// as the curl line shows them.
+    fn grpc_call(&self, options: &CallOptions) -> Result<GrpcCall, Reply> {
+        let (metadata, withheld) = self.call_headers(options)?;
+        let shown = metadata
+            .iter()
+            .map(|(name, value)| {
+                let shown = self.shown_header(name, value, options.credentials);
+                (name.as_str().to_string(), shown)
+            })
+            .collect();
+        Ok(GrpcCall {
+            endpoint: self.endpoint.clone(),
+            metadata,
+            shown,
+            timeout: self.config.timeout,
+            max_stream: self.config.max_stream,
+            note: credentials_note(options.credentials, &withheld),
+        })
+    }
+
     /// Builds one call's request: its headers, and the binding's method, URL
     /// and body for the operation.
     fn prepare(
@@ -335,6 +373,11 @@ impl PeerClient {
             Binding::Rest => {
                 let route = rest::route(&self.endpoint, op, &params).map_err(Reply::Broken)?;
                 (route.method, route.url, route.body, route.label)
+            }
+            Binding::Grpc => {
+                return Err(Reply::Broken(
+                    "gRPC calls do not go through HTTP requests".into(),
+                ))
             }
         };
         let mut builder = if streaming {
@@ -377,6 +420,7 @@ impl PeerClient {
         match self.binding {
             Binding::Jsonrpc => "application/json",
             Binding::Rest => "application/a2a+json",
+            Binding::Grpc => "application/grpc",
         }
     }
 
@@ -466,7 +510,7 @@ impl PeerClient {
         }
         match self.binding {
             Binding::Jsonrpc => classify_jsonrpc(rpc_id, status, body),
-            Binding::Rest => rest::classify(status, body),
+            Binding::Rest | Binding::Grpc => rest::classify(status, body),
         }
     }
 
@@ -477,18 +521,7 @@ impl PeerClient {
             line.push_str(" -N -H 'Accept: text/event-stream'");
         }
         for (name, value) in &request.headers {
-            let authorization = name == reqwest::header::AUTHORIZATION;
-            let shown = if authorization && request.credentials == Credentials::Invalid {
-                // The made-up token is no secret: show it, so the line reproduces.
-                value.to_str().unwrap_or("?").to_string()
-            } else if SENSITIVE_HEADERS.contains(&name.as_str()) {
-                match (&self.config.bearer, authorization) {
-                    (Some((var, _)), true) => format!("Bearer ${var}"),
-                    _ => Redactor::MASK.to_string(),
-                }
-            } else {
-                value.to_str().unwrap_or("?").to_string()
-            };
+            let shown = self.shown_header(name, value, request.credentials);
             let header = format!("{}: {shown}", name.as_str());
             if shown.contains('$') {
                 line.push_str(&format!(" -H \"{header}\""));
@@ -501,6 +534,30 @@ impl PeerClient {
             line.push_str(&format!(" -d '{}'", body.replace('\'', "'\\''")));
         }
         line
+    }
+}
+
+impl PeerClient {
+    /// A header's value as reproductions show it: secrets as their
+    /// environment variable or masked.
+    fn shown_header(
+        &self,
+        name: &HeaderName,
+        value: &HeaderValue,
+        credentials: Credentials,
+    ) -> String {
+        let authorization = name == reqwest::header::AUTHORIZATION;
+        if authorization && credentials == Credentials::Invalid {
+            // The made-up token is no secret: show it, so the line reproduces.
+            value.to_str().unwrap_or("?").to_string()
+        } else if SENSITIVE_HEADERS.contains(&name.as_str()) {
+            match (&self.config.bearer, authorization) {
+                (Some((var, _)), true) => format!("Bearer ${var}"),
+                _ => Redactor::MASK.to_string(),
+            }
+        } else {
+            value.to_str().unwrap_or("?").to_string()
+        }
     }
 }
 
@@ -522,17 +579,22 @@ struct Prepared {
 impl Prepared {
     /// What the evidence says about the credentials sent: names, never values.
     fn credentials_note(&self) -> String {
-        let withheld = if self.withheld.is_empty() {
-            "none were configured".to_string()
-        } else {
-            format!("withheld: {}", self.withheld.join(", "))
-        };
-        match self.credentials {
-            Credentials::Configured => String::new(),
-            Credentials::None => format!(" [credentials: none; {withheld}]"),
-            Credentials::Invalid => {
-                format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
-            }
+        credentials_note(self.credentials, &self.withheld)
+    }
+}
+
+/// What the evidence says about the credentials sent: names, never values.
+fn credentials_note(credentials: Credentials, withheld: &[String]) -> String {
+    let withheld = if withheld.is_empty() {
+        "none were configured".to_string()
+    } else {
+        format!("withheld: {}", withheld.join(", "))
+    };
+    match credentials {
+        Credentials::Configured => String::new(),
+        Credentials::None => format!(" [credentials: none; {withheld}]"),
+        Credentials::Invalid => {
+            format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
         }
     }
 }
