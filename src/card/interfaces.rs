@@ -189,9 +189,15 @@ impl Reader<'_> {
         let binding = Binding::from_card(&binding_name);
         let url = match Url::parse(&declared_url) {
             // gRPC targets are often written `host:port`, without a scheme
-            // (the spec's own examples do): plaintext HTTP/2 to that address.
+            // (the spec's own examples do): TLS on port 443, plaintext
+            // HTTP/2 elsewhere, as grpcurl users write `-plaintext`.
             _ if binding == Some(Binding::Grpc) && !declared_url.contains("://") => {
-                format!("http://{declared_url}")
+                let scheme = if declared_url.ends_with(":443") {
+                    "https"
+                } else {
+                    "http"
+                };
+                format!("{scheme}://{declared_url}")
             }
             Err(url::ParseError::RelativeUrlWithoutBase) => match self.base.join(&declared_url) {
                 Ok(resolved) => {
