@@ -262,3 +262,82 @@ fn the_grpc_client_streams_cancels_and_maps_errors_with_every_call_recorded() {
         peer.shutdown().await;
     });
 }
+
+/// A gRPC port that accepts connections and then either says nothing or
+/// answers HTTP/1.1 garbage to the HTTP/2 preface.
+fn hostile_grpc_port(garbage: bool) -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 1024];
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+                if garbage {
+                    let _ = stream.read(&mut buf);
+                    let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello");
+                }
+                // Hold the connection open, reading whatever comes.
+                while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+            });
+        }
+    });
+    addr
+}
+
+fn grpc_card(addr: std::net::SocketAddr) -> Vec<u8> {
+    serde_json::json!({
+        "name": "hostile gRPC", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": addr.to_string(), "protocolBinding": "GRPC",
+            "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"], "skills": []
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn a_silent_or_garbled_grpc_peer_is_a_finding_within_the_timeout() {
+    let secret = "hostile-grpc-t0ken";
+    for garbage in [false, true] {
+        let addr = hostile_grpc_port(garbage);
+        let card = serve_static(200, "application/json", grpc_card(addr));
+        let started = std::time::Instant::now();
+        let out = check_env(
+            &card.base_url,
+            &["--timeout", "1s", "--bearer-env", "HOSTILE_TOKEN"],
+            &[("HOSTILE_TOKEN", secret)],
+        );
+        let took = started.elapsed();
+        let case = if garbage { "garbage" } else { "silent" };
+        assert_eq!(out.code, 1, "{case}: {}", out.explain());
+        assert_eq!(
+            out.declaration("interfaces[GRPC 1.0]"),
+            "diverged",
+            "{case}: {}",
+            out.explain()
+        );
+        // A made-up status from a broken exchange is not the peer's -32603.
+        let why = out.run("interface-served[GRPC 1.0]")["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let wanted = if garbage {
+            "the gRPC exchange broke"
+        } else {
+            "no answer within 1.00 s"
+        };
+        assert!(why.contains(wanted), "{case}: {why}");
+        // Bounded by --timeout per call, not by the peer: far below the
+        // harness's own 120 s limit.
+        assert!(
+            took < std::time::Duration::from_secs(60),
+            "{case}: {took:?}"
+        );
+        for text in [&out.stdout, &out.stderr, &out.report().to_string()] {
+            assert!(!text.contains(secret), "{case}: the token leaked");
+        }
+    }
+}

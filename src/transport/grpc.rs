@@ -317,10 +317,11 @@ async fn connect(
     let mut grpc = tonic::client::Grpc::new(channel)
         .max_decoding_message_size(MAX_BODY_BYTES)
         .max_encoding_message_size(MAX_BODY_BYTES);
-    grpc.ready()
-        .await
-        .map_err(|e| unreachable(describe_error(&e)))?;
-    Ok(grpc)
+    match tokio::time::timeout(call.timeout, grpc.ready()).await {
+        Err(_) => Err(unreachable("the channel was not ready in time".into())),
+        Ok(Err(e)) => Err(unreachable(describe_error(&e))),
+        Ok(Ok(())) => Ok(grpc),
+    }
 }
 
 fn describe_error(error: &dyn std::error::Error) -> String {
@@ -445,6 +446,16 @@ fn record_status(transcript: &Transcript, sent_at: Instant, status: &Status) -> 
 /// maps one to one; UNAUTHENTICATED and PERMISSION_DENIED are refusals, as
 /// HTTP 401 and 403 are.
 pub fn classify_status(status: &Status) -> Reply {
+    // A status tonic made up from a transport failure (an HTTP/2 protocol
+    // error, a reset stream) carries its cause; one the peer sent does not.
+    // The former is a broken answer, never the peer's A2A error.
+    if let Some(cause) = std::error::Error::source(status) {
+        return Reply::Broken(format!(
+            "the gRPC exchange broke ({}): {}",
+            status.message(),
+            describe_error(cause)
+        ));
+    }
     let message = status.message().to_string();
     let reason = status
         .get_details_error_info()
