@@ -83,6 +83,22 @@ pub enum UsageError {
     EnvUnset { flag: &'static str, var: String },
     #[error("{flag} {var}: `{var}` is empty")]
     EnvEmpty { flag: &'static str, var: String },
+    /// A value that is not the name of a set variable and may be the secret
+    /// itself: it is never echoed.
+    #[error("{flag} takes the NAME of an environment variable, not a token (the value given names no set variable and is not shown)")]
+    NotAnEnvName { flag: &'static str },
+    /// A peer given without `http://` or `https://`, or otherwise not a URL.
+    #[error(transparent)]
+    PeerUrl(#[from] crate::card::CardError),
+    /// A report path that cannot be written, found before the first request.
+    #[error("{flag} {}: cannot write a report there: {source}", path.display())]
+    ReportPath {
+        flag: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("only one of --json, --junit and --markdown can be `-` (stdout)")]
+    StdoutTwice,
     #[error("--no-default-suite needs at least one --suite FILE")]
     NoSuiteFile,
     #[error("no scenario `{id}` in the suite{} (see `a2a-conform suite list`)", did_you_mean(.suggestion))]
