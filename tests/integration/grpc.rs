@@ -3,11 +3,9 @@
 //! bindings, and the evidence a gRPC run leaves (metadata with secrets
 //! masked, messages as JSON, status, a grpcurl reproduction).
 
-mod common;
-
+use crate::common::*;
 use a2a_conform::mock::Behaviour;
 use a2a_conform::protocol::ProtocolVersion;
-use common::*;
 use serde_json::Value;
 
 /// Every row of the report that the card declares.

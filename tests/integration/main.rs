@@ -10,6 +10,7 @@ mod gating;
 mod baseline;
 mod check;
 mod diff;
+mod grpc;
 mod hostile;
 mod install;
 mod interop;
