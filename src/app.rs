@@ -5,9 +5,11 @@
 use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
-    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, MockPeerArgs,
-    MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SuiteCommand,
+    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, ConfigCommand, DemoArgs, DiffArgs,
+    MockPeerArgs, MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SchemaCommand,
+    SuiteCommand,
 };
+use crate::config::{ConfigFile, Parsed};
 use crate::declaration::closest;
 use crate::diff;
 use crate::error::{AppError, UsageError};
@@ -33,13 +35,19 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Runs a parsed command line; returns the process exit code. An error is
 /// printed here, once, as `error: {e}`, and exits with its own code.
 pub fn run(cli: Cli) -> i32 {
-    execute(cli).unwrap_or_else(|e| {
+    run_parsed(Parsed { cli, config: None })
+}
+
+/// [`run`] with the config file the command line was parsed with (its
+/// per-peer sections apply to `check`).
+pub fn run_parsed(parsed: Parsed) -> i32 {
+    execute(parsed.cli, parsed.config).unwrap_or_else(|e| {
         e.print();
         e.exit_code()
     })
 }
 
-fn execute(cli: Cli) -> Result<i32, AppError> {
+fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -47,7 +55,7 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
         .map_err(AppError::Runtime)?;
     let code = runtime.block_on(async move {
         match cli.command {
-            Command::Check(args) => check(args).await,
+            Command::Check(args) => check(args, config.as_ref()).await,
             Command::Demo(args) => demo(args).await,
             Command::Diff(args) => diff(args),
             Command::Card(args) => card(args).await,
@@ -55,6 +63,10 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
             Command::MockPeer(args) => mock_peer(args).await,
             Command::Completions { shell } => crate::docs::completions(shell),
             Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
+            Command::Config(ConfigCommand::Show { peer }) => {
+                Ok(crate::config::show(config.as_ref(), peer.as_deref())?)
+            }
+            Command::Schema(SchemaCommand::Report) => report::schema::print(),
         }
     });
     // An interrupted check has written its reports; tasks it left behind
@@ -193,12 +205,46 @@ fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
     Ok(token)
 }
 
-/// Builds run options from flags and an optional profile (flags win).
-fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOptions, AppError> {
-    let profile = match &args.profile {
-        Some(path) => Profile::load(path)?,
-        None => Profile::default(),
-    };
+/// The profile a check uses and where it came from: `--profile FILE`, else
+/// the config file's section for the peer (flag > config file).
+struct ChosenProfile {
+    profile: Profile,
+    /// How errors name it: `profile FILE` or `config FILE, peer NAME`.
+    origin: Option<String>,
+}
+
+fn choose_profile(
+    args: &RunArgs,
+    section: Option<(String, crate::config::PeerSection)>,
+    config: Option<&ConfigFile>,
+) -> Result<ChosenProfile, AppError> {
+    Ok(match (&args.profile, section) {
+        (Some(path), _) => ChosenProfile {
+            profile: Profile::load(path)?,
+            origin: Some(format!("profile {}", path.display())),
+        },
+        (None, Some((name, section))) => ChosenProfile {
+            profile: section.profile(),
+            origin: Some(format!(
+                "config {}, peer {name}",
+                config
+                    .map(|c| c.path.display().to_string())
+                    .unwrap_or_default()
+            )),
+        },
+        (None, None) => ChosenProfile {
+            profile: Profile::default(),
+            origin: None,
+        },
+    })
+}
+
+/// Builds run options from flags and the chosen profile (flags win).
+fn run_options(
+    args: &RunArgs,
+    extra_vars: &[(String, String)],
+    profile: &Profile,
+) -> Result<RunOptions, AppError> {
     let mut options = RunOptions::default();
     for (k, v) in extra_vars {
         options.vars.insert(k.clone(), v.clone());
@@ -370,8 +416,10 @@ fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
     }
 }
 
-async fn check(args: CheckArgs) -> Result<i32, AppError> {
-    run_check(&args.peers, &args.run, &[], None).await
+async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Result<i32, AppError> {
+    let resolved = crate::config::resolve_peers(config, &args.peers)?;
+    let profile = choose_profile(&args.run, resolved.section, config)?;
+    run_check(&resolved.urls, &args.run, &[], None, &profile).await
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -381,15 +429,16 @@ async fn run_check(
     args: &RunArgs,
     extra_vars: &[(String, String)],
     bearer: Option<(String, String)>,
+    profile: &ChosenProfile,
 ) -> Result<i32, AppError> {
     check_peer_urls(peers)?;
-    let mut options = run_options(args, extra_vars)?;
+    let mut options = run_options(args, extra_vars, &profile.profile)?;
     if let Some((var, token)) = bearer {
         options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
         options.client.bearer = Some((var, token));
     }
     let suite = load_suite(&args.suites, args.no_default_suite)?;
-    check_names(&suite, args, &options)?;
+    check_names(&suite, args, &options, profile)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
     outputs.check()?;
@@ -419,7 +468,12 @@ async fn run_check(
 /// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the
 /// profile's `vars`) must name something in the loaded suite: a typo would
 /// otherwise leave rows unverified under a green run.
-fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<(), UsageError> {
+fn check_names(
+    suite: &Suite,
+    args: &RunArgs,
+    options: &RunOptions,
+    profile: &ChosenProfile,
+) -> Result<(), UsageError> {
     let ids: Vec<&str> = suite.scenarios.iter().map(|s| s.id()).collect();
     for id in options.only.iter().chain(options.skip.iter()) {
         if !ids.contains(&id.as_str()) {
@@ -430,12 +484,7 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
         }
     }
     let known = suite.variable_names();
-    let profile_vars = match &args.profile {
-        Some(path) => Profile::load(path)
-            .map(|p| p.vars.into_keys().collect::<Vec<_>>())
-            .unwrap_or_default(),
-        None => Vec::new(),
-    };
+    let profile_vars: Vec<String> = profile.profile.vars.keys().cloned().collect();
     let from_flags = args
         .vars
         .iter()
@@ -446,8 +495,8 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
         .chain(from_flags.map(|n| (n, false)));
     for (name, in_profile) in named {
         if !known.contains(&name) {
-            let origin = match (&args.profile, in_profile) {
-                (Some(path), true) => format!("profile {}", path.display()),
+            let origin = match (&profile.origin, in_profile) {
+                (Some(origin), true) => origin.clone(),
                 _ => "--var".to_string(),
             };
             return Err(UsageError::UnknownVar {
@@ -567,6 +616,7 @@ fn diff(args: DiffArgs) -> Result<i32, AppError> {
 
 async fn demo(args: DemoArgs) -> Result<i32, AppError> {
     let behaviour = args.behaviour;
+    let profile = choose_profile(&args.run, None, None)?;
     let config = MockConfig {
         protocol: mock_protocol(args.peer_protocol),
         behaviour,
@@ -610,7 +660,7 @@ async fn demo(args: DemoArgs) -> Result<i32, AppError> {
         .auth_token()
         .filter(|_| args.run.bearer_env.is_none())
         .map(|token| ("A2A_CONFORM_DEMO_TOKEN".to_string(), token));
-    let code = run_check(&[peer.card_url()], &args.run, &defaults, bearer).await;
+    let code = run_check(&[peer.card_url()], &args.run, &defaults, bearer, &profile).await;
     peer.shutdown().await;
     code
 }

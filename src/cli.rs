@@ -21,6 +21,13 @@ Try it with no peer of your own: `a2a-conform demo`."
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Read flag defaults from this file instead of the a2a-conform.yaml (or
+    /// .config/a2a-conform.yaml) found walking up from the working directory.
+    #[arg(long, global = true, value_name = "FILE", env = "A2A_CONFORM_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Read no config file.
+    #[arg(long, global = true)]
+    pub no_config: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -38,6 +45,12 @@ pub enum Command {
     Suite(SuiteCommand),
     /// Serve the mock A2A peer on loopback until interrupted.
     MockPeer(MockPeerArgs),
+    /// Show the effective settings and where each came from (flag, env var, config file, default).
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a JSON Schema of a tool output.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
     /// Print a shell completion script to stdout, e.g. `a2a-conform completions bash`.
     Completions {
         #[arg(value_enum)]
@@ -49,6 +62,22 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print each `check` setting's effective value and its source (secrets redacted),
+    /// and the per-peer sections (only PEER's, if given).
+    Show {
+        #[arg(value_name = "PEER")]
+        peer: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SchemaCommand {
+    /// The JSON Schema of the `check --json` report (docs/report.schema.json).
+    Report,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -23,6 +23,9 @@ pub enum AppError {
     Profile(#[from] ProfileError),
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// The config file (`a2a-conform.yaml`, `--config`) does not load.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// A `diff` input that is unreadable or not a report this build reads.
     #[error(transparent)]
     Report(#[from] DiffInputError),
@@ -56,6 +59,7 @@ impl AppError {
             | AppError::Suite(_)
             | AppError::Profile(_)
             | AppError::Baseline(_)
+            | AppError::Config(_)
             | AppError::Report(_)
             | AppError::RenderReport(_)
             | AppError::WriteReport { .. }

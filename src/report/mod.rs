@@ -6,6 +6,7 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod schema;
 pub mod transcript;
 
 use serde::{Deserialize, Serialize};
@@ -21,7 +22,7 @@ pub const INTERRUPTED_NOTE: &str =
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
     pub schema_version: u32,
     pub tool: Tool,
@@ -45,7 +46,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// The baseline file a run was judged against, and what became of each entry.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineReport {
     /// The file as given on the command line.
     pub file: String,
@@ -56,7 +57,7 @@ pub struct BaselineReport {
 }
 
 /// One known divergence from the baseline file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineEntryReport {
     /// The declaration id it excuses, or…
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,7 +84,16 @@ impl BaselineEntryReport {
 
 /// What a baseline entry did in a run.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -104,7 +114,7 @@ impl BaselineStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tool {
     pub name: String,
     pub version: String,
@@ -119,7 +129,7 @@ impl Tool {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PeerReport {
     /// The URL given on the command line, as the card URL it resolved to.
     pub card_url: String,
@@ -145,7 +155,16 @@ pub struct PeerReport {
 
 /// The headline: one row per card declaration.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -163,7 +182,7 @@ impl DeclarationVerdict {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeclarationReport {
     pub id: String,
     pub declared: bool,
@@ -181,7 +200,16 @@ pub struct DeclarationReport {
 
 /// The verdict of one scenario run.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -203,7 +231,7 @@ impl ScenarioVerdict {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioReport {
     /// The run's id: the scenario id, with the expansion in brackets
     /// (`input-mode-resume[application/json]`).

@@ -9,6 +9,7 @@ mod gating;
 
 mod baseline;
 mod check;
+mod config;
 mod diff;
 mod hostile;
 mod install;
