@@ -751,8 +751,31 @@ fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
         SuiteCommand::List {
             suites,
             no_default_suite,
+            json,
         } => {
             let suite = load_suite(&suites, no_default_suite)?;
+            if json {
+                let rows: Vec<serde_json::Value> = suite
+                    .scenarios
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({
+                            "id": s.id(),
+                            "title": s.def.title,
+                            "verifies": s.verifies.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                            "when": s.gate.as_ref().map(ToString::to_string),
+                            "for_each": s.def.for_each.map(|f| f.to_string()),
+                            "file": s.file,
+                            "line": s.line,
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).unwrap_or_else(|e| e.to_string())
+                );
+                return Ok(exit::OK);
+            }
             for s in &suite.scenarios {
                 let gate = s
                     .gate

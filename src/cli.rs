@@ -289,6 +289,9 @@ pub enum SuiteCommand {
         /// List only the --suite files.
         #[arg(long)]
         no_default_suite: bool,
+        /// Print the listing as a JSON array, for scripts.
+        #[arg(long)]
+        json: bool,
     },
 }
 

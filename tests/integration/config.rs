@@ -241,3 +241,24 @@ fn real_mock_reports_validate_against_the_schema() {
     broken["peers"][0]["declarations"][0]["verdict"] = "great".into();
     assert!(!validator.is_valid(&broken));
 }
+
+#[test]
+fn suite_list_json_lists_what_the_text_listing_lists() {
+    let out = run_in(Path::new(ROOT), &["suite", "list", "--json"], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let listing = run_in(Path::new(ROOT), &["suite", "list"], &[]);
+    let ids: Vec<String> = String::from_utf8_lossy(&listing.stdout)
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    let json_ids: Vec<&str> = rows.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert!(!ids.is_empty());
+    assert_eq!(json_ids, ids);
+    assert!(rows
+        .iter()
+        .all(|r| r["verifies"].as_array().is_some_and(|v| !v.is_empty())
+            && r["file"].is_string()
+            && r["line"].is_u64()));
+}
