@@ -7,7 +7,7 @@ use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
     BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, ConfigCommand, DemoArgs, DiffArgs,
     MockPeerArgs, MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SchemaCommand,
-    SuiteCommand,
+    SuiteCommand, TlsArgs,
 };
 use crate::config::{ConfigFile, Parsed};
 use crate::declaration::closest;
@@ -22,6 +22,7 @@ use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
 use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
+use crate::transport::http::TlsOptions;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -293,6 +294,7 @@ fn run_options(
         timeout,
         headers,
         bearer,
+        tls: tls_options(&args.tls)?,
         ..ClientConfig::default()
     };
     options.redactor = Arc::new(Redactor::new(secrets));
@@ -303,6 +305,54 @@ fn run_options(
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
     Ok(options)
+}
+
+/// The TLS flags read into client options: files are read here, once.
+fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
+    let read = |flag: &'static str, path: &Path| {
+        std::fs::read(path).map_err(|e| UsageError::TlsFile {
+            flag,
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    };
+    let mut tls = TlsOptions {
+        insecure: args.insecure,
+        ..TlsOptions::default()
+    };
+    if let Some(path) = &args.cacert {
+        let pem = read("--cacert", path)?;
+        tls.extra_roots =
+            reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| UsageError::TlsFile {
+                flag: "--cacert",
+                path: path.clone(),
+                reason: format!("not a PEM certificate: {e}"),
+            })?;
+        if tls.extra_roots.is_empty() {
+            return Err(UsageError::TlsFile {
+                flag: "--cacert",
+                path: path.clone(),
+                reason: "holds no PEM certificate".into(),
+            });
+        }
+    }
+    if let (Some(cert), Some(key)) = (&args.cert, &args.key) {
+        let mut pem = read("--cert", cert)?;
+        pem.push(b'\n');
+        pem.extend(read("--key", key)?);
+        tls.identity =
+            Some(
+                reqwest::Identity::from_pem(&pem).map_err(|e| UsageError::TlsFile {
+                    flag: "--cert",
+                    path: cert.clone(),
+                    reason: format!("not a PEM certificate and key: {e}"),
+                })?,
+            );
+    }
+    if args.insecure {
+        eprintln!("warning: {}", report::INSECURE_NOTE);
+    }
+    Ok(tls)
 }
 
 /// Every peer must be an http(s) URL before anything is fetched: a missing
@@ -447,6 +497,7 @@ async fn run_check(
     let mut report = runner::check(peers, &suite, &options, &progress).await;
     watcher.abort();
     report.fail_on_flaky = args.fail_on_flaky;
+    report.tool.insecure = options.client.tls.insecure;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
@@ -673,6 +724,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
         binding: binding_choice(args.binding),
         client: ClientConfig {
             timeout,
+            tls: tls_options(&args.tls)?,
             ..ClientConfig::default()
         },
         ..RunOptions::default()

@@ -186,7 +186,27 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     #[command(flatten)]
+    pub tls: TlsArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// How TLS peers are trusted and how the tool proves itself to them. The
+/// system trust store (with SSL_CERT_FILE / SSL_CERT_DIR) is always used.
+#[derive(Debug, Clone, Args)]
+pub struct TlsArgs {
+    /// Also trust this CA (PEM) for the peer's certificate.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Do not verify the peer's TLS certificate (every report says so).
+    #[arg(long)]
+    pub insecure: bool,
+    /// A client certificate (PEM) for peers that require mTLS; needs --key.
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -272,6 +292,8 @@ pub struct CardArgs {
     /// Bound on the fetch, e.g. 10s [default: 30s].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 #[derive(Debug, Subcommand)]

@@ -101,6 +101,13 @@ pub enum UsageError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A `--cacert`, `--cert` or `--key` file that cannot be used.
+    #[error("{flag} {}: {reason}", path.display())]
+    TlsFile {
+        flag: &'static str,
+        path: PathBuf,
+        reason: String,
+    },
     #[error("only one of --json, --junit and --markdown can be `-` (stdout)")]
     StdoutTwice,
     #[error("--no-default-suite needs at least one --suite FILE")]

@@ -33,6 +33,9 @@ pub fn render(report: &RunReport) -> Result<String, String> {
         if let Some(at) = started {
             suite.set_timestamp(at);
         }
+        if report.tool.insecure {
+            suite.add_property(Property::new("insecure", super::INSECURE_NOTE));
+        }
         junit.add_test_suite(suite);
     }
     if report.interrupted {

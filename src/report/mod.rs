@@ -19,6 +19,10 @@ pub const INTERRUPTED_NOTE: &str =
     "the check was stopped by a signal; this report holds the runs that finished, \
      runs cut short read error";
 
+/// What every format says of a report made with `--insecure` (`tool.insecure: true`).
+pub const INSECURE_NOTE: &str =
+    "--insecure: TLS certificates were not verified; this run proves nothing about the peer's identity";
+
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -118,6 +122,9 @@ impl BaselineStatus {
 pub struct Tool {
     pub name: String,
     pub version: String,
+    /// `--insecure`: TLS certificates were not verified. Absent means false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub insecure: bool,
 }
 
 impl Tool {
@@ -125,6 +132,7 @@ impl Tool {
         Tool {
             name: env!("CARGO_PKG_NAME").into(),
             version: env!("CARGO_PKG_VERSION").into(),
+            insecure: false,
         }
     }
 }

@@ -115,7 +115,7 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
     let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
     let shown = url.to_string();
     let fail = |m: String| (shown.clone(), m);
-    let client = http_client(options.client.timeout).map_err(fail)?;
+    let client = http_client(options.client.timeout, &options.client.tls).map_err(fail)?;
     let mut request = client.get(url.clone()).header("Accept", "application/json");
     for (k, v) in &options.client.headers {
         request = request.header(k.as_str(), v.as_str());

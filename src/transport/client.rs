@@ -78,6 +78,8 @@ pub struct ClientConfig {
     pub bearer: Option<(String, String)>,
     /// The longest a stream is read before it is cut.
     pub max_stream: Duration,
+    /// Trust roots, mTLS identity, `--insecure`.
+    pub tls: super::http::TlsOptions,
 }
 
 impl Default for ClientConfig {
@@ -87,6 +89,7 @@ impl Default for ClientConfig {
             headers: Vec::new(),
             bearer: None,
             max_stream: Duration::from_secs(300),
+            tls: super::http::TlsOptions::default(),
         }
     }
 }
@@ -145,7 +148,7 @@ impl PeerClient {
         if version == ProtocolVersion::V1_0 {
             headers.insert("A2A-Version", HeaderValue::from_static("1.0"));
         }
-        let http = http_client(config.timeout)?;
+        let http = http_client(config.timeout, &config.tls)?;
         Ok(PeerClient {
             http,
             endpoint,

@@ -23,3 +23,4 @@ mod reports;
 mod security;
 mod stream_refusals;
 mod suites;
+mod tls;
