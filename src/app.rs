@@ -494,7 +494,16 @@ async fn run_check(
     outputs.check()?;
     let progress = TerminalProgress::new(progress_mode(&args.output));
     let (caught, watcher) = watch_signals(options.cancel.clone());
+    let waits = match args.wait_for_card {
+        Some(wait) => wait_for_cards(peers, &options, wait).await,
+        None => Vec::new(),
+    };
     let mut report = runner::check(peers, &suite, &options, &progress).await;
+    for (peer, note) in report.peers.iter_mut().zip(waits) {
+        if let Some(note) = note {
+            peer.card_warnings.insert(0, note);
+        }
+    }
     watcher.abort();
     report.fail_on_flaky = args.fail_on_flaky;
     report.tool.insecure = options.client.tls.insecure;
@@ -514,6 +523,63 @@ async fn run_check(
         }
         None => Ok(code),
     }
+}
+
+/// `--wait-for-card`: polls each peer's card URL until it answers 2xx or
+/// `wait` runs out (the check then reports the peer as it finds it), and
+/// returns, per peer, a note of the attempts for its report.
+async fn wait_for_cards(
+    peers: &[String],
+    options: &RunOptions,
+    wait: Duration,
+) -> Vec<Option<String>> {
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut notes = Vec::new();
+    for peer in peers {
+        let Ok(url) = crate::card::discovery_url(peer) else {
+            notes.push(None);
+            continue;
+        };
+        let started = tokio::time::Instant::now();
+        let mut attempts: Vec<String> = Vec::new();
+        let mut pause = Duration::from_millis(200);
+        let client = crate::transport::http::http_client(
+            options.client.timeout.min(wait),
+            &options.client.tls,
+        );
+        loop {
+            let outcome = match &client {
+                Err(e) => Err(e.clone()),
+                Ok(client) => match client.get(url.clone()).send().await {
+                    Ok(response) if response.status().is_success() => Ok(()),
+                    Ok(response) => Err(format!("HTTP {}", response.status().as_u16())),
+                    Err(e) => Err(crate::transport::http::describe_reqwest_error(&e)),
+                },
+            };
+            let ready = outcome.is_ok();
+            attempts.push(outcome.err().unwrap_or_else(|| "answered".into()));
+            let now = tokio::time::Instant::now();
+            if ready || now + pause > deadline || options.cancel.is_cancelled() {
+                break;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(2));
+        }
+        // The first attempts and the last show how the peer came up.
+        let shown: Vec<String> = attempts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i < 5 || *i + 1 == attempts.len())
+            .map(|(i, a)| format!("#{} {a}", i + 1))
+            .collect();
+        notes.push(Some(format!(
+            "--wait-for-card: {} attempt(s) over {}: {}",
+            attempts.len(),
+            crate::transport::human_duration(started.elapsed()),
+            shown.join(", ")
+        )));
+    }
+    notes
 }
 
 /// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the

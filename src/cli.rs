@@ -159,6 +159,10 @@ pub struct RunArgs {
     /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
+    /// Poll each card URL until it answers 2xx, up to this long, before checking
+    /// (a peer still starting after a deploy); the attempts are noted on the peer.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub wait_for_card: Option<Duration>,
     /// Scenario runs in flight at once against one peer.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,

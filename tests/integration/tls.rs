@@ -288,3 +288,56 @@ fn loopback_is_never_proxied() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
 }
+
+/// A peer that starts listening `delay` from now on `port`.
+fn start_late(
+    port: u16,
+    delay: std::time::Duration,
+) -> std::thread::JoinHandle<(a2a_conform::mock::MockPeer, tokio::runtime::Runtime)> {
+    std::thread::spawn(move || {
+        std::thread::sleep(delay);
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let peer = runtime
+            .block_on(a2a_conform::mock::MockPeer::start(
+                a2a_conform::mock::MockConfig {
+                    protocol: ProtocolVersion::V1_0,
+                    behaviour: Behaviour::Honest,
+                    port,
+                    timing: common::fast_timing(),
+                    auth_token: None,
+                },
+            ))
+            .unwrap();
+        (peer, runtime)
+    })
+}
+
+#[test]
+fn wait_for_card_polls_a_peer_that_is_still_starting() {
+    let port = common::closed_port();
+    let url = format!("http://127.0.0.1:{port}/");
+    // Without the wait, a peer not yet up is unreachable (exit 3).
+    let early = common::check(&url, &["--scenario", "interface-served"]);
+    assert_eq!(early.code, 3, "{}", early.explain());
+    let late = start_late(port, std::time::Duration::from_millis(1500));
+    let out = common::check(
+        &url,
+        &["--wait-for-card", "20s", "--scenario", "interface-served"],
+    );
+    let _peer = late.join().unwrap();
+    assert_ne!(out.code, 3, "{}", out.explain());
+    let warnings = out.report()["peers"][0]["card_warnings"].to_string();
+    assert!(warnings.contains("--wait-for-card"), "{warnings}");
+    assert!(
+        warnings.contains("#1 ") && warnings.contains("answered"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("refused") || warnings.contains("HTTP "),
+        "the failed attempts are shown: {warnings}"
+    );
+}
