@@ -21,7 +21,7 @@ use crate::protocol::{Binding, ProtocolVersion};
 use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
-use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
+use crate::transport::client::ClientConfig;
 use crate::transport::http::TlsOptions;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
@@ -203,6 +203,13 @@ fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
             var: var.to_string(),
         });
     }
+    // It becomes a header value: CR/LF would split the request.
+    if token.chars().any(char::is_control) {
+        return Err(UsageError::EnvControl {
+            flag,
+            var: var.to_string(),
+        });
+    }
     Ok(token)
 }
 
@@ -240,15 +247,51 @@ fn choose_profile(
     })
 }
 
+/// A header the tool would send: checked before any request, so a value
+/// with CR/LF never reaches a peer and never fails mid-run. Neither error
+/// shows the value: it may be a credential.
+fn check_header(name: &str, value: &str) -> Result<(), UsageError> {
+    if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(UsageError::HeaderName {
+            name: name.to_string(),
+        });
+    }
+    if value.chars().any(char::is_control) {
+        return Err(UsageError::HeaderControl {
+            name: name.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A typed built-in variable (`stable_reads`, the windows) must hold a value
+/// its steps can use: found before any request, not by the first run that reads it.
+fn check_var(origin: &dyn Fn() -> String, name: &str, value: &str) -> Result<(), UsageError> {
+    let Some(expected) = crate::scenario::vars::builtin(name).and_then(|b| b.rejects(value)) else {
+        return Ok(());
+    };
+    Err(UsageError::VarValue {
+        origin: origin(),
+        name: name.to_string(),
+        value: crate::transport::clip(value, 40),
+        expected,
+    })
+}
+
 /// Builds run options from flags and the chosen profile (flags win).
 fn run_options(
     args: &RunArgs,
     extra_vars: &[(String, String)],
-    profile: &Profile,
+    chosen: &ChosenProfile,
 ) -> Result<RunOptions, AppError> {
+    let profile = &chosen.profile;
     let mut options = RunOptions::default();
     for (k, v) in extra_vars {
         options.vars.insert(k.clone(), v.clone());
+    }
+    let from_profile = || chosen.origin.clone().unwrap_or_else(|| "profile".into());
+    for (name, value) in &profile.vars {
+        check_var(&from_profile, name, value)?;
     }
     options.vars.extend(profile.vars.clone());
     for var in &args.vars {
@@ -259,34 +302,25 @@ fn run_options(
         if name.is_empty() {
             return Err(UsageError::VarEmptyName(var.clone()).into());
         }
+        check_var(&|| "--var".to_string(), name, value)?;
         options.vars.insert(name.to_string(), value.to_string());
     }
     let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
     for header in &args.headers {
-        let (name, value) = header
-            .split_once(':')
-            .ok_or_else(|| UsageError::HeaderSyntax(header.clone()))?;
+        // A malformed header is still someone's secret: the message shows
+        // its first word only.
+        let (name, value) = header.split_once(':').ok_or_else(|| {
+            let first = header.split_whitespace().next().unwrap_or_default();
+            UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
+        })?;
         headers.push((name.trim().to_string(), value.trim().to_string()));
     }
-    let mut secrets: Vec<String> = headers
-        .iter()
-        .filter(|(n, _)| SENSITIVE_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
-        .flat_map(|(_, v)| {
-            // Mask both the whole value and the credential after a scheme word.
-            let mut s = vec![v.clone()];
-            if let Some((_, cred)) = v.split_once(' ') {
-                s.push(cred.trim().to_string());
-            }
-            s
-        })
-        .collect();
+    for (name, value) in &headers {
+        check_header(name, value)?;
+    }
     let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
     let bearer = match bearer_var {
-        Some(var) => {
-            let token = env_secret("--bearer-env", &var)?;
-            secrets.push(token.clone());
-            Some((var, token))
-        }
+        Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
@@ -295,15 +329,19 @@ fn run_options(
         headers,
         bearer,
         tls: tls_options(&args.tls)?,
+        public_headers: args.public_headers.clone(),
+        same_origin_credentials: args.same_origin_credentials,
         ..ClientConfig::default()
     };
-    options.redactor = Arc::new(Redactor::new(secrets));
+    // Redaction is by value: every credential header's value, the token.
+    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
     options.only = args.scenarios.clone();
     options.skip = args.skip.clone();
     options.protocol = protocol_choice(args.protocol);
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
 }
 
@@ -482,7 +520,7 @@ async fn run_check(
     profile: &ChosenProfile,
 ) -> Result<i32, AppError> {
     check_peer_urls(peers)?;
-    let mut options = run_options(args, extra_vars, &profile.profile)?;
+    let mut options = run_options(args, extra_vars, profile)?;
     if let Some((var, token)) = bearer {
         options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
         options.client.bearer = Some((var, token));
@@ -505,6 +543,8 @@ async fn run_check(
         }
     }
     watcher.abort();
+    // Every format is rendered from this one redacted report.
+    let mut report = redacted(report, &options.redactor);
     report.fail_on_flaky = args.fail_on_flaky;
     report.tool.insecure = options.client.tls.insecure;
     if let Some(baseline) = &baseline {
@@ -580,6 +620,19 @@ async fn wait_for_cards(
         )));
     }
     notes
+}
+
+/// The report with every configured secret masked in every string (peer
+/// text included, in the encodings a peer can reflect), so that no format
+/// and no line on stderr can carry one.
+fn redacted(report: RunReport, redactor: &Redactor) -> RunReport {
+    if redactor.is_empty() {
+        return report;
+    }
+    serde_json::to_value(&report)
+        .ok()
+        .and_then(|value| serde_json::from_value(redactor.redact_value(value)).ok())
+        .unwrap_or(report)
 }
 
 /// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the

@@ -19,8 +19,10 @@ pub struct TlsOptions {
     pub insecure: bool,
 }
 
-/// The HTTP client used for cards and calls: bounded, no redirects followed
-/// silently (a redirect is reported as what the peer answered).
+/// The HTTP client used for cards and calls: bounded, and it follows no
+/// redirect by itself — a call's redirect is what the peer answered, and the
+/// card's are followed by hand ([`super::redirect`]) so that credentials never
+/// cross to another origin.
 pub fn http_client(timeout: Duration, tls: &TlsOptions) -> Result<reqwest::Client, String> {
     let mut builder = reqwest::Client::builder();
     for root in &tls.extra_roots {
@@ -34,7 +36,7 @@ pub fn http_client(timeout: Duration, tls: &TlsOptions) -> Result<reqwest::Clien
         .danger_accept_invalid_certs(tls.insecure)
         .timeout(timeout)
         .connect_timeout(timeout)
-        .redirect(reqwest::redirect::Policy::limited(3))
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))
