@@ -71,6 +71,8 @@ pub struct ClientConfig {
     pub credentials_origin: Option<url::Origin>,
     /// Trust roots, mTLS identity, `--insecure`.
     pub tls: super::http::TlsOptions,
+    /// The caps on bodies and streams (`--max-*` flags).
+    pub limits: super::limits::Limits,
 }
 
 impl Default for ClientConfig {
@@ -84,6 +86,7 @@ impl Default for ClientConfig {
             same_origin_credentials: false,
             credentials_origin: None,
             tls: super::http::TlsOptions::default(),
+            limits: super::limits::Limits::default(),
         }
     }
 }
