@@ -104,6 +104,7 @@ pub enum BindingArg {
     Auto,
     Jsonrpc,
     Rest,
+    Grpc,
 }
 
 /// How a check shows runs as they finish, on stderr.
