@@ -5,13 +5,14 @@
 use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
-    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, MockPeerArgs,
-    MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SuiteCommand,
+    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, MergeArgs,
+    MockPeerArgs, MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SuiteCommand,
 };
 use crate::declaration::closest;
 use crate::diff;
 use crate::error::{AppError, UsageError};
 use crate::exit;
+use crate::fleet::{self, FleetPeer, Shard};
 use crate::mock::{MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
 use crate::progress::{ProgressMode, TerminalProgress};
@@ -50,6 +51,7 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
             Command::Check(args) => check(args).await,
             Command::Demo(args) => demo(args).await,
             Command::Diff(args) => diff(args),
+            Command::Merge(args) => merge(args),
             Command::Card(args) => card(args).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
@@ -195,7 +197,22 @@ fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
 
 /// Builds run options from flags and an optional profile (flags win).
 fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOptions, AppError> {
-    let profile = match &args.profile {
+    let (mut options, secrets) = peer_run_options(args, extra_vars, None)?;
+    options.redactor = Arc::new(Redactor::new(secrets));
+    Ok(options)
+}
+
+/// Run options for one peer and the secrets they carry (for the redactor).
+/// A fleet file's peer brings its own profile (replacing `--profile`, and
+/// then winning over the flags, being the more specific), headers (added)
+/// and credential variable (winning over both).
+fn peer_run_options(
+    args: &RunArgs,
+    extra_vars: &[(String, String)],
+    peer: Option<&FleetPeer>,
+) -> Result<(RunOptions, Vec<String>), AppError> {
+    let own_profile = peer.and_then(|p| p.profile.as_deref());
+    let profile = match own_profile.or(args.profile.as_deref()) {
         Some(path) => Profile::load(path)?,
         None => Profile::default(),
     };
@@ -203,7 +220,9 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     for (k, v) in extra_vars {
         options.vars.insert(k.clone(), v.clone());
     }
-    options.vars.extend(profile.vars.clone());
+    if own_profile.is_none() {
+        options.vars.extend(profile.vars.clone());
+    }
     for var in &args.vars {
         let (name, value) = var
             .split_once('=')
@@ -214,12 +233,18 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         }
         options.vars.insert(name.to_string(), value.to_string());
     }
+    if own_profile.is_some() {
+        options.vars.extend(profile.vars.clone());
+    }
     let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
     for header in &args.headers {
         let (name, value) = header
             .split_once(':')
             .ok_or_else(|| UsageError::HeaderSyntax(header.clone()))?;
         headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+    if let Some(peer) = peer {
+        headers.extend(peer.headers.clone());
     }
     let mut secrets: Vec<String> = headers
         .iter()
@@ -233,7 +258,16 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
             s
         })
         .collect();
-    let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
+    let bearer_var = match own_profile {
+        Some(_) => peer
+            .and_then(|p| p.bearer_env.clone())
+            .or(profile.bearer_env.clone())
+            .or(args.bearer_env.clone()),
+        None => peer
+            .and_then(|p| p.bearer_env.clone())
+            .or(args.bearer_env.clone())
+            .or(profile.bearer_env.clone()),
+    };
     let bearer = match bearer_var {
         Some(var) => {
             let token = env_secret("--bearer-env", &var)?;
@@ -249,14 +283,13 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         bearer,
         ..ClientConfig::default()
     };
-    options.redactor = Arc::new(Redactor::new(secrets));
     options.only = args.scenarios.clone();
     options.skip = args.skip.clone();
     options.protocol = protocol_choice(args.protocol);
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
-    Ok(options)
+    Ok((options, secrets))
 }
 
 /// Every peer must be an http(s) URL before anything is fetched: a missing
@@ -371,7 +404,46 @@ fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
 }
 
 async fn check(args: CheckArgs) -> Result<i32, AppError> {
-    run_check(&args.peers, &args.run, &[], None).await
+    let fleet = match &args.peers_file {
+        Some(path) => fleet::load(path)?,
+        None => Vec::new(),
+    };
+    let mut inputs = args.peers.clone();
+    inputs.extend(fleet.iter().map(|p| p.url.clone()));
+    check_peer_urls(&inputs)?;
+    let plain =
+        |p: &FleetPeer| p.profile.is_none() && p.headers.is_empty() && p.bearer_env.is_none();
+    // Peers with settings of their own get their own options; every
+    // configured secret is redacted from every peer's output.
+    let mut secrets = Vec::new();
+    let mut own: Vec<Option<RunOptions>> = vec![None; args.peers.len()];
+    for peer in &fleet {
+        if plain(peer) {
+            own.push(None);
+        } else {
+            let (options, peer_secrets) = peer_run_options(&args.run, &[], Some(peer))?;
+            secrets.extend(peer_secrets);
+            own.push(Some(options));
+        }
+    }
+    let setup = CheckSetup {
+        peers_in_flight: usize::from(args.peers_in_flight),
+        shard: args.shard,
+        own,
+        secrets,
+    };
+    run_check(&inputs, &args.run, &[], None, setup).await
+}
+
+/// What `check` adds to a run over `demo`: fleet options and sharding.
+#[derive(Default)]
+struct CheckSetup {
+    peers_in_flight: usize,
+    shard: Option<Shard>,
+    /// Per input: the peer's own options (fleet file), or `None`.
+    own: Vec<Option<RunOptions>>,
+    /// The fleet's secrets, redacted from every peer's output.
+    secrets: Vec<String>,
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -381,6 +453,7 @@ async fn run_check(
     args: &RunArgs,
     extra_vars: &[(String, String)],
     bearer: Option<(String, String)>,
+    setup: CheckSetup,
 ) -> Result<i32, AppError> {
     check_peer_urls(peers)?;
     let mut options = run_options(args, extra_vars)?;
@@ -388,6 +461,29 @@ async fn run_check(
         options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
         options.client.bearer = Some((var, token));
     }
+    for secret in setup.secrets {
+        options.redactor = Arc::new(options.redactor.with_secret(secret));
+    }
+    if setup.peers_in_flight > 0 {
+        options.peers_in_flight = setup.peers_in_flight;
+    }
+    options.shard = setup.shard;
+    let targets: Vec<runner::PeerTarget> = peers
+        .iter()
+        .enumerate()
+        .map(|(i, input)| runner::PeerTarget {
+            input: input.clone(),
+            options: setup.own.get(i).cloned().flatten().map(|own| {
+                Arc::new(RunOptions {
+                    redactor: options.redactor.clone(),
+                    cancel: options.cancel.clone(),
+                    peers_in_flight: options.peers_in_flight,
+                    shard: options.shard,
+                    ..own
+                })
+            }),
+        })
+        .collect();
     let suite = load_suite(&args.suites, args.no_default_suite)?;
     check_names(&suite, args, &options)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
@@ -395,7 +491,7 @@ async fn run_check(
     outputs.check()?;
     let progress = TerminalProgress::new(progress_mode(&args.output));
     let (caught, watcher) = watch_signals(options.cancel.clone());
-    let mut report = runner::check(peers, &suite, &options, &progress).await;
+    let mut report = runner::check_fleet(&targets, &suite, &options, &progress).await;
     watcher.abort();
     report.fail_on_flaky = args.fail_on_flaky;
     if let Some(baseline) = &baseline {
@@ -519,6 +615,64 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
     Ok(code)
 }
 
+/// `merge`: joins shard reports, prints the terminal report, writes the files.
+fn merge(args: MergeArgs) -> Result<i32, AppError> {
+    let loaded = args
+        .reports
+        .iter()
+        .map(|path| crate::merge::load(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = crate::merge::merge(loaded)?;
+    let targets = [
+        ("--json", args.json.as_deref()),
+        ("--junit", args.junit.as_deref()),
+        ("--markdown", args.markdown.as_deref()),
+    ];
+    let outputs = Outputs { files: targets };
+    outputs.check()?;
+    let output = OutputArgs {
+        color: args.color,
+        quiet: args.quiet,
+        verbose: args.verbose,
+        progress: ProgressArg::None,
+    };
+    let junit = args
+        .junit
+        .as_ref()
+        .map(|_| junit::render(&report))
+        .transpose()
+        .map_err(|e| AppError::RenderReport(e.to_string()))?;
+    let human = human::render(&report, style(&output, outputs.stdout_taken()));
+    if outputs.stdout_taken() {
+        eprint!("{human}");
+    } else {
+        print!("{human}");
+    }
+    let files = [
+        (&args.json, Some(report.to_json())),
+        (&args.junit, junit),
+        (
+            &args.markdown,
+            args.markdown.as_ref().map(|_| markdown::render(&report)),
+        ),
+    ];
+    for (path, contents) in files {
+        if let (Some(path), Some(contents)) = (path, contents) {
+            if is_stdout(path) {
+                print!("{contents}");
+            } else {
+                report::write_atomically(path, &contents).map_err(|source| {
+                    AppError::WriteReport {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+            }
+        }
+    }
+    Ok(crate::verdict::exit_code(&report))
+}
+
 fn diff(args: DiffArgs) -> Result<i32, AppError> {
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let markdown_to_stdout = args.markdown.as_deref().is_some_and(is_stdout);
@@ -610,7 +764,14 @@ async fn demo(args: DemoArgs) -> Result<i32, AppError> {
         .auth_token()
         .filter(|_| args.run.bearer_env.is_none())
         .map(|token| ("A2A_CONFORM_DEMO_TOKEN".to_string(), token));
-    let code = run_check(&[peer.card_url()], &args.run, &defaults, bearer).await;
+    let code = run_check(
+        &[peer.card_url()],
+        &args.run,
+        &defaults,
+        bearer,
+        CheckSetup::default(),
+    )
+    .await;
     peer.shutdown().await;
     code
 }

@@ -324,6 +324,7 @@ mod tests {
             fail_on_flaky: false,
             baseline: None,
             interrupted: false,
+            shard: None,
         }
     }
 

@@ -283,6 +283,7 @@ fn every_verdict() -> RunReport {
         ],
         fail_on_flaky: true,
         interrupted: false,
+        shard: None,
         baseline: Some(BaselineReport {
             file: "known-divergences.yaml".into(),
             strict: true,
