@@ -10,6 +10,7 @@ mod gating;
 mod baseline;
 mod check;
 mod diff;
+mod fleet;
 mod hostile;
 mod install;
 mod interop;
