@@ -134,7 +134,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
     /// Scenario runs in flight at once against one peer (in all: jobs × --peers-in-flight).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
     /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]

@@ -32,6 +32,9 @@ pub(crate) async fn serve_card(
     super::card::respond(card.to_string(), &headers)
 }
 
+/// About how many bytes of frames each write of a fast stream carries.
+const BLOCK_BYTES: usize = 64 * 1024;
+
 /// The text that asks for a fast stream.
 pub(crate) const FAST_STREAM: &str = "fast-stream";
 
@@ -81,11 +84,22 @@ pub(crate) async fn pump(
     // Pad the text so the whole frame is about `size` bytes.
     let overhead = frame(model::event_json(&update(String::new(), false), version)).len();
     let text = "x".repeat(fast.size.saturating_sub(overhead).max(1));
-    let chunk = frame(model::event_json(&update(text, false), version));
-    for _ in 0..fast.events {
-        if tx.send(chunk.clone()).await.is_err() {
+    let one = frame(model::event_json(&update(text, false), version));
+    // Frames go out in blocks of about 64 KiB, built once: a write per
+    // frame would make the mock, not the client, the bottleneck.
+    let per_block = (BLOCK_BYTES / one.len().max(1)).max(1) as u64;
+    let block = Bytes::from(one.repeat(per_block as usize));
+    let mut left = fast.events;
+    while left > 0 {
+        let (chunk, sent) = if left >= per_block {
+            (block.clone(), per_block)
+        } else {
+            (Bytes::from(one.repeat(left as usize)), left)
+        };
+        if tx.send(chunk).await.is_err() {
             return;
         }
+        left -= sent;
     }
     let done = Event::Status {
         task_id: task.id.clone(),

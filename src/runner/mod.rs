@@ -70,7 +70,7 @@ impl Default for RunOptions {
             protocol: ProtocolChoice::Auto,
             binding: BindingChoice::Auto,
             retries: 0,
-            jobs: 4,
+            jobs: 8,
             peers_in_flight: DEFAULT_PEERS_IN_FLIGHT,
             shard: None,
             cancel: CancellationToken::new(),

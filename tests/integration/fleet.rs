@@ -109,7 +109,11 @@ fn a_fleet_file_checks_every_peer_in_order_and_one_unreachable_stops_none() {
     assert!(report["peers"][1]["card_error"].is_string());
     // A line per finished peer (several peers), and the secret nowhere.
     assert!(out.stderr.contains("PEER-ERROR"), "{}", out.explain());
-    assert!(out.stderr.contains(&format!("PEER          {base} #2")), "{}", out.explain());
+    assert!(
+        out.stderr.contains(&format!("PEER          {base} #2")),
+        "{}",
+        out.explain()
+    );
     let json_text = serde_json::to_string(report).unwrap();
     for text in [&out.stdout, &out.stderr, &json_text] {
         assert!(!text.contains(SECRET), "the secret leaked: {text}");
@@ -134,7 +138,10 @@ fn a_plain_url_list_is_a_fleet_file_too() {
     );
     assert_eq!(out.code, 0, "{}", out.explain());
     let shown = names(out.report());
-    assert!(shown[0].ends_with("#7") && shown[1].ends_with("#8"), "{shown:?}");
+    assert!(
+        shown[0].ends_with("#7") && shown[1].ends_with("#8"),
+        "{shown:?}"
+    );
 }
 
 #[test]
@@ -255,7 +262,11 @@ fn merge_refuses_reports_that_are_not_shards_of_one_check() {
     let path = |name: &str| dir.path().join(name).display().to_string();
     let card = peer.card_url();
     let a = path("a.json");
-    check_to(&a, &[&card, "--shard", "1/2", "--scenario", "streaming-probe"], &[]);
+    check_to(
+        &a,
+        &[&card, "--shard", "1/2", "--scenario", "streaming-probe"],
+        &[],
+    );
     let b_other_suite = path("b.json");
     check_to(
         &b_other_suite,
@@ -265,7 +276,11 @@ fn merge_refuses_reports_that_are_not_shards_of_one_check() {
     let unsharded = path("c.json");
     check_to(&unsharded, &[&card, "--scenario", "streaming-probe"], &[]);
     let b_ok = path("d.json");
-    check_to(&b_ok, &[&card, "--shard", "2/2", "--scenario", "streaming-probe"], &[]);
+    check_to(
+        &b_ok,
+        &[&card, "--shard", "2/2", "--scenario", "streaming-probe"],
+        &[],
+    );
     let mut other_version: Value =
         serde_json::from_str(&std::fs::read_to_string(&b_ok).unwrap()).unwrap();
     other_version["tool"]["version"] = "99.0.0".into();
@@ -274,10 +289,16 @@ fn merge_refuses_reports_that_are_not_shards_of_one_check() {
 
     for (inputs, says) in [
         (vec![a.as_str(), b_other_suite.as_str()], "different suites"),
-        (vec![a.as_str(), unsharded.as_str()], "is not a shard report"),
+        (
+            vec![a.as_str(), unsharded.as_str()],
+            "is not a shard report",
+        ),
         (vec![a.as_str()], "shard 2/2 is missing"),
         (vec![a.as_str(), a.as_str()], "are both shard 1/2"),
-        (vec![a.as_str(), b_version.as_str()], "different tool versions"),
+        (
+            vec![a.as_str(), b_version.as_str()],
+            "different tool versions",
+        ),
     ] {
         let out = merge(&inputs);
         assert_eq!(out.code, 2, "{inputs:?}: {}", out.explain());
