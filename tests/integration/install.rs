@@ -310,3 +310,31 @@ fn readme_gitlab_job_downloads_the_release_binary() {
     assert!(setup.contains("sha256sum -c"), "{setup}");
     assert!(setup.contains("https://github.com/a2a-conform/a2a-conform/releases/download/"));
 }
+
+/// The README's first command runs the demo against the built-in mock peer,
+/// its second runs the tests, and `.ci/run` runs that same test command.
+#[test]
+fn readme_opens_with_the_demo_then_the_test_command_ci_runs() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let block = readme
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("README has a ```sh block");
+    let commands: Vec<&str> = block
+        .lines()
+        .map(|l| l.split(" #").next().unwrap_or(l).trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        commands.first(),
+        Some(&"cargo run --release -- demo"),
+        "{block}"
+    );
+    assert_eq!(commands.get(1), Some(&"cargo test --locked"), "{block}");
+    let ci = std::fs::read_to_string(Path::new(ROOT).join(".ci/run")).unwrap();
+    assert!(
+        ci.lines().any(|l| l.trim() == "cargo test --locked"),
+        ".ci/run must run the README's test command"
+    );
+}

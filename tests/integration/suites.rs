@@ -127,6 +127,12 @@ fn a_yaml_only_scenario_fails_against_a_peer_that_breaks_it() {
                 "--no-default-suite",
                 "--scenario",
                 "canceled-stays-canceled",
+                // The leaking mock completes its work ~0.5 s after the
+                // cancel; under CPU load that can take longer than the
+                // fixture's 500 ms settle, and the task would still (truly)
+                // read canceled.
+                "--var",
+                "settle=2s",
             ],
         );
         assert_eq!(out.code, 1, "{version}: {}", out.explain());
