@@ -205,7 +205,7 @@ pub async fn check_fleet(
 }
 
 /// SHA-256 over what decides a plan besides the card: the suite's scenarios,
-/// the `--scenario`/`--skip` selection and the variables. Shards of one
+/// the `--scenario`/`--skip` selection, the variables and the expansion cap. Shards of one
 /// check share it; `merge` refuses reports whose digests differ.
 pub fn suite_digest(suite: &Suite, options: &RunOptions) -> String {
     use sha2::{Digest, Sha256};
@@ -215,6 +215,7 @@ pub fn suite_digest(suite: &Suite, options: &RunOptions) -> String {
     hasher.update(format!("{:?}", suite.vars).as_bytes());
     hasher.update(format!("{:?}{:?}", options.only, options.skip).as_bytes());
     hasher.update(format!("{:?}{}", options.vars, options.retries).as_bytes());
+    hasher.update(options.max_runs_per_family.to_string().as_bytes());
     let digest = hasher.finalize();
     let mut text = String::from("sha256:");
     for byte in digest {

@@ -307,3 +307,48 @@ fn merge_refuses_reports_that_are_not_shards_of_one_check() {
     let out = merge(&[&a, &b_ok]);
     assert_ne!(out.code, 2, "{}", out.explain());
 }
+
+#[test]
+fn a_slot_frees_when_any_run_ends_not_only_the_oldest() {
+    // Two slots; long, short, long, short. Unordered, the second long run
+    // starts when the first short one ends: about one long run in all.
+    // Ordered (`buffered`), it waited for the first long one: two in a row.
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scenario = |id: &str, sleep: &str| {
+        format!(
+            "  - id: {id}\n    title: {id}\n    verifies: [lifecycle.completion]\n    steps:\n      - sleep: {sleep}\n"
+        )
+    };
+    let suite = format!(
+        "scenarios:\n{}{}{}{}",
+        scenario("long-a", "3s"),
+        scenario("short-b", "10ms"),
+        scenario("long-c", "3s"),
+        scenario("short-d", "10ms"),
+    );
+    let file = write(dir.path(), "slots.yaml", &suite);
+    let started = std::time::Instant::now();
+    let out = run(&[
+        "check",
+        &peer.card_url(),
+        "--no-default-suite",
+        "--suite",
+        &file,
+        "--jobs",
+        "2",
+        "--progress",
+        "none",
+    ]);
+    let wall = started.elapsed();
+    assert_eq!(
+        run_ids(out.report(), 0),
+        ["long-a", "short-b", "long-c", "short-d"]
+    );
+    // 3 s of sleep either way; 6 s if the second long run waited.
+    assert!(
+        wall < std::time::Duration::from_millis(5_000),
+        "took {wall:?}: a finished run's slot was not freed\n{}",
+        out.explain()
+    );
+}
