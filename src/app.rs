@@ -470,6 +470,7 @@ async fn check(args: CheckArgs) -> Result<i32, AppError> {
         shard: args.shard,
         own,
         secrets,
+        profiles: fleet.iter().filter_map(|p| p.profile.clone()).collect(),
     };
     run_check(&inputs, &args.run, &[], None, setup).await
 }
@@ -483,6 +484,8 @@ struct CheckSetup {
     own: Vec<Option<RunOptions>>,
     /// The fleet's secrets, redacted from every peer's output.
     secrets: Vec<String>,
+    /// The fleet's own profiles: their variable names are checked like `--profile`'s.
+    profiles: Vec<PathBuf>,
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -525,6 +528,9 @@ async fn run_check(
         .collect();
     let suite = load_suite(&args.suites, args.no_default_suite)?;
     check_names(&suite, args, &options)?;
+    for path in &setup.profiles {
+        check_profile_vars(&suite, path)?;
+    }
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
     outputs.check()?;
@@ -606,6 +612,24 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
                 name,
                 known: known.clone(),
             });
+        }
+    }
+    Ok(())
+}
+
+/// A fleet peer's profile must name only variables the suite knows, as
+/// `--profile` must.
+fn check_profile_vars(suite: &Suite, path: &Path) -> Result<(), AppError> {
+    let known = suite.variable_names();
+    for name in Profile::load(path)?.vars.into_keys() {
+        if !known.contains(&name) {
+            return Err(UsageError::UnknownVar {
+                suggestion: closest(&name, known.iter().map(String::as_str)).map(str::to_string),
+                origin: format!("profile {}", path.display()),
+                name,
+                known: known.clone(),
+            }
+            .into());
         }
     }
     Ok(())

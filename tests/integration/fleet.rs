@@ -352,3 +352,19 @@ fn a_slot_frees_when_any_run_ends_not_only_the_oldest() {
         out.explain()
     );
 }
+
+#[test]
+fn a_fleet_peers_profile_is_checked_like_profile_before_any_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "acme.yaml", "vars:\n  promt: hello\n");
+    let gone = format!("http://127.0.0.1:{}", closed_port());
+    let fleet = format!("peers:\n  - url: {gone}\n    profile: acme.yaml\n");
+    let file = write(dir.path(), "fleet.yaml", &fleet);
+    let out = run(&["check", "--peers", &file]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains("promt") && out.stderr.contains("acme.yaml"),
+        "{}",
+        out.explain()
+    );
+}
