@@ -157,7 +157,7 @@ fn suite_ratio(card: &str) {
 }
 
 /// `--peers-in-flight` for K peers: `--in-flight=N` if given, else K.
-fn fleet_ratio(peer: &MockPeer, sizes: &[u32], in_flight: Option<u32>) {
+fn fleet_ratio(peer: &MockPeer, sizes: &[u32], in_flight: Option<u32>, jobs: Option<u32>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut one = None;
     for &k in sizes {
@@ -167,12 +167,15 @@ fn fleet_ratio(peer: &MockPeer, sizes: &[u32], in_flight: Option<u32>) {
         let file = dir.path().join(format!("fleet-{k}.txt"));
         std::fs::write(&file, list).expect("fleet file");
         let in_flight = in_flight.unwrap_or(k).min(k).to_string();
+        let jobs = jobs.unwrap_or(8).to_string();
         let mock_before = cpu_time(std::process::id()).unwrap_or_default();
         let m = check(&[
             "--peers",
             file.to_str().expect("utf-8 path"),
             "--peers-in-flight",
             &in_flight,
+            "--jobs",
+            &jobs,
         ]);
         let mock_cpu = cpu_time(std::process::id()).unwrap_or_default() - mock_before;
         let base = *one.get_or_insert(m.wall);
@@ -182,7 +185,7 @@ fn fleet_ratio(peer: &MockPeer, sizes: &[u32], in_flight: Option<u32>) {
             .unwrap_or(0);
         let runs_done = runs(&m.report).count();
         println!(
-            "fleet   K={k:<5} in flight {in_flight:<5} wall {:>7.2}s  ÷ one peer {:>6.2}x  peak RSS {:>7.1} MB  CPU tool {:>5.2}s + mock {:>5.2}s  runs {runs_done}  card errors {failed}",
+            "fleet   K={k:<5} in flight {in_flight:<5} jobs {jobs:<2} wall {:>7.2}s  ÷ one peer {:>6.2}x  peak RSS {:>7.1} MB  CPU tool {:>5.2}s + mock {:>5.2}s  runs {runs_done}  card errors {failed}",
             m.wall.as_secs_f64(),
             m.wall.as_secs_f64() / base.as_secs_f64(),
             mib(m.peak_rss_kib),
@@ -343,7 +346,8 @@ async fn main() {
             &[1, 10, 100, 1000]
         };
         let in_flight = value("--in-flight=");
-        tokio::task::block_in_place(|| fleet_ratio(&peer, sizes, in_flight));
+        let jobs = value("--jobs=");
+        tokio::task::block_in_place(|| fleet_ratio(&peer, sizes, in_flight, jobs));
     }
     let fast = MockPeer::start(MockConfig {
         timing: MockTiming {
