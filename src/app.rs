@@ -21,6 +21,7 @@ use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
 use crate::transport::client::ClientConfig;
+use crate::transport::Limits;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -317,8 +318,15 @@ fn peer_run_options(
         bearer,
         public_headers: args.public_headers.clone(),
         same_origin_credentials: args.same_origin_credentials,
+        limits: Limits {
+            max_body_bytes: args.max_body_bytes,
+            max_event_bytes: args.max_event_bytes,
+            max_stream_bytes: args.max_stream_bytes,
+            max_stream_events: args.max_stream_events,
+        },
         ..ClientConfig::default()
     };
+    options.max_probe_window = args.max_probe_window;
     // Redaction is by value: every credential header's value, the token.
     options.redactor = Arc::new(Redactor::new(options.client.secrets()));
     options.only = args.scenarios.clone();
@@ -327,6 +335,7 @@ fn peer_run_options(
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
 }
@@ -435,10 +444,20 @@ fn use_color(color: ColorArg, on_stderr: bool) -> bool {
 
 fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
     let color = use_color(output.color, on_stderr);
+    // The table is cut to the width of the terminal it goes to, if any.
+    let on_terminal = if on_stderr {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let width = on_terminal
+        .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+        .flatten();
     human::Style {
         color,
         verbose: output.verbose,
         quiet: output.quiet,
+        width,
     }
 }
 
@@ -541,6 +560,7 @@ async fn run_check(
     // Every format is rendered from this one redacted report.
     let mut report = redacted(report, &options.redactor);
     report.fail_on_flaky = args.fail_on_flaky;
+    report.fail_on_unverified = args.fail_on_unverified;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
@@ -637,6 +657,10 @@ fn check_profile_vars(suite: &Suite, path: &Path) -> Result<(), AppError> {
 
 /// Writes the requested files, prints the terminal report, and picks the exit code.
 fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i32, AppError> {
+    let report = &RunReport {
+        summary: Some(crate::verdict::summarize(report)),
+        ..report.clone()
+    };
     if outputs.stdout_taken() {
         eprint!("{}", human::render(report, style(&args.output, true)));
     } else {
@@ -685,9 +709,13 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
         eprintln!("warning: {warning}");
     }
     let code = crate::verdict::exit_code(report);
-    if code == exit::DIVERGED {
-        for reason in crate::verdict::failing_reasons(report) {
-            eprintln!("fails the run: {reason}");
+    // Exit 1 and exit 4 always say why, one line per row that decides it.
+    for reason in crate::verdict::exit_reasons(report) {
+        eprintln!("fails the run: {reason}");
+    }
+    if code == exit::PEER_UNREACHABLE {
+        for reason in crate::verdict::malfunction_reasons(report) {
+            eprintln!("fails the run (exit 3): {reason}");
         }
     }
     Ok(code)
@@ -917,8 +945,17 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
 
 fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
     match cmd {
-        SuiteCommand::Lint { files } => {
-            let mut suite = Suite::default();
+        SuiteCommand::Lint {
+            files,
+            no_default_suite,
+        } => {
+            // Checked against the default suite, as `check --suite` loads
+            // them: a file redefining a default id fails both the same way.
+            let mut suite = if no_default_suite {
+                Suite::default()
+            } else {
+                Suite::embedded()?
+            };
             let mut failed = false;
             for file in &files {
                 let before = suite.scenarios.len();

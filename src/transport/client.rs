@@ -144,21 +144,34 @@ impl PeerClient {
         let status = response.status();
         let content_type = content_type(response.headers());
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout).await {
+        let body = match read_bounded(
+            response,
+            self.config.timeout,
+            self.config.limits.max_body_bytes,
+        )
+        .await
+        {
             Ok(b) => b,
-            Err(reason) => {
+            Err(error) => {
                 transcript.record(
                     EvidenceKind::Response,
                     Instant::now(),
-                    reason.clone(),
+                    error.to_string(),
                     None,
                     None,
                 );
-                return Reply::Broken(reason);
+                return error.into();
             }
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        self.classify(request.rpc_id, status.as_u16(), &body, challenge)
+        self.judge(
+            transcript,
+            request.rpc_id,
+            status.as_u16(),
+            &content_type,
+            &body,
+            challenge,
+        )
     }
 
     /// Opens a streaming operation; the stream is read in the background.
@@ -213,15 +226,29 @@ impl PeerClient {
                 self.version,
                 expect_id,
                 self.config.max_stream,
+                self.config.limits,
             ));
         }
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout).await {
+        let body = match read_bounded(
+            response,
+            self.config.timeout,
+            self.config.limits.max_body_bytes,
+        )
+        .await
+        {
             Ok(b) => b,
-            Err(reason) => return StreamOpen::Answer(Reply::Broken(reason)),
+            Err(error) => return StreamOpen::Answer(error.into()),
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body, challenge))
+        StreamOpen::Answer(self.judge(
+            transcript,
+            request.rpc_id,
+            status.as_u16(),
+            &content_type,
+            &body,
+            challenge,
+        ))
     }
 
     /// The peer's headers as the call's options shape them: credentials
@@ -448,12 +475,36 @@ impl PeerClient {
         Reply::Broken(reason)
     }
 
+    /// [`Self::classify`], with the secrets the body or challenge reflects
+    /// masked in the reason of a broken or refused answer: reasons quote the
+    /// body clipped, and a clip must never cut a secret in half (the
+    /// redactor could not find the half).
+    fn judge(
+        &self,
+        transcript: &Transcript,
+        rpc_id: Option<u64>,
+        status: u16,
+        content_type: &str,
+        body: &[u8],
+        challenge: Option<String>,
+    ) -> Reply {
+        match self.classify(rpc_id, status, content_type, body, challenge.clone()) {
+            reply @ (Reply::Ok(_) | Reply::Err(_)) => reply,
+            _ => {
+                let shown = transcript.redact(&String::from_utf8_lossy(body));
+                let challenge = challenge.map(|c| transcript.redact(&c));
+                self.classify(rpc_id, status, content_type, shown.as_bytes(), challenge)
+            }
+        }
+    }
+
     /// Judges an answer's shape: HTTP 401/403 is a refusal whatever the body;
     /// otherwise the JSON-RPC envelope and id, or the REST status and body.
     fn classify(
         &self,
         rpc_id: Option<u64>,
         status: u16,
+        content_type: &str,
         body: &[u8],
         challenge: Option<String>,
     ) -> Reply {
@@ -468,9 +519,20 @@ impl PeerClient {
             }
             return Reply::Refused { status, detail };
         }
-        match self.binding {
-            Binding::Jsonrpc => classify_jsonrpc(rpc_id, status, body),
+        let reply = match self.binding {
+            Binding::Jsonrpc => classify_jsonrpc(rpc_id, body),
             Binding::Rest => rest::classify(status, body),
+        };
+        // A broken answer opens with what it was on the wire: the runner
+        // reports `peer malfunction: HTTP 500 text/html on SendMessage: …`.
+        match reply {
+            Reply::Broken(reason) if matches!(status, 404 | 405 | 501) => {
+                Reply::NotServed(format!("HTTP {status} {content_type}: {reason}"))
+            }
+            Reply::Broken(reason) => {
+                Reply::Broken(format!("HTTP {status} {content_type}: {reason}"))
+            }
+            other => other,
         }
     }
 
@@ -560,6 +622,22 @@ fn content_type(headers: &HeaderMap) -> String {
 }
 
 fn unreachable_reply(transcript: &Transcript, url: &url::Url, error: &reqwest::Error) -> Reply {
+    // The peer accepted the connection, then dropped or reset it before
+    // answering: it is there, but gave no A2A answer (a malfunction).
+    if !error.is_connect() && !error.is_redirect() && !error.is_builder() {
+        let reason = format!(
+            "the connection broke before an answer: {}",
+            describe_reqwest_error(error)
+        );
+        transcript.record(
+            EvidenceKind::Response,
+            Instant::now(),
+            reason.clone(),
+            None,
+            None,
+        );
+        return Reply::Broken(reason);
+    }
     let reason = format!("could not reach {url}: {}", describe_reqwest_error(error));
     transcript.record(
         EvidenceKind::Note,
@@ -752,15 +830,15 @@ mod tests {
             .unwrap();
             let body = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#;
             assert!(matches!(
-                client.classify(Some(1), 401, body, Some("Bearer".into())),
+                client.classify(Some(1), 401, "application/json", body, Some("Bearer".into())),
                 Reply::Refused { status: 401, detail } if detail.contains("WWW-Authenticate: Bearer")
             ));
             assert!(matches!(
-                client.classify(Some(1), 403, b"", None),
+                client.classify(Some(1), 403, "application/json", b"", None),
                 Reply::Refused { status: 403, detail } if detail == "no WWW-Authenticate header"
             ));
             assert!(!matches!(
-                client.classify(Some(1), 400, body, None),
+                client.classify(Some(1), 400, "application/json", body, None),
                 Reply::Refused { .. }
             ));
         }

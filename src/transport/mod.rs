@@ -26,7 +26,8 @@ pub mod transcript;
 
 pub use client::{PeerClient, StreamOpen};
 pub use limits::{
-    EVIDENCE_BODY_CHARS, MAX_BODY_BYTES, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS,
+    Limits, EVIDENCE_BODY_CHARS, MAX_BODY_BYTES, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES,
+    MAX_STREAM_EVENTS,
 };
 pub use reply::Reply;
 pub use stream::{StreamEnd, StreamHandle, StreamItem};

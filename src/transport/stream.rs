@@ -4,7 +4,7 @@
 
 use super::http::describe_reqwest_error;
 use super::jsonrpc::classify_envelope;
-use super::limits::{MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS, RECORDED_COMMENTS};
+use super::limits::{Limits, RECORDED_COMMENTS};
 use super::reply::Reply;
 use super::sse::{SseItem, SseParser};
 use super::text::human_duration;
@@ -30,9 +30,11 @@ pub struct StreamItem {
 pub enum StreamEnd {
     /// The peer closed the connection.
     Closed { at: Instant },
-    /// The tool stopped reading: a cap was reached.
+    /// The tool stopped reading: one of its caps was reached. The reason
+    /// names the cap and the flag that raises it; never the peer's fault.
     Cut { at: Instant, reason: String },
-    /// The connection failed or the bytes were not a valid event stream.
+    /// The connection failed or the bytes were not a valid event stream: a
+    /// peer malfunction.
     Failed { at: Instant, reason: String },
 }
 
@@ -77,6 +79,7 @@ impl StreamHandle {
         version: ProtocolVersion,
         expect_id: Option<u64>,
         max_duration: Duration,
+        limits: Limits,
     ) -> StreamHandle {
         let shared = Arc::new(Mutex::new(Shared::default()));
         let (tx, rx) = watch::channel(0u64);
@@ -84,6 +87,7 @@ impl StreamHandle {
             transcript,
             version,
             expect_id,
+            limits,
             shared: shared.clone(),
             changes: tx,
         };
@@ -146,6 +150,7 @@ struct Reader {
     transcript: Arc<Transcript>,
     version: ProtocolVersion,
     expect_id: Option<u64>,
+    limits: Limits,
     shared: Arc<Mutex<Shared>>,
     changes: watch::Sender<u64>,
 }
@@ -153,7 +158,8 @@ struct Reader {
 /// Reads the stream until it ends or a cap is reached, recording every
 /// comment and event as it arrives and the end last.
 async fn read_stream(mut response: reqwest::Response, reader: Reader, max_duration: Duration) {
-    let mut parser = SseParser::new(MAX_SSE_EVENT_BYTES);
+    let limits = reader.limits;
+    let mut parser = SseParser::new(limits.max_event_bytes);
     let deadline = tokio::time::Instant::now() + max_duration;
     let mut counter = 0u64;
     let end = loop {
@@ -172,17 +178,24 @@ async fn read_stream(mut response: reqwest::Response, reader: Reader, max_durati
         let at = Instant::now();
         let items = match parser.feed(&chunk) {
             Ok(items) => items,
-            Err(e) => {
-                break StreamEnd::Failed {
+            // The only way the parser fails is an event past the size cap.
+            Err(_) => {
+                break StreamEnd::Cut {
                     at,
-                    reason: e.to_string(),
+                    reason: format!(
+                        "an event passed the tool's cap of {} bytes per event; raise it with --max-event-bytes",
+                        limits.max_event_bytes
+                    ),
                 }
             }
         };
-        if parser.bytes_seen() > MAX_STREAM_BYTES {
+        if parser.bytes_seen() > limits.max_stream_bytes {
             break StreamEnd::Cut {
                 at,
-                reason: format!("the stream passed the {MAX_STREAM_BYTES}-byte cap"),
+                reason: format!(
+                    "the tool's cap of {} stream bytes was reached; raise it with --max-stream-bytes",
+                    limits.max_stream_bytes
+                ),
             };
         }
         let stop = reader.take(items, at);
@@ -206,7 +219,7 @@ async fn next_chunk(
         Err(_) => Err(StreamEnd::Cut {
             at: Instant::now(),
             reason: format!(
-                "the stream was still open after {}; the tool stopped reading",
+                "the stream was still open after the tool's cap of {}; the tool stopped reading",
                 human_duration(max_duration)
             ),
         }),
@@ -239,8 +252,8 @@ impl Reader {
                             None,
                         );
                     }
-                    if state.items.len() + state.comments >= MAX_STREAM_EVENTS {
-                        return Some(comment_cap(at));
+                    if state.items.len() + state.comments >= self.limits.max_stream_events {
+                        return Some(comment_cap(at, self.limits.max_stream_events));
                     }
                 }
                 SseItem::Frame(frame) => {
@@ -259,14 +272,18 @@ impl Reader {
                         None,
                     );
                     state.items.push(StreamItem { at, seq, event });
-                    if state.comments > 0 && state.items.len() + state.comments >= MAX_STREAM_EVENTS
+                    if state.comments > 0
+                        && state.items.len() + state.comments >= self.limits.max_stream_events
                     {
-                        return Some(comment_cap(at));
+                        return Some(comment_cap(at, self.limits.max_stream_events));
                     }
-                    if state.items.len() >= MAX_STREAM_EVENTS {
+                    if state.items.len() >= self.limits.max_stream_events {
                         return Some(StreamEnd::Cut {
                             at,
-                            reason: format!("the stream passed {MAX_STREAM_EVENTS} events"),
+                            reason: format!(
+                                "the tool's cap of {} events was reached; raise it with --max-stream-events",
+                                self.limits.max_stream_events
+                            ),
                         });
                     }
                 }
@@ -300,10 +317,12 @@ impl Reader {
 
 /// The cut when comments plus events reach the event cap: comments count
 /// against it, so a keep-alive flood ends like an event flood.
-fn comment_cap(at: Instant) -> StreamEnd {
+fn comment_cap(at: Instant, max: usize) -> StreamEnd {
     StreamEnd::Cut {
         at,
-        reason: format!("the stream passed {MAX_STREAM_EVENTS} events and comments"),
+        reason: format!(
+            "the tool's cap of {max} events (keep-alive comments included) was reached; raise it with --max-stream-events"
+        ),
     }
 }
 
