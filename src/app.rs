@@ -139,6 +139,7 @@ fn binding_choice(arg: BindingArg) -> BindingChoice {
         BindingArg::Auto => BindingChoice::Auto,
         BindingArg::Jsonrpc => BindingChoice::Force(Binding::Jsonrpc),
         BindingArg::Rest => BindingChoice::Force(Binding::Rest),
+        BindingArg::Grpc => BindingChoice::Force(Binding::Grpc),
     }
 }
 

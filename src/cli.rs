@@ -78,6 +78,7 @@ pub enum BindingArg {
     Auto,
     Jsonrpc,
     Rest,
+    Grpc,
 }
 
 /// How a check shows runs as they finish, on stderr.

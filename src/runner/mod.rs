@@ -982,6 +982,7 @@ mod tests {
             "supportedInterfaces":[
               {"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
               {"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},
+              {"url":"127.0.0.1:50052","protocolBinding":"GRPC","protocolVersion":"0.3"},
               {"url":"http://127.0.0.1:9/v03","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}],
             "capabilities":{},"defaultInputModes":["text/plain"],
             "defaultOutputModes":["text/plain"],"skills":[]}"#;
@@ -1002,6 +1003,7 @@ mod tests {
         for id in [
             "interfaces[JSONRPC 1.0]",
             "interfaces[GRPC 1.0]",
+            "interfaces[GRPC 0.3]",
             "interfaces[HTTP+JSON 0.3]",
         ] {
             assert!(rows.iter().any(|r| r == id), "{id} missing from {rows:?}");
@@ -1016,8 +1018,9 @@ mod tests {
                 .clone()
         };
         assert_eq!(not_run("interface-served[JSONRPC 1.0]"), None);
+        assert_eq!(not_run("interface-served[GRPC 1.0]"), None);
         for (run_id, named) in [
-            ("interface-served[GRPC 1.0]", "(GRPC 1.0)"),
+            ("interface-served[GRPC 0.3]", "(GRPC 0.3)"),
             ("interface-served[HTTP+JSON 0.3]", "(HTTP+JSON 0.3)"),
         ] {
             match not_run(run_id) {

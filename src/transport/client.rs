@@ -4,6 +4,7 @@
 //! trusted.
 
 pub use super::credentials::{ClientConfig, Credentials, SENSITIVE_HEADERS};
+use super::grpc::{self, GrpcCall};
 pub use super::http::{describe_reqwest_error, http_client, read_bounded};
 use super::jsonrpc::classify_jsonrpc;
 use super::reply::Reply;
@@ -117,6 +118,12 @@ impl PeerClient {
         params: Value,
         options: &CallOptions,
     ) -> Reply {
+        if self.binding == Binding::Grpc {
+            return match self.grpc_call(options) {
+                Ok(call) => grpc::unary(&call, transcript, op, params).await,
+                Err(reply) => reply,
+            };
+        }
         let request = match self.prepare(op, params, false, options) {
             Ok(r) => r,
             Err(reply) => return reply,
@@ -182,6 +189,16 @@ impl PeerClient {
         params: Value,
         options: &CallOptions,
     ) -> StreamOpen {
+        if self.binding == Binding::Grpc {
+            let opened = match self.grpc_call(options) {
+                Ok(call) => grpc::open_stream(&call, transcript, self.version, op, params).await,
+                Err(reply) => Err(reply),
+            };
+            return match opened {
+                Ok(handle) => StreamOpen::Stream(handle),
+                Err(reply) => StreamOpen::Answer(reply),
+            };
+        }
         let request = match self.prepare(op, params, true, options) {
             Ok(r) => r,
             Err(reply) => return StreamOpen::Answer(reply),
@@ -281,6 +298,28 @@ impl PeerClient {
         Ok((headers, withheld))
     }
 
+    /// A gRPC call's setup: the same headers as metadata, shown in evidence
+    /// as the curl line shows them.
+    fn grpc_call(&self, options: &CallOptions) -> Result<GrpcCall, Reply> {
+        let (metadata, withheld) = self.call_headers(options)?;
+        let shown = metadata
+            .iter()
+            .map(|(name, value)| {
+                let shown = self.shown_header(name, value, options.credentials);
+                (name.as_str().to_string(), shown)
+            })
+            .collect();
+        Ok(GrpcCall {
+            endpoint: self.endpoint.clone(),
+            metadata,
+            shown,
+            timeout: self.config.timeout,
+            max_stream: self.config.max_stream,
+            limits: self.config.limits,
+            note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
+        })
+    }
+
     /// Builds one call's request: its headers, and the binding's method, URL
     /// and body for the operation.
     fn prepare(
@@ -312,6 +351,11 @@ impl PeerClient {
             Binding::Rest => {
                 let route = rest::route(&self.endpoint, op, &params).map_err(Reply::Broken)?;
                 (route.method, route.url, route.body, route.label)
+            }
+            Binding::Grpc => {
+                return Err(Reply::Broken(
+                    "gRPC calls do not go through HTTP requests".into(),
+                ))
             }
         };
         let mut builder = if streaming {
@@ -354,6 +398,7 @@ impl PeerClient {
         match self.binding {
             Binding::Jsonrpc => "application/json",
             Binding::Rest => "application/a2a+json",
+            Binding::Grpc => "application/grpc",
         }
     }
 
@@ -521,7 +566,7 @@ impl PeerClient {
         }
         let reply = match self.binding {
             Binding::Jsonrpc => classify_jsonrpc(rpc_id, body),
-            Binding::Rest => rest::classify(status, body),
+            Binding::Rest | Binding::Grpc => rest::classify(status, body),
         };
         // A broken answer opens with what it was on the wire: the runner
         // reports `peer malfunction: HTTP 500 text/html on SendMessage: …`.
@@ -543,18 +588,7 @@ impl PeerClient {
             line.push_str(" -N -H 'Accept: text/event-stream'");
         }
         for (name, value) in &request.headers {
-            let authorization = name == reqwest::header::AUTHORIZATION;
-            let shown = if authorization && request.credentials == Credentials::Invalid {
-                // The made-up token is no secret: show it, so the line reproduces.
-                value.to_str().unwrap_or("?").to_string()
-            } else if self.config.is_credential_header(name.as_str()) {
-                match (&self.config.bearer, authorization) {
-                    (Some((var, _)), true) => format!("Bearer ${var}"),
-                    _ => Redactor::MASK.to_string(),
-                }
-            } else {
-                value.to_str().unwrap_or("?").to_string()
-            };
+            let shown = self.shown_header(name, value, request.credentials);
             let header = format!("{}: {shown}", name.as_str());
             if shown.contains('$') {
                 line.push_str(&format!(" -H \"{header}\""));
@@ -567,6 +601,30 @@ impl PeerClient {
             line.push_str(&format!(" -d '{}'", body.replace('\'', "'\\''")));
         }
         line
+    }
+}
+
+impl PeerClient {
+    /// A header's value as reproductions show it: secrets as their
+    /// environment variable or masked.
+    fn shown_header(
+        &self,
+        name: &HeaderName,
+        value: &HeaderValue,
+        credentials: Credentials,
+    ) -> String {
+        let authorization = name == reqwest::header::AUTHORIZATION;
+        if authorization && credentials == Credentials::Invalid {
+            // The made-up token is no secret: show it, so the line reproduces.
+            value.to_str().unwrap_or("?").to_string()
+        } else if self.config.is_credential_header(name.as_str()) {
+            match (&self.config.bearer, authorization) {
+                (Some((var, _)), true) => format!("Bearer ${var}"),
+                _ => Redactor::MASK.to_string(),
+            }
+        } else {
+            value.to_str().unwrap_or("?").to_string()
+        }
     }
 }
 
@@ -588,17 +646,22 @@ struct Prepared {
 impl Prepared {
     /// What the evidence says about the credentials sent: names, never values.
     fn credentials_note(&self) -> String {
-        let withheld = if self.withheld.is_empty() {
-            "none were configured".to_string()
-        } else {
-            format!("withheld: {}", self.withheld.join(", "))
-        };
-        match self.credentials {
-            Credentials::Configured => String::new(),
-            Credentials::None => format!(" [credentials: none; {withheld}]"),
-            Credentials::Invalid => {
-                format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
-            }
+        credentials_note(self.credentials, &self.withheld)
+    }
+}
+
+/// What the evidence says about the credentials sent: names, never values.
+fn credentials_note(credentials: Credentials, withheld: &[String]) -> String {
+    let withheld = if withheld.is_empty() {
+        "none were configured".to_string()
+    } else {
+        format!("withheld: {}", withheld.join(", "))
+    };
+    match credentials {
+        Credentials::Configured => String::new(),
+        Credentials::None => format!(" [credentials: none; {withheld}]"),
+        Credentials::Invalid => {
+            format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
         }
     }
 }

@@ -1,16 +1,21 @@
-//! An open SSE stream read in the background: every event is parsed, timed
+//! An open stream read in the background: every event is parsed, timed
 //! and recorded as it arrives, so steps can ask "what arrived, and when?"
 //! without racing the socket. Reading is bounded in time, bytes and events.
+//! The source is an SSE body (JSON-RPC, HTTP+JSON) or a sequence of
+//! already-framed messages (gRPC server streaming); both end up as the same
+//! events.
 
 use super::http::describe_reqwest_error;
 use super::jsonrpc::classify_envelope;
 use super::limits::{Limits, RECORDED_COMMENTS};
 use super::reply::Reply;
-use super::sse::{SseItem, SseParser};
+use super::sse::{SseFrame, SseItem, SseParser};
 use super::text::human_duration;
 use super::transcript::Transcript;
 use crate::protocol::{Event, ProtocolVersion, RpcError};
 use crate::report::transcript::EvidenceKind;
+use futures_util::stream::BoxStream;
+use futures_util::StreamExt;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -81,6 +86,36 @@ impl StreamHandle {
         max_duration: Duration,
         limits: Limits,
     ) -> StreamHandle {
+        Self::start(transcript, version, expect_id, limits, |reader| {
+            read_stream(response, reader, max_duration)
+        })
+    }
+
+    /// A stream of messages the binding already framed (gRPC server
+    /// streaming): each item is one StreamResponse as JSON text, or how the
+    /// stream failed. Bounded like SSE: time, bytes and events.
+    pub(super) fn spawn_messages(
+        messages: BoxStream<'static, Result<String, String>>,
+        transcript: Arc<Transcript>,
+        version: ProtocolVersion,
+        max_duration: Duration,
+        limits: Limits,
+    ) -> StreamHandle {
+        Self::start(transcript, version, None, limits, |reader| {
+            read_messages(messages, reader, max_duration)
+        })
+    }
+
+    fn start<F>(
+        transcript: Arc<Transcript>,
+        version: ProtocolVersion,
+        expect_id: Option<u64>,
+        limits: Limits,
+        read: impl FnOnce(Reader) -> F,
+    ) -> StreamHandle
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
         let shared = Arc::new(Mutex::new(Shared::default()));
         let (tx, rx) = watch::channel(0u64);
         let reader = Reader {
@@ -91,7 +126,7 @@ impl StreamHandle {
             shared: shared.clone(),
             changes: tx,
         };
-        let reader = tokio::spawn(read_stream(response, reader, max_duration));
+        let reader = tokio::spawn(read(reader));
         StreamHandle {
             shared,
             changes: rx,
@@ -199,6 +234,63 @@ async fn read_stream(mut response: reqwest::Response, reader: Reader, max_durati
             };
         }
         let stop = reader.take(items, at);
+        counter += 1;
+        let _ = reader.changes.send(counter);
+        if let Some(end) = stop {
+            break end;
+        }
+    };
+    reader.finish(end, counter + 1);
+}
+
+/// Reads framed messages until the peer ends the stream or a cap is reached;
+/// each message is recorded as the event an SSE `data:` line would be.
+async fn read_messages(
+    mut messages: BoxStream<'static, Result<String, String>>,
+    reader: Reader,
+    max_duration: Duration,
+) {
+    let deadline = tokio::time::Instant::now() + max_duration;
+    let mut counter = 0u64;
+    let mut bytes = 0u64;
+    let end = loop {
+        let data = match tokio::time::timeout_at(deadline, messages.next()).await {
+            Err(_) => {
+                break StreamEnd::Cut {
+                    at: Instant::now(),
+                    reason: format!(
+                        "the stream was still open after {}; the tool stopped reading",
+                        human_duration(max_duration)
+                    ),
+                }
+            }
+            Ok(None) => break StreamEnd::Closed { at: Instant::now() },
+            Ok(Some(Err(reason))) => {
+                break StreamEnd::Failed {
+                    at: Instant::now(),
+                    reason,
+                }
+            }
+            Ok(Some(Ok(data))) => data,
+        };
+        let at = Instant::now();
+        bytes += data.len() as u64;
+        if bytes > reader.limits.max_stream_bytes {
+            break StreamEnd::Cut {
+                at,
+                reason: format!(
+                    "the tool's cap of {} stream bytes was reached; raise it with --max-stream-bytes",
+                    reader.limits.max_stream_bytes
+                ),
+            };
+        }
+        let frame = SseFrame {
+            event: None,
+            data,
+            id: None,
+            retry: None,
+        };
+        let stop = reader.take(vec![SseItem::Frame(frame)], at);
         counter += 1;
         let _ = reader.changes.send(counter);
         if let Some(end) = stop {
