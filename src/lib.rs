@@ -32,6 +32,7 @@ pub mod app;
 pub mod baseline;
 pub mod card;
 pub mod cli;
+pub mod config;
 pub mod declaration;
 pub mod diff;
 pub mod docs;

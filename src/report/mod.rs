@@ -6,6 +6,7 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod schema;
 pub mod summary;
 pub mod transcript;
 
@@ -20,10 +21,14 @@ pub const INTERRUPTED_NOTE: &str =
     "the check was stopped by a signal; this report holds the runs that finished, \
      runs cut short read error";
 
+/// What every format says of a report made with `--insecure` (`tool.insecure: true`).
+pub const INSECURE_NOTE: &str =
+    "--insecure: TLS certificates were not verified; this run proves nothing about the peer's identity";
+
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
     pub schema_version: u32,
     pub tool: Tool,
@@ -54,7 +59,7 @@ pub struct RunReport {
 }
 
 /// Which slice of which plan a sharded report holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShardReport {
     /// K of `--shard K/N` (1-based).
     pub index: u32,
@@ -73,7 +78,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// The baseline file a run was judged against, and what became of each entry.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineReport {
     /// The file as given on the command line.
     pub file: String,
@@ -84,7 +89,7 @@ pub struct BaselineReport {
 }
 
 /// One known divergence from the baseline file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineEntryReport {
     /// The declaration id it excuses, or…
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,7 +116,16 @@ impl BaselineEntryReport {
 
 /// What a baseline entry did in a run.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -132,10 +146,13 @@ impl BaselineStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tool {
     pub name: String,
     pub version: String,
+    /// `--insecure`: TLS certificates were not verified. Absent means false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub insecure: bool,
 }
 
 impl Tool {
@@ -143,11 +160,12 @@ impl Tool {
         Tool {
             name: env!("CARGO_PKG_NAME").into(),
             version: env!("CARGO_PKG_VERSION").into(),
+            insecure: false,
         }
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PeerReport {
     /// The URL given on the command line, as the card URL it resolved to.
     pub card_url: String,
@@ -177,7 +195,16 @@ pub struct PeerReport {
 
 /// The headline: one row per card declaration.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -195,7 +222,7 @@ impl DeclarationVerdict {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeclarationReport {
     pub id: String,
     pub declared: bool,
@@ -213,7 +240,16 @@ pub struct DeclarationReport {
 
 /// The verdict of one scenario run.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -239,7 +275,16 @@ impl ScenarioVerdict {
 /// Why a run ended in `error`: whose fault it was decides whether the
 /// declaration it verifies may be judged at all.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -267,7 +312,7 @@ impl ErrorKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioReport {
     /// The run's id: the scenario id, with the expansion in brackets
     /// (`input-mode-resume[application/json]`).
