@@ -6,14 +6,15 @@ use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
     BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, ConfigCommand, DemoArgs, DiffArgs,
-    MockPeerArgs, MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SchemaCommand,
-    SuiteCommand, TlsArgs,
+    MergeArgs, MockPeerArgs, MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs,
+    SchemaCommand, SuiteCommand, TlsArgs,
 };
 use crate::config::{ConfigFile, Parsed};
 use crate::declaration::closest;
 use crate::diff;
 use crate::error::{AppError, UsageError};
 use crate::exit;
+use crate::fleet::{self, FleetPeer, Shard};
 use crate::mock::{MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
 use crate::progress::{ProgressMode, TerminalProgress};
@@ -60,6 +61,7 @@ fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
             Command::Check(args) => check(args, config.as_ref()).await,
             Command::Demo(args) => demo(args).await,
             Command::Diff(args) => diff(args),
+            Command::Merge(args) => merge(args),
             Command::Card(args) => card(args).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
@@ -527,7 +529,80 @@ fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
 async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Result<i32, AppError> {
     let resolved = crate::config::resolve_peers(config, &args.peers)?;
     let profile = choose_profile(&args.run, resolved.section, config)?;
-    run_check(&resolved.urls, &args.run, &[], None, &profile).await
+    let fleet = match &args.peers_file {
+        Some(path) => fleet::load(path)?,
+        None => Vec::new(),
+    };
+    let mut inputs = resolved.urls.clone();
+    inputs.extend(fleet.iter().map(|p| p.url.clone()));
+    check_peer_urls(&inputs)?;
+    let plain =
+        |p: &FleetPeer| p.profile.is_none() && p.headers.is_empty() && p.bearer_env.is_none();
+    // Peers with settings of their own get their own options; every
+    // configured secret is redacted from every peer's output.
+    let mut secrets = Vec::new();
+    let mut own: Vec<Option<RunOptions>> = vec![None; resolved.urls.len()];
+    for peer in &fleet {
+        if plain(peer) {
+            own.push(None);
+        } else {
+            let options = fleet_peer_options(&args.run, peer, &profile)?;
+            secrets.extend(options.client.secrets());
+            own.push(Some(options));
+        }
+    }
+    let setup = CheckSetup {
+        peers_in_flight: usize::from(args.peers_in_flight),
+        shard: args.shard,
+        own,
+        secrets,
+        profiles: fleet.iter().filter_map(|p| p.profile.clone()).collect(),
+    };
+    run_check(&inputs, &args.run, &[], None, &profile, setup).await
+}
+
+/// Run options for a fleet file's peer: its own profile replaces the
+/// check's (flags still win over it), its headers are added, and its
+/// credential variable replaces `--bearer-env`.
+fn fleet_peer_options(
+    args: &RunArgs,
+    peer: &FleetPeer,
+    chosen: &ChosenProfile,
+) -> Result<RunOptions, AppError> {
+    let own;
+    let chosen = match &peer.profile {
+        Some(path) => {
+            own = ChosenProfile {
+                profile: Profile::load(path)?,
+                origin: Some(format!("profile {}", path.display())),
+            };
+            &own
+        }
+        None => chosen,
+    };
+    let mut options = run_options(args, &[], chosen)?;
+    for (name, value) in &peer.headers {
+        check_header(name, value)?;
+        options.client.headers.push((name.clone(), value.clone()));
+    }
+    if let Some(var) = &peer.bearer_env {
+        options.client.bearer = Some((var.clone(), env_secret("--bearer-env", var)?));
+    }
+    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
+    Ok(options)
+}
+
+/// What `check` adds to a run over `demo`: fleet options and sharding.
+#[derive(Default)]
+struct CheckSetup {
+    peers_in_flight: usize,
+    shard: Option<Shard>,
+    /// Per input: the peer's own options (fleet file), or `None`.
+    own: Vec<Option<RunOptions>>,
+    /// The fleet's secrets, redacted from every peer's output.
+    secrets: Vec<String>,
+    /// The fleet's own profiles: their variable names are checked like `--profile`'s.
+    profiles: Vec<PathBuf>,
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -538,6 +613,7 @@ async fn run_check(
     extra_vars: &[(String, String)],
     bearer: Option<(String, String)>,
     profile: &ChosenProfile,
+    setup: CheckSetup,
 ) -> Result<i32, AppError> {
     check_peer_urls(peers)?;
     let mut options = run_options(args, extra_vars, profile)?;
@@ -545,8 +621,34 @@ async fn run_check(
         options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
         options.client.bearer = Some((var, token));
     }
+    for secret in setup.secrets {
+        options.redactor = Arc::new(options.redactor.with_secret(secret));
+    }
+    if setup.peers_in_flight > 0 {
+        options.peers_in_flight = setup.peers_in_flight;
+    }
+    options.shard = setup.shard;
+    let targets: Vec<runner::PeerTarget> = peers
+        .iter()
+        .enumerate()
+        .map(|(i, input)| runner::PeerTarget {
+            input: input.clone(),
+            options: setup.own.get(i).cloned().flatten().map(|own| {
+                Arc::new(RunOptions {
+                    redactor: options.redactor.clone(),
+                    cancel: options.cancel.clone(),
+                    peers_in_flight: options.peers_in_flight,
+                    shard: options.shard,
+                    ..own
+                })
+            }),
+        })
+        .collect();
     let suite = load_suite(&args.suites, args.no_default_suite)?;
     check_names(&suite, args, &options, profile)?;
+    for path in &setup.profiles {
+        check_profile_vars(&suite, path)?;
+    }
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
     outputs.check()?;
@@ -556,7 +658,7 @@ async fn run_check(
         Some(wait) => wait_for_cards(peers, &options, wait).await,
         None => Vec::new(),
     };
-    let mut report = runner::check(peers, &suite, &options, &progress).await;
+    let mut report = runner::check_fleet(&targets, &suite, &options, &progress).await;
     for (peer, note) in report.peers.iter_mut().zip(waits) {
         if let Some(note) = note {
             peer.card_warnings.insert(0, note);
@@ -701,6 +803,24 @@ fn check_names(
     Ok(())
 }
 
+/// A fleet peer's profile must name only variables the suite knows, as
+/// `--profile` must.
+fn check_profile_vars(suite: &Suite, path: &Path) -> Result<(), AppError> {
+    let known = suite.variable_names();
+    for name in Profile::load(path)?.vars.into_keys() {
+        if !known.contains(&name) {
+            return Err(UsageError::UnknownVar {
+                suggestion: closest(&name, known.iter().map(String::as_str)).map(str::to_string),
+                origin: format!("profile {}", path.display()),
+                name,
+                known: known.clone(),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// Writes the requested files, prints the terminal report, and picks the exit code.
 fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i32, AppError> {
     let report = &RunReport {
@@ -765,6 +885,64 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
         }
     }
     Ok(code)
+}
+
+/// `merge`: joins shard reports, prints the terminal report, writes the files.
+fn merge(args: MergeArgs) -> Result<i32, AppError> {
+    let loaded = args
+        .reports
+        .iter()
+        .map(|path| crate::merge::load(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = crate::merge::merge(loaded)?;
+    let targets = [
+        ("--json", args.json.as_deref()),
+        ("--junit", args.junit.as_deref()),
+        ("--markdown", args.markdown.as_deref()),
+    ];
+    let outputs = Outputs { files: targets };
+    outputs.check()?;
+    let output = OutputArgs {
+        color: args.color,
+        quiet: args.quiet,
+        verbose: args.verbose,
+        progress: ProgressArg::None,
+    };
+    let junit = args
+        .junit
+        .as_ref()
+        .map(|_| junit::render(&report))
+        .transpose()
+        .map_err(|e| AppError::RenderReport(e.to_string()))?;
+    let human = human::render(&report, style(&output, outputs.stdout_taken()));
+    if outputs.stdout_taken() {
+        eprint!("{human}");
+    } else {
+        print!("{human}");
+    }
+    let files = [
+        (&args.json, Some(report.to_json())),
+        (&args.junit, junit),
+        (
+            &args.markdown,
+            args.markdown.as_ref().map(|_| markdown::render(&report)),
+        ),
+    ];
+    for (path, contents) in files {
+        if let (Some(path), Some(contents)) = (path, contents) {
+            if is_stdout(path) {
+                print!("{contents}");
+            } else {
+                report::write_atomically(path, &contents).map_err(|source| {
+                    AppError::WriteReport {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+            }
+        }
+    }
+    Ok(crate::verdict::exit_code(&report))
 }
 
 fn diff(args: DiffArgs) -> Result<i32, AppError> {
@@ -859,7 +1037,15 @@ async fn demo(args: DemoArgs) -> Result<i32, AppError> {
         .auth_token()
         .filter(|_| args.run.bearer_env.is_none())
         .map(|token| ("A2A_CONFORM_DEMO_TOKEN".to_string(), token));
-    let code = run_check(&[peer.card_url()], &args.run, &defaults, bearer, &profile).await;
+    let code = run_check(
+        &[peer.card_url()],
+        &args.run,
+        &defaults,
+        bearer,
+        &profile,
+        CheckSetup::default(),
+    )
+    .await;
     peer.shutdown().await;
     code
 }

@@ -2,6 +2,7 @@
 //! What the commands do lives in [`crate::app`].
 
 use crate::diff::FailOn;
+use crate::fleet::Shard;
 use crate::mock::Behaviour;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -40,6 +41,8 @@ pub enum Command {
     Demo(DemoArgs),
     /// Compare two JSON reports: card and verdict changes, each a regression, fix or drift.
     Diff(DiffArgs),
+    /// Join the JSON reports of `check --shard K/N` into one report (every shard, one check).
+    Merge(MergeArgs),
     /// Fetch, validate and print a card's declarations.
     Card(CardArgs),
     /// Validate suite files, or list the scenarios a suite holds.
@@ -190,8 +193,8 @@ pub struct RunArgs {
     /// The tool's cap on a (non-streaming) response body; reaching it ends the run in error, never fail.
     #[arg(long, value_name = "BYTES", default_value_t = crate::transport::MAX_BODY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_body_bytes: usize,
-    /// Scenario runs in flight at once against one peer.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
+    /// Scenario runs in flight at once against one peer (in all: jobs × --peers-in-flight).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
     /// The most runs one `for_each` scenario expands to (one per input mode or interface);
     /// the rest are skipped and the declarations they verify read unverified.
@@ -267,8 +270,19 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Card URL(s), or base URL(s) of peers (then /.well-known/agent-card.json).
-    #[arg(value_name = "CARD-URL", required = true)]
+    #[arg(value_name = "CARD-URL", required_unless_present = "peers_file")]
     pub peers: Vec<String>,
+    /// A fleet file: one URL a line, or YAML `peers:` entries, each a URL or
+    /// `{url, profile, headers, bearer_env}` (README, "Fleets"). Adds to CARD-URL.
+    #[arg(long = "peers", value_name = "FILE")]
+    pub peers_file: Option<PathBuf>,
+    /// Peers checked at once; each has up to --jobs runs in flight.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..))]
+    pub peers_in_flight: u16,
+    /// Run only the K-th of N deterministic slices: of the peers, or of the
+    /// scenario runs when there is one peer. Join the reports with `merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -314,6 +328,31 @@ pub struct DiffArgs {
     /// Colour in terminal output (NO_COLOR is respected under auto).
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shard reports (`check --shard K/N --json FILE`), every shard once.
+    #[arg(value_name = "REPORT.json", required = true)]
+    pub reports: Vec<PathBuf>,
+    /// Write the merged JSON report here; `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report here; `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary here; `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Colour in terminal output (NO_COLOR is respected under auto).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+    /// Only the declaration table and the summary.
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Every scenario run and all evidence.
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]

@@ -29,6 +29,12 @@ pub enum AppError {
     /// A `diff` input that is unreadable or not a report this build reads.
     #[error(transparent)]
     Report(#[from] DiffInputError),
+    /// A `check --peers` fleet file that cannot be used.
+    #[error(transparent)]
+    Fleet(#[from] crate::fleet::FleetError),
+    /// `merge` inputs that are not shards of one check.
+    #[error(transparent)]
+    Merge(#[from] crate::merge::MergeError),
     /// A report format that could not be rendered.
     #[error("{0}")]
     RenderReport(String),
@@ -61,6 +67,8 @@ impl AppError {
             | AppError::Baseline(_)
             | AppError::Config(_)
             | AppError::Report(_)
+            | AppError::Fleet(_)
+            | AppError::Merge(_)
             | AppError::RenderReport(_)
             | AppError::WriteReport { .. }
             | AppError::Runtime(_) => exit::USAGE,

@@ -38,6 +38,8 @@ pub mod diff;
 pub mod docs;
 pub mod error;
 pub mod exit;
+pub mod fleet;
+pub mod merge;
 pub mod mock;
 pub mod profile;
 pub mod progress;

@@ -2,10 +2,12 @@
 //! at a terminal, or one plain line per finished run for a CI log (like
 //! nextest or pytest), so a log shows each result as it happens instead of
 //! everything at the end. The report itself is printed afterwards either way.
+//! Peers run concurrently: one overall bar, and a line per peer as it finishes.
 
-use crate::report::{ScenarioReport, ScenarioVerdict};
+use crate::report::{PeerReport, ScenarioReport, ScenarioVerdict};
 use crate::runner::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -43,11 +45,38 @@ pub fn line(run: &ScenarioReport, peer: Option<&str>) -> String {
     text
 }
 
+/// A finished peer as one line: `PEER  Echo agent  12 runs: 10 pass, 1 fail, 1 skipped`,
+/// or its card error. Printed when a check covers several peers.
+pub fn peer_line(peer: &PeerReport) -> String {
+    let shown = peer.name.as_deref().unwrap_or(&peer.card_url);
+    if let Some(error) = &peer.card_error {
+        return format!("{:<VERDICT_WIDTH$}  {shown}  {error}", "PEER-ERROR");
+    }
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for run in &peer.scenarios {
+        let word = run.verdict.as_str();
+        match counts.iter_mut().find(|(w, _)| *w == word) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((word, 1)),
+        }
+    }
+    let tally: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
+    format!(
+        "{:<VERDICT_WIDTH$}  {shown}  {} runs: {}",
+        "PEER",
+        peer.scenarios.len(),
+        tally.join(", ")
+    )
+}
+
+/// Progress on stderr. With several peers checked at once there is one
+/// overall bar (its length grows as each peer's plan is known) and a line
+/// per peer as it finishes; in lines mode each run's line names its peer.
 pub struct TerminalProgress {
     mode: ProgressMode,
     bar: Mutex<Option<ProgressBar>>,
-    /// The current peer's name, shown on lines when there are several peers.
-    peer: Mutex<Option<String>>,
+    /// Card URL to the name shown on lines (the card's name once read).
+    names: Mutex<HashMap<String, String>>,
     several_peers: AtomicBool,
 }
 
@@ -56,50 +85,78 @@ impl TerminalProgress {
         TerminalProgress {
             mode,
             bar: Mutex::new(None),
-            peer: Mutex::new(None),
+            names: Mutex::new(HashMap::new()),
             several_peers: AtomicBool::new(false),
         }
+    }
+
+    fn several(&self) -> bool {
+        self.several_peers.load(Ordering::Relaxed)
+    }
+
+    /// One write per line, flushed, so a CI log shows it at once; above the bar if any.
+    fn print_line(&self, text: &str) {
+        if let Ok(slot) = self.bar.lock() {
+            if let Some(bar) = slot.as_ref() {
+                bar.println(text);
+                return;
+            }
+        }
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "{text}");
+        let _ = stderr.flush();
     }
 }
 
 impl Progress for TerminalProgress {
     fn check_started(&self, peers: usize) {
         self.several_peers.store(peers > 1, Ordering::Relaxed);
-    }
-
-    fn peer_started(&self, card_url: &str, name: Option<&str>, runs: usize) {
-        if let Ok(mut slot) = self.peer.lock() {
-            *slot = Some(name.unwrap_or(card_url).to_string());
-        }
         if self.mode != ProgressMode::Bar {
             return;
         }
-        let bar = ProgressBar::with_draw_target(Some(runs as u64), ProgressDrawTarget::stderr());
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         if let Ok(style) =
             ProgressStyle::with_template("{spinner} {prefix} [{bar:30}] {pos}/{len} {msg}")
         {
             bar.set_style(style.progress_chars("=> "));
         }
-        bar.set_prefix(card_url.to_string());
+        if peers > 1 {
+            bar.set_prefix(format!("{peers} peers"));
+        }
         bar.enable_steady_tick(std::time::Duration::from_millis(120));
         if let Ok(mut slot) = self.bar.lock() {
             *slot = Some(bar);
         }
     }
 
-    fn run_finished(&self, run: &ScenarioReport) {
+    fn peer_started(&self, card_url: &str, name: Option<&str>, runs: usize) {
+        if let Ok(mut names) = self.names.lock() {
+            names.insert(card_url.to_string(), name.unwrap_or(card_url).to_string());
+        }
+        if let Ok(slot) = self.bar.lock() {
+            if let Some(bar) = slot.as_ref() {
+                if !self.several() {
+                    bar.set_prefix(card_url.to_string());
+                }
+                bar.inc_length(runs as u64);
+            }
+        }
+    }
+
+    fn run_finished(&self, card_url: &str, run: &ScenarioReport) {
         match self.mode {
             ProgressMode::None => {}
             ProgressMode::Lines => {
                 let peer = self
-                    .several_peers
-                    .load(Ordering::Relaxed)
-                    .then(|| self.peer.lock().ok().and_then(|p| p.clone()))
+                    .several()
+                    .then(|| {
+                        self.names
+                            .lock()
+                            .ok()
+                            .and_then(|names| names.get(card_url).cloned())
+                    })
                     .flatten();
-                // One write per line, flushed, so a CI log shows it at once.
-                let mut stderr = std::io::stderr().lock();
-                let _ = writeln!(stderr, "{}", line(run, peer.as_deref()));
-                let _ = stderr.flush();
+                self.print_line(&line(run, peer.as_deref()));
             }
             ProgressMode::Bar => {
                 if let Ok(slot) = self.bar.lock() {
@@ -112,7 +169,13 @@ impl Progress for TerminalProgress {
         }
     }
 
-    fn peer_finished(&self) {
+    fn peer_finished(&self, peer: &PeerReport) {
+        if self.mode != ProgressMode::None && self.several() {
+            self.print_line(&peer_line(peer));
+        }
+    }
+
+    fn check_finished(&self) {
         if let Ok(mut slot) = self.bar.lock() {
             if let Some(bar) = slot.take() {
                 bar.finish_and_clear();
@@ -161,5 +224,26 @@ mod tests {
         );
         let fail = line(&run("x", ScenarioVerdict::Fail, 0), None);
         assert!(fail.starts_with("FAIL          x"), "{fail}");
+    }
+
+    #[test]
+    fn a_finished_peer_reads_as_one_tally_line_or_its_card_error() {
+        let mut peer = PeerReport::new("http://p/.well-known/agent-card.json");
+        peer.name = Some("Echo".into());
+        peer.scenarios = vec![
+            run("a", ScenarioVerdict::Pass, 1),
+            run("b", ScenarioVerdict::Fail, 1),
+            run("c", ScenarioVerdict::Pass, 1),
+        ];
+        assert_eq!(
+            peer_line(&peer),
+            "PEER          Echo  3 runs: 2 pass, 1 fail"
+        );
+        let mut gone = PeerReport::new("http://gone/.well-known/agent-card.json");
+        gone.card_error = Some("connection refused".into());
+        assert_eq!(
+            peer_line(&gone),
+            "PEER-ERROR    http://gone/.well-known/agent-card.json  connection refused"
+        );
     }
 }

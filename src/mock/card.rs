@@ -145,7 +145,11 @@ fn declare_security(card: &mut Value, protocol: ProtocolVersion) {
 
 /// GET the card; honours `If-None-Match` with 304.
 pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let body = card_json(&peer).to_string();
+    respond(card_json(&peer).to_string(), &headers)
+}
+
+/// A card body with its `ETag`, or 304 when `If-None-Match` names it.
+pub(crate) fn respond(body: String, headers: &HeaderMap) -> Response {
     let digest = Sha256::digest(body.as_bytes());
     let mut etag = String::from("\"");
     for byte in &digest[..12] {

@@ -22,12 +22,14 @@
 //! second loopback port, for the gRPC behaviours), `service` is the
 //! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
 //! `sse` writes streams, `push` keeps push configs and delivers notifications,
-//! `auth` checks credentials, `model` renders the wire shapes of each version.
+//! `auth` checks credentials, `model` renders the wire shapes of each version,
+//! `bench` serves numbered cards and fast streams for the benchmark.
 //! Leaves the others import instead of each other or this file: `published`
 //! (paths and media modes), `shared` (what handlers share), `push_configs`.
 
 pub mod auth;
 pub mod behaviour;
+mod bench;
 mod card;
 mod error;
 mod grpc;
@@ -155,6 +157,12 @@ impl MockPeer {
         format!("{}{}", self.shared.base_url, CARD_PATH)
     }
 
+    /// The card of numbered peer `n`: one process serves any number of
+    /// distinct cards (named `… #n`) for fleet tests and the benchmark.
+    pub fn fleet_card_url(&self, n: u32) -> String {
+        format!("{}/peers/{n}{}", self.shared.base_url, CARD_PATH)
+    }
+
     /// The JSON-RPC endpoint (the card's first interface).
     pub fn jsonrpc_url(&self) -> String {
         format!("{}{}", self.shared.base_url, JSONRPC_PATH)
@@ -238,6 +246,7 @@ fn router(shared: Arc<Shared>) -> Router {
     ));
     Router::new()
         .route(CARD_PATH, get(card::serve))
+        .route(bench::FLEET_CARD_ROUTE, get(bench::serve_card))
         .merge(a2a)
         .with_state(shared)
 }

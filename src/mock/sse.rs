@@ -79,6 +79,10 @@ async fn pump(
     if tx.send(framing.frame(first)).await.is_err() {
         return;
     }
+    if let Some(fast) = super::bench::FastStream::requested(&task) {
+        super::bench::pump(&task, version, fast, |v| framing.frame(v), &tx).await;
+        return;
+    }
     if task.status.state.is_terminal() {
         // Nothing more will happen. v0.3 ends a stream with `final: true`.
         if version == ProtocolVersion::V0_3 {

@@ -300,6 +300,7 @@ mod tests {
             baseline: None,
             summary: None,
             interrupted: false,
+            shard: None,
         }
     }
 

@@ -362,6 +362,7 @@ mod tests {
             baseline: None,
             summary: None,
             interrupted: false,
+            shard: None,
         }
     }
 

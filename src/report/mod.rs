@@ -52,6 +52,25 @@ pub struct RunReport {
     /// runs cut short read `error`. Absent means false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub interrupted: bool,
+    /// `check --shard K/N`: the slice of the plan this report holds;
+    /// `merge` joins the slices into one report. Absent when unsharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardReport>,
+}
+
+/// Which slice of which plan a sharded report holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ShardReport {
+    /// K of `--shard K/N` (1-based).
+    pub index: u32,
+    /// N of `--shard K/N`.
+    pub count: u32,
+    /// How many peers the whole (unsharded) check covers: with one, the
+    /// shards split its scenario runs; with several, they split the peers.
+    pub peers: usize,
+    /// SHA-256 of the suite, the selection and the variables the check ran:
+    /// `merge` refuses slices of different plans.
+    pub suite_digest: String,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -359,6 +378,7 @@ impl RunReport {
             baseline: None,
             summary: None,
             interrupted: false,
+            shard: None,
         }
     }
 

@@ -12,8 +12,11 @@ pub mod window;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
 use crate::declaration::DeclarationId;
+use crate::fleet::Shard;
 use crate::report::transcript::Evidence;
-use crate::report::{ErrorKind, PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use crate::report::{
+    ErrorKind, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, ShardReport,
+};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
@@ -22,11 +25,15 @@ use crate::transport::redirect::get_card;
 use crate::transport::{PeerClient, Redactor, Transcript};
 use context::{RunContext, StopKind};
 use futures_util::stream::{self, StreamExt};
+use futures_util::FutureExt;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 pub use window::ProbeWindow;
+
+/// Peers checked at once unless `--peers-in-flight` says otherwise.
+pub const DEFAULT_PEERS_IN_FLIGHT: usize = 8;
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
@@ -52,6 +59,11 @@ pub struct RunOptions {
     pub retries: u32,
     /// Scenario runs in flight at once against one peer.
     pub jobs: usize,
+    /// Peers checked at once (`--peers-in-flight`): at most
+    /// `jobs × peers_in_flight` runs are in flight in all.
+    pub peers_in_flight: usize,
+    /// `--shard K/N`: run only this slice of the plan.
+    pub shard: Option<Shard>,
     /// Keep the evidence of passing runs too (`-v`); by default only runs
     /// that did not pass keep theirs.
     pub keep_passing_evidence: bool,
@@ -80,7 +92,9 @@ impl Default for RunOptions {
             protocol: ProtocolChoice::Auto,
             binding: BindingChoice::Auto,
             retries: 0,
-            jobs: 4,
+            jobs: 8,
+            peers_in_flight: DEFAULT_PEERS_IN_FLIGHT,
+            shard: None,
             keep_passing_evidence: false,
             max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
@@ -101,13 +115,18 @@ impl RunOptions {
 }
 
 /// Live progress for a person watching (a no-op for reports and tests).
+/// Peers run concurrently, so every call names its peer by card URL (the
+/// input as given until the card is read).
 pub trait Progress: Send + Sync {
     /// Before the first peer: how many peers this check covers.
     fn check_started(&self, _peers: usize) {}
     /// A peer's card was read: its URL, the card's name, and its planned runs.
     fn peer_started(&self, _card_url: &str, _name: Option<&str>, _runs: usize) {}
-    fn run_finished(&self, _run: &ScenarioReport) {}
-    fn peer_finished(&self) {}
+    fn run_finished(&self, _card_url: &str, _run: &ScenarioReport) {}
+    /// A peer is done (its report is final, a card error included).
+    fn peer_finished(&self, _peer: &PeerReport) {}
+    /// Every peer is done.
+    fn check_finished(&self) {}
 }
 
 /// Progress that shows nothing.
@@ -116,6 +135,23 @@ impl Progress for Quiet {}
 
 /// The message of a run that `options.cancel` stopped before it finished.
 pub const INTERRUPTED: &str = "interrupted before the run finished";
+
+/// One peer of a check: its URL and, from a fleet file, its own options
+/// (profile, headers, credentials); `None` uses the check's.
+#[derive(Clone)]
+pub struct PeerTarget {
+    pub input: String,
+    pub options: Option<Arc<RunOptions>>,
+}
+
+impl PeerTarget {
+    pub fn new(input: impl Into<String>) -> PeerTarget {
+        PeerTarget {
+            input: input.into(),
+            options: None,
+        }
+    }
+}
 
 /// Checks every peer against the suite. When `options.cancel` fires, runs in
 /// flight stop and read `error` ([`INTERRUPTED`]), peers not yet reached
@@ -126,41 +162,108 @@ pub async fn check(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> RunReport {
-    use futures_util::FutureExt;
+    let targets: Vec<PeerTarget> = inputs.iter().map(PeerTarget::new).collect();
+    check_fleet(&targets, suite, options, progress).await
+}
+
+/// [`check`] for peers that may carry their own options. Up to
+/// `options.peers_in_flight` peers are checked at once, each with up to
+/// `options.jobs` runs in flight; whichever finishes first frees its slot,
+/// and the report keeps plan order (peers as given, runs as planned). One
+/// peer's failure (unreachable, malformed card) is its own card error and
+/// never stops the others. Under `options.shard` only this shard's slice
+/// runs: its peers, or its runs when the check covers one peer.
+pub async fn check_fleet(
+    targets: &[PeerTarget],
+    suite: &Suite,
+    options: &RunOptions,
+    progress: &dyn Progress,
+) -> RunReport {
     let mut report = RunReport::new(Vec::new());
-    progress.check_started(inputs.len());
-    for input in inputs {
-        let started = std::time::Instant::now();
-        let mut peer = if options.cancel.is_cancelled() {
-            PeerReport {
-                card_error: Some("interrupted before this peer was checked".into()),
-                ..PeerReport::new(input.clone())
-            }
-        } else {
-            // A bug one peer's answers trigger must not lose the other
-            // peers' reports: the panic becomes this peer's card error.
-            std::panic::AssertUnwindSafe(check_peer(input, suite, options, progress))
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|panic| {
-                    let what = panic
-                        .downcast_ref::<String>()
-                        .map(String::as_str)
-                        .or_else(|| panic.downcast_ref::<&str>().copied())
-                        .unwrap_or("a panic");
+    let single = targets.len() == 1;
+    let kept: Vec<&PeerTarget> = targets
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| single || options.shard.is_none_or(|s| s.keeps(*i)))
+        .map(|(_, t)| t)
+        .collect();
+    let run_shard = options.shard.filter(|_| single);
+    progress.check_started(kept.len());
+    let mut peers: Vec<(usize, PeerReport)> =
+        stream::iter(kept.into_iter().enumerate().map(|(position, target)| {
+            let peer_options = target.options.as_deref().unwrap_or(options);
+            async move {
+                let started = std::time::Instant::now();
+                let mut peer = if options.cancel.is_cancelled() {
                     PeerReport {
-                        card_error: Some(format!(
-                            "internal error while checking this peer ({what}); please report it"
-                        )),
-                        ..PeerReport::new(input.clone())
+                        card_error: Some("interrupted before this peer was checked".into()),
+                        ..PeerReport::new(target.input.clone())
                     }
-                })
-        };
-        peer.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
-        report.peers.push(peer);
-    }
+                } else {
+                    // A bug one peer's answers trigger must not lose the other
+                    // peers' reports: the panic becomes this peer's card error.
+                    std::panic::AssertUnwindSafe(check_peer(
+                        &target.input,
+                        suite,
+                        peer_options,
+                        run_shard,
+                        progress,
+                    ))
+                    .catch_unwind()
+                    .await
+                    .unwrap_or_else(|panic| {
+                        let what = panic
+                            .downcast_ref::<String>()
+                            .map(String::as_str)
+                            .or_else(|| panic.downcast_ref::<&str>().copied())
+                            .unwrap_or("a panic");
+                        PeerReport {
+                            card_error: Some(format!(
+                                "internal error while checking this peer ({what}); please report it"
+                            )),
+                            ..PeerReport::new(target.input.clone())
+                        }
+                    })
+                };
+                peer.duration_ms =
+                    Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+                progress.peer_finished(&peer);
+                (position, peer)
+            }
+        }))
+        .buffer_unordered(options.peers_in_flight.max(1))
+        .collect()
+        .await;
+    report.peers = in_plan_order(std::mem::take(&mut peers));
+    progress.check_finished();
     report.interrupted = options.cancel.is_cancelled();
+    report.shard = options.shard.map(|shard| ShardReport {
+        index: shard.index,
+        count: shard.count,
+        peers: targets.len(),
+        suite_digest: suite_digest(suite, options),
+    });
     report
+}
+
+/// SHA-256 over what decides a plan besides the card: the suite's scenarios,
+/// the `--scenario`/`--skip` selection, the variables and the expansion cap. Shards of one
+/// check share it; `merge` refuses reports whose digests differ.
+pub fn suite_digest(suite: &Suite, options: &RunOptions) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    // The parsed scenarios (no hash maps: Debug output is deterministic).
+    hasher.update(format!("{:?}", suite.scenarios).as_bytes());
+    hasher.update(format!("{:?}", suite.vars).as_bytes());
+    hasher.update(format!("{:?}{:?}", options.only, options.skip).as_bytes());
+    hasher.update(format!("{:?}{}", options.vars, options.retries).as_bytes());
+    hasher.update(options.max_runs_per_family.to_string().as_bytes());
+    let digest = hasher.finalize();
+    let mut text = String::from("sha256:");
+    for byte in digest {
+        text.push_str(&format!("{byte:02x}"));
+    }
+    text
 }
 
 /// A card fetched and parsed, or the one line saying why not. Redirects
@@ -274,6 +377,7 @@ async fn check_peer(
     input: &str,
     suite: &Suite,
     options: &RunOptions,
+    shard: Option<Shard>,
     progress: &dyn Progress,
 ) -> PeerReport {
     let fetched = tokio::select! {
@@ -327,47 +431,62 @@ async fn check_peer(
             return report;
         }
     };
-    let plan = plan_runs(&card, suite, options);
+    let plan: Vec<Planned<'_>> = plan_runs(&card, suite, options)
+        .into_iter()
+        .enumerate()
+        .filter(|(position, _)| shard.is_none_or(|s| s.keeps(*position)))
+        .map(|(_, planned)| planned)
+        .collect();
     progress.peer_started(&report.card_url, Some(&card.name), plan.len());
     let client = &client;
-    let runs: Vec<ScenarioReport> = stream::iter(plan.into_iter().map(|planned| async move {
-        if options.cancel.is_cancelled() && planned.not_run.is_none() {
-            return interrupted(&planned);
-        }
-        let own_client;
-        let client = match &planned.interface {
-            Some(interface) if planned.not_run.is_none() => {
-                match interface_client(interface, options) {
-                    Ok(c) => {
-                        own_client = c;
-                        &own_client
-                    }
-                    Err(message) => return errored(planned, message),
+    let card_url = report.card_url.as_str();
+    let runs = stream::iter(
+        plan.into_iter()
+            .enumerate()
+            .map(|(position, planned)| async move {
+                if options.cancel.is_cancelled() && planned.not_run.is_none() {
+                    return (position, interrupted(&planned));
                 }
-            }
-            _ => client,
-        };
-        // Dropping an unfinished run closes its connections and streams.
-        let shell = blank_report(&planned);
-        let run = tokio::select! {
-            run = execute(client, planned, options) => run,
-            () = options.cancel.cancelled() => ScenarioReport {
-                verdict: ScenarioVerdict::Error,
-                error_kind: Some(ErrorKind::Tool),
-                message: INTERRUPTED.into(),
-                ..shell
-            },
-        };
-        progress.run_finished(&run);
-        run
-    }))
-    .buffered(options.jobs.max(1))
-    .collect()
-    .await;
-    progress.peer_finished();
+                let own_client;
+                let client = match &planned.interface {
+                    Some(interface) if planned.not_run.is_none() => {
+                        match interface_client(interface, options) {
+                            Ok(c) => {
+                                own_client = c;
+                                &own_client
+                            }
+                            Err(message) => return (position, errored(planned, message)),
+                        }
+                    }
+                    _ => client,
+                };
+                // Dropping an unfinished run closes its connections and streams.
+                let shell = blank_report(&planned);
+                let run = tokio::select! {
+                    run = execute(client, planned, options) => run,
+                    () = options.cancel.cancelled() => ScenarioReport {
+                        verdict: ScenarioVerdict::Error,
+                        error_kind: Some(ErrorKind::Tool),
+                        message: INTERRUPTED.into(),
+                        ..shell
+                    },
+                };
+                progress.run_finished(card_url, &run);
+                (position, run)
+            }),
+    )
+    // Unordered: a slot frees as soon as any run ends, not only the oldest.
+    .buffer_unordered(options.jobs.max(1));
+    let runs = in_plan_order(runs.collect().await);
     report.declarations = crate::verdict::judge_declarations(&card.declarations(), &runs);
     report.scenarios = runs;
     report
+}
+
+/// Runs finished in any order, put back in plan order.
+fn in_plan_order<T>(mut finished: Vec<(usize, T)>) -> Vec<T> {
+    finished.sort_unstable_by_key(|(position, _)| *position);
+    finished.into_iter().map(|(_, item)| item).collect()
 }
 
 /// The warning for a card that requires credentials when none were given:

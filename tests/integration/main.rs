@@ -12,6 +12,7 @@ mod bounded;
 mod check;
 mod config;
 mod diff;
+mod fleet;
 mod grpc;
 mod hostile;
 mod hostile_secrets;

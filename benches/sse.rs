@@ -1,0 +1,54 @@
+//! Micro-benchmarks (`cargo bench --bench sse`): the SSE parser over 1 KiB
+//! JSON-RPC events fed in socket-sized chunks, and the content digest of an
+//! event's JSON. Benchmarks are not tests: nothing here asserts a time.
+
+use a2a_conform::protocol::view::content_digest;
+use a2a_conform::transport::sse::SseParser;
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use std::hint::black_box;
+
+/// One JSON-RPC artifact-update frame of about `size` bytes.
+fn frame(size: usize) -> Vec<u8> {
+    let head = r#"data: {"jsonrpc":"2.0","id":1,"result":{"artifactUpdate":{"taskId":"t","contextId":"c","append":true,"artifact":{"artifactId":"a","parts":[{"text":""#;
+    let tail = "\"}]}}}}\n\n";
+    let pad = size.saturating_sub(head.len() + tail.len());
+    format!("{head}{}{tail}", "x".repeat(pad)).into_bytes()
+}
+
+fn parser(c: &mut Criterion) {
+    let one = frame(1024);
+    let stream: Vec<u8> = one.iter().copied().cycle().take(one.len() * 1024).collect();
+    let mut group = c.benchmark_group("sse-parser");
+    group.throughput(Throughput::Bytes(stream.len() as u64));
+    for chunk in [1024usize, 16 * 1024] {
+        group.bench_function(format!("1KiB-events/{chunk}B-chunks"), |b| {
+            b.iter_batched(
+                || SseParser::new(1 << 20),
+                |mut parser| {
+                    let mut events = 0usize;
+                    for piece in stream.chunks(chunk) {
+                        events += parser.feed(black_box(piece)).expect("parses").len();
+                    }
+                    events
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+fn digest(c: &mut Criterion) {
+    let text = String::from_utf8(frame(1024)).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(text.trim().trim_start_matches("data: ")).unwrap();
+    let mut group = c.benchmark_group("digest");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("content-digest/1KiB-event", |b| {
+        b.iter(|| content_digest(black_box(&json)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parser, digest);
+criterion_main!(benches);
