@@ -12,6 +12,7 @@ use crate::declaration::closest;
 use crate::diff;
 use crate::error::{AppError, UsageError};
 use crate::exit;
+use crate::inert::terminal;
 use crate::mock::{MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
 use crate::protocol::{Binding, ProtocolVersion};
@@ -301,16 +302,17 @@ fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
     }
     for peer in &report.peers {
         if let Some(error) = &peer.card_error {
-            eprintln!("error: {error}");
+            eprintln!("error: {}", terminal(error));
         }
     }
+    // Already shown through `inert::terminal` by the human renderer.
     for warning in human::baseline_warnings(report) {
         eprintln!("warning: {warning}");
     }
     let code = crate::verdict::exit_code(report);
     if code == exit::DIVERGED {
         for reason in crate::verdict::failing_reasons(report) {
-            eprintln!("fails the run: {reason}");
+            eprintln!("fails the run: {}", terminal(&reason));
         }
     }
     Ok(code)
@@ -397,24 +399,26 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
         );
         return Ok(exit::OK);
     }
-    println!("{} — {}", card.name, card.fetched_from);
+    // Everything here but the labels is the peer's text.
+    let name = terminal(&card.name);
+    println!("{name} — {}", terminal(card.fetched_from.as_str()));
     println!("  layout:   {}", card.layout);
     println!(
         "  endpoint: A2A {} over {} at {}",
         card.protocol_version(),
         card.binding(),
-        card.endpoint.url
+        terminal(card.endpoint.url.as_str())
     );
     for i in &card.interfaces {
         println!(
             "  interface: {} {} at {}",
             if i.declared_version.is_empty() {
-                "?"
+                "?".into()
             } else {
-                &i.declared_version
+                terminal(&i.declared_version)
             },
-            i.binding_name,
-            i.url
+            terminal(&i.binding_name),
+            terminal(i.url.as_str())
         );
     }
     println!("  digest:   {}", card.digest);
@@ -422,7 +426,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
     for d in card.declarations() {
         println!(
             "    {:<48} {}",
-            d.id,
+            terminal(&d.id.to_string()),
             if d.declared {
                 "declared"
             } else {
@@ -431,7 +435,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
         );
     }
     for w in &card.warnings {
-        println!("  warning: {w}");
+        println!("  warning: {}", terminal(&w.to_string()));
     }
     Ok(exit::OK)
 }
@@ -446,7 +450,7 @@ fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
                 match suite.add_file(file) {
                     Ok(()) => println!(
                         "ok: {}: {} scenario(s)",
-                        file.display(),
+                        terminal(&file.display().to_string()),
                         suite.scenarios.len() - before
                     ),
                     Err(e) => {
@@ -475,8 +479,17 @@ fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
                     .map(|f| format!(" ({f})"))
                     .unwrap_or_default();
                 let verifies: Vec<String> = s.verifies.iter().map(ToString::to_string).collect();
-                println!("{}  verifies {}{gate}{each}", s.id(), verifies.join(", "));
-                println!("    {}  [{}:{}]", s.def.title, s.file, s.line);
+                println!(
+                    "{}  verifies {}{gate}{each}",
+                    terminal(s.id()),
+                    terminal(&verifies.join(", "))
+                );
+                println!(
+                    "    {}  [{}:{}]",
+                    terminal(&s.def.title.to_string()),
+                    terminal(&s.file),
+                    s.line
+                );
             }
             Ok(exit::OK)
         }

@@ -11,6 +11,7 @@
 //! ```
 
 use crate::error::YamlError;
+use crate::input::ReadError;
 use crate::report::{
     BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationVerdict, RunReport,
     ScenarioVerdict,
@@ -18,9 +19,6 @@ use crate::report::{
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::path::Path;
-
-/// The largest baseline file read.
-const MAX_BYTES: u64 = 4 * 1024 * 1024;
 
 /// What one entry excuses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,11 +107,11 @@ impl Baseline {
             file: file.clone(),
             source,
         };
-        let meta = std::fs::metadata(path).map_err(read)?;
-        if meta.len() > MAX_BYTES {
-            return Err(BaselineError::TooLarge { file });
-        }
-        let text = std::fs::read_to_string(path).map_err(read)?;
+        let text = match crate::input::read_capped(path, crate::input::YAML_CAP) {
+            Ok(text) => text,
+            Err(ReadError::TooLarge { .. }) => return Err(BaselineError::TooLarge { file }),
+            Err(ReadError::Io(source)) => return Err(read(source)),
+        };
         Baseline::parse(&file, &text)
     }
 

@@ -34,6 +34,8 @@ pub mod diff;
 pub mod docs;
 pub mod error;
 pub mod exit;
+pub mod inert;
+pub mod input;
 pub mod mock;
 pub mod profile;
 pub mod progress;

@@ -43,7 +43,11 @@ impl Progress for TerminalProgress {
     fn run_finished(&self, run: &ScenarioReport) {
         if let Ok(slot) = self.bar.lock() {
             if let Some(bar) = slot.as_ref() {
-                bar.set_message(format!("{} {}", run.id, run.verdict.as_str()));
+                bar.set_message(format!(
+                    "{} {}",
+                    crate::inert::terminal(&run.id),
+                    run.verdict.as_str()
+                ));
                 bar.inc(1);
             }
         }

@@ -1,7 +1,10 @@
 //! Showing a [`Diff`]: one line per change grouped by peer, or the JSON
-//! document `diff --json` prints (its schema is in the README).
+//! document `diff --json` prints (its schema is in the README). A report
+//! file may come from anyone: its strings are shown through
+//! [`inert::terminal`].
 
 use super::{Diff, Kind, Source};
+use crate::inert::{self, terminal};
 use std::fmt::Write;
 
 impl Diff {
@@ -15,16 +18,16 @@ impl Diff {
         let source = |s: &Source| {
             format!(
                 "{} (a2a-conform {}, started {})",
-                s.file,
+                terminal(&s.file),
                 if s.tool_version.is_empty() {
-                    "?"
+                    "?".into()
                 } else {
-                    &s.tool_version
+                    terminal(&s.tool_version)
                 },
                 if s.started_at.is_empty() {
-                    "?"
+                    "?".into()
                 } else {
-                    &s.started_at
+                    terminal(&s.started_at)
                 }
             )
         };
@@ -40,7 +43,7 @@ impl Diff {
         let width = self
             .changes
             .iter()
-            .map(|c| c.id.chars().count())
+            .map(|c| terminal(&c.id).chars().count())
             .max()
             .unwrap_or(0)
             .min(48);
@@ -53,15 +56,17 @@ impl Diff {
                 .filter(|old| *old != peer);
             match was {
                 Some(old) => {
-                    let _ = writeln!(out, "peer {peer} (was {old})");
+                    let _ = writeln!(out, "peer {} (was {})", terminal(peer), terminal(old));
                 }
                 None => {
-                    let _ = writeln!(out, "peer {peer}");
+                    let _ = writeln!(out, "peer {}", terminal(peer));
                 }
             }
             for c in self.changes.iter().filter(|c| c.peer == peer) {
                 let values = match (&c.old, &c.new) {
-                    (Some(o), Some(n)) if c.kind == Kind::Card => format!("{o} → {n}"),
+                    (Some(o), Some(n)) if c.kind == Kind::Card => {
+                        format!("{} → {}", terminal(o), terminal(n))
+                    }
                     _ => String::new(),
                 };
                 let _ = writeln!(
@@ -69,8 +74,8 @@ impl Diff {
                     "  {:<10}  {:<11}  {:<width$}  {}{}",
                     c.label,
                     c.kind,
-                    c.id,
-                    crate::report::evidence::one_line(&c.message, 160),
+                    terminal(&c.id),
+                    inert::terminal(&crate::report::evidence::one_line(&c.message, 160)),
                     if values.is_empty() {
                         String::new()
                     } else {

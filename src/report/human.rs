@@ -1,11 +1,14 @@
 //! The terminal report: a declaration table per peer, then what failed with
 //! its evidence and a reproduction line, then baseline warnings. A pure
-//! function of the report.
+//! function of the report. Every string that came from the peer or a report
+//! file is shown through [`inert::terminal`]: none can move the cursor,
+//! clear the screen or start a line of its own.
 
 use super::evidence::{self, one_line};
 use super::{
     BaselineStatus, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
 };
+use crate::inert::terminal;
 use std::fmt::Write;
 
 /// How much to show.
@@ -72,9 +75,9 @@ pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
         .filter_map(|e| match e.status {
             BaselineStatus::Stale => Some(format!(
                 "baseline {}: stale entry `{}`: {}; remove it{}",
-                baseline.file,
-                e.target(),
-                e.note,
+                terminal(&baseline.file),
+                terminal(&e.target()),
+                terminal(&e.note),
                 if baseline.strict {
                     " (--strict-baseline fails the run)"
                 } else {
@@ -83,8 +86,8 @@ pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
             )),
             BaselineStatus::Unmatched => Some(format!(
                 "baseline {}: entry `{}` matches nothing in this run",
-                baseline.file,
-                e.target()
+                terminal(&baseline.file),
+                terminal(&e.target())
             )),
             BaselineStatus::Applied | BaselineStatus::Undecided => None,
         })
@@ -92,31 +95,45 @@ pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
 }
 
 fn render_peer(out: &mut String, peer: &PeerReport, style: Style) {
-    let title = peer.name.as_deref().unwrap_or("peer");
+    let title = terminal(peer.name.as_deref().unwrap_or("peer"));
     let _ = writeln!(
         out,
         "{}",
-        paint(style, "1", &format!("{title} — {}", peer.card_url))
+        paint(
+            style,
+            "1",
+            &format!("{title} — {}", terminal(&peer.card_url))
+        )
     );
     if let Some(error) = &peer.card_error {
-        let _ = writeln!(out, "  {} {error}", paint(style, "1;31", "error:"));
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint(style, "1;31", "error:"),
+            terminal(error)
+        );
         return;
     }
     let _ = writeln!(
         out,
         "  A2A {} over {} at {}",
-        peer.protocol_version.as_deref().unwrap_or("?"),
-        peer.binding.as_deref().unwrap_or("?"),
-        peer.endpoint.as_deref().unwrap_or("?")
+        terminal(peer.protocol_version.as_deref().unwrap_or("?")),
+        terminal(peer.binding.as_deref().unwrap_or("?")),
+        terminal(peer.endpoint.as_deref().unwrap_or("?"))
     );
     for warning in &peer.card_warnings {
-        let _ = writeln!(out, "  {} {warning}", paint(style, "33", "card warning:"));
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint(style, "33", "card warning:"),
+            terminal(warning)
+        );
     }
     let _ = writeln!(out);
     let width = peer
         .declarations
         .iter()
-        .map(|d| d.id.chars().count())
+        .map(|d| terminal(&d.id).chars().count())
         .max()
         .unwrap_or(11)
         .max(11);
@@ -130,9 +147,9 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style) {
         let _ = writeln!(
             out,
             "  {:<width$}  {}  {}",
-            d.id,
+            terminal(&d.id),
             paint(style, declaration_color(d.verdict), &verdict),
-            one_line(&why, 100)
+            terminal(&one_line(&why, 100))
         );
     }
     if !style.quiet {
@@ -162,21 +179,21 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
     let _ = writeln!(
         out,
         "  {verdict} {} ({} ms{}) — {}",
-        s.id,
+        terminal(&s.id),
         s.duration_ms,
         if s.attempts > 1 {
             format!(", {} attempts", s.attempts)
         } else {
             String::new()
         },
-        s.title
+        terminal(&s.title)
     );
-    let _ = writeln!(out, "    {}", s.message);
+    let _ = writeln!(out, "    {}", terminal(&s.message));
     if s.baselined {
         let _ = writeln!(
             out,
             "    baselined (known, does not fail the run): {}",
-            s.baseline_reason.as_deref().unwrap_or("")
+            terminal(s.baseline_reason.as_deref().unwrap_or(""))
         );
     }
     for (n, failed) in s.failed_attempts.iter().enumerate() {
@@ -184,7 +201,7 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
             out,
             "    attempt {} failed: {}",
             n + 1,
-            one_line(failed, 200)
+            terminal(&one_line(failed, 200))
         );
     }
     if !matches!(
@@ -203,10 +220,15 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
         );
     }
     for line in &timeline.lines {
-        let _ = writeln!(out, "    {} {}", paint(style, "2", &line.at), line.summary);
+        let _ = writeln!(
+            out,
+            "    {} {}",
+            paint(style, "2", &line.at),
+            terminal(&line.summary)
+        );
     }
     if let Some(curl) = evidence::reproduction(s) {
-        let _ = writeln!(out, "    reproduce: {}", one_line(curl, 400));
+        let _ = writeln!(out, "    reproduce: {}", terminal(&one_line(curl, 400)));
     }
 }
 

@@ -12,9 +12,14 @@
 //! | inconclusive, skipped | `skipped` with the reason |
 //!
 //! A peer whose card could not be used gets one `agent-card` testcase in `error`.
+//!
+//! Every string goes through [`inert::xml`] first: `quick-junit` escapes
+//! `<`, `>`, `&` and quotes, but a control character from the peer would
+//! make the file one no XML 1.0 parser reads.
 
 use super::evidence::{self, one_line};
 use super::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use crate::inert::xml;
 use quick_junit::{
     NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
 };
@@ -40,8 +45,8 @@ pub fn render(report: &RunReport) -> Result<String, String> {
 }
 
 fn suite(peer: &PeerReport) -> TestSuite {
-    let mut suite = TestSuite::new(peer.card_url.as_str());
-    suite.add_property(Property::new("card_url", peer.card_url.as_str()));
+    let mut suite = TestSuite::new(xml(&peer.card_url));
+    suite.add_property(Property::new("card_url", xml(&peer.card_url)));
     let optional = [
         ("peer", &peer.name),
         ("card_digest", &peer.card_digest),
@@ -51,11 +56,11 @@ fn suite(peer: &PeerReport) -> TestSuite {
     ];
     for (name, value) in optional {
         if let Some(value) = value {
-            suite.add_property(Property::new(name, value.as_str()));
+            suite.add_property(Property::new(name, xml(value)));
         }
     }
     for warning in &peer.card_warnings {
-        suite.add_property(Property::new("card_warning", warning.as_str()));
+        suite.add_property(Property::new("card_warning", xml(warning)));
     }
     for d in &peer.declarations {
         let mut value = d.verdict.as_str().to_string();
@@ -65,16 +70,19 @@ fn suite(peer: &PeerReport) -> TestSuite {
                 d.baseline_reason.as_deref().unwrap_or("")
             ));
         }
-        suite.add_property(Property::new(format!("declaration:{}", d.id), value));
+        suite.add_property(Property::new(
+            format!("declaration:{}", xml(&d.id)),
+            xml(&value).into_owned(),
+        ));
     }
     if let Some(error) = &peer.card_error {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
-            .set_message(error.as_str())
+            .set_message(xml(error))
             .set_type("card-error")
-            .set_description(error.as_str());
+            .set_description(xml(error));
         let mut case = TestCase::new("agent-card", status);
-        case.set_classname(peer.card_url.as_str());
+        case.set_classname(xml(&peer.card_url));
         suite.add_test_case(case);
     }
     for run in &peer.scenarios {
@@ -84,7 +92,8 @@ fn suite(peer: &PeerReport) -> TestSuite {
 }
 
 fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
-    let evidence = (!run.evidence.is_empty()).then(|| evidence::plain(run, EVIDENCE_LINES));
+    let evidence =
+        (!run.evidence.is_empty()).then(|| xml(&evidence::plain(run, EVIDENCE_LINES)).into_owned());
     let status = match run.verdict {
         ScenarioVerdict::Pass => TestCaseStatus::success(),
         ScenarioVerdict::Flaky => {
@@ -107,9 +116,9 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
                 text.push_str(&format!("\nreproduce: {}", one_line(curl, 2000)));
             }
             status
-                .set_message(one_line(&run.message, 1000))
+                .set_message(xml(&one_line(&run.message, 1000)))
                 .set_type("fail")
-                .set_description(text);
+                .set_description(xml(&text));
             let earlier = run.failed_attempts.iter().map(|m| rerun(m, None));
             status.add_reruns(earlier);
             status
@@ -117,9 +126,9 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         ScenarioVerdict::Error => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
             status
-                .set_message(one_line(&run.message, 1000))
+                .set_message(xml(&one_line(&run.message, 1000)))
                 .set_type("error")
-                .set_description(run.message.as_str());
+                .set_description(xml(&run.message));
             status
         }
         ScenarioVerdict::Inconclusive => {
@@ -127,12 +136,12 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         }
         ScenarioVerdict::Skipped => skipped("skipped", format!("skipped: {}", run.message)),
     };
-    let mut case = TestCase::new(run.id.as_str(), status);
-    case.set_classname(peer.card_url.as_str())
+    let mut case = TestCase::new(xml(&run.id), status);
+    case.set_classname(xml(&peer.card_url))
         .set_time(Duration::from_millis(run.duration_ms));
-    case.add_property(Property::new("scenario", run.scenario.as_str()));
+    case.add_property(Property::new("scenario", xml(&run.scenario)));
     for declaration in &run.verifies {
-        case.add_property(Property::new("verifies", declaration.as_str()));
+        case.add_property(Property::new("verifies", xml(declaration)));
     }
     case.add_property(Property::new("verdict", run.verdict.as_str()));
     case.add_property(Property::new("attempts", run.attempts.to_string()));
@@ -140,7 +149,7 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         case.add_property(Property::new("baselined", "true"));
         case.add_property(Property::new(
             "baseline_reason",
-            run.baseline_reason.as_deref().unwrap_or(""),
+            xml(run.baseline_reason.as_deref().unwrap_or("")),
         ));
     }
     // A flaky run's evidence is its failed attempt's: it sits in the
@@ -156,9 +165,9 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
 fn skipped(ty: &str, message: String) -> TestCaseStatus {
     let mut status = TestCaseStatus::skipped();
     status
-        .set_message(one_line(&message, 1000))
+        .set_message(xml(&one_line(&message, 1000)))
         .set_type(ty)
-        .set_description(message);
+        .set_description(xml(&message));
     status
 }
 
@@ -178,9 +187,9 @@ fn failed_attempts(run: &ScenarioReport, evidence: Option<&str>) -> Vec<TestReru
 fn rerun(message: &str, evidence: Option<&str>) -> TestRerun {
     let mut rerun = TestRerun::new(NonSuccessKind::Failure);
     rerun
-        .set_message(one_line(message, 1000))
+        .set_message(xml(&one_line(message, 1000)))
         .set_type("fail")
-        .set_description(message);
+        .set_description(xml(message));
     if let Some(evidence) = evidence {
         rerun.set_system_out(evidence);
     }
