@@ -67,9 +67,9 @@ const MARKDOWN_SPECIAL: &str = "\\`*_[]<>|!#~&$";
 /// Text for a Markdown paragraph or table cell, shown as written: the
 /// characters in [`MARKDOWN_SPECIAL`] are backslash-escaped (so `|`,
 /// `![img](…)`, links, emphasis, headings and HTML tags are inert), so is a
-/// list or heading marker at the start, `://`, `@` and the dot of `www.`
-/// become character references (so GFM's extended autolinks find no URL or
-/// address), and controls, including newlines, are shown as in
+/// list or heading marker at the start, `://` and the dot of `www.` become
+/// character references and `@` a code span (so GFM's extended autolinks
+/// and mentions find no URL, address or user), and controls, including newlines, are shown as in
 /// [`terminal`], so a table row never breaks.
 pub fn markdown_text(text: &str) -> String {
     let shown = terminal(text);
@@ -79,10 +79,19 @@ pub fn markdown_text(text: &str) -> String {
     // Until the first character that cannot start a block marker.
     let mut at_start = true;
     while let Some(c) = chars.next() {
-        let marker = at_start && matches!(c, '+' | '-' | '=' | '.' | ')');
+        // `- `, `+ `, `=`, `1. `, `1) `: a list item, a setext underline or
+        // a thematic break when the text starts a line.
+        let marker = at_start
+            && match c {
+                '+' | '-' | '=' => true,
+                '.' | ')' => chars.clone().next().is_none_or(char::is_whitespace),
+                _ => false,
+            };
         match c {
             ':' if chars.clone().take(2).eq("//".chars()) => out.push_str("&#58;"),
-            '@' => out.push_str("&#64;"),
+            // GFM finds addresses after entities and escapes are decoded;
+            // a code span splits the text it scans.
+            '@' => out.push_str("`@`"),
             '.' if previous.iter().all(|p| p.eq_ignore_ascii_case(&'w')) => out.push_str("&#46;"),
             _ if marker || MARKDOWN_SPECIAL.contains(c) => {
                 out.push('\\');
@@ -172,11 +181,13 @@ mod tests {
         assert_eq!(
             markdown_text("![x](http://e.vil/a.png) *b* | <img> www.e.vil me@e.vil\n# h"),
             "\\!\\[x\\](http&#58;//e.vil/a.png) \\*b\\* \\| \\<img\\> \
-             www&#46;e.vil me&#64;e.vil\\\\n\\# h"
+             www&#46;e.vil me`@`e.vil\\\\n\\# h"
         );
         assert_eq!(markdown_text("1. item"), "1\\. item");
         assert_eq!(markdown_text("- item - x"), "\\- item - x");
         assert_eq!(markdown_text("a.b: c"), "a.b: c");
+        assert_eq!(markdown_text("1.0 ---"), "1.0 ---");
+        assert_eq!(markdown_text("---"), "\\---");
     }
 
     #[test]
