@@ -391,7 +391,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
     };
     let card = runner::fetch_card(&args.peer, &options)
         .await
-        .map_err(|(_, message)| AppError::Peer(message))?;
+        .map_err(|(_, message)| AppError::Peer(terminal(&message).into_owned()))?;
     if args.json {
         println!(
             "{}",
