@@ -6,7 +6,7 @@ use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
     BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, MockPeerArgs,
-    MockProtocolArg, OutputArgs, ProtocolArg, RunArgs, SuiteCommand,
+    MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SuiteCommand,
 };
 use crate::declaration::closest;
 use crate::diff;
@@ -15,6 +15,7 @@ use crate::exit;
 use crate::inert::terminal;
 use crate::mock::{MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
+use crate::progress::{ProgressMode, TerminalProgress};
 use crate::protocol::{Binding, ProtocolVersion};
 use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
@@ -22,9 +23,10 @@ use crate::scenario::Suite;
 use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
 use crate::transport::Redactor;
 use std::io::IsTerminal;
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 
 /// A request's wait for an answer when neither `--timeout` nor the profile sets one.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -44,7 +46,7 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
         .enable_all()
         .build()
         .map_err(AppError::Runtime)?;
-    runtime.block_on(async move {
+    let code = runtime.block_on(async move {
         match cli.command {
             Command::Check(args) => check(args).await,
             Command::Demo(args) => demo(args).await,
@@ -55,7 +57,71 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
             Command::Completions { shell } => crate::docs::completions(shell),
             Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
         }
-    })
+    });
+    // An interrupted check has written its reports; tasks it left behind
+    // (a webhook receiver, a resolver thread) must not hold the exit up.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    code
+}
+
+/// The signal that stopped a check, and the exit code it calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Interruption {
+    Sigint,
+    Sigterm,
+}
+
+impl Interruption {
+    fn exit_code(self) -> i32 {
+        match self {
+            Interruption::Sigint => exit::INTERRUPTED,
+            Interruption::Sigterm => exit::TERMINATED,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Interruption::Sigint => "SIGINT",
+            Interruption::Sigterm => "SIGTERM",
+        }
+    }
+}
+
+/// Cancels `cancel` on the first SIGINT or SIGTERM and records which one.
+/// The handlers are installed before this returns, so a signal that
+/// arrives once the check has started is never the default (fatal) one.
+fn watch_signals(
+    cancel: CancellationToken,
+) -> (Arc<OnceLock<Interruption>>, tokio::task::JoinHandle<()>) {
+    let caught = Arc::new(OnceLock::new());
+    let slot = caught.clone();
+    #[cfg(unix)]
+    let handlers = {
+        use tokio::signal::unix::{signal, SignalKind};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
+    };
+    let task = tokio::spawn(async move {
+        #[cfg(unix)]
+        let which = {
+            let (mut int, mut term) = handlers;
+            tokio::select! {
+                Some(()) = async { int.as_mut()?.recv().await } => Interruption::Sigint,
+                Some(()) = async { term.as_mut()?.recv().await } => Interruption::Sigterm,
+                else => return,
+            }
+        };
+        #[cfg(not(unix))]
+        let which = match tokio::signal::ctrl_c().await {
+            Ok(()) => Interruption::Sigint,
+            Err(_) => return,
+        };
+        let _ = slot.set(which);
+        cancel.cancel();
+    });
+    (caught, task)
 }
 
 fn protocol_choice(arg: ProtocolArg) -> ProtocolChoice {
@@ -81,11 +147,43 @@ fn mock_protocol(arg: MockProtocolArg) -> ProtocolVersion {
     }
 }
 
+/// Whether `text` is shaped like an environment variable's name
+/// (`[A-Za-z_][A-Za-z0-9_]*`) and not like a token: long, without
+/// underscores, and mixing letters with digits.
+fn name_shaped(text: &str) -> bool {
+    let mut chars = text.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    let rest_ok = text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let token_like = text.len() >= 20
+        && !text.contains('_')
+        && text.chars().any(|c| c.is_ascii_digit())
+        && text.chars().any(|c| c.is_ascii_alphabetic());
+    first_ok && rest_ok && text.len() <= 128 && !token_like
+}
+
+/// Whether `text` is a conventional (upper case) variable name, safe to
+/// echo in an error: anything else may be the secret itself.
+fn conventional_name(text: &str) -> bool {
+    name_shaped(text) && !text.chars().any(|c| c.is_ascii_lowercase())
+}
+
 /// Reads a non-empty secret from the environment variable a flag names.
+/// A value that may be the token itself is never echoed.
 fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
-    let token = std::env::var(var).map_err(|_| UsageError::EnvUnset {
-        flag,
-        var: var.to_string(),
+    if !name_shaped(var) {
+        return Err(UsageError::NotAnEnvName { flag });
+    }
+    let token = std::env::var(var).map_err(|_| {
+        if conventional_name(var) {
+            UsageError::EnvUnset {
+                flag,
+                var: var.to_string(),
+            }
+        } else {
+            UsageError::NotAnEnvName { flag }
+        }
     })?;
     if token.trim().is_empty() {
         return Err(UsageError::EnvEmpty {
@@ -162,6 +260,77 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     Ok(options)
 }
 
+/// Every peer must be an http(s) URL before anything is fetched: a missing
+/// scheme is a usage error, not an unreachable peer.
+fn check_peer_urls(peers: &[String]) -> Result<(), UsageError> {
+    for peer in peers {
+        crate::card::discovery_url(peer)?;
+    }
+    Ok(())
+}
+
+/// The report files a check writes: `-` is stdout.
+struct Outputs<'a> {
+    files: [(&'static str, Option<&'a Path>); 3],
+}
+
+impl<'a> Outputs<'a> {
+    fn new(args: &'a RunArgs) -> Outputs<'a> {
+        Outputs {
+            files: [
+                ("--json", args.json.as_deref()),
+                ("--junit", args.junit.as_deref()),
+                ("--markdown", args.markdown.as_deref()),
+            ],
+        }
+    }
+
+    /// Whether a report goes to stdout (the terminal report then goes to stderr).
+    fn stdout_taken(&self) -> bool {
+        self.files.iter().any(|(_, p)| p.is_some_and(is_stdout))
+    }
+
+    /// Checks, before the first request, that every report can be written:
+    /// a check that runs for minutes must not end in "cannot write".
+    fn check(&self) -> Result<(), UsageError> {
+        let to_stdout = self
+            .files
+            .iter()
+            .filter(|(_, p)| p.is_some_and(is_stdout))
+            .count();
+        if to_stdout > 1 {
+            return Err(UsageError::StdoutTwice);
+        }
+        for (flag, path) in self.files {
+            if let Some(path) = path.filter(|p| !is_stdout(p)) {
+                report::check_writable(path).map_err(|source| UsageError::ReportPath {
+                    flag,
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// `--progress` resolved: `auto` is a bar on a terminal, lines in a log,
+/// nothing under `-q`.
+fn progress_mode(output: &OutputArgs) -> ProgressMode {
+    match output.progress {
+        ProgressArg::Bar => ProgressMode::Bar,
+        ProgressArg::Lines => ProgressMode::Lines,
+        ProgressArg::None => ProgressMode::None,
+        ProgressArg::Auto if output.quiet => ProgressMode::None,
+        ProgressArg::Auto if std::io::stderr().is_terminal() => ProgressMode::Bar,
+        ProgressArg::Auto => ProgressMode::Lines,
+    }
+}
+
 fn load_suite(files: &[PathBuf], no_default: bool) -> Result<Suite, AppError> {
     if no_default && files.is_empty() {
         return Err(UsageError::NoSuiteFile.into());
@@ -177,15 +346,24 @@ fn load_suite(files: &[PathBuf], no_default: bool) -> Result<Suite, AppError> {
     Ok(suite)
 }
 
-fn style(output: &OutputArgs) -> human::Style {
-    let color = match output.color {
+/// Whether to colour text bound for stdout (or stderr, `on_stderr`).
+fn use_color(color: ColorArg, on_stderr: bool) -> bool {
+    match color {
         ColorArg::Always => true,
         ColorArg::Never => false,
         ColorArg::Auto => {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
+                && if on_stderr {
+                    std::io::stderr().is_terminal()
+                } else {
+                    std::io::stdout().is_terminal()
+                }
         }
-    };
+    }
+}
+
+fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
+    let color = use_color(output.color, on_stderr);
     human::Style {
         color,
         verbose: output.verbose,
@@ -205,6 +383,7 @@ async fn run_check(
     extra_vars: &[(String, String)],
     bearer: Option<(String, String)>,
 ) -> Result<i32, AppError> {
+    check_peer_urls(peers)?;
     let mut options = run_options(args, extra_vars)?;
     if let Some((var, token)) = bearer {
         options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
@@ -213,13 +392,29 @@ async fn run_check(
     let suite = load_suite(&args.suites, args.no_default_suite)?;
     check_names(&suite, args, &options)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    let progress = crate::progress::TerminalProgress::new(args.output.quiet);
+    let outputs = Outputs::new(args);
+    outputs.check()?;
+    let progress = TerminalProgress::new(progress_mode(&args.output));
+    let (caught, watcher) = watch_signals(options.cancel.clone());
     let mut report = runner::check(peers, &suite, &options, &progress).await;
+    watcher.abort();
     report.fail_on_flaky = args.fail_on_flaky;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
-    finish(&report, args)
+    // A signal after the last run finished changed nothing: the exit code stays.
+    let interruption = caught.get().copied().filter(|_| report.interrupted);
+    let code = finish(&report, args, &outputs)?;
+    match interruption {
+        Some(signal) => {
+            eprintln!(
+                "interrupted by {}: the reports hold the runs that finished",
+                signal.name()
+            );
+            Ok(signal.exit_code())
+        }
+        None => Ok(code),
+    }
 }
 
 /// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the
@@ -268,8 +463,12 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
 }
 
 /// Writes the requested files, prints the terminal report, and picks the exit code.
-fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
-    print!("{}", human::render(report, style(&args.output)));
+fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i32, AppError> {
+    if outputs.stdout_taken() {
+        eprint!("{}", human::render(report, style(&args.output, true)));
+    } else {
+        print!("{}", human::render(report, style(&args.output, false)));
+    }
     let junit = args
         .junit
         .as_ref()
@@ -288,6 +487,10 @@ fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
     let mut unwritten: Vec<AppError> = Vec::new();
     for (path, contents) in files {
         if let (Some(path), Some(contents)) = (path, contents) {
+            if is_stdout(path) {
+                print!("{contents}");
+                continue;
+            }
             if let Err(source) = report::write_atomically(path, &contents) {
                 unwritten.push(AppError::WriteReport {
                     path: path.clone(),
@@ -319,11 +522,47 @@ fn finish(report: &RunReport, args: &RunArgs) -> Result<i32, AppError> {
 }
 
 fn diff(args: DiffArgs) -> Result<i32, AppError> {
-    let d = diff::diff_files(&args.old, &args.new, args.fail_on)?;
-    if args.json {
-        println!("{}", d.to_json());
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    let markdown_to_stdout = args.markdown.as_deref().is_some_and(is_stdout);
+    if let Some(path) = args.markdown.as_deref().filter(|p| !is_stdout(p)) {
+        report::check_writable(path).map_err(|source| UsageError::ReportPath {
+            flag: "--markdown",
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    let options = diff::DiffOptions {
+        fail_on: args.fail_on,
+        accept: args.accept.clone(),
+        baseline,
+    };
+    if args.json && markdown_to_stdout {
+        return Err(UsageError::StdoutTwice.into());
+    }
+    let d = diff::diff_files(&args.old, &args.new, &options)?;
+    let shown = if args.json {
+        format!("{}\n", d.to_json())
     } else {
-        print!("{}", d.render());
+        d.render_styled(use_color(args.color, markdown_to_stdout))
+    };
+    if markdown_to_stdout {
+        eprint!("{shown}");
+    } else {
+        print!("{shown}");
+    }
+    if let Some(path) = &args.markdown {
+        let text = d.render_markdown();
+        if is_stdout(path) {
+            print!("{text}");
+        } else {
+            report::write_atomically(path, &text).map_err(|source| AppError::WriteReport {
+                path: path.clone(),
+                source,
+            })?;
+        }
+    }
+    for id in &d.unmatched_accepts {
+        eprintln!("warning: accepted `{id}` names no change between these reports");
     }
     Ok(if d.failed { exit::DIVERGED } else { exit::OK })
 }
@@ -379,6 +618,7 @@ async fn demo(args: DemoArgs) -> Result<i32, AppError> {
 }
 
 async fn card(args: CardArgs) -> Result<i32, AppError> {
+    check_peer_urls(std::slice::from_ref(&args.peer))?;
     let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
     let options = RunOptions {
         protocol: protocol_choice(args.protocol),

@@ -9,13 +9,26 @@
 //! - scenario: input-mode-resume[application/json]
 //!   reason: JSON resume lands with the new parser
 //! ```
+//!
+//! A release gate (`diff --baseline`) may also acknowledge deliberate card
+//! changes; the file is then a mapping, the entries above under `known:`:
+//!
+//! ```yaml
+//! known:
+//!   - declaration: lifecycle.cancel
+//!     reason: "ACME-412"
+//! accept:
+//!   - "interfaces[JSONRPC 0.3]"
+//!   - id: capabilities.pushNotifications
+//!     reason: push moves to the gateway
+//! ```
 
-use crate::error::YamlError;
 use crate::input::ReadError;
 use crate::report::{
     BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationVerdict, RunReport,
     ScenarioVerdict,
 };
+use crate::yaml::YamlError;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::path::Path;
@@ -38,12 +51,50 @@ pub struct Entry {
     pub line: u64,
 }
 
+/// A change `diff` is told to expect: a declaration, scenario run or card
+/// field id whose change is listed as accepted instead of failing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accept {
+    pub id: String,
+    pub reason: Option<String>,
+    /// Where it is written (1-based; 0 for `--accept`).
+    pub line: u64,
+}
+
 /// A loaded baseline file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Baseline {
     /// The file as named on the command line.
     pub file: String,
     pub entries: Vec<Entry>,
+    /// `accept:` ids (read by `diff`; `check` ignores them).
+    pub accept: Vec<Accept>,
+}
+
+/// The mapping form of a baseline file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDef {
+    #[serde(default)]
+    known: Vec<Spanned<EntryDef>>,
+    #[serde(default)]
+    accept: Vec<Spanned<AcceptDef>>,
+}
+
+/// An `accept:` item: an id, or an id with a reason.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum AcceptDef {
+    Id(String),
+    Entry(AcceptEntryDef),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AcceptEntryDef {
+    id: String,
+    #[serde(default)]
+    reason: Option<String>,
 }
 
 /// An entry as written.
@@ -70,7 +121,8 @@ pub enum BaselineError {
     /// The file is YAML, but not a list.
     #[error(
         "{0}\n  = a baseline is a list of entries: \
-         `- declaration: <id>` or `- scenario: <run id>`, each with a `reason`"
+         `- declaration: <id>` or `- scenario: <run id>`, each with a `reason` \
+         (or a mapping: those entries under `known:`, and `accept:` ids for diff)"
     )]
     NotAList(YamlError),
     #[error(transparent)]
@@ -119,7 +171,7 @@ impl Baseline {
     pub fn parse(name: &str, text: &str) -> Result<Baseline, BaselineError> {
         let mut baseline = Baseline {
             file: name.to_string(),
-            entries: vec![],
+            ..Baseline::default()
         };
         if text.lines().all(|l| {
             let l = l.trim();
@@ -127,14 +179,53 @@ impl Baseline {
         }) {
             return Ok(baseline);
         }
-        let defs: Vec<Spanned<EntryDef>> = serde_saphyr::from_str(text).map_err(|e| {
-            let yaml = YamlError::new(name, &e);
-            if yaml.message.contains("sequence") {
-                BaselineError::NotAList(yaml)
-            } else {
-                BaselineError::Yaml(yaml)
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'))
+            .unwrap_or("");
+        let defs: Vec<Spanned<EntryDef>> = if first.starts_with('-') || first.starts_with('[') {
+            serde_saphyr::from_str(text).map_err(|e| {
+                let yaml = YamlError::new(name, &e);
+                if yaml.message.contains("sequence") {
+                    BaselineError::NotAList(yaml)
+                } else {
+                    BaselineError::Yaml(yaml)
+                }
+            })?
+        } else {
+            let file: FileDef = serde_saphyr::from_str(text).map_err(|e| {
+                let yaml = YamlError::new(name, &e);
+                if yaml.message.contains("unknown field") {
+                    BaselineError::NotAList(yaml)
+                } else {
+                    BaselineError::Yaml(yaml)
+                }
+            })?;
+            for item in file.accept {
+                let line = item.referenced.line();
+                let (id, reason) = match item.value {
+                    AcceptDef::Id(id) => (id, None),
+                    AcceptDef::Entry(e) => (e.id, e.reason),
+                };
+                if id.trim().is_empty() {
+                    return Err(BaselineError::Entry {
+                        file: name.to_string(),
+                        line,
+                        column: item.referenced.column(),
+                        problem: EntryProblem::EmptyId,
+                    });
+                }
+                baseline.accept.push(Accept {
+                    id: id.trim().to_string(),
+                    reason: reason
+                        .map(|r| r.trim().to_string())
+                        .filter(|r| !r.is_empty()),
+                    line,
+                });
             }
-        })?;
+            file.known
+        };
         for def in defs {
             let (line, column) = (def.referenced.line(), def.referenced.column());
             let at = |problem| BaselineError::Entry {
@@ -401,6 +492,30 @@ mod tests {
             scenarios: runs,
             ..PeerReport::new("u")
         }])
+    }
+
+    #[test]
+    fn the_mapping_form_holds_known_entries_and_accepted_changes() {
+        let b = Baseline::parse(
+            "b.yaml",
+            "# release gate\nknown:\n  - declaration: lifecycle.cancel\n    reason: leaks\naccept:\n  - \"interfaces[JSONRPC 0.3]\"\n  - id: card_digest\n    reason: new skills\n",
+        )
+        .unwrap();
+        assert_eq!(b.entries.len(), 1);
+        let ids: Vec<(&str, Option<&str>, u64)> = b
+            .accept
+            .iter()
+            .map(|a| (a.id.as_str(), a.reason.as_deref(), a.line))
+            .collect();
+        assert_eq!(
+            ids,
+            vec![
+                ("interfaces[JSONRPC 0.3]", None, 6),
+                ("card_digest", Some("new skills"), 7)
+            ]
+        );
+        let e = Baseline::parse("b.yaml", "accepted:\n  - x\n").unwrap_err();
+        assert!(e.to_string().starts_with("b.yaml:1:"), "{e}");
     }
 
     #[test]

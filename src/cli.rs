@@ -14,7 +14,8 @@ use std::time::Duration;
     about = "Checks, declaration by declaration, whether an A2A peer's runtime keeps what its agent card promises.",
     after_help = "Exit codes: 0 every applicable declaration honoured · 1 a declaration diverged \
 (or a flaky run under --fail-on-flaky, a stale baseline entry under --strict-baseline; diff: --fail-on triggered) · \
-2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable or no valid card · 4 nothing was verified.\n\
+2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable or no valid card · 4 nothing was verified · \
+130/143 interrupted by SIGINT/SIGTERM (every requested report written, marked interrupted).\n\
 Try it with no peer of your own: `a2a-conform demo`."
 )]
 pub struct Cli {
@@ -72,6 +73,18 @@ pub enum BindingArg {
     Auto,
     Jsonrpc,
     Rest,
+}
+
+/// How a check shows runs as they finish, on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProgressArg {
+    /// A bar when stderr is a terminal, one line per finished run otherwise (none under -q).
+    Auto,
+    /// An indicatif bar (drawn only on a terminal).
+    Bar,
+    /// One plain line per finished run: `PASS  cancel-then-stream  1.02s`.
+    Lines,
+    None,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -133,13 +146,14 @@ pub struct RunArgs {
     /// A stale baseline entry (its target now honours or passes) fails the run.
     #[arg(long, requires = "baseline")]
     pub strict_baseline: bool,
-    /// Write the JSON report here (the API; `diff` reads it).
+    /// Write the JSON report here (the API; `diff` reads it); `-` is stdout
+    /// (the terminal report then goes to stderr).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write a JUnit XML report here: a testsuite per peer, a testcase per scenario run.
+    /// Write a JUnit XML report here: a testsuite per peer, a testcase per scenario run; `-` is stdout.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
-    /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY).
+    /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY); `-` is stdout.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     #[command(flatten)]
@@ -157,6 +171,9 @@ pub struct OutputArgs {
     /// Every scenario run and all evidence.
     #[arg(short, long)]
     pub verbose: bool,
+    /// Live progress on stderr: a bar on a terminal, a line per finished run in CI logs.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ProgressArg,
 }
 
 #[derive(Debug, Args)]
@@ -191,9 +208,24 @@ pub struct DiffArgs {
     /// Print the comparison as JSON (schema in the README).
     #[arg(long)]
     pub json: bool,
-    /// Which changes make diff exit 1.
+    /// Which changes make diff exit 1 (accepted changes never do).
     #[arg(long, value_enum, default_value_t = FailOn::Regression)]
     pub fail_on: FailOn,
+    /// Known divergences (the file `check --baseline` reads): a divergence it
+    /// knows is drift, not a regression. Its `accept:` list acts as --accept.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Acknowledge a deliberate change by its id (a declaration such as
+    /// 'interfaces[JSONRPC 0.3]', a scenario run, or a card field such as
+    /// card_digest): it is listed as accepted, not failed (repeatable).
+    #[arg(long = "accept", value_name = "ID")]
+    pub accept: Vec<String>,
+    /// Write the comparison as Markdown here (fits a CI step summary); `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Colour in terminal output (NO_COLOR is respected under auto).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
 }
 
 #[derive(Debug, Args)]
@@ -261,8 +293,8 @@ pub struct MockPeerArgs {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DurationError {
     /// Not the scenario duration syntax (15s, 500ms, 2m, bare seconds).
-    #[error("{0}")]
-    Syntax(String),
+    #[error(transparent)]
+    Syntax(#[from] crate::scenario::vars::DurationSyntaxError),
     #[error("must be more than zero")]
     Zero,
 }

@@ -85,6 +85,22 @@ pub enum UsageError {
     EnvUnset { flag: &'static str, var: String },
     #[error("{flag} {var}: `{var}` is empty")]
     EnvEmpty { flag: &'static str, var: String },
+    /// A value that is not the name of a set variable and may be the secret
+    /// itself: it is never echoed.
+    #[error("{flag} takes the NAME of an environment variable, not a token (the value given names no set variable and is not shown)")]
+    NotAnEnvName { flag: &'static str },
+    /// A peer given without `http://` or `https://`, or otherwise not a URL.
+    #[error(transparent)]
+    PeerUrl(#[from] crate::card::CardError),
+    /// A report path that cannot be written, found before the first request.
+    #[error("{flag} {}: cannot write a report there: {source}", path.display())]
+    ReportPath {
+        flag: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("only one of --json, --junit and --markdown can be `-` (stdout)")]
+    StdoutTwice,
     #[error("--no-default-suite needs at least one --suite FILE")]
     NoSuiteFile,
     #[error("no scenario `{id}` in the suite{} (see `a2a-conform suite list`)", did_you_mean(.suggestion))]
@@ -109,43 +125,6 @@ fn did_you_mean(suggestion: &Option<String>) -> String {
         .as_ref()
         .map(|s| format!(" (did you mean `{s}`?)"))
         .unwrap_or_default()
-}
-
-/// A YAML file that does not parse: `FILE:LINE:COL: message`, then saphyr's
-/// snippet of the place.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}:{line}:{column}: {message}\n{snippet}")]
-pub struct YamlError {
-    pub file: String,
-    pub line: u64,
-    pub column: u64,
-    pub message: String,
-    snippet: String,
-}
-
-impl YamlError {
-    /// Positions saphyr's error in `file` (1:1 when it names no place).
-    pub fn new(file: &str, e: &serde_saphyr::Error) -> YamlError {
-        let (line, column) = e
-            .location()
-            .map(|l| (l.line(), l.column()))
-            .unwrap_or((1, 1));
-        let rendered = e.to_string().replace("<input>", file);
-        let first = rendered.lines().next().unwrap_or("");
-        let message = first
-            .trim_start_matches("error: ")
-            .split_once(": ")
-            .map(|(_, m)| m)
-            .unwrap_or(first)
-            .to_string();
-        YamlError {
-            file: file.to_string(),
-            line,
-            column,
-            message,
-            snippet: rendered.lines().skip(1).collect::<Vec<_>>().join("\n"),
-        }
-    }
 }
 
 /// A message without the `error: ` its producer may already have put in
@@ -178,13 +157,5 @@ mod tests {
         assert_eq!(suite.exit_code(), exit::USAGE);
         assert!(!suite.to_string().starts_with("error: "), "{suite}");
         assert!(suite.to_string().contains("suite.yaml"), "{suite}");
-    }
-
-    #[test]
-    fn yaml_errors_are_positioned_in_the_named_file() {
-        let e = serde_saphyr::from_str::<Vec<u32>>("- 1\n- two\n").unwrap_err();
-        let yaml = YamlError::new("n.yaml", &e);
-        assert_eq!((yaml.line, yaml.column), (2, 3));
-        assert!(yaml.to_string().starts_with("n.yaml:2:3: "), "{yaml}");
     }
 }

@@ -13,3 +13,8 @@ pub const USAGE: i32 = 2;
 pub const PEER_UNREACHABLE: i32 = 3;
 /// Nothing was verified: every scenario was skipped, inconclusive or in error.
 pub const NOTHING_VERIFIED: i32 = 4;
+/// SIGINT stopped the check (128 + 2); every requested report was written,
+/// marked interrupted.
+pub const INTERRUPTED: i32 = 130;
+/// SIGTERM stopped the check (128 + 15), e.g. a CI job's timeout.
+pub const TERMINATED: i32 = 143;

@@ -2,12 +2,15 @@
 //! runtime keeps what its agent card promises.
 //!
 //! The pieces, in the order a check uses them: [`card`] discovers and parses
-//! the agent card; [`scenario`] loads YAML suites; [`runner`] executes their
-//! steps over [`transport`] (recording every exchange as evidence) in the
+//! the agent card, whose promises are [`declaration`] ids (one grammar for
+//! the card, the suites, the planner and the reports); [`scenario`] loads
+//! YAML suites; [`runner`] executes their steps over [`transport`] (recording every exchange as evidence) in the
 //! shapes of [`protocol`]; [`verdict`] decides what counts, with known
 //! divergences from a [`baseline`]; [`report`] renders the one versioned
 //! report (terminal, JSON, JUnit, Markdown); [`diff`] compares two reports.
-//! [`mock`] is a real A2A peer for demos and tests.
+//! [`mock`] is a real A2A peer for demos and tests. [`app`] runs the
+//! subcommands [`cli`] parses; every early stop is an [`error::AppError`]
+//! that knows its exit code. `docs/architecture.md` has the longer tour.
 //!
 //! A scenario is data, composed from step primitives:
 //!
@@ -45,3 +48,4 @@ pub mod runner;
 pub mod scenario;
 pub mod transport;
 pub mod verdict;
+pub mod yaml;

@@ -1,8 +1,8 @@
 //! Per-peer profiles: a YAML file a team keeps beside its peer, holding the
 //! variables, headers and timeouts that peer needs.
 
-use crate::error::YamlError;
 use crate::input::ReadError;
+use crate::yaml::YamlError;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::Path;

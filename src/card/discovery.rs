@@ -1,6 +1,6 @@
 //! From what the user typed to the URL the card is fetched from.
 
-use super::CardError;
+use super::error::CardError;
 use url::{ParseError, Url};
 
 /// The well-known path of an agent card, relative to a base URL (both versions).

@@ -2,9 +2,10 @@
 //! `preferredTransport` + `additionalInterfaces`, or both on a hybrid card, with
 //! URL resolution and binding lint.
 
+use super::error::CardError;
+use super::model::{CardLayout, Interface};
 use super::parse::{present, Reader};
 use super::select::{card_name, is_http_url};
-use super::{CardError, CardLayout, Interface};
 use crate::protocol::{Binding, ProtocolVersion};
 use serde_json::{Map, Value};
 use url::Url;

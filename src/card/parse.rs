@@ -1,10 +1,11 @@
 //! Reading a fetched card body: JSON, layout detection, field validation and
 //! lint warnings. Interfaces are read in `interfaces`, the endpoint chosen in `select`.
 
-use super::select;
-use super::{
-    BindingChoice, Capabilities, Card, CardError, CardLayout, ProtocolChoice, Skill, MAX_CARD_BYTES,
+use super::error::CardError;
+use super::model::{
+    BindingChoice, Capabilities, Card, CardLayout, ProtocolChoice, Skill, MAX_CARD_BYTES,
 };
+use super::select;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::time::Duration;
@@ -71,50 +72,17 @@ pub fn parse_card(
     binding: BindingChoice,
 ) -> Result<Card, CardError> {
     let url = fetched_from.as_str();
-    if body.len() > MAX_CARD_BYTES {
-        return Err(CardError::TooLarge {
-            url: url.to_string(),
-            size: body.len(),
-            max: MAX_CARD_BYTES,
-        });
-    }
     let mut r = Reader {
         url,
         base: fetched_from,
         warnings: Vec::new(),
     };
-    let json = match body.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) => {
-            r.warn("the card body starts with a UTF-8 byte order mark".to_string());
-            rest
-        }
-        None => body,
-    };
-    let raw: Value = serde_json::from_slice(json).map_err(|e| CardError::NotJson {
-        url: url.to_string(),
-        detail: e.to_string(),
-    })?;
-    let obj = raw.as_object().ok_or_else(|| CardError::NotAnObject {
-        url: url.to_string(),
-        found: kind(&raw),
-    })?;
+    let raw = r.json_object(body)?;
+    let obj = raw.as_object().expect("json_object gives an object");
 
     let layout = layout(&r, obj)?;
     let interfaces = r.interfaces(obj, layout)?;
-
-    let name = r
-        .string(obj, "", "name")?
-        .ok_or_else(|| r.missing("name", ""))?;
-    if name.trim().is_empty() {
-        r.warn("`name` is empty".to_string());
-    }
-    for key in ["description", "version"] {
-        if present(obj, key).is_none() {
-            r.warn(required_missing(key));
-        }
-    }
-    r.lenient_string(obj, "", "description");
-    let version = r.lenient_string(obj, "", "version");
+    let (name, version) = r.identity(obj)?;
 
     let caps = r.object(obj, "", "capabilities")?;
     if caps.is_none() {
@@ -158,6 +126,60 @@ pub fn parse_card(
         warnings,
         raw,
     })
+}
+
+impl Reader<'_> {
+    /// The body as a JSON object: within the size cap, a byte order mark
+    /// tolerated with a warning.
+    fn json_object(&mut self, body: &[u8]) -> Result<Value, CardError> {
+        let url = self.url;
+        if body.len() > MAX_CARD_BYTES {
+            return Err(CardError::TooLarge {
+                url: url.to_string(),
+                size: body.len(),
+                max: MAX_CARD_BYTES,
+            });
+        }
+        let json = match body.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) => {
+                self.warn("the card body starts with a UTF-8 byte order mark".to_string());
+                rest
+            }
+            None => body,
+        };
+        let raw: Value = serde_json::from_slice(json).map_err(|e| CardError::NotJson {
+            url: url.to_string(),
+            detail: e.to_string(),
+        })?;
+        if !raw.is_object() {
+            return Err(CardError::NotAnObject {
+                url: url.to_string(),
+                found: kind(&raw),
+            });
+        }
+        Ok(raw)
+    }
+
+    /// The agent's `name` (required) and `version`; warnings for what the
+    /// spec requires beside them.
+    fn identity(
+        &mut self,
+        obj: &Map<String, Value>,
+    ) -> Result<(String, Option<String>), CardError> {
+        let name = self
+            .string(obj, "", "name")?
+            .ok_or_else(|| self.missing("name", ""))?;
+        if name.trim().is_empty() {
+            self.warn("`name` is empty".to_string());
+        }
+        for key in ["description", "version"] {
+            if present(obj, key).is_none() {
+                self.warn(required_missing(key));
+            }
+        }
+        self.lenient_string(obj, "", "description");
+        Ok((name, self.lenient_string(obj, "", "version")))
+    }
 }
 
 /// `supportedInterfaces` makes a v1.0 card (hybrid with a top-level `url` or

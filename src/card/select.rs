@@ -1,7 +1,7 @@
 //! Choosing the endpoint: the first declared interface, in preference order, that
 //! matches the requested version and binding and that the tool can speak.
 
-use super::{BindingChoice, Interface, ProtocolChoice};
+use super::model::{BindingChoice, Interface, ProtocolChoice};
 use crate::protocol::{Binding, ProtocolVersion};
 use url::Url;
 

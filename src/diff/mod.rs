@@ -1,9 +1,14 @@
 //! `a2a-conform diff OLD.json NEW.json`: what changed between two JSON
 //! reports — card changes and verdict changes per declaration and per
-//! scenario run, each labelled `regression`, `fix` or `drift` — and whether
-//! `--fail-on` is triggered. [`render`] shows it to people or as JSON.
+//! scenario run, each labelled `regression`, `fix`, `drift` or `accepted` —
+//! and whether `--fail-on` is triggered. [`gate`] holds what makes it a
+//! release gate (baselines, `--accept`); [`render`] shows it to people, as
+//! Markdown or as JSON.
 
+pub mod gate;
 pub mod render;
+
+pub use gate::DiffOptions;
 
 use crate::input::{read_capped, ReadError, REPORT_CAP};
 use crate::report::{
@@ -28,8 +33,11 @@ pub enum Label {
     Regression,
     /// A broken promise is now kept.
     Fix,
-    /// Anything else that changed.
+    /// Anything else that changed (a known, baselined divergence included).
     Drift,
+    /// A change acknowledged with `--accept` or a baseline's `accept:` list:
+    /// listed, never failing.
+    Accepted,
 }
 
 /// What changed.
@@ -117,6 +125,7 @@ pub struct Summary {
     pub regressions: usize,
     pub fixes: usize,
     pub drift: usize,
+    pub accepted: usize,
 }
 
 /// Which peer of the old report was compared with which of the new one
@@ -139,7 +148,11 @@ pub struct Diff {
     /// Whether `--fail-on` is triggered (exit 1).
     pub failed: bool,
     pub summary: Summary,
+    /// Regressions first, then fixes, drift, accepted.
     pub changes: Vec<Change>,
+    /// Accepted ids (`--accept`, `accept:`) that named no change.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_accepts: Vec<String>,
 }
 
 /// Why `diff` could not compare (exit 2): an unreadable file, not a
@@ -250,7 +263,7 @@ fn parse(loaded: Loaded) -> Result<(Source, RunReport), DiffInputError> {
 }
 
 /// Loads both reports and compares them.
-pub fn diff_files(old: &Path, new: &Path, fail_on: FailOn) -> Result<Diff, DiffInputError> {
+pub fn diff_files(old: &Path, new: &Path, options: &DiffOptions) -> Result<Diff, DiffInputError> {
     let old = read(old)?;
     let new = read(new)?;
     if old.version != new.version {
@@ -270,18 +283,16 @@ pub fn diff_files(old: &Path, new: &Path, fail_on: FailOn) -> Result<Diff, DiffI
     }
     let (old_source, old_report) = parse(old)?;
     let (new_source, new_report) = parse(new)?;
-    Ok(compare(
+    Ok(compare_with(
         old_source,
         &old_report,
         new_source,
         &new_report,
-        fail_on,
+        options,
     ))
 }
 
-/// Compares two reports. Peers are matched by card URL; when each report has
-/// exactly one peer they are matched whatever their URLs (ports differ
-/// between runs).
+/// [`compare_with`] with no baseline and nothing accepted.
 pub fn compare(
     old_source: Source,
     old: &RunReport,
@@ -289,6 +300,30 @@ pub fn compare(
     new: &RunReport,
     fail_on: FailOn,
 ) -> Diff {
+    compare_with(old_source, old, new_source, new, &DiffOptions::new(fail_on))
+}
+
+/// Compares two reports. Peers are matched by card URL (then by name at a
+/// URL differing only in host and port); when each report has exactly one
+/// peer they are matched whatever their URLs. The baseline's known
+/// divergences are applied to the new report first, so they read as drift,
+/// not regressions; accepted ids relabel their changes.
+pub fn compare_with(
+    old_source: Source,
+    old: &RunReport,
+    new_source: Source,
+    new: &RunReport,
+    options: &DiffOptions,
+) -> Diff {
+    let mut judged;
+    let new = match &options.baseline {
+        Some(baseline) => {
+            judged = new.clone();
+            baseline.apply(&mut judged, false);
+            &judged
+        }
+        None => new,
+    };
     let mut changes = Vec::new();
     let mut peers = Vec::new();
     let pair = |o: Option<&PeerReport>, n: Option<&PeerReport>| PeerPair {
@@ -299,8 +334,31 @@ pub fn compare(
         compare_peer(&old.peers[0], &new.peers[0], &mut changes);
         peers.push(pair(Some(&old.peers[0]), Some(&new.peers[0])));
     } else {
-        for o in &old.peers {
-            let n = new.peers.iter().find(|n| n.card_url == o.card_url);
+        let matched: Vec<Option<&PeerReport>> = old
+            .peers
+            .iter()
+            .map(|o| {
+                new.peers
+                    .iter()
+                    .find(|n| n.card_url == o.card_url)
+                    .or_else(|| {
+                        // A moved peer is recognised by a name no other peer has.
+                        let unique = o.name.is_some()
+                            && old.peers.iter().filter(|x| x.name == o.name).count() == 1;
+                        let moved: Vec<&PeerReport> = new
+                            .peers
+                            .iter()
+                            .filter(|n| {
+                                n.name == o.name
+                                    && gate::same_place(&n.card_url, &o.card_url)
+                                    && !old.peers.iter().any(|x| x.card_url == n.card_url)
+                            })
+                            .collect();
+                        (unique && moved.len() == 1).then(|| moved[0])
+                    })
+            })
+            .collect();
+        for (o, n) in old.peers.iter().zip(matched.iter().copied()) {
             peers.push(pair(Some(o), n));
             match n {
                 Some(n) => compare_peer(o, n, &mut changes),
@@ -316,7 +374,7 @@ pub fn compare(
             }
         }
         for n in &new.peers {
-            if !old.peers.iter().any(|o| o.card_url == n.card_url) {
+            if !matched.iter().flatten().any(|m| m.card_url == n.card_url) {
                 peers.push(pair(None, Some(n)));
                 changes.push(Change {
                     label: Label::Drift,
@@ -330,15 +388,19 @@ pub fn compare(
             }
         }
     }
+    let unmatched_accepts = gate::accept_changes(&mut changes, &options.accepts(), old, new);
+    changes.sort_by_key(|c| gate::rank(c.label));
     let count = |l: Label| changes.iter().filter(|c| c.label == l).count();
     let summary = Summary {
         regressions: count(Label::Regression),
         fixes: count(Label::Fix),
         drift: count(Label::Drift),
+        accepted: count(Label::Accepted),
     };
+    let fail_on = options.fail_on;
     let failed = match fail_on {
         FailOn::Regression => summary.regressions > 0,
-        FailOn::Any => !changes.is_empty(),
+        FailOn::Any => changes.iter().any(|c| c.label != Label::Accepted),
         FailOn::Never => false,
     };
     Diff {
@@ -350,6 +412,7 @@ pub fn compare(
         failed,
         summary,
         changes,
+        unmatched_accepts,
     }
 }
 
@@ -412,15 +475,11 @@ fn compare_peer(old: &PeerReport, new: &PeerReport, out: &mut Vec<Change>) {
             &new.endpoint,
             "the endpoint changed",
         ),
-        (
-            "card_digest",
-            &old.card_digest,
-            &new.card_digest,
-            "the card's content changed",
-        ),
     ];
     for (field, o, n, message) in fields {
-        if o != n && o.is_some() && n.is_some() {
+        let moved_only =
+            field == "endpoint" && matches!((o, n), (Some(o), Some(n)) if gate::same_place(o, n));
+        if o != n && o.is_some() && n.is_some() && !moved_only {
             out.push(change(
                 Label::Drift,
                 Kind::Card,
@@ -431,8 +490,64 @@ fn compare_peer(old: &PeerReport, new: &PeerReport, out: &mut Vec<Change>) {
             ));
         }
     }
+    if let (Some(o), Some(n)) = (&old.card_digest, &new.card_digest) {
+        if o != n {
+            if let Some(message) = digest_change(old, new) {
+                out.push(change(
+                    Label::Drift,
+                    Kind::Card,
+                    "card_digest",
+                    Some(o),
+                    Some(n),
+                    message,
+                ));
+            }
+        }
+    }
     compare_rows(&peer, &old.declarations, &new.declarations, out);
     compare_rows(&peer, &old.scenarios, &new.scenarios, out);
+}
+
+/// What a changed card digest means, naming the declarations that changed;
+/// `None` when nothing declared changed and the peer only moved (its URLs,
+/// in the card too, differ in host or port alone).
+fn digest_change(old: &PeerReport, new: &PeerReport) -> Option<String> {
+    let declared = |p: &PeerReport| -> Vec<String> {
+        p.declarations
+            .iter()
+            .filter(|d| d.declared)
+            .map(|d| d.id.clone())
+            .collect()
+    };
+    let (before, after) = (declared(old), declared(new));
+    let added: Vec<&str> = after
+        .iter()
+        .filter(|d| !before.contains(d))
+        .map(String::as_str)
+        .collect();
+    let removed: Vec<&str> = before
+        .iter()
+        .filter(|d| !after.contains(d))
+        .map(String::as_str)
+        .collect();
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("now declares {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("no longer declares {}", removed.join(", ")));
+    }
+    if !parts.is_empty() {
+        return Some(format!(
+            "the card's content changed: it {}",
+            parts.join("; ")
+        ));
+    }
+    let moved = old.card_url != new.card_url || old.endpoint != new.endpoint;
+    (!moved).then(|| {
+        "the card's content changed, but no declaration did (descriptions, names or URLs)"
+            .to_string()
+    })
 }
 
 /// A row both reports key by id: a declaration or a scenario run.
@@ -518,7 +633,7 @@ pub fn declaration_change(
     };
     match (old, new) {
         (None, None) => None,
-        (None, Some(n)) => Some(if n.verdict == Diverged {
+        (None, Some(n)) => Some(if n.verdict == Diverged && !n.baselined {
             (
                 Label::Regression,
                 format!("new in the card, and diverged{}: {}", known(n), n.reason),
@@ -550,7 +665,8 @@ pub fn declaration_change(
                 return None;
             }
             let dropped = o.verdict == Honoured && o.declared && !n.declared;
-            let label = if n.verdict == Diverged || dropped {
+            // A divergence the baseline knows is drift, as `check` reads it.
+            let label = if (n.verdict == Diverged && !n.baselined) || dropped {
                 Label::Regression
             } else if o.verdict == Diverged && n.verdict == Honoured {
                 Label::Fix
@@ -588,7 +704,7 @@ pub fn scenario_change(
     match (old, new) {
         (None, None) => None,
         (None, Some(n)) => Some((
-            if n.verdict == Fail {
+            if n.verdict == Fail && !n.baselined {
                 Label::Regression
             } else {
                 Label::Drift
@@ -602,6 +718,7 @@ pub fn scenario_change(
         (Some(o), Some(n)) if o.verdict == n.verdict => None,
         (Some(o), Some(n)) => {
             let label = match (o.verdict, n.verdict) {
+                (_, Fail) if n.baselined => Label::Drift,
                 (_, Fail) => Label::Regression,
                 (Fail, Pass | Flaky) => Label::Fix,
                 _ => Label::Drift,
@@ -621,212 +738,4 @@ pub fn scenario_change(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn decl(id: &str, declared: bool, verdict: DeclarationVerdict) -> DeclarationReport {
-        DeclarationReport {
-            id: id.into(),
-            declared,
-            verdict,
-            scenarios: vec![],
-            reason: "why".into(),
-            baselined: false,
-            baseline_reason: None,
-        }
-    }
-
-    fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
-        ScenarioReport {
-            id: id.into(),
-            scenario: id.into(),
-            title: String::new(),
-            verdict,
-            verifies: vec![],
-            duration_ms: 0,
-            message: "said so".into(),
-            attempts: 1,
-            failed_attempts: vec![],
-            baselined: false,
-            baseline_reason: None,
-            evidence: vec![],
-        }
-    }
-
-    fn peer(url: &str, d: Vec<DeclarationReport>, s: Vec<ScenarioReport>) -> PeerReport {
-        PeerReport {
-            name: Some("p".into()),
-            card_digest: Some("sha256:1".into()),
-            protocol_version: Some("1.0".into()),
-            binding: Some("jsonrpc".into()),
-            endpoint: Some(format!("{url}/a2a")),
-            declarations: d,
-            scenarios: s,
-            ..PeerReport::new(url)
-        }
-    }
-
-    fn report(peers: Vec<PeerReport>) -> RunReport {
-        RunReport {
-            started_at: "t".into(),
-            ..RunReport::new(peers)
-        }
-    }
-
-    fn src() -> Source {
-        Source {
-            file: "f".into(),
-            started_at: "t".into(),
-            tool_version: "v".into(),
-        }
-    }
-
-    fn label(o: Option<DeclarationVerdict>, n: Option<DeclarationVerdict>) -> Option<Label> {
-        let declared = |v| {
-            !matches!(
-                v,
-                DeclarationVerdict::NotDeclared | DeclarationVerdict::OverDelivers
-            )
-        };
-        let o = o.map(|v| decl("d", declared(v), v));
-        let n = n.map(|v| decl("d", declared(v), v));
-        declaration_change(o.as_ref(), n.as_ref()).map(|(l, _)| l)
-    }
-
-    #[test]
-    fn declaration_changes_are_labelled() {
-        use DeclarationVerdict::*;
-        assert_eq!(
-            label(Some(Honoured), Some(Diverged)),
-            Some(Label::Regression)
-        );
-        assert_eq!(
-            label(Some(Unverified), Some(Diverged)),
-            Some(Label::Regression)
-        );
-        assert_eq!(label(Some(Diverged), Some(Honoured)), Some(Label::Fix));
-        assert_eq!(label(Some(Honoured), None), Some(Label::Regression));
-        assert_eq!(
-            label(Some(Honoured), Some(NotDeclared)),
-            Some(Label::Regression)
-        );
-        assert_eq!(label(Some(NotDeclared), Some(Honoured)), Some(Label::Drift));
-        assert_eq!(label(None, Some(Honoured)), Some(Label::Drift));
-        assert_eq!(label(None, Some(Diverged)), Some(Label::Regression));
-        assert_eq!(label(Some(Diverged), None), Some(Label::Drift));
-        assert_eq!(label(Some(Diverged), Some(Unverified)), Some(Label::Drift));
-        assert_eq!(label(Some(Honoured), Some(Honoured)), None);
-    }
-
-    #[test]
-    fn scenario_changes_are_labelled() {
-        use ScenarioVerdict::*;
-        let l = |o: Option<ScenarioVerdict>, n: Option<ScenarioVerdict>| {
-            let o = o.map(|v| run("r", v));
-            let n = n.map(|v| run("r", v));
-            scenario_change(o.as_ref(), n.as_ref()).map(|(l, _)| l)
-        };
-        assert_eq!(l(Some(Pass), Some(Fail)), Some(Label::Regression));
-        assert_eq!(l(Some(Inconclusive), Some(Fail)), Some(Label::Regression));
-        assert_eq!(l(Some(Fail), Some(Pass)), Some(Label::Fix));
-        assert_eq!(l(Some(Fail), Some(Flaky)), Some(Label::Fix));
-        assert_eq!(l(Some(Pass), Some(Flaky)), Some(Label::Drift));
-        assert_eq!(l(None, Some(Fail)), Some(Label::Regression));
-        assert_eq!(l(Some(Pass), None), Some(Label::Drift));
-        assert_eq!(l(Some(Pass), Some(Pass)), None);
-    }
-
-    #[test]
-    fn single_peers_match_whatever_their_url_and_several_match_by_url() {
-        let d = |v| vec![decl("lifecycle.cancel", true, v)];
-        let old = report(vec![peer(
-            "http://a:1",
-            d(DeclarationVerdict::Honoured),
-            vec![],
-        )]);
-        let new = report(vec![peer(
-            "http://a:2",
-            d(DeclarationVerdict::Diverged),
-            vec![],
-        )]);
-        let diff = compare(src(), &old, src(), &new, FailOn::Regression);
-        assert!(diff.failed);
-        assert_eq!(diff.summary.regressions, 1);
-        assert!(diff
-            .changes
-            .iter()
-            .any(|c| c.id == "endpoint" && c.label == Label::Drift));
-        let old = report(vec![
-            peer("http://a", d(DeclarationVerdict::Honoured), vec![]),
-            peer("http://b", d(DeclarationVerdict::Honoured), vec![]),
-        ]);
-        let new = report(vec![
-            peer("http://b", d(DeclarationVerdict::Honoured), vec![]),
-            peer("http://c", d(DeclarationVerdict::Honoured), vec![]),
-        ]);
-        let diff = compare(src(), &old, src(), &new, FailOn::Regression);
-        assert!(!diff.failed);
-        let kinds: Vec<_> = diff
-            .changes
-            .iter()
-            .map(|c| (c.kind, c.id.as_str()))
-            .collect();
-        assert_eq!(
-            kinds,
-            vec![(Kind::Peer, "http://a"), (Kind::Peer, "http://c")]
-        );
-        assert!(compare(src(), &old, src(), &new, FailOn::Any).failed);
-        assert!(!compare(src(), &old, src(), &old, FailOn::Any).failed);
-    }
-
-    #[test]
-    fn fail_on_never_never_fails() {
-        let old = report(vec![peer(
-            "u",
-            vec![],
-            vec![run("r", ScenarioVerdict::Pass)],
-        )]);
-        let new = report(vec![peer(
-            "u",
-            vec![],
-            vec![run("r", ScenarioVerdict::Fail)],
-        )]);
-        assert!(compare(src(), &old, src(), &new, FailOn::Regression).failed);
-        let diff = compare(src(), &old, src(), &new, FailOn::Never);
-        assert!(!diff.failed);
-        assert!(diff
-            .render()
-            .contains("1 regression(s), 0 fix(es), 0 drift — passes"));
-    }
-
-    #[test]
-    fn labels_kinds_and_fail_on_read_the_same_in_text_and_json() {
-        let old = report(vec![peer(
-            "u",
-            vec![],
-            vec![run("r", ScenarioVerdict::Pass)],
-        )]);
-        let new = report(vec![peer(
-            "u",
-            vec![],
-            vec![run("r", ScenarioVerdict::Fail)],
-        )]);
-        let diff = compare(src(), &old, src(), &new, FailOn::Any);
-        let json: serde_json::Value = serde_json::from_str(&diff.to_json()).unwrap();
-        assert_eq!(json["fail_on"], "any");
-        assert_eq!(json["changes"][0]["label"], "regression");
-        assert_eq!(json["changes"][0]["kind"], "scenario");
-        let names = |v: &[String]| v.join(" ");
-        let labels: Vec<String> = Label::value_variants()
-            .iter()
-            .map(|l| l.to_string())
-            .collect();
-        assert_eq!(names(&labels), "regression fix drift");
-        let kinds: Vec<String> = Kind::value_variants()
-            .iter()
-            .map(|k| k.to_string())
-            .collect();
-        assert_eq!(names(&kinds), "peer card declaration scenario");
-        assert_eq!(format!("[{:<6}]", Label::Fix), "[fix   ]");
-    }
-}
+mod tests;

@@ -190,9 +190,20 @@ pub(crate) fn parse_iso_timestamp(text: &str) -> Option<u64> {
 // Reading what a client sent
 // ---------------------------------------------------------------------------
 
+/// Why a client's message cannot be read: the text of the InvalidParams
+/// answer the mock gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InvalidMessage(pub String);
+
+impl From<&str> for InvalidMessage {
+    fn from(text: &str) -> Self {
+        InvalidMessage(text.to_string())
+    }
+}
+
 /// Reads a message leniently: either version's part shapes, `mediaType` or
-/// `mimeType`. Errors are messages for an InvalidParams answer.
-pub(crate) fn parse_message(value: &Value) -> Result<Message, String> {
+/// `mimeType`.
+pub(crate) fn parse_message(value: &Value) -> Result<Message, InvalidMessage> {
     let obj = value.as_object().ok_or("`message` must be an object")?;
     let message_id = obj
         .get("messageId")
@@ -219,7 +230,9 @@ pub(crate) fn parse_message(value: &Value) -> Result<Message, String> {
     let parts = parts_json
         .iter()
         .enumerate()
-        .map(|(i, p)| parse_part(p).map_err(|e| format!("message.parts[{i}]: {e}")))
+        .map(|(i, p)| {
+            parse_part(p).map_err(|e| InvalidMessage(format!("message.parts[{i}]: {}", e.0)))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let id_field = |name: &str| {
         obj.get(name)
@@ -236,7 +249,7 @@ pub(crate) fn parse_message(value: &Value) -> Result<Message, String> {
     })
 }
 
-fn parse_part(value: &Value) -> Result<Part, String> {
+fn parse_part(value: &Value) -> Result<Part, InvalidMessage> {
     let obj = value.as_object().ok_or("a part must be an object")?;
     let text_field = |o: &Map<String, Value>, name: &str| {
         o.get(name).and_then(Value::as_str).map(str::to_string)

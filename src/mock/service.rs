@@ -143,7 +143,7 @@ impl SendRequest {
         let message = params
             .get("message")
             .ok_or_else(|| A2aError::invalid_params("`message` is required"))?;
-        let message = model::parse_message(message).map_err(A2aError::invalid_params)?;
+        let message = model::parse_message(message).map_err(|e| A2aError::invalid_params(e.0))?;
         let empty = Map::new();
         let config = match params.get("configuration") {
             None | Some(Value::Null) => &empty,

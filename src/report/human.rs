@@ -61,6 +61,14 @@ pub fn render(report: &RunReport, style: Style) -> String {
     for warning in baseline_warnings(report) {
         let _ = writeln!(out, "{} {warning}", paint(style, "33", "warning:"));
     }
+    if report.interrupted {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            paint(style, "33", "interrupted:"),
+            super::INTERRUPTED_NOTE
+        );
+    }
     out
 }
 

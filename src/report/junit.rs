@@ -11,7 +11,8 @@
 //! | error | `error` |
 //! | inconclusive, skipped | `skipped` with the reason |
 //!
-//! A peer whose card could not be used gets one `agent-card` testcase in `error`.
+//! A peer whose card could not be used gets one `agent-card` testcase in `error`;
+//! an interrupted check (SIGINT/SIGTERM) gets an `interrupted` testcase in `error`.
 //!
 //! Every string goes through [`inert::xml`] first: `quick-junit` escapes
 //! `<`, `>`, `&` and quotes, but a control character from the peer would
@@ -37,6 +38,18 @@ pub fn render(report: &RunReport) -> Result<String, String> {
         if let Some(at) = started {
             suite.set_timestamp(at);
         }
+        junit.add_test_suite(suite);
+    }
+    if report.interrupted {
+        // A CI timeout must not read as a clean (if short) run.
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_message(super::INTERRUPTED_NOTE)
+            .set_type("interrupted");
+        let mut case = TestCase::new("interrupted", status);
+        case.set_classname("a2a-conform");
+        let mut suite = TestSuite::new("a2a-conform");
+        suite.add_test_case(case);
         junit.add_test_suite(suite);
     }
     junit
@@ -252,6 +265,7 @@ mod tests {
             }],
             fail_on_flaky: false,
             baseline: None,
+            interrupted: false,
         }
     }
 

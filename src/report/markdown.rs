@@ -20,6 +20,9 @@ const EVIDENCE_LINES: usize = 12;
 pub fn render(report: &RunReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## a2a-conform\n");
+    if report.interrupted {
+        let _ = writeln!(out, "**⏹ Interrupted** — {}\n", super::INTERRUPTED_NOTE);
+    }
     let _ = writeln!(out, "{}\n", result_line(report));
     for peer in &report.peers {
         render_peer(&mut out, peer);
@@ -299,6 +302,7 @@ mod tests {
             }],
             fail_on_flaky: false,
             baseline: None,
+            interrupted: false,
         }
     }
 

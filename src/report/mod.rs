@@ -1,6 +1,7 @@
 //! The one versioned run report every output format is a pure function of,
 //! and writing report files atomically.
 
+pub mod builder;
 pub mod evidence;
 pub mod human;
 pub mod junit;
@@ -11,6 +12,11 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use strum::{IntoStaticStr, VariantArray};
 use transcript::Evidence;
+
+/// What every format says of an interrupted report (`interrupted: true`).
+pub const INTERRUPTED_NOTE: &str =
+    "the check was stopped by a signal; this report holds the runs that finished, \
+     runs cut short read error";
 
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -28,6 +34,10 @@ pub struct RunReport {
     /// `--baseline`: the known divergences the run was judged against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
+    /// SIGINT/SIGTERM stopped the check: the report holds what finished,
+    /// runs cut short read `error`. Absent means false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub interrupted: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -251,6 +261,7 @@ impl RunReport {
             peers,
             fail_on_flaky: false,
             baseline: None,
+            interrupted: false,
         }
     }
 
@@ -275,6 +286,27 @@ pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// Checks that [`write_atomically`] can later write `path`: not a
+/// directory, and its directory takes a new file (one is created and removed).
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "it is a directory",
+        ));
+    }
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let probe = dir.join(format!(".a2a-conform-probe.{}.tmp", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
 }
 
 /// The current UTC time as RFC 3339 (`2026-11-30T09:23:38Z`).

@@ -134,7 +134,9 @@ impl<'a> RunContext<'a> {
     pub(super) fn duration(&self, value: &DurationValue) -> Result<Duration, Stop> {
         match value {
             DurationValue::Literal(d) => Ok(*d),
-            DurationValue::Template(t) => vars::parse_duration(&self.text(t)?).map_err(Stop::error),
+            DurationValue::Template(t) => {
+                vars::parse_duration(&self.text(t)?).map_err(|e| Stop::error(e.to_string()))
+            }
         }
     }
 

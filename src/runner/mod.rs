@@ -23,6 +23,7 @@ use futures_util::stream::{self, StreamExt};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
@@ -44,6 +45,9 @@ pub struct RunOptions {
     pub retries: u32,
     /// Scenario runs in flight at once against one peer.
     pub jobs: usize,
+    /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
+    /// read `error` ("interrupted"); finished runs are kept.
+    pub cancel: CancellationToken,
 }
 
 impl Default for RunOptions {
@@ -58,13 +62,17 @@ impl Default for RunOptions {
             binding: BindingChoice::Auto,
             retries: 0,
             jobs: 4,
+            cancel: CancellationToken::new(),
         }
     }
 }
 
 /// Live progress for a person watching (a no-op for reports and tests).
 pub trait Progress: Send + Sync {
-    fn peer_started(&self, _card_url: &str, _runs: usize) {}
+    /// Before the first peer: how many peers this check covers.
+    fn check_started(&self, _peers: usize) {}
+    /// A peer's card was read: its URL, the card's name, and its planned runs.
+    fn peer_started(&self, _card_url: &str, _name: Option<&str>, _runs: usize) {}
     fn run_finished(&self, _run: &ScenarioReport) {}
     fn peer_finished(&self) {}
 }
@@ -73,7 +81,12 @@ pub trait Progress: Send + Sync {
 pub struct Quiet;
 impl Progress for Quiet {}
 
-/// Checks every peer against the suite.
+/// The message of a run that `options.cancel` stopped before it finished.
+pub const INTERRUPTED: &str = "interrupted before the run finished";
+
+/// Checks every peer against the suite. When `options.cancel` fires, runs in
+/// flight stop and read `error` ([`INTERRUPTED`]), peers not yet reached
+/// get a card error saying so, and the report is marked `interrupted`.
 pub async fn check(
     inputs: &[String],
     suite: &Suite,
@@ -81,11 +94,19 @@ pub async fn check(
     progress: &dyn Progress,
 ) -> RunReport {
     let mut report = RunReport::new(Vec::new());
+    progress.check_started(inputs.len());
     for input in inputs {
-        report
-            .peers
-            .push(check_peer(input, suite, options, progress).await);
+        let peer = if options.cancel.is_cancelled() {
+            PeerReport {
+                card_error: Some("interrupted before this peer was checked".into()),
+                ..PeerReport::new(input.clone())
+            }
+        } else {
+            check_peer(input, suite, options, progress).await
+        };
+        report.peers.push(peer);
     }
+    report.interrupted = options.cancel.is_cancelled();
     report
 }
 
@@ -155,7 +176,14 @@ async fn check_peer(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> PeerReport {
-    let card = match fetch_card(input, options).await {
+    let fetched = tokio::select! {
+        fetched = fetch_card(input, options) => fetched,
+        () = options.cancel.cancelled() => Err((
+            input.to_string(),
+            "interrupted while fetching the card".to_string(),
+        )),
+    };
+    let card = match fetched {
         Ok(card) => card,
         Err((card_url, message)) => {
             return PeerReport {
@@ -195,9 +223,12 @@ async fn check_peer(
         }
     };
     let plan = plan_runs(&card, suite, options);
-    progress.peer_started(&report.card_url, plan.len());
+    progress.peer_started(&report.card_url, Some(&card.name), plan.len());
     let client = &client;
     let runs: Vec<ScenarioReport> = stream::iter(plan.into_iter().map(|planned| async move {
+        if options.cancel.is_cancelled() && planned.not_run.is_none() {
+            return interrupted(&planned);
+        }
         let own_client;
         let client = match &planned.interface {
             Some(interface) if planned.not_run.is_none() => {
@@ -211,7 +242,16 @@ async fn check_peer(
             }
             _ => client,
         };
-        let run = execute(client, planned, options).await;
+        // Dropping an unfinished run closes its connections and streams.
+        let shell = blank_report(&planned);
+        let run = tokio::select! {
+            run = execute(client, planned, options) => run,
+            () = options.cancel.cancelled() => ScenarioReport {
+                verdict: ScenarioVerdict::Error,
+                message: INTERRUPTED.into(),
+                ..shell
+            },
+        };
         progress.run_finished(&run);
         run
     }))
@@ -273,7 +313,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
         for expansion in expand(card, scenario) {
             let mut vars = base.clone();
             vars.extend(expansion.vars);
-            let verifies: Result<Vec<DeclarationId>, String> = scenario
+            let verifies: Result<Vec<DeclarationId>, _> = scenario
                 .verifies
                 .iter()
                 .map(|v| v.resolve(|n| vars.get(n).cloned().flatten()))
@@ -283,7 +323,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                     ids,
                     skip.clone().or(expansion.unsupported).map(NotRun::Skip),
                 ),
-                Err(message) => (Vec::new(), Some(NotRun::Error(message))),
+                Err(e) => (Vec::new(), Some(NotRun::Error(e.to_string()))),
             };
             plan.push(Planned {
                 scenario,
@@ -396,6 +436,15 @@ fn errored(planned: Planned<'_>, message: String) -> ScenarioReport {
         verdict: ScenarioVerdict::Error,
         message,
         ..blank_report(&planned)
+    }
+}
+
+/// A run the interruption stopped before it started.
+fn interrupted(planned: &Planned<'_>) -> ScenarioReport {
+    ScenarioReport {
+        verdict: ScenarioVerdict::Error,
+        message: INTERRUPTED.into(),
+        ..blank_report(planned)
     }
 }
 

@@ -126,7 +126,7 @@ pub enum Verifies {
 impl Verifies {
     /// The id this entry names for a run, given the run's variables (the
     /// loader has made sure a template reads variables only, no captures).
-    pub fn resolve<F>(&self, mut lookup: F) -> Result<DeclarationId, String>
+    pub fn resolve<F>(&self, mut lookup: F) -> Result<DeclarationId, VerifiesError>
     where
         F: FnMut(&str) -> Option<String>,
     {
@@ -141,18 +141,36 @@ impl Verifies {
                 Element::Var(name) => match lookup(name) {
                     Some(v) => value.push_str(&v),
                     None => {
-                        return Err(format!("`verifies: {template}`: `${{{name}}}` is not set"))
+                        return Err(VerifiesError::Unset {
+                            template: template.to_string(),
+                            name: name.clone(),
+                        })
                     }
                 },
                 Element::Capture { .. } => {
-                    return Err(format!("`verifies: {template}` reads a capture"))
+                    return Err(VerifiesError::ReadsCapture(template.to_string()))
                 }
             }
         }
-        value
-            .parse()
-            .map_err(|e| format!("`verifies: {template}` gave {e}"))
+        value.parse().map_err(|e| VerifiesError::NotAnId {
+            template: template.to_string(),
+            error: e,
+        })
     }
+}
+
+/// Why a `verifies:` template named no declaration for a run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifiesError {
+    #[error("`verifies: {template}`: `${{{name}}}` is not set")]
+    Unset { template: String, name: String },
+    #[error("`verifies: {0}` reads a capture")]
+    ReadsCapture(String),
+    #[error("`verifies: {template}` gave {error}")]
+    NotAnId {
+        template: String,
+        error: crate::declaration::DeclarationIdError,
+    },
 }
 
 impl std::fmt::Display for Verifies {

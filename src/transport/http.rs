@@ -28,6 +28,13 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
     }
     if error.is_timeout() {
         format!("timed out ({text})")
+    } else if text.contains("InvalidContentType") {
+        // rustls read a plain HTTP answer where a TLS record belonged.
+        let plain = error
+            .url()
+            .map(|u| u.as_str().replacen("https://", "http://", 1))
+            .unwrap_or_else(|| "http://…".into());
+        format!("the server answered plain HTTP on a TLS connection; did you mean {plain}?")
     } else {
         text
     }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned official A2A SDKs for the interop tests (tests/interop.rs):
+# Installs the pinned official A2A SDKs for the interop tests (tests/integration/interop.rs):
 #   tests/interop/python/.venv          a2a-sdk and its server deps (requirements.txt)
 #   tests/interop/js/node_modules       @a2a-js/sdk and express (package-lock.json)
 #

@@ -1,0 +1,53 @@
+//! Positioned errors for the tool's own YAML inputs (profiles, baselines):
+//! `FILE:LINE:COL: message`, then the place. A leaf: the modules that read
+//! YAML and the application error both use it.
+
+/// A YAML file that does not parse: `FILE:LINE:COL: message`, then saphyr's
+/// snippet of the place.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}:{column}: {message}\n{snippet}")]
+pub struct YamlError {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+    snippet: String,
+}
+
+impl YamlError {
+    /// Positions saphyr's error in `file` (1:1 when it names no place).
+    pub fn new(file: &str, e: &serde_saphyr::Error) -> YamlError {
+        let (line, column) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
+        let rendered = e.to_string().replace("<input>", file);
+        let first = rendered.lines().next().unwrap_or("");
+        let message = first
+            .trim_start_matches("error: ")
+            .split_once(": ")
+            .map(|(_, m)| m)
+            .unwrap_or(first)
+            .to_string();
+        YamlError {
+            file: file.to_string(),
+            line,
+            column,
+            message,
+            snippet: rendered.lines().skip(1).collect::<Vec<_>>().join("\n"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_errors_are_positioned_in_the_named_file() {
+        let e = serde_saphyr::from_str::<Vec<u32>>("- 1\n- two\n").unwrap_err();
+        let yaml = YamlError::new("n.yaml", &e);
+        assert_eq!((yaml.line, yaml.column), (2, 3));
+        assert!(yaml.to_string().starts_with("n.yaml:2:3: "), "{yaml}");
+    }
+}

@@ -1,0 +1,193 @@
+//! Golden files: what the binary writes for the mock matrix, a diff and a
+//! baselined run, captured once and compared byte for byte after the values
+//! that legitimately vary between runs are normalized. They pin user-visible
+//! output across refactors; `A2A_CONFORM_BLESS=1` rewrites them.
+
+use regex::Regex;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Set to rewrite the golden files from this run instead of comparing.
+pub const BLESS: &str = "A2A_CONFORM_BLESS";
+
+/// The run-to-run variations, each replaced by a fixed token. Only the
+/// varying value goes; the line, field or section around it stays.
+fn rules() -> &'static [(Regex, &'static str)] {
+    static RULES: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        [
+            // Ports of the mock peer and of the webhook receiver.
+            (r"127\.0\.0\.1:\d+", "127.0.0.1:[PORT]"),
+            // Task, context, message and push-config ids.
+            (
+                r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                "[UUID]",
+            ),
+            (r"sha256:[0-9a-f]{64}", "sha256:[DIGEST]"),
+            // The webhook receiver's secret path segment.
+            (r"/webhook/[0-9a-f]{32}", "/webhook/[SECRET]"),
+            (r"/webhook/[0-9a-f]{1,31}…", "/webhook/[SECRET]…"),
+            // Short artifact digests: the mock's artifacts carry ids and times.
+            (r"digest [0-9a-f]{16}", "digest [DIGEST]"),
+            (
+                r"(\+\[DURATION\]|at \+[^,)]*), [0-9a-f]{16} at",
+                "$1, [DIGEST] at",
+            ),
+            // How many keep-alive comments fit in a window depends on the pace.
+            (r"\d+ keep-alive comment", "[N] keep-alive comment"),
+            (
+                r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})",
+                "[TIMESTAMP]",
+            ),
+            // The tool's version (report header, user agents, the mock's card).
+            (
+                concat!(
+                    r#"(a2a-conform(?:-mock)?[/ ]|"version": ")"#,
+                    env!("CARGO_PKG_VERSION"),
+                    r#"\b"#
+                ),
+                "${1}[VERSION]",
+            ),
+            // A line cut short (…) after a timing: the cut point moves with
+            // the timing's width, so everything from the first timing on goes.
+            (r"\b\d+(?:\.\d+)? ?(?:ms|s)\b[^\n]*…", "[DURATION][cut]…"),
+            // A uuid cut short by a one-line rendering.
+            (r#"([="'])[0-9a-f][0-9a-f-]{0,34}…"#, "${1}[UUID]…"),
+            (r"\+\s*\d+(?:\.\d+)?m?s", "+[T]s"),
+            (r"\b\d+(?:\.\d+)? ?(?:ms|s)\b", "[DURATION]"),
+            (r"\d+ bytes", "[N] bytes"),
+            (r#"time="\d+(?:\.\d+)?""#, r#"time="[T]""#),
+            (r#""(duration_ms|at_ms)": \d+"#, r#""$1": [N]"#),
+            // JSON-RPC request ids: one counter per peer, shared by the
+            // scenario runs in flight at once.
+            (r#"((?:\\?"|&quot;)id(?:\\?"|&quot;):\s*)\d+"#, "${1}[N]"),
+        ]
+        .into_iter()
+        .map(|(pattern, replacement)| (Regex::new(pattern).expect("rule"), replacement))
+        .collect()
+    })
+}
+
+/// One JSON evidence entry of a scenario run, as the report indents it.
+fn entry(kind: &str, summary: &str) -> String {
+    format!(
+        r#"\n {{12}}\{{\n {{14}}"at_ms": \[N\],\n {{14}}"kind": "{kind}",\n {{14}}"summary": "{summary}"(?:,\n {{14}}"body": "[^\n]*")?\n {{12}}\}},"#
+    )
+}
+
+/// The evidence that depends on the pace of a stream, after [`rules`] ran:
+/// how many keep-alives fit in a window, and whether an event the runner did
+/// not wait for arrived before it stopped reading. Each is brought to one
+/// form; everything else in the timeline stays.
+fn pace_rules() -> &'static [(Regex, String)] {
+    static RULES: OnceLock<Vec<(Regex, String)>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let keepalive = entry("comment", r"SSE comment `:keep-alive` \(not a protocol event\)");
+        // A note entry's opening, kept by the rules that drop what precedes it.
+        let note = |summary: &str| {
+            format!(
+                r#"(\n {{12}}\{{\n {{14}}"at_ms": \[N\],\n {{14}}"kind": "note",\n {{14}}"summary": "{summary})"#
+            )
+        };
+        // `instant`: the closing status-update and the end of the stream may
+        // arrive before the runner reads the first event as already completed.
+        let instant = r"step 3 `inconclusive_if` \(scenarios/streaming.yaml:21\)";
+        // `undeclared-streaming`: the working update may arrive before the
+        // runner reads the stream it expected to be refused.
+        let undeclared = r"step 2 `expect` \(scenarios/streaming.yaml:45\)";
+        // Events after the first, and the stream's end, as JSON entries and as lines.
+        let later = format!(
+            "(?:{}|{})+",
+            entry("event", r"event #(?:[2-9]|\d\d+) [^\n]*"),
+            entry("stream-end", "stream closed by the peer")
+        );
+        let later_lines = r"(?:[ \t]*\+\[T\]s (?:event #(?:[2-9]|\d\d+) |stream closed by the peer)[^\n]*\n)+";
+        [
+            // Consecutive keep-alive comments: one stands for the run of them.
+            (format!("({keepalive})(?:{keepalive})+"), "$1".to_string()),
+            (format!("{later}{}", note(instant)), "$1".into()),
+            (format!("{later}{}", note(undeclared)), "$1".into()),
+            (
+                format!(r"(?m)^{later_lines}([ \t]*\+\[T\]s {instant})"),
+                "$1".into(),
+            ),
+            (
+                format!(r"(?m)^{later_lines}([ \t]*\+\[T\]s {undeclared})"),
+                "$1".into(),
+            ),
+            // The counts those entries change.
+            (
+                r"Evidence \((last \d+ of )?\d+ entries\)".into(),
+                "Evidence ([N] entries)".into(),
+            ),
+            (r"… \d+ earlier entries".into(), "… [N] earlier entries".into()),
+            // The cancel's answer and the `canceled` event on the open stream
+            // arrive within the same millisecond, in either order: show the
+            // answer first. As lines (terminal, Markdown, JUnit)…
+            (
+                r"(?m)^(.*event #3 status-update state=canceled[^\n]*)\n(.*← HTTP 200 application/json .*)$"
+                    .into(),
+                "$2\n$1".into(),
+            ),
+            // …and as JSON evidence entries.
+            (
+                r#"(?s)( {12}\{\n {14}"at_ms": \[N\],\n {14}"kind": "event",\n {14}"summary": "event #3 status-update state=canceled[^"]*",.*?\n {12}\}),\n( {12}\{\n {14}"at_ms": \[N\],\n {14}"kind": "response",.*?\n {12}\})"#
+                    .into(),
+                "$2,\n$1".into(),
+            ),
+        ]
+        .into_iter()
+        .map(|(pattern, replacement)| (Regex::new(&pattern).expect("pace rule"), replacement))
+        .collect()
+    })
+}
+
+/// `text` with every varying value replaced, and each `(literal, token)`
+/// (a temporary directory, say) replaced first.
+pub fn normalize(text: &str, literals: &[(&str, &str)]) -> String {
+    let mut text = text.to_string();
+    for (literal, token) in literals {
+        if !literal.is_empty() {
+            text = text.replace(literal, token);
+        }
+    }
+    for (rule, replacement) in rules() {
+        text = rule.replace_all(&text, *replacement).into_owned();
+    }
+    for (rule, replacement) in pace_rules() {
+        text = rule.replace_all(&text, replacement.as_str()).into_owned();
+    }
+    text
+}
+
+fn path(name: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden")).join(name)
+}
+
+/// Compares normalized `actual` with `tests/golden/NAME`, printing a unified
+/// diff on mismatch; under `A2A_CONFORM_BLESS=1` writes it instead.
+pub fn assert_golden(name: &str, actual: &str, literals: &[(&str, &str)]) {
+    let actual = normalize(actual, literals);
+    let file = path(name);
+    if std::env::var_os(BLESS).is_some_and(|v| v != "0" && !v.is_empty()) {
+        std::fs::create_dir_all(file.parent().expect("parent")).expect("golden dir");
+        std::fs::write(&file, &actual).expect("write the golden file");
+        return;
+    }
+    let expected = std::fs::read_to_string(&file).unwrap_or_else(|e| {
+        panic!(
+            "golden file {} ({e}); run with {BLESS}=1 to create it",
+            file.display()
+        )
+    });
+    if expected != actual {
+        let diff = similar::TextDiff::from_lines(&expected, &actual)
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("tests/golden/{name}"), "this run")
+            .to_string();
+        panic!(
+            "{name} differs from its golden file (rerun with {BLESS}=1 if the change is deliberate):\n{diff}"
+        );
+    }
+}

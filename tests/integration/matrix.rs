@@ -1,0 +1,282 @@
+//! The verdict matrix: every mock behaviour × protocol version → the expected
+//! verdict of every declaration and the exit code. Each divergence must be
+//! caught on the declaration it breaks and on no other; the honest peer must
+//! read all honoured.
+
+use crate::common::*;
+use a2a_conform::mock::Behaviour;
+use a2a_conform::protocol::ProtocolVersion;
+
+const STREAMING: &str = "capabilities.streaming";
+const PUSH: &str = "capabilities.pushNotifications";
+const CANCEL: &str = "lifecycle.cancel";
+const COMPLETION: &str = "lifecycle.completion";
+const TEXT: &str = "defaultInputModes[text/plain]";
+const JSON: &str = "defaultInputModes[application/json]";
+const SKILL_TEXT: &str = "skills[echo].inputModes[text/plain]";
+const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
+const VERSION: &str = "protocol.versionNegotiation";
+const SECURITY: &str = "security.enforced";
+
+/// Expected verdicts, in the order of the declaration constants above.
+struct Row {
+    exit: i32,
+    streaming: &'static str,
+    push: &'static str,
+    cancel: &'static str,
+    completion: &'static str,
+    text: &'static str,
+    json: &'static str,
+    /// `protocol.versionNegotiation` on a v1.0 peer (v0.3 peers do not declare it).
+    version: &'static str,
+    /// The card declares a JSON-RPC interface it does not serve.
+    unserved_interface: bool,
+    security: &'static str,
+}
+
+fn expected(behaviour: Behaviour) -> Row {
+    use Behaviour::*;
+    let honest = Row {
+        exit: 0,
+        streaming: "honoured",
+        // Not declared, and refused with -32003 as the spec requires.
+        push: "not-declared",
+        cancel: "honoured",
+        completion: "honoured",
+        text: "honoured",
+        json: "honoured",
+        version: "honoured",
+        unserved_interface: false,
+        // No card but the secured ones requires credentials.
+        security: "not-declared",
+    };
+    match behaviour {
+        Honest => honest,
+        CancelLeak => Row {
+            exit: 1,
+            cancel: "diverged",
+            ..honest
+        },
+        InputOverdeclared | InputOverdeclaredFails => Row {
+            exit: 1,
+            json: "diverged",
+            ..honest
+        },
+        // The stream never shows work, so the cancel scenario cannot start.
+        StreamSilent | StreamSilentNothing => Row {
+            exit: 1,
+            streaming: "diverged",
+            cancel: "unverified",
+            ..honest
+        },
+        UnstableCompletion => Row {
+            exit: 1,
+            completion: "diverged",
+            ..honest
+        },
+        // Everything completes at once: nothing to stream, cancel or resume.
+        Instant => Row {
+            exit: 0,
+            streaming: "unverified",
+            cancel: "unverified",
+            text: "unverified",
+            json: "unverified",
+            ..honest
+        },
+        UndeclaredStreaming => Row {
+            exit: 0,
+            streaming: "over-delivers",
+            cancel: "unverified",
+            ..honest
+        },
+        UndeclaredStreamingRefused => Row {
+            exit: 0,
+            streaming: "not-declared",
+            cancel: "unverified",
+            ..honest
+        },
+        InterfaceUnserved => Row {
+            exit: 1,
+            unserved_interface: true,
+            ..honest
+        },
+        // Only a v1.0 peer negotiates versions: v0.3 cells expect exit 0 (see `cell`).
+        VersionLenient => Row {
+            exit: 1,
+            version: "diverged",
+            ..honest
+        },
+        Push => Row {
+            push: "honoured",
+            ..honest
+        },
+        PushSilent => Row {
+            exit: 1,
+            push: "diverged",
+            ..honest
+        },
+        // The refusal of a loopback webhook is the SSRF guard the spec
+        // recommends: inconclusive, never a divergence.
+        PushRefusesLoopback => Row {
+            push: "unverified",
+            ..honest
+        },
+        // Checked with the mock's token (see `cell`): every promise kept,
+        // and requests without it or with a made-up one are refused with 401.
+        Secured => Row {
+            security: "honoured",
+            ..honest
+        },
+        SecurityUnenforced => Row {
+            exit: 1,
+            security: "diverged",
+            ..honest
+        },
+    }
+}
+
+fn cell(behaviour: Behaviour, version: ProtocolVersion) {
+    let peer = start_peer(version, behaviour);
+    // A peer whose card requires credentials is checked with its token, from
+    // the environment as a user would pass theirs.
+    let token = peer.peer.auth_token();
+    // The leaked events end 480 ms after the cancel, the edge of the fast
+    // quiet window: a wider one sees all of them on a loaded machine too, so
+    // the evidence (and its golden file) is the same every run.
+    let mut extra: Vec<&str> = Vec::new();
+    if behaviour == Behaviour::CancelLeak {
+        extra.extend(["--var", "quiet_window=1500ms"]);
+    }
+    // Every report file is written too: the same run pins them (golden files).
+    let out = match &token {
+        Some(token) => check_every_format(
+            &peer.card_url(),
+            &[extra.as_slice(), &["--bearer-env", "MATRIX_TOKEN"]].concat(),
+            &[("MATRIX_TOKEN", token)],
+        ),
+        None => check_every_format(&peer.card_url(), &extra, &[]),
+    };
+    let mut want = expected(behaviour);
+    let cell = format!("{} × {version}", behaviour.name());
+    let v = version.as_str();
+    let negotiation = if version == ProtocolVersion::V1_0 {
+        want.version
+    } else {
+        // v0.3 has no version negotiation: a lenient v0.3 peer breaks nothing.
+        if behaviour == Behaviour::VersionLenient {
+            want.exit = 0;
+        }
+        "not-declared"
+    };
+    let jsonrpc = format!("interfaces[JSONRPC {v}]");
+    let unserved = format!("interfaces[JSONRPC {v} #2]");
+    let mut rows = vec![(VERSION, negotiation), (jsonrpc.as_str(), "honoured")];
+    if version == ProtocolVersion::V1_0 {
+        rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
+    }
+    if want.unserved_interface {
+        rows.push((unserved.as_str(), "diverged"));
+    }
+    rows.extend([
+        (STREAMING, want.streaming),
+        (PUSH, want.push),
+        (CANCEL, want.cancel),
+        (COMPLETION, want.completion),
+        (TEXT, want.text),
+        (JSON, want.json),
+        (SKILL_TEXT, want.text),
+        (SKILL_JSON, want.json),
+        (SECURITY, want.security),
+    ]);
+    let mut wrong = Vec::new();
+    for (id, verdict) in &rows {
+        let got = out.declaration(id);
+        if got != *verdict {
+            wrong.push(format!("{id}: expected {verdict}, got {got}"));
+        }
+    }
+    // A divergence is caught on the declaration it breaks and on no other:
+    // every row of the report is one the table expects.
+    for row in out.report()["peers"][0]["declarations"].as_array().unwrap() {
+        let id = row["id"].as_str().unwrap_or("");
+        if !rows.iter().any(|(expected, _)| *expected == id) {
+            wrong.push(format!("{id}: unexpected row ({})", row["verdict"]));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{cell}:\n  {}\n{}",
+        wrong.join("\n  "),
+        out.explain()
+    );
+    assert_eq!(out.code, want.exit, "{cell}: {}", out.explain());
+    // Byte for byte what a user sees, in every format, once the values that
+    // vary between runs are normalized (tests/golden/matrix/).
+    let stem = format!("matrix/{}-v{v}", behaviour.name());
+    let token_literal = [(token.as_deref().unwrap_or(""), "[TOKEN]")];
+    for (ext, text) in [
+        ("json", out.json_text.as_deref()),
+        ("xml", out.junit.as_deref()),
+        ("md", out.markdown.as_deref()),
+        ("txt", Some(out.stdout.as_str())),
+    ] {
+        let text = text.unwrap_or_else(|| panic!("{cell}: no {ext} report: {}", out.explain()));
+        golden::assert_golden(&format!("{stem}.{ext}"), text, &token_literal);
+    }
+    // Every diverged declaration carries evidence a person can act on.
+    for run in out.report()["peers"][0]["scenarios"].as_array().unwrap() {
+        if run["verdict"] == "fail" {
+            let evidence = run["evidence"].as_array().expect("evidence");
+            assert!(
+                evidence.iter().any(|e| e["kind"] == "request"),
+                "{cell}: {} has no request in its evidence",
+                run["id"]
+            );
+            assert!(
+                evidence.iter().any(|e| e["curl"].is_string()),
+                "{cell}: {} has no reproduction line",
+                run["id"]
+            );
+        }
+    }
+}
+
+macro_rules! matrix {
+    ($($name:ident: $behaviour:ident,)*) => {
+        mod v1_0 {
+            use super::*;
+            $( #[test] fn $name() { cell(Behaviour::$behaviour, ProtocolVersion::V1_0) } )*
+        }
+        mod v0_3 {
+            use super::*;
+            $( #[test] fn $name() { cell(Behaviour::$behaviour, ProtocolVersion::V0_3) } )*
+        }
+        #[test]
+        fn the_matrix_covers_every_behaviour() {
+            let covered = [$(Behaviour::$behaviour),*];
+            for b in Behaviour::all() {
+                assert!(covered.contains(b), "{} is missing from the matrix", b.name());
+            }
+        }
+    };
+}
+
+matrix! {
+    honest: Honest,
+    cancel_leak: CancelLeak,
+    input_overdeclared: InputOverdeclared,
+    input_overdeclared_fails: InputOverdeclaredFails,
+    stream_silent: StreamSilent,
+    stream_silent_nothing: StreamSilentNothing,
+    unstable_completion: UnstableCompletion,
+    instant: Instant,
+    undeclared_streaming: UndeclaredStreaming,
+    undeclared_streaming_refused: UndeclaredStreamingRefused,
+    interface_unserved: InterfaceUnserved,
+    version_lenient: VersionLenient,
+    push: Push,
+    push_silent: PushSilent,
+    push_refuses_loopback: PushRefusesLoopback,
+    secured: Secured,
+    security_unenforced: SecurityUnenforced,
+}
