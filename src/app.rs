@@ -562,7 +562,10 @@ fn diff(args: DiffArgs) -> Result<i32, AppError> {
         }
     }
     for id in &d.unmatched_accepts {
-        eprintln!("warning: accepted `{id}` names no change between these reports");
+        eprintln!(
+            "warning: accepted `{}` names no change between these reports",
+            terminal(id)
+        );
     }
     Ok(if d.failed { exit::DIVERGED } else { exit::OK })
 }
