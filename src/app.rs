@@ -20,7 +20,7 @@ use crate::protocol::{Binding, ProtocolVersion};
 use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
-use crate::transport::client::{ClientConfig, SENSITIVE_HEADERS};
+use crate::transport::client::ClientConfig;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -191,7 +191,45 @@ fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
             var: var.to_string(),
         });
     }
+    // It becomes a header value: CR/LF would split the request.
+    if token.chars().any(char::is_control) {
+        return Err(UsageError::EnvControl {
+            flag,
+            var: var.to_string(),
+        });
+    }
     Ok(token)
+}
+
+/// A header the tool would send: checked before any request, so a value
+/// with CR/LF never reaches a peer and never fails mid-run. Neither error
+/// shows the value: it may be a credential.
+fn check_header(name: &str, value: &str) -> Result<(), UsageError> {
+    if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+        return Err(UsageError::HeaderName {
+            name: name.to_string(),
+        });
+    }
+    if value.chars().any(char::is_control) {
+        return Err(UsageError::HeaderControl {
+            name: name.to_string(),
+        });
+    }
+    Ok(())
+}
+
+/// A typed built-in variable (`stable_reads`, the windows) must hold a value
+/// its steps can use: found before any request, not by the first run that reads it.
+fn check_var(origin: &dyn Fn() -> String, name: &str, value: &str) -> Result<(), UsageError> {
+    let Some(expected) = crate::scenario::vars::builtin(name).and_then(|b| b.rejects(value)) else {
+        return Ok(());
+    };
+    Err(UsageError::VarValue {
+        origin: origin(),
+        name: name.to_string(),
+        value: crate::transport::clip(value, 40),
+        expected,
+    })
 }
 
 /// Builds run options from flags and an optional profile (flags win).
@@ -204,6 +242,13 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     for (k, v) in extra_vars {
         options.vars.insert(k.clone(), v.clone());
     }
+    let from_profile = || match &args.profile {
+        Some(path) => format!("profile {}", path.display()),
+        None => "profile".to_string(),
+    };
+    for (name, value) in &profile.vars {
+        check_var(&from_profile, name, value)?;
+    }
     options.vars.extend(profile.vars.clone());
     for var in &args.vars {
         let (name, value) = var
@@ -213,34 +258,25 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         if name.is_empty() {
             return Err(UsageError::VarEmptyName(var.clone()).into());
         }
+        check_var(&|| "--var".to_string(), name, value)?;
         options.vars.insert(name.to_string(), value.to_string());
     }
     let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
     for header in &args.headers {
-        let (name, value) = header
-            .split_once(':')
-            .ok_or_else(|| UsageError::HeaderSyntax(header.clone()))?;
+        // A malformed header is still someone's secret: the message shows
+        // its first word only.
+        let (name, value) = header.split_once(':').ok_or_else(|| {
+            let first = header.split_whitespace().next().unwrap_or_default();
+            UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
+        })?;
         headers.push((name.trim().to_string(), value.trim().to_string()));
     }
-    let mut secrets: Vec<String> = headers
-        .iter()
-        .filter(|(n, _)| SENSITIVE_HEADERS.contains(&n.to_ascii_lowercase().as_str()))
-        .flat_map(|(_, v)| {
-            // Mask both the whole value and the credential after a scheme word.
-            let mut s = vec![v.clone()];
-            if let Some((_, cred)) = v.split_once(' ') {
-                s.push(cred.trim().to_string());
-            }
-            s
-        })
-        .collect();
+    for (name, value) in &headers {
+        check_header(name, value)?;
+    }
     let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
     let bearer = match bearer_var {
-        Some(var) => {
-            let token = env_secret("--bearer-env", &var)?;
-            secrets.push(token.clone());
-            Some((var, token))
-        }
+        Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
@@ -248,15 +284,19 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         timeout,
         headers,
         bearer,
+        public_headers: args.public_headers.clone(),
+        same_origin_credentials: args.same_origin_credentials,
         ..ClientConfig::default()
     };
-    options.redactor = Arc::new(Redactor::new(secrets));
+    // Redaction is by value: every credential header's value, the token.
+    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
     options.only = args.scenarios.clone();
     options.skip = args.skip.clone();
     options.protocol = protocol_choice(args.protocol);
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
 }
 
@@ -396,8 +436,10 @@ async fn run_check(
     outputs.check()?;
     let progress = TerminalProgress::new(progress_mode(&args.output));
     let (caught, watcher) = watch_signals(options.cancel.clone());
-    let mut report = runner::check(peers, &suite, &options, &progress).await;
+    let report = runner::check(peers, &suite, &options, &progress).await;
     watcher.abort();
+    // Every format is rendered from this one redacted report.
+    let mut report = redacted(report, &options.redactor);
     report.fail_on_flaky = args.fail_on_flaky;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
@@ -415,6 +457,19 @@ async fn run_check(
         }
         None => Ok(code),
     }
+}
+
+/// The report with every configured secret masked in every string (peer
+/// text included, in the encodings a peer can reflect), so that no format
+/// and no line on stderr can carry one.
+fn redacted(report: RunReport, redactor: &Redactor) -> RunReport {
+    if redactor.is_empty() {
+        return report;
+    }
+    serde_json::to_value(&report)
+        .ok()
+        .and_then(|value| serde_json::from_value(redactor.redact_value(value)).ok())
+        .unwrap_or(report)
 }
 
 /// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the

@@ -121,9 +121,17 @@ pub struct RunArgs {
     /// Binding to use: the card's first usable one, or forced.
     #[arg(long, value_enum, default_value = "auto")]
     pub binding: BindingArg,
-    /// An extra request header, 'Name: value' (repeatable). Authorization-like values are redacted in reports.
+    /// An extra request header, 'Name: value' (repeatable). Every value is a credential: sent to the
+    /// card's origin and its endpoint, never across a redirect, and redacted everywhere unless named with
+    /// --header-public.
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
+    /// Keep this --header/profile header readable: not redacted, not withheld as a credential (repeatable).
+    #[arg(long = "header-public", value_name = "NAME")]
+    pub public_headers: Vec<String>,
+    /// Send no credentials to an endpoint on another origin than the card's (what needs them reads unverified).
+    #[arg(long)]
+    pub same_origin_credentials: bool,
     /// Read a bearer token from this environment variable (never pass secrets in argv).
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,
@@ -133,6 +141,10 @@ pub struct RunArgs {
     /// Scenario runs in flight at once against one peer.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
+    /// The most runs one `for_each` scenario expands to (one per input mode or interface);
+    /// the rest are skipped and the declarations they verify read unverified.
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub max_runs_per_family: u32,
     /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: u32,

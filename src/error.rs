@@ -85,6 +85,24 @@ pub enum UsageError {
     EnvUnset { flag: &'static str, var: String },
     #[error("{flag} {var}: `{var}` is empty")]
     EnvEmpty { flag: &'static str, var: String },
+    /// A header name that is not an HTTP token (the value is not shown: it may be a secret).
+    #[error("header `{name}`: not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")]
+    HeaderName { name: String },
+    /// A header value with CR, LF or another control character: it would
+    /// split or corrupt the request (the value is not shown: it may be a secret).
+    #[error("header `{name}`: the value contains a control character (CR, LF, tab, NUL…); a header value must be one line of text")]
+    HeaderControl { name: String },
+    #[error("{flag} {var}: `{var}` contains a control character (CR, LF, tab, NUL…), e.g. a trailing newline; a token must be one line of text")]
+    EnvControl { flag: &'static str, var: String },
+    /// A typed built-in variable set to a value its steps cannot use.
+    #[error("{origin}: `{name}={value}` is out of range: {name} must be {expected}")]
+    VarValue {
+        /// Where it was set: `--var`, or `profile FILE`.
+        origin: String,
+        name: String,
+        value: String,
+        expected: &'static str,
+    },
     /// A value that is not the name of a set variable and may be the secret
     /// itself: it is never echoed.
     #[error("{flag} takes the NAME of an environment variable, not a token (the value given names no set variable and is not shown)")]

@@ -43,6 +43,7 @@ pub mod mock;
 pub mod profile;
 pub mod progress;
 pub mod protocol;
+pub mod redact;
 pub mod report;
 pub mod runner;
 pub mod scenario;

@@ -114,12 +114,11 @@ impl Card {
         for mode in unique(&self.default_input_modes) {
             out.push((DeclarationId::DefaultInputMode(mode.clone()), mode.clone()));
         }
-        let mut seen_skills: Vec<&str> = Vec::new();
+        let mut seen_skills = std::collections::HashSet::new();
         for skill in &self.skills {
-            if seen_skills.contains(&skill.id.as_str()) {
+            if !seen_skills.insert(skill.id.as_str()) {
                 continue;
             }
-            seen_skills.push(&skill.id);
             for mode in unique(skill.input_modes.as_deref().unwrap_or_default()) {
                 let id = DeclarationId::SkillInputMode {
                     skill: skill.id.clone(),
@@ -234,11 +233,10 @@ fn has_mode(modes: &[String], mode: &str) -> bool {
 }
 
 fn unique(modes: &[String]) -> Vec<&String> {
-    let mut out: Vec<&String> = Vec::new();
-    for mode in modes {
-        if !out.iter().any(|m| m.eq_ignore_ascii_case(mode)) {
-            out.push(mode);
-        }
-    }
-    out
+    // A set, not a scan of `out`: a skill may list thousands of modes.
+    let mut seen = std::collections::HashSet::new();
+    modes
+        .iter()
+        .filter(|mode| seen.insert(mode.to_ascii_lowercase()))
+        .collect()
 }

@@ -20,17 +20,27 @@ pub struct Timeline {
 }
 
 /// The last `limit` entries of a run's evidence, each on one line of at most
-/// `width` characters. Keep-alive comments only when `comments` is set.
+/// `width` characters, led by the run's elided-entries marker if it falls
+/// before them. Keep-alive comments only when `comments` is set.
 pub fn timeline(run: &ScenarioReport, limit: usize, comments: bool, width: usize) -> Timeline {
     let entries: Vec<_> = run
         .evidence
         .iter()
         .filter(|e| comments || e.kind != EvidenceKind::Comment)
         .collect();
-    let omitted = entries.len().saturating_sub(limit);
-    let lines = entries
+    let mut omitted = entries.len().saturating_sub(limit);
+    let mut shown: Vec<_> = entries[omitted..].to_vec();
+    // How much the run itself left out is shown even when the window starts
+    // after it: "earlier entries" alone would understate what is missing.
+    if let Some(marker) = entries[..omitted]
         .iter()
-        .skip(omitted)
+        .find(|e| e.kind == EvidenceKind::Elided)
+    {
+        shown.insert(0, *marker);
+        omitted -= 1;
+    }
+    let lines = shown
+        .iter()
         .map(|e| Line {
             at: format!("+{:>6.2}s", e.at_ms as f64 / 1000.0),
             summary: one_line(&e.summary, width),
@@ -128,6 +138,24 @@ mod tests {
         let text = plain(&r, 2);
         assert!(text.starts_with("… 1 earlier entries"), "{text}");
         assert!(text.ends_with("reproduce: curl two\n"), "{text}");
+    }
+
+    #[test]
+    fn the_elided_marker_is_shown_even_before_the_window() {
+        let mut evidence = vec![entry(0, EvidenceKind::Request, "first", None)];
+        evidence.push(entry(
+            5,
+            EvidenceKind::Elided,
+            "… 9900 entries elided",
+            None,
+        ));
+        for n in 0..5 {
+            evidence.push(entry(10 + n, EvidenceKind::Event, "later", None));
+        }
+        let t = timeline(&run(evidence), 2, false, 100);
+        assert_eq!(t.lines.len(), 3);
+        assert_eq!(t.lines[0].summary, "… 9900 entries elided");
+        assert_eq!(t.omitted, 4, "the request and three events");
     }
 
     #[test]

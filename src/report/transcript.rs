@@ -14,6 +14,9 @@ pub enum EvidenceKind {
     Comment,
     StreamEnd,
     Note,
+    /// Stands for the entries left out between the first and the last ones
+    /// a run keeps; its summary says how many.
+    Elided,
 }
 
 /// One recorded exchange, event or observation, timed from the start of the run.

@@ -16,7 +16,8 @@ use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
-use crate::transport::client::{http_client, read_bounded, ClientConfig};
+use crate::transport::client::{http_client, ClientConfig};
+use crate::transport::redirect::get_card;
 use crate::transport::{PeerClient, Redactor, Transcript};
 use context::{RunContext, StopKind};
 use futures_util::stream::{self, StreamExt};
@@ -27,6 +28,10 @@ use tokio_util::sync::CancellationToken;
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
+/// The most runs one `for_each` scenario expands to by default
+/// (`--max-runs-per-family`): a card listing 100 skills × 1,000 input modes
+/// must not mean 100,000 runs.
+pub const DEFAULT_MAX_RUNS_PER_FAMILY: usize = 64;
 
 /// Everything a check needs besides the suite.
 #[derive(Clone)]
@@ -45,6 +50,9 @@ pub struct RunOptions {
     pub retries: u32,
     /// Scenario runs in flight at once against one peer.
     pub jobs: usize,
+    /// The most runs one `for_each` scenario expands to; the rest are
+    /// skipped, and the declarations they verify read unverified.
+    pub max_runs_per_family: usize,
     /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
@@ -62,8 +70,20 @@ impl Default for RunOptions {
             binding: BindingChoice::Auto,
             retries: 0,
             jobs: 4,
+            max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
         }
+    }
+}
+
+impl RunOptions {
+    /// These options for one peer: its credentials belong to its card's origin.
+    pub fn for_card(&self, card: &Card) -> RunOptions {
+        let mut options = self.clone();
+        if let Ok(url) = url::Url::parse(&card.fetched_from) {
+            options.client = self.client.for_card(&url);
+        }
+        options
     }
 }
 
@@ -110,29 +130,20 @@ pub async fn check(
     report
 }
 
-/// A card fetched and parsed, or the one line saying why not.
+/// A card fetched and parsed, or the one line saying why not. Redirects
+/// are followed a few times, credentials only on the card URL's origin; an
+/// endpoint on another origin is a warning naming both. Peer text that ends
+/// up in ids and reports (name, skill ids, modes, warnings) is redacted here,
+/// before anything shows it.
 pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (String, String)> {
     let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
     let shown = url.to_string();
-    let fail = |m: String| (shown.clone(), m);
+    let fail = |m: String| (shown.clone(), options.redactor.redact(&m));
     let client = http_client(options.client.timeout).map_err(fail)?;
-    let mut request = client.get(url.clone()).header("Accept", "application/json");
-    for (k, v) in &options.client.headers {
-        request = request.header(k.as_str(), v.as_str());
-    }
-    if let Some((_, token)) = &options.client.bearer {
-        request = request.bearer_auth(token);
-    }
-    let response = request.send().await.map_err(|e| {
-        fail(format!(
-            "cannot fetch the card at {url}: {}",
-            crate::transport::client::describe_reqwest_error(&e)
-        ))
-    })?;
-    let status = response.status();
-    let body = read_bounded(response, options.client.timeout)
+    let response = get_card(&client, &url, &options.client)
         .await
-        .map_err(|e| fail(format!("cannot read the card at {url}: {e}")))?;
+        .map_err(|e| fail(e.to_string()))?;
+    let status = response.status;
     if !status.is_success() {
         return Err(fail(format!(
             "the card at {url} answered HTTP {}{}",
@@ -143,8 +154,62 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
                 .unwrap_or_default()
         )));
     }
-    card::parse_card(&url, &body, options.protocol, options.binding)
-        .map_err(|e| fail(options.redactor.redact(&e.to_string())))
+    let mut card = card::parse_card(&url, &response.body, options.protocol, options.binding)
+        .map_err(|e| fail(e.to_string()))?;
+    card.warnings.extend(response.cross_origin_hops);
+    card.warnings
+        .extend(endpoint_origin_warning(&url, &card, &options.client));
+    redact_card(&mut card, &options.redactor);
+    Ok(card)
+}
+
+/// The warning for a card whose endpoint is on another origin (scheme, host,
+/// port) than the card: the credentials were given for the card's.
+fn endpoint_origin_warning(
+    card_url: &url::Url,
+    card: &Card,
+    client: &ClientConfig,
+) -> Option<String> {
+    let card_origin = card_url.origin();
+    let endpoint_origin = url::Url::parse(&card.endpoint.url).ok()?.origin();
+    if card_origin == endpoint_origin || !card_origin.is_tuple() || !endpoint_origin.is_tuple() {
+        return None;
+    }
+    let (card_origin, endpoint_origin) = (
+        card_origin.ascii_serialization(),
+        endpoint_origin.ascii_serialization(),
+    );
+    let consequence = if client.same_origin_credentials {
+        "no credentials are sent there (--same-origin-credentials), so what needs them reads unverified".to_string()
+    } else if client.has_credentials() {
+        format!("the credentials (--bearer-env, --header) are sent there too; --same-origin-credentials keeps them to {card_origin}")
+    } else {
+        format!("credentials given with --bearer-env or --header would be sent there too; --same-origin-credentials keeps them to {card_origin}")
+    };
+    Some(format!(
+        "the card at {card_origin} names its endpoint on another origin, {endpoint_origin}: {consequence}"
+    ))
+}
+
+/// Masks the configured secrets in the card's text that reaches ids and
+/// reports: a peer may reflect a token in its name, a skill id, a mode.
+fn redact_card(card: &mut Card, redactor: &Redactor) {
+    if redactor.is_empty() {
+        return;
+    }
+    let all = |items: &mut Vec<String>| items.iter_mut().for_each(|s| *s = redactor.redact(s));
+    card.name = redactor.redact(&card.name);
+    card.version = card.version.as_deref().map(|v| redactor.redact(v));
+    all(&mut card.default_input_modes);
+    all(&mut card.default_output_modes);
+    all(&mut card.security_schemes);
+    all(&mut card.warnings);
+    for skill in &mut card.skills {
+        skill.id = redactor.redact(&skill.id);
+        skill.name = redactor.redact(&skill.name);
+        skill.input_modes.iter_mut().for_each(all);
+        skill.output_modes.iter_mut().for_each(all);
+    }
 }
 
 /// One planned scenario run.
@@ -192,6 +257,7 @@ async fn check_peer(
             }
         }
     };
+    let options = &options.for_card(&card);
     let endpoint = card.endpoint.url.clone();
     let mut report = PeerReport {
         name: Some(card.name.clone()),
@@ -310,20 +376,46 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
             let gate = scenario.gate.as_ref()?;
             (!gate.opens(card.is_declared(&gate.id))).then(|| gate.skip_reason())
         });
-        for expansion in expand(card, scenario) {
-            let mut vars = base.clone();
-            vars.extend(expansion.vars);
+        let cap = options.max_runs_per_family;
+        for (n, expansion) in expand(card, scenario).into_iter().enumerate() {
+            let over_cap = (scenario.def.for_each.is_some() && n >= cap).then(|| {
+                format!(
+                    "over the cap of {cap} runs per declaration family for `{}`; raise it with --max-runs-per-family",
+                    scenario.id()
+                )
+            });
+            let lookup = |n: &str| {
+                expansion
+                    .vars
+                    .get(n)
+                    .or_else(|| base.get(n))
+                    .cloned()
+                    .flatten()
+            };
             let verifies: Result<Vec<DeclarationId>, _> = scenario
                 .verifies
                 .iter()
-                .map(|v| v.resolve(|n| vars.get(n).cloned().flatten()))
+                .map(|v| v.resolve(lookup))
                 .collect();
             let (verifies, not_run) = match verifies {
                 Ok(ids) => (
                     ids,
-                    skip.clone().or(expansion.unsupported).map(NotRun::Skip),
+                    skip.clone()
+                        .or(expansion.unsupported)
+                        .or(over_cap)
+                        .map(NotRun::Skip),
                 ),
                 Err(e) => (Vec::new(), Some(NotRun::Error(e.to_string()))),
+            };
+            // Only a run that runs needs its variables: thousands of
+            // skipped expansions must not each copy them.
+            let vars = match not_run {
+                None => {
+                    let mut vars = base.clone();
+                    vars.extend(expansion.vars);
+                    vars
+                }
+                Some(_) => HashMap::new(),
             };
             plan.push(Planned {
                 scenario,
@@ -645,6 +737,54 @@ mod tests {
                 "the card declares capabilities.streaming".into()
             ))
         );
+    }
+
+    #[test]
+    fn for_each_runs_past_the_family_cap_are_skipped_with_the_flag_named() {
+        let modes: Vec<String> = (0..10).map(|n| format!("\"a/{n}\"")).collect();
+        let body = format!(
+            r#"{{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[{{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}}],
+            "capabilities":{{}},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
+            "skills":[{{"id":"s","name":"s","description":"d","tags":["t"],"inputModes":[{}]}}]}}"#,
+            modes.join(",")
+        );
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let suite = Suite::embedded().unwrap();
+        let options = RunOptions {
+            max_runs_per_family: 4,
+            ..RunOptions::default()
+        };
+        let plan = plan_runs(&card, &suite, &options);
+        let family: Vec<&Planned> = plan
+            .iter()
+            .filter(|p| p.run_id.starts_with("input-mode-resume["))
+            .collect();
+        assert_eq!(family.len(), 11, "text/plain and ten skill modes");
+        let over: Vec<&&Planned> = family.iter().filter(|p| p.not_run.is_some()).collect();
+        assert_eq!(over.len(), 7);
+        match &over[0].not_run {
+            Some(NotRun::Skip(reason)) => assert_eq!(
+                reason,
+                "over the cap of 4 runs per declaration family for `input-mode-resume`; \
+                 raise it with --max-runs-per-family"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(over
+            .iter()
+            .all(|p| p.vars.is_empty() && p.verifies.len() == 1));
+        let unfamilied = plan.iter().filter(|p| p.scenario.def.for_each.is_none());
+        assert!(unfamilied
+            .filter_map(|p| p.not_run.as_ref())
+            .all(|n| !format!("{n:?}").contains("over the cap")));
     }
 
     #[test]

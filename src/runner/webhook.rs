@@ -5,6 +5,12 @@
 //! recorded, only whether they were present and whether they matched the
 //! token the scenario set. It answers 200 to every POST on its path.
 //!
+//! Whatever the peer sends, what it keeps is bounded: bodies are capped,
+//! refused requests (other paths, methods, oversized bodies) are recorded
+//! one by one only up to [`RECORDED_REFUSALS`] and counted after that, and
+//! deliveries without an event are kept up to [`MAX_JUNK_DELIVERIES`], so a
+//! flood of either never pushes a real notification out.
+//!
 //! It listens on loopback only: a peer on another machine cannot reach it,
 //! and agents SHOULD refuse loopback webhook URLs anyway (SSRF protection,
 //! v1 §13.2), so scenarios read such refusals as inconclusive.
@@ -27,8 +33,14 @@ use tokio::task::JoinHandle;
 
 /// The largest notification body read (1 MiB); a larger one is refused with 413.
 pub const MAX_WEBHOOK_BODY: usize = MAX_SSE_EVENT_BYTES;
-/// The most notifications kept per run; later ones are answered and counted only.
+/// The most notifications holding an event kept per run: the first half of
+/// them, and the latest after that; the ones between are answered and counted.
 pub const MAX_DELIVERIES: usize = 1000;
+/// The most notifications without an event (not JSON, no Task or stream
+/// event) kept per run; later ones are answered and counted only.
+pub const MAX_JUNK_DELIVERIES: usize = 20;
+/// How many refused requests are recorded one by one; later ones are counted.
+pub const RECORDED_REFUSALS: usize = 5;
 /// How long one notification's body may take to arrive.
 const BODY_WAIT: Duration = Duration::from_secs(10);
 /// The header v0.3 (and the official SDKs) carry the config's token in.
@@ -136,12 +148,61 @@ struct Inner {
     /// The path the receiver's URL names (a fresh random one per run).
     path: String,
     tokens: Mutex<Vec<String>>,
-    deliveries: Mutex<Vec<Delivery>>,
-    /// Requests beyond [`MAX_DELIVERIES`] (answered, not kept).
-    dropped: AtomicUsize,
+    deliveries: Mutex<Deliveries>,
+    /// Requests refused (other path or method, body too large or too slow).
+    refused: AtomicUsize,
     /// Bumped on every delivery kept.
     changed: watch::Sender<usize>,
     closed: AtomicBool,
+}
+
+/// The notifications kept, and how many came in all.
+#[derive(Default)]
+struct Deliveries {
+    kept: Vec<Delivery>,
+    /// Every notification answered 200, kept or not; the next `seq` is one more.
+    arrived: usize,
+    /// Answered but not kept: past a cap, or pushed out by later ones.
+    dropped: usize,
+}
+
+impl Deliveries {
+    /// Keeps `delivery` within the caps; returns whether it was kept.
+    fn keep(&mut self, delivery: Delivery) -> bool {
+        let holds_event = delivery.event.is_some();
+        let (kind_kept, cap) = if holds_event {
+            (
+                self.kept.iter().filter(|d| d.event.is_some()).count(),
+                MAX_DELIVERIES,
+            )
+        } else {
+            (
+                self.kept.iter().filter(|d| d.event.is_none()).count(),
+                MAX_JUNK_DELIVERIES,
+            )
+        };
+        if kind_kept >= cap {
+            if !holds_event {
+                self.dropped += 1;
+                return false;
+            }
+            // The latest notifications matter most to a waiting step: the
+            // oldest one past the first half makes room.
+            let victim = self
+                .kept
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.event.is_some())
+                .nth(MAX_DELIVERIES / 2)
+                .map(|(i, _)| i);
+            if let Some(i) = victim {
+                self.kept.remove(i);
+                self.dropped += 1;
+            }
+        }
+        self.kept.push(delivery);
+        true
+    }
 }
 
 /// A running receiver. Dropping it stops the server.
@@ -162,8 +223,8 @@ impl WebhookReceiver {
             transcript,
             path: path.clone(),
             tokens: Mutex::new(Vec::new()),
-            deliveries: Mutex::new(Vec::new()),
-            dropped: AtomicUsize::new(0),
+            deliveries: Mutex::new(Deliveries::default()),
+            refused: AtomicUsize::new(0),
             changed: watch::channel(0).0,
             closed: AtomicBool::new(false),
         });
@@ -209,13 +270,19 @@ impl WebhookReceiver {
         self.inner
             .deliveries
             .lock()
-            .map(|d| d.clone())
+            .map(|d| d.kept.clone())
             .unwrap_or_default()
     }
 
-    /// Requests answered but not kept (beyond [`MAX_DELIVERIES`]).
+    /// Notifications answered but not kept (past [`MAX_DELIVERIES`] or
+    /// [`MAX_JUNK_DELIVERIES`]).
     pub fn dropped(&self) -> usize {
-        self.inner.dropped.load(Ordering::Relaxed)
+        self.inner.deliveries.lock().map(|d| d.dropped).unwrap_or(0)
+    }
+
+    /// Requests refused: another path or method, a body too large or too slow.
+    pub fn refused(&self) -> usize {
+        self.inner.refused.load(Ordering::Relaxed)
     }
 
     /// Waits until `done` holds for the deliveries, or the deadline passes.
@@ -239,6 +306,18 @@ impl WebhookReceiver {
 impl Drop for WebhookReceiver {
     fn drop(&mut self) {
         self.inner.closed.store(true, Ordering::Relaxed);
+        let refused = self.refused();
+        if refused > RECORDED_REFUSALS {
+            self.inner.transcript.note(format!(
+                "webhook receiver: {refused} requests refused in all; the first {RECORDED_REFUSALS} are recorded, the rest counted"
+            ));
+        }
+        let dropped = self.dropped();
+        if dropped > 0 {
+            self.inner.transcript.note(format!(
+                "webhook receiver: {dropped} notifications answered but not kept (caps of {MAX_DELIVERIES} with an event, {MAX_JUNK_DELIVERIES} without)"
+            ));
+        }
         let _ = self.stop.send(true);
         self.server.abort();
     }
@@ -283,10 +362,18 @@ fn refuse_request(inner: &Inner, at: Instant, method: &Method, uri: &Uri) -> Opt
     } else {
         return None;
     };
-    inner
-        .transcript
-        .record(EvidenceKind::Event, at, summary, None, None);
+    refusal(inner, at, summary, None);
     Some(status)
+}
+
+/// Counts a refused request; records it while few have been refused.
+fn refusal(inner: &Inner, at: Instant, summary: String, body: Option<String>) {
+    let seen = inner.refused.fetch_add(1, Ordering::Relaxed) + 1;
+    if seen <= RECORDED_REFUSALS {
+        inner
+            .transcript
+            .record(EvidenceKind::Event, at, summary, body, None);
+    }
 }
 
 /// The body, bounded in size ([`MAX_WEBHOOK_BODY`]) and time ([`BODY_WAIT`]);
@@ -297,31 +384,28 @@ async fn read_body(
     headers: &HeaderMap,
     body: Body,
 ) -> Result<axum::body::Bytes, StatusCode> {
-    let transcript = &inner.transcript;
     match tokio::time::timeout(BODY_WAIT, to_bytes(body, MAX_WEBHOOK_BODY)).await {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(_)) => {
-            transcript.record(
-                EvidenceKind::Event,
+            refusal(
+                inner,
                 at,
                 format!(
                     "webhook POST with a body larger than {} MiB or cut off (answered 413, not kept)",
                     MAX_WEBHOOK_BODY / (1024 * 1024)
                 ),
                 Some(header_lines(headers, &[])),
-                None,
             );
             Err(StatusCode::PAYLOAD_TOO_LARGE)
         }
         Err(_) => {
-            transcript.record(
-                EvidenceKind::Event,
+            refusal(
+                inner,
                 at,
                 format!(
                     "webhook POST whose body did not arrive within {} s (answered 408)",
                     BODY_WAIT.as_secs()
                 ),
-                None,
                 None,
             );
             Err(StatusCode::REQUEST_TIMEOUT)
@@ -330,7 +414,8 @@ async fn read_body(
 }
 
 /// Judges a notification's credentials and body, records it and keeps it
-/// (up to [`MAX_DELIVERIES`]; later ones are answered and counted only).
+/// (within [`MAX_DELIVERIES`] and [`MAX_JUNK_DELIVERIES`]; others are
+/// answered and counted only).
 fn keep(inner: &Inner, at: Instant, headers: &HeaderMap, bytes: &[u8]) -> StatusCode {
     let tokens = inner.tokens.lock().map(|t| t.clone()).unwrap_or_default();
     let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
@@ -345,12 +430,9 @@ fn keep(inner: &Inner, at: Instant, headers: &HeaderMap, bytes: &[u8]) -> Status
         Ok(d) => d,
         Err(_) => return StatusCode::INTERNAL_SERVER_ERROR,
     };
-    if deliveries.len() >= MAX_DELIVERIES {
-        inner.dropped.fetch_add(1, Ordering::Relaxed);
-        return StatusCode::OK;
-    }
+    deliveries.arrived += 1;
     let delivery = Delivery {
-        seq: deliveries.len() + 1,
+        seq: deliveries.arrived,
         at,
         content_type: text(header::CONTENT_TYPE).map(str::to_string),
         bytes: bytes.len(),
@@ -359,21 +441,20 @@ fn keep(inner: &Inner, at: Instant, headers: &HeaderMap, bytes: &[u8]) -> Status
         authorization,
         token_header,
     };
+    let summary = delivery.describe();
+    if !deliveries.keep(delivery) {
+        return StatusCode::OK;
+    }
+    let count = deliveries.arrived;
+    drop(deliveries);
     let evidence = format!(
         "{}\n\n{}",
         header_lines(headers, &[authorization, token_header]),
         String::from_utf8_lossy(bytes)
     );
-    inner.transcript.record(
-        EvidenceKind::Event,
-        at,
-        delivery.describe(),
-        Some(evidence),
-        None,
-    );
-    deliveries.push(delivery);
-    let count = deliveries.len();
-    drop(deliveries);
+    inner
+        .transcript
+        .record(EvidenceKind::Event, at, summary, Some(evidence), None);
     inner.changed.send_replace(count);
     StatusCode::OK
 }
@@ -552,6 +633,86 @@ mod tests {
         assert!(notes.iter().any(|n| n.contains("not the receiver's path")));
         assert!(notes.iter().any(|n| n.contains("larger than 1 MiB")));
         assert!(notes.iter().any(|n| n.contains("GET instead of POST")));
+    }
+
+    #[test]
+    fn a_flood_is_counted_not_recorded_and_does_not_hide_a_real_delivery() {
+        let (runtime, receiver, transcript) = started();
+        let url = receiver.url().to_string();
+        let base = url.rsplit_once("/a2a-conform/").unwrap().0.to_string();
+        let event =
+            json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_COMPLETED"}}});
+        runtime.block_on(async {
+            let client = reqwest::Client::new();
+            for n in 0..300 {
+                let wrong = format!("{base}/elsewhere/{n}");
+                assert_eq!(client.post(&wrong).send().await.unwrap().status(), 404);
+                let junk = client.post(&url).body("<html>").send().await.unwrap();
+                assert_eq!(junk.status(), 200);
+            }
+            assert_eq!(post(&url, &[], event.to_string().into_bytes()).await, 200);
+        });
+        assert_eq!(receiver.refused(), 300);
+        let kept = receiver.deliveries();
+        assert_eq!(kept.len(), MAX_JUNK_DELIVERIES + 1);
+        assert_eq!(receiver.dropped(), 300 - MAX_JUNK_DELIVERIES);
+        let real = kept.last().unwrap();
+        assert_eq!(real.seq, 301, "arrival order counts every notification");
+        assert_eq!(
+            real.event
+                .as_ref()
+                .and_then(|e| e.state())
+                .unwrap()
+                .as_str(),
+            "completed"
+        );
+        drop(receiver);
+        let entries = transcript.entries();
+        let refusals = entries
+            .iter()
+            .filter(|e| e.summary.contains("not the receiver's path"))
+            .count();
+        assert_eq!(refusals, RECORDED_REFUSALS);
+        assert!(entries.len() < 60, "{} entries", entries.len());
+        let all: Vec<&str> = entries.iter().map(|e| e.summary.as_str()).collect();
+        assert!(
+            all.iter()
+                .any(|s| s.contains("300 requests refused in all")),
+            "{all:?}"
+        );
+        assert!(
+            all.iter()
+                .any(|s| s.contains("280 notifications answered but not kept")),
+            "{all:?}"
+        );
+    }
+
+    #[test]
+    fn past_the_cap_the_latest_deliveries_push_out_the_middle_ones() {
+        let mut d = Deliveries::default();
+        for n in 1..=MAX_DELIVERIES + 10 {
+            d.arrived += 1;
+            let (_, event) = parse_body(
+                json!({"kind": "task", "id": format!("t{n}"), "status": {"state": "working"}})
+                    .to_string()
+                    .as_bytes(),
+            );
+            assert!(d.keep(Delivery {
+                seq: n,
+                at: Instant::now(),
+                content_type: None,
+                bytes: 0,
+                shape: BodyShape::Kind,
+                event,
+                authorization: Credential::Absent,
+                token_header: Credential::Absent,
+            }));
+        }
+        assert_eq!(d.kept.len(), MAX_DELIVERIES);
+        assert_eq!(d.dropped, 10);
+        assert_eq!(d.kept[0].seq, 1);
+        assert_eq!(d.kept.last().unwrap().seq, MAX_DELIVERIES + 10);
+        assert_eq!(d.kept[MAX_DELIVERIES / 2].seq, MAX_DELIVERIES / 2 + 11);
     }
 
     #[test]

@@ -8,11 +8,47 @@ use serde::Deserialize;
 use std::fmt;
 use std::time::Duration;
 
-/// A built-in variable: name, default (None: unset), and what it is for.
+/// A built-in variable: name, default (None: unset), what it is for, and
+/// the kind of value it takes.
 pub struct Builtin {
     pub name: &'static str,
     pub default: Option<&'static str>,
     pub doc: &'static str,
+    pub kind: BuiltinKind,
+}
+
+/// What a built-in variable's value must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuiltinKind {
+    Text,
+    /// A duration of at most 24h ([`parse_duration`]).
+    Duration,
+    /// A whole number of reads from 1 to [`MAX_READS`] ([`Count::parse`]).
+    Count,
+}
+
+impl Builtin {
+    /// `None` if `value` suits this variable, else what it must be instead.
+    /// An empty value unsets the variable and always suits.
+    pub fn rejects(&self, value: &str) -> Option<&'static str> {
+        if value.is_empty() {
+            return None;
+        }
+        match self.kind {
+            BuiltinKind::Text => None,
+            BuiltinKind::Duration => parse_duration(value)
+                .is_err()
+                .then_some("a duration of at most 24h (e.g. 15s, 500ms, 2m)"),
+            BuiltinKind::Count => Count::parse(value)
+                .is_none()
+                .then_some("a whole number from 1 to 100"),
+        }
+    }
+}
+
+/// The built-in variable called `name`, if there is one.
+pub fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name)
 }
 
 /// The built-in variables every scenario may use. `probe_window` is computed
@@ -22,41 +58,49 @@ pub const BUILTINS: &[Builtin] = &[
         name: "prompt",
         default: Some("Hello from a2a-conform. Please reply briefly."),
         doc: "a short harmless text for a minimal task",
+        kind: BuiltinKind::Text,
     },
     Builtin {
         name: "prompt_long",
         default: None,
         doc: "a text that keeps a task working for a while (default: `prompt`)",
+        kind: BuiltinKind::Text,
     },
     Builtin {
         name: "prompt_input_required",
         default: None,
         doc: "a text that drives the peer into `input-required` (unset by default)",
+        kind: BuiltinKind::Text,
     },
     Builtin {
         name: "probe_window",
         default: Some("15s"),
         doc: "how long a declared stream may stay silent: 2x the card's default timeout, else 15s",
+        kind: BuiltinKind::Duration,
     },
     Builtin {
         name: "task_window",
         default: Some("60s"),
         doc: "how long a task may take to reach a terminal or interrupted state",
+        kind: BuiltinKind::Duration,
     },
     Builtin {
         name: "quiet_window",
         default: Some("2s"),
         doc: "how long to watch a stream for events that must not come",
+        kind: BuiltinKind::Duration,
     },
     Builtin {
         name: "stable_reads",
         default: Some("2"),
         doc: "how many consecutive equal reads make a task's final state stable",
+        kind: BuiltinKind::Count,
     },
     Builtin {
         name: "stable_interval",
         default: Some("1s"),
         doc: "the pause between stability reads",
+        kind: BuiltinKind::Duration,
     },
 ];
 

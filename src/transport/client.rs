@@ -3,6 +3,7 @@
 //! scenario's transcript; replies are read leniently and classified, never
 //! trusted.
 
+pub use super::credentials::{ClientConfig, Credentials, SENSITIVE_HEADERS};
 pub use super::http::{describe_reqwest_error, http_client, read_bounded};
 use super::jsonrpc::classify_jsonrpc;
 use super::reply::Reply;
@@ -17,38 +18,6 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Which credentials a call carries (the `credentials` key of `send`/`stream`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Deserialize,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "lowercase")]
-#[strum(serialize_all = "lowercase")]
-pub enum Credentials {
-    /// The bearer token of `--bearer-env` and every `--header`/profile header.
-    #[default]
-    Configured,
-    /// No credentials: the bearer token and every header named in
-    /// [`SENSITIVE_HEADERS`] are left out.
-    None,
-    /// As `None`, plus `Authorization: Bearer a2a-conform-invalid-<uuid>`, a
-    /// token no peer can have issued.
-    Invalid,
-}
-
-impl Credentials {
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
 
 /// Per-call settings beyond the operation and its parameters.
 #[derive(Debug, Clone, Default)]
@@ -67,50 +36,6 @@ pub enum StreamOpen {
     Answer(Reply),
 }
 
-/// Connection settings shared by every call to one peer.
-#[derive(Debug, Clone)]
-pub struct ClientConfig {
-    /// Bound on each request's wait for an answer (and on opening a stream).
-    pub timeout: Duration,
-    /// Extra headers (`--header`, profile headers).
-    pub headers: Vec<(String, String)>,
-    /// A bearer token and the environment variable it came from (for reproductions).
-    pub bearer: Option<(String, String)>,
-    /// The longest a stream is read before it is cut.
-    pub max_stream: Duration,
-}
-
-impl Default for ClientConfig {
-    fn default() -> Self {
-        ClientConfig {
-            timeout: Duration::from_secs(30),
-            headers: Vec::new(),
-            bearer: None,
-            max_stream: Duration::from_secs(300),
-        }
-    }
-}
-
-impl ClientConfig {
-    /// Whether any credentials are configured: a bearer token (`--bearer-env`)
-    /// or a header named in [`SENSITIVE_HEADERS`].
-    pub fn has_credentials(&self) -> bool {
-        self.bearer.is_some()
-            || self.headers.iter().any(|(name, _)| {
-                SENSITIVE_HEADERS.contains(&name.trim().to_ascii_lowercase().as_str())
-            })
-    }
-}
-
-/// Header names whose values are secrets wherever they come from.
-pub const SENSITIVE_HEADERS: [&str; 5] = [
-    "authorization",
-    "proxy-authorization",
-    "x-api-key",
-    "api-key",
-    "cookie",
-];
-
 /// A client for one peer endpoint.
 pub struct PeerClient {
     http: reqwest::Client,
@@ -120,6 +45,9 @@ pub struct PeerClient {
     config: ClientConfig,
     headers: HeaderMap,
     next_id: AtomicU64,
+    /// Under `--same-origin-credentials`, the card's origin when the
+    /// endpoint is on another one (and so gets no credentials).
+    withheld_for: Option<String>,
 }
 
 impl PeerClient {
@@ -129,6 +57,11 @@ impl PeerClient {
         binding: Binding,
         config: ClientConfig,
     ) -> Result<PeerClient, String> {
+        let withheld_for = config.withholds_from(&endpoint);
+        let config = match withheld_for {
+            Some(_) => config.without_credentials(),
+            None => config,
+        };
         let mut headers = HeaderMap::new();
         for (name, value) in &config.headers {
             let name = HeaderName::from_bytes(name.trim().as_bytes())
@@ -154,11 +87,12 @@ impl PeerClient {
             config,
             headers,
             next_id: AtomicU64::new(1),
+            withheld_for,
         })
     }
 
-    /// Whether any credentials are configured: a bearer token (`--bearer-env`)
-    /// or a header named in [`SENSITIVE_HEADERS`].
+    /// Whether this client sends credentials: a bearer token (`--bearer-env`)
+    /// or a header not named public, and not withheld from the endpoint's origin.
     pub fn has_credentials(&self) -> bool {
         self.config.has_credentials()
     }
@@ -199,6 +133,14 @@ impl PeerClient {
             Ok(Err(e)) => return unreachable_reply(transcript, &request.url, &e),
             Ok(Ok(r)) => r,
         };
+        if let Some(reply) = self.redirected(
+            transcript,
+            sent_at,
+            (&request.method, &request.label),
+            &response,
+        ) {
+            return reply;
+        }
         let status = response.status();
         let content_type = content_type(response.headers());
         let challenge = challenge(response.headers());
@@ -242,6 +184,14 @@ impl PeerClient {
             }
             Ok(Ok(r)) => r,
         };
+        if let Some(reply) = self.redirected(
+            transcript,
+            sent_at,
+            (&request.method, &request.label),
+            &response,
+        ) {
+            return StreamOpen::Answer(reply);
+        }
         let status = response.status();
         let content_type = content_type(response.headers());
         if status.is_success() && content_type.starts_with("text/event-stream") {
@@ -281,9 +231,9 @@ impl PeerClient {
         let mut headers = self.headers.clone();
         let mut withheld: Vec<String> = Vec::new();
         if options.credentials != Credentials::Configured {
-            for name in SENSITIVE_HEADERS {
-                if headers.remove(name).is_some() {
-                    withheld.push(name.to_string());
+            for name in self.config.credential_header_names() {
+                if headers.remove(name.as_str()).is_some() {
+                    withheld.push(name);
                 }
             }
         }
@@ -390,17 +340,30 @@ impl PeerClient {
             .unwrap_or_else(|_| self.http.clone())
     }
 
+    /// What the evidence says when `--same-origin-credentials` withheld the
+    /// credentials from this endpoint.
+    fn origin_note(&self) -> String {
+        match &self.withheld_for {
+            Some(card_origin) => format!(
+                " [credentials withheld: {} is not the card's origin {card_origin} (--same-origin-credentials)]",
+                self.endpoint.origin().ascii_serialization()
+            ),
+            None => String::new(),
+        }
+    }
+
     fn record_request(&self, transcript: &Transcript, request: &Prepared) -> Instant {
         let at = Instant::now();
         transcript.record(
             EvidenceKind::Request,
             at,
             format!(
-                "→ {} {} {}{}",
+                "→ {} {} {}{}{}",
                 request.method,
                 request.url,
                 request.label,
-                request.credentials_note()
+                request.credentials_note(),
+                self.origin_note()
             ),
             request.body.clone(),
             Some(self.curl_line(request)),
@@ -427,6 +390,47 @@ impl PeerClient {
             Some(String::from_utf8_lossy(body).into_owned()),
             None,
         );
+    }
+
+    /// A redirect answering a call is never followed — the body would be
+    /// resent, credentials with it, wherever the peer points — it is what
+    /// the peer answered: a broken answer, its `Location` in the evidence.
+    fn redirected(
+        &self,
+        transcript: &Transcript,
+        sent_at: Instant,
+        (method, label): (&reqwest::Method, &str),
+        response: &reqwest::Response,
+    ) -> Option<Reply> {
+        let status = response.status();
+        if !status.is_redirection() {
+            return None;
+        }
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let target = match &location {
+            Some(l) => format!("to {}", clip(l, 300)),
+            None => "with no Location header".to_string(),
+        };
+        transcript.record(
+            EvidenceKind::Response,
+            Instant::now(),
+            format!(
+                "← HTTP {} {target} (after {}; not followed)",
+                status.as_u16(),
+                human_duration(sent_at.elapsed())
+            ),
+            location.map(|l| format!("Location: {l}")),
+            None,
+        );
+        Some(Reply::Broken(format!(
+            "the peer answered the {} {} with a redirect (HTTP {}) {target}: a2a-conform never follows a redirect of a call, so the request and its credentials stay where they were sent",
+            method,
+            label,
+            status.as_u16()
+        )))
     }
 
     fn no_answer(&self, transcript: &Transcript, sent_at: Instant) -> Reply {
@@ -481,7 +485,7 @@ impl PeerClient {
             let shown = if authorization && request.credentials == Credentials::Invalid {
                 // The made-up token is no secret: show it, so the line reproduces.
                 value.to_str().unwrap_or("?").to_string()
-            } else if SENSITIVE_HEADERS.contains(&name.as_str()) {
+            } else if self.config.is_credential_header(name.as_str()) {
                 match (&self.config.bearer, authorization) {
                     (Some((var, _)), true) => format!("Bearer ${var}"),
                     _ => Redactor::MASK.to_string(),
@@ -658,9 +662,11 @@ mod tests {
             ClientConfig {
                 headers: vec![
                     ("X-API-Key".into(), "k3y-value".into()),
+                    ("X-Auth-Token".into(), "auth-t0ken".into()),
                     ("X-Trace".into(), "t1".into()),
                 ],
                 bearer: Some(("TOKEN_VAR".into(), secret.into())),
+                public_headers: vec!["x-trace".into()],
                 ..ClientConfig::default()
             },
         )
@@ -683,7 +689,11 @@ mod tests {
         let none = prepare(Credentials::None);
         assert!(none.headers.get("authorization").is_none());
         assert!(none.headers.get("x-api-key").is_none());
-        assert_eq!(none.headers["x-trace"], "t1");
+        assert!(
+            none.headers.get("x-auth-token").is_none(),
+            "every header is a credential, not only well-known names"
+        );
+        assert_eq!(none.headers["x-trace"], "t1", "a public header stays");
         assert_eq!(
             none.headers["a2a-version"], "0.5",
             "the version override stays"
@@ -712,9 +722,15 @@ mod tests {
             .as_ref()
             .unwrap()
             .contains("Bearer $TOKEN_VAR"));
+        assert!(entries[0]
+            .curl
+            .as_ref()
+            .unwrap()
+            .contains(&format!("x-auth-token: {}", Redactor::MASK)));
+        assert!(entries[0].curl.as_ref().unwrap().contains("x-trace: t1"));
         assert!(entries[1]
             .summary
-            .contains("[credentials: none; withheld: authorization, x-api-key]"));
+            .contains("[credentials: none; withheld: authorization, x-api-key, x-auth-token]"));
         assert!(!entries[1].curl.as_ref().unwrap().contains("uthorization"));
         assert!(entries[2].summary.contains("[credentials: invalid"));
         assert!(

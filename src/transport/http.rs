@@ -5,13 +5,15 @@ use super::limits::MAX_BODY_BYTES;
 use super::text::human_duration;
 use std::time::Duration;
 
-/// The HTTP client used for cards and calls: bounded, no redirects followed
-/// silently (a redirect is reported as what the peer answered).
+/// The HTTP client used for cards and calls: bounded, and it follows no
+/// redirect by itself — a call's redirect is what the peer answered, and the
+/// card's are followed by hand ([`super::redirect`]) so that credentials never
+/// cross to another origin.
 pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout)
-        .redirect(reqwest::redirect::Policy::limited(3))
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))

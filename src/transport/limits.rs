@@ -9,5 +9,14 @@ pub const MAX_SSE_EVENT_BYTES: usize = 1024 * 1024;
 pub const MAX_STREAM_BYTES: u64 = 32 * 1024 * 1024;
 /// The most events kept from one stream before it is cut.
 pub const MAX_STREAM_EVENTS: usize = 10_000;
-/// How much of a body is kept in evidence.
+/// How much of a body (and of a summary) is kept in evidence.
 pub const EVIDENCE_BODY_CHARS: usize = 4096;
+/// How much of a reproduction command is kept in evidence.
+pub const EVIDENCE_CURL_CHARS: usize = 16 * 1024;
+/// How many entries of a run's evidence are kept from its start…
+pub const EVIDENCE_HEAD: usize = 50;
+/// …and from its end; the entries between are counted, not kept.
+pub const EVIDENCE_TAIL: usize = 50;
+/// How many SSE comments of one stream are recorded one by one; later ones
+/// are counted (number and bytes) and summed up when the stream ends.
+pub const RECORDED_COMMENTS: usize = 3;

@@ -3,16 +3,20 @@
 //! calls, and SSE streams read in the background.
 //!
 //! Layout, leaves first: `limits` (caps), `text` (clipping, durations),
-//! `reply` (how a call ended), `transcript` (recording and redaction),
-//! `http` (the bounded reqwest client), `jsonrpc` and `rest` (reading each
+//! `reply` (how a call ended), `transcript` (recording, redacted with
+//! [`crate::redact`]), `credentials` (what is a credential, and for which
+//! origin), `http` (the bounded reqwest client), `redirect` (the card GET's
+//! redirects, credentials kept to their origin), `jsonrpc` and `rest` (reading each
 //! binding's answers), `sse` (the event-stream parser), `stream` (streams read
 //! in the background), `client` (the peer client over all of them). This
 //! file only declares and re-exports; no module imports from it.
 
 pub mod client;
+pub mod credentials;
 pub mod http;
 pub mod jsonrpc;
 pub mod limits;
+pub mod redirect;
 pub mod reply;
 pub mod rest;
 pub mod sse;

@@ -4,7 +4,7 @@
 
 use super::http::describe_reqwest_error;
 use super::jsonrpc::classify_envelope;
-use super::limits::{MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS};
+use super::limits::{MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS, RECORDED_COMMENTS};
 use super::reply::Reply;
 use super::sse::{SseItem, SseParser};
 use super::text::human_duration;
@@ -49,7 +49,10 @@ impl StreamEnd {
 #[derive(Default)]
 struct Shared {
     items: Vec<StreamItem>,
+    /// Comment lines seen, and their bytes: counted, only the first
+    /// [`RECORDED_COMMENTS`] recorded one by one.
     comments: usize,
+    comment_bytes: u64,
     end: Option<StreamEnd>,
 }
 
@@ -223,14 +226,22 @@ impl Reader {
         for item in items {
             match item {
                 SseItem::Comment(text) => {
+                    // A keep-alive flood must not become millions of entries:
+                    // the first few are recorded, the rest counted.
                     state.comments += 1;
-                    self.transcript.record(
-                        EvidenceKind::Comment,
-                        at,
-                        format!("SSE comment `:{text}` (not a protocol event)"),
-                        None,
-                        None,
-                    );
+                    state.comment_bytes += text.len() as u64 + 1;
+                    if state.comments <= RECORDED_COMMENTS {
+                        self.transcript.record(
+                            EvidenceKind::Comment,
+                            at,
+                            format!("SSE comment `:{text}` (not a protocol event)"),
+                            None,
+                            None,
+                        );
+                    }
+                    if state.items.len() + state.comments >= MAX_STREAM_EVENTS {
+                        return Some(comment_cap(at));
+                    }
                 }
                 SseItem::Frame(frame) => {
                     let seq = state.items.len() + 1;
@@ -248,6 +259,10 @@ impl Reader {
                         None,
                     );
                     state.items.push(StreamItem { at, seq, event });
+                    if state.comments > 0 && state.items.len() + state.comments >= MAX_STREAM_EVENTS
+                    {
+                        return Some(comment_cap(at));
+                    }
                     if state.items.len() >= MAX_STREAM_EVENTS {
                         return Some(StreamEnd::Cut {
                             at,
@@ -262,6 +277,15 @@ impl Reader {
 
     /// Records how the stream ended and wakes every waiter a last time.
     fn finish(&self, end: StreamEnd, counter: u64) {
+        let (comments, comment_bytes) = {
+            let state = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+            (state.comments, state.comment_bytes)
+        };
+        if comments > RECORDED_COMMENTS {
+            self.transcript.note(format!(
+                "{comments} keep-alive comments ({comment_bytes} bytes) in all: SSE comments, not events; the first {RECORDED_COMMENTS} are recorded, the rest counted"
+            ));
+        }
         let summary = match &end {
             StreamEnd::Closed { .. } => "stream closed by the peer".to_string(),
             StreamEnd::Cut { reason, .. } => format!("stream cut: {reason}"),
@@ -271,6 +295,15 @@ impl Reader {
             .record(EvidenceKind::StreamEnd, end.at(), summary, None, None);
         self.shared.lock().unwrap_or_else(|p| p.into_inner()).end = Some(end);
         let _ = self.changes.send(counter);
+    }
+}
+
+/// The cut when comments plus events reach the event cap: comments count
+/// against it, so a keep-alive flood ends like an event flood.
+fn comment_cap(at: Instant) -> StreamEnd {
+    StreamEnd::Cut {
+        at,
+        reason: format!("the stream passed {MAX_STREAM_EVENTS} events and comments"),
     }
 }
 

@@ -1,0 +1,103 @@
+//! The card GET, with its redirects followed by hand: a few at most, and
+//! the credentials (bearer token, every header not named public) sent only
+//! while the URL stays on the origin they were given for — a redirect to
+//! another scheme, host or port gets the public headers alone. Calls never
+//! follow redirects at all (see [`super::client`]).
+
+use super::credentials::ClientConfig;
+use super::http::{describe_reqwest_error, read_bounded};
+use reqwest::header::{ACCEPT, LOCATION};
+use reqwest::StatusCode;
+use url::Url;
+
+/// The most redirects a card GET follows.
+pub const MAX_CARD_REDIRECTS: usize = 3;
+
+/// What the card URL answered, after any redirects.
+#[derive(Debug)]
+pub struct CardResponse {
+    pub status: StatusCode,
+    pub body: Vec<u8>,
+    /// One line per redirect that left the credentials' origin.
+    pub cross_origin_hops: Vec<String>,
+}
+
+/// Why the card could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum CardGetError {
+    #[error("cannot fetch the card at {url}: {reason}")]
+    Unreachable { url: Url, reason: String },
+    #[error("the card at {url} redirected more than {MAX_CARD_REDIRECTS} times")]
+    TooManyRedirects { url: Url },
+    #[error("the card at {url} answered a redirect (HTTP {status}) without a usable Location")]
+    BadLocation { url: Url, status: u16 },
+    #[error("cannot read the card at {url}: {reason}")]
+    Body { url: Url, reason: String },
+}
+
+/// GETs the card at `url`, following up to [`MAX_CARD_REDIRECTS`] redirects;
+/// credentials go only to `url`'s own origin.
+pub async fn get_card(
+    client: &reqwest::Client,
+    url: &Url,
+    config: &ClientConfig,
+) -> Result<CardResponse, CardGetError> {
+    let origin = url.origin();
+    let mut current = url.clone();
+    let mut cross_origin_hops = Vec::new();
+    for _ in 0..=MAX_CARD_REDIRECTS {
+        let with_credentials = current.origin() == origin;
+        let mut request = client
+            .get(current.clone())
+            .header(ACCEPT, "application/json");
+        for (name, value) in &config.headers {
+            if with_credentials || config.is_public(name) {
+                request = request.header(name.trim(), value.trim());
+            }
+        }
+        if let (true, Some((_, token))) = (with_credentials, &config.bearer) {
+            request = request.bearer_auth(token);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| CardGetError::Unreachable {
+                url: current.clone(),
+                reason: describe_reqwest_error(&e),
+            })?;
+        let status = response.status();
+        if status.is_redirection() {
+            let next = response
+                .headers()
+                .get(LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|l| current.join(l).ok())
+                .filter(|u| matches!(u.scheme(), "http" | "https"))
+                .ok_or_else(|| CardGetError::BadLocation {
+                    url: current.clone(),
+                    status: status.as_u16(),
+                })?;
+            if next.origin() != origin && config.has_credentials() {
+                cross_origin_hops.push(format!(
+                    "the card at {current} redirected (HTTP {}) to {next}, another origin than {}: the credentials were not sent there",
+                    status.as_u16(),
+                    origin.ascii_serialization()
+                ));
+            }
+            current = next;
+            continue;
+        }
+        let body = read_bounded(response, config.timeout)
+            .await
+            .map_err(|reason| CardGetError::Body {
+                url: current.clone(),
+                reason,
+            })?;
+        return Ok(CardResponse {
+            status,
+            body,
+            cross_origin_hops,
+        });
+    }
+    Err(CardGetError::TooManyRedirects { url: url.clone() })
+}
