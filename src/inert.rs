@@ -67,40 +67,48 @@ const MARKDOWN_SPECIAL: &str = "\\`*_[]<>|!#~&$";
 /// Text for a Markdown paragraph or table cell, shown as written: the
 /// characters in [`MARKDOWN_SPECIAL`] are backslash-escaped (so `|`,
 /// `![img](…)`, links, emphasis, headings and HTML tags are inert), so is a
-/// list or heading marker at the start, `://` and the dot of `www.` become
-/// character references and `@` a code span (so GFM's extended autolinks
-/// and mentions find no URL, address or user), and controls, including newlines, are shown as in
-/// [`terminal`], so a table row never breaks.
+/// list or heading marker at the start; a word holding a URL (`://`,
+/// `www.`) becomes a code span and `@` one of its own, so GFM's extended
+/// autolinks and mentions find no URL, address or user (they are found
+/// after escapes and entities are decoded, but never inside code); and
+/// controls, including newlines, are shown as in [`terminal`], so a table
+/// row never breaks.
 pub fn markdown_text(text: &str) -> String {
     let shown = terminal(text);
     let mut out = String::with_capacity(shown.len() + 16);
-    let mut chars = shown.chars();
-    let mut previous = ['\0'; 3];
     // Until the first character that cannot start a block marker.
     let mut at_start = true;
-    while let Some(c) = chars.next() {
-        // `- `, `+ `, `=`, `1. `, `1) `: a list item, a setext underline or
-        // a thematic break when the text starts a line.
-        let marker = at_start
-            && match c {
-                '+' | '-' | '=' => true,
-                '.' | ')' => chars.clone().next().is_none_or(char::is_whitespace),
-                _ => false,
-            };
-        match c {
-            ':' if chars.clone().take(2).eq("//".chars()) => out.push_str("&#58;"),
-            // GFM finds addresses after entities and escapes are decoded;
-            // a code span splits the text it scans.
-            '@' => out.push_str("`@`"),
-            '.' if previous.iter().all(|p| p.eq_ignore_ascii_case(&'w')) => out.push_str("&#46;"),
-            _ if marker || MARKDOWN_SPECIAL.contains(c) => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
+    for (n, word) in shown.split(' ').enumerate() {
+        if n > 0 {
+            out.push(' ');
         }
-        at_start = at_start && (c == ' ' || c.is_ascii_digit());
-        previous = [previous[1], previous[2], c];
+        let lower = word.to_ascii_lowercase();
+        if lower.contains("://") || lower.contains("www.") {
+            out.push_str(&markdown_code(word));
+            at_start = false;
+            continue;
+        }
+        let mut chars = word.chars();
+        while let Some(c) = chars.next() {
+            // `- `, `+ `, `=`, `1. `, `1) `: a list item, a setext underline
+            // or a thematic break when the text starts a line.
+            let marker = at_start
+                && match c {
+                    '+' | '-' | '=' => true,
+                    '.' | ')' => chars.clone().next().is_none(),
+                    _ => false,
+                };
+            match c {
+                '@' => out.push_str("`@`"),
+                _ if marker || MARKDOWN_SPECIAL.contains(c) => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                _ => out.push(c),
+            }
+            at_start = at_start && c.is_ascii_digit();
+        }
+        at_start = at_start && word.is_empty();
     }
     out
 }
@@ -180,8 +188,11 @@ mod tests {
     fn markdown_text_escapes_every_construct() {
         assert_eq!(
             markdown_text("![x](http://e.vil/a.png) *b* | <img> www.e.vil me@e.vil\n# h"),
-            "\\!\\[x\\](http&#58;//e.vil/a.png) \\*b\\* \\| \\<img\\> \
-             www&#46;e.vil me`@`e.vil\\\\n\\# h"
+            "`![x](http://e.vil/a.png)` \\*b\\* \\| \\<img\\> `www.e.vil` me`@`e.vil\\\\n\\# h"
+        );
+        assert_eq!(
+            markdown_text("cannot reach http://p/a|b: refused"),
+            "cannot reach `http://p/a\\|b:` refused"
         );
         assert_eq!(markdown_text("1. item"), "1\\. item");
         assert_eq!(markdown_text("- item - x"), "\\- item - x");
