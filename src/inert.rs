@@ -65,7 +65,7 @@ pub fn terminal_block(text: &str) -> Cow<'_, str> {
 const MARKDOWN_SPECIAL: &str = "\\`*_[]<>|!#~&$";
 
 /// Text for a Markdown paragraph or table cell, shown as written: the
-/// characters in [`MARKDOWN_SPECIAL`] are backslash-escaped (so `|`,
+/// characters ``\`*_[]<>|!#~&$`` are backslash-escaped (so `|`,
 /// `![img](…)`, links, emphasis, headings and HTML tags are inert), so is a
 /// list or heading marker at the start; a word holding a URL (`://`,
 /// `www.`) becomes a code span and `@` one of its own, so GFM's extended

@@ -1,7 +1,7 @@
 //! The terminal report: a declaration table per peer, then what failed with
 //! its evidence and a reproduction line, then baseline warnings. A pure
 //! function of the report. Every string that came from the peer or a report
-//! file is shown through [`inert::terminal`]: none can move the cursor,
+//! file is shown through [`crate::inert::terminal`]: none can move the cursor,
 //! clear the screen or start a line of its own.
 
 use super::evidence::{self, one_line};

@@ -14,7 +14,7 @@
 //! A peer whose card could not be used gets one `agent-card` testcase in `error`;
 //! an interrupted check (SIGINT/SIGTERM) gets an `interrupted` testcase in `error`.
 //!
-//! Every string goes through [`inert::xml`] first: `quick-junit` escapes
+//! Every string goes through [`crate::inert::xml`] first: `quick-junit` escapes
 //! `<`, `>`, `&` and quotes, but a control character from the peer would
 //! make the file one no XML 1.0 parser reads.
 
