@@ -21,6 +21,7 @@ use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
 use crate::transport::client::ClientConfig;
+use crate::transport::Limits;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -137,6 +138,7 @@ fn binding_choice(arg: BindingArg) -> BindingChoice {
         BindingArg::Auto => BindingChoice::Auto,
         BindingArg::Jsonrpc => BindingChoice::Force(Binding::Jsonrpc),
         BindingArg::Rest => BindingChoice::Force(Binding::Rest),
+        BindingArg::Grpc => BindingChoice::Force(Binding::Grpc),
     }
 }
 
@@ -286,8 +288,15 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         bearer,
         public_headers: args.public_headers.clone(),
         same_origin_credentials: args.same_origin_credentials,
+        limits: Limits {
+            max_body_bytes: args.max_body_bytes,
+            max_event_bytes: args.max_event_bytes,
+            max_stream_bytes: args.max_stream_bytes,
+            max_stream_events: args.max_stream_events,
+        },
         ..ClientConfig::default()
     };
+    options.max_probe_window = args.max_probe_window;
     // Redaction is by value: every credential header's value, the token.
     options.redactor = Arc::new(Redactor::new(options.client.secrets()));
     options.only = args.scenarios.clone();
@@ -296,6 +305,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     options.binding = binding_choice(args.binding);
     options.retries = args.retries;
     options.jobs = usize::from(args.jobs);
+    options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
 }
@@ -404,10 +414,20 @@ fn use_color(color: ColorArg, on_stderr: bool) -> bool {
 
 fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
     let color = use_color(output.color, on_stderr);
+    // The table is cut to the width of the terminal it goes to, if any.
+    let on_terminal = if on_stderr {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    let width = on_terminal
+        .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+        .flatten();
     human::Style {
         color,
         verbose: output.verbose,
         quiet: output.quiet,
+        width,
     }
 }
 
@@ -441,6 +461,7 @@ async fn run_check(
     // Every format is rendered from this one redacted report.
     let mut report = redacted(report, &options.redactor);
     report.fail_on_flaky = args.fail_on_flaky;
+    report.fail_on_unverified = args.fail_on_unverified;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
     }
@@ -519,6 +540,10 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
 
 /// Writes the requested files, prints the terminal report, and picks the exit code.
 fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i32, AppError> {
+    let report = &RunReport {
+        summary: Some(crate::verdict::summarize(report)),
+        ..report.clone()
+    };
     if outputs.stdout_taken() {
         eprint!("{}", human::render(report, style(&args.output, true)));
     } else {
@@ -568,9 +593,13 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
         eprintln!("warning: {warning}");
     }
     let code = crate::verdict::exit_code(report);
-    if code == exit::DIVERGED {
-        for reason in crate::verdict::failing_reasons(report) {
-            eprintln!("fails the run: {}", terminal(&reason));
+    // Exit 1 and exit 4 always say why, one line per row that decides it.
+    for reason in crate::verdict::exit_reasons(report) {
+        eprintln!("fails the run: {}", terminal(&reason));
+    }
+    if code == exit::PEER_UNREACHABLE {
+        for reason in crate::verdict::malfunction_reasons(report) {
+            eprintln!("fails the run (exit 3): {}", terminal(&reason));
         }
     }
     Ok(code)
@@ -740,8 +769,17 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
 
 fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
     match cmd {
-        SuiteCommand::Lint { files } => {
-            let mut suite = Suite::default();
+        SuiteCommand::Lint {
+            files,
+            no_default_suite,
+        } => {
+            // Checked against the default suite, as `check --suite` loads
+            // them: a file redefining a default id fails both the same way.
+            let mut suite = if no_default_suite {
+                Suite::default()
+            } else {
+                Suite::embedded()?
+            };
             let mut failed = false;
             for file in &files {
                 let before = suite.scenarios.len();

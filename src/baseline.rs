@@ -469,6 +469,7 @@ mod tests {
             verifies: vec![verifies.into()],
             duration_ms: 0,
             message: format!("{id} said so"),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

@@ -12,9 +12,11 @@ use std::time::Duration;
     name = "a2a-conform",
     version,
     about = "Checks, declaration by declaration, whether an A2A peer's runtime keeps what its agent card promises.",
-    after_help = "Exit codes: 0 every applicable declaration honoured · 1 a declaration diverged \
+    after_help = "Exit codes: 0 something verified and nothing diverged (the summary line says what was verified) · 1 a declaration diverged \
 (or a flaky run under --fail-on-flaky, a stale baseline entry under --strict-baseline; diff: --fail-on triggered) · \
-2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable or no valid card · 4 nothing was verified · \
+2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable, no valid card, or not speaking A2A \
+(a run ended in a peer malfunction: HTTP 5xx, HTML, not JSON, a wrong id, no answer in time) · \
+4 nothing was verified (or a declared row left unverified under --fail-on-unverified) · \
 130/143 interrupted by SIGINT/SIGTERM (every requested report written, marked interrupted).\n\
 Try it with no peer of your own: `a2a-conform demo`."
 )]
@@ -73,6 +75,7 @@ pub enum BindingArg {
     Auto,
     Jsonrpc,
     Rest,
+    Grpc,
 }
 
 /// How a check shows runs as they finish, on stderr.
@@ -138,6 +141,22 @@ pub struct RunArgs {
     /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
+    /// The longest probe window a card's `defaultTimeout` may ask for (twice it); a longer one is
+    /// clamped to this, with a card warning, and a stream still silent then reads inconclusive.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration, default_value = "120s")]
+    pub max_probe_window: Duration,
+    /// The tool's cap on events read from one stream; reaching it ends the run in error, never fail.
+    #[arg(long, value_name = "N", default_value_t = crate::transport::MAX_STREAM_EVENTS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_stream_events: usize,
+    /// The tool's cap on bytes read from one stream; reaching it ends the run in error, never fail.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::MAX_STREAM_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_stream_bytes: u64,
+    /// The tool's cap on the size of one SSE event; reaching it ends the run in error, never fail.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::MAX_SSE_EVENT_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_event_bytes: usize,
+    /// The tool's cap on a (non-streaming) response body; reaching it ends the run in error, never fail.
+    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::MAX_BODY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_body_bytes: usize,
     /// Scenario runs in flight at once against one peer.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: u16,
@@ -151,6 +170,10 @@ pub struct RunArgs {
     /// A flaky run (failed, then passed on a retry) fails the run; by default it does not.
     #[arg(long)]
     pub fail_on_flaky: bool,
+    /// A declared row left unverified fails the run (exit 4), each named on stderr;
+    /// by default the run passes if anything was verified and nothing diverged.
+    #[arg(long)]
+    pub fail_on_unverified: bool,
     /// Known divergences, YAML or JSON (at most 4 MiB): `- declaration: ID` or `- scenario: RUN-ID`, each with a `reason`.
     /// They still read diverged, marked baselined, but do not fail the run.
     #[arg(long, value_name = "FILE")]
@@ -260,9 +283,13 @@ pub struct CardArgs {
 #[derive(Debug, Subcommand)]
 pub enum SuiteCommand {
     /// Validate suite files: unknown keys, bad references, duplicate ids (with file:line:col).
+    /// The files are checked together with the embedded default suite, as `check --suite` runs them.
     Lint {
         #[arg(value_name = "FILE", required = true)]
         files: Vec<PathBuf>,
+        /// Check the files on their own, as `check --no-default-suite` runs them.
+        #[arg(long)]
+        no_default_suite: bool,
     },
     /// List scenarios: id, what each verifies, and its title.
     List {
@@ -332,6 +359,39 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_caps_have_documented_defaults_and_refuse_zero() {
+        let cli = Cli::try_parse_from(["a2a-conform", "check", "http://p"]).unwrap();
+        let Command::Check(check) = cli.command else {
+            panic!("not check")
+        };
+        assert_eq!(check.run.max_probe_window, Duration::from_secs(120));
+        assert_eq!(
+            check.run.max_stream_events,
+            crate::transport::MAX_STREAM_EVENTS
+        );
+        assert_eq!(
+            check.run.max_stream_bytes,
+            crate::transport::MAX_STREAM_BYTES
+        );
+        assert_eq!(
+            check.run.max_event_bytes,
+            crate::transport::MAX_SSE_EVENT_BYTES
+        );
+        assert_eq!(check.run.max_body_bytes, crate::transport::MAX_BODY_BYTES);
+        for flag in [
+            "--max-stream-events",
+            "--max-stream-bytes",
+            "--max-event-bytes",
+            "--max-body-bytes",
+            "--max-probe-window",
+        ] {
+            let e =
+                Cli::try_parse_from(["a2a-conform", "check", "http://p", flag, "0"]).unwrap_err();
+            assert_eq!(e.exit_code(), crate::exit::USAGE, "{flag}");
+        }
     }
 
     #[test]

@@ -89,15 +89,17 @@ pub fn markdown_text(text: &str) -> String {
             continue;
         }
         let mut chars = word.chars();
+        let mut digits = false;
         while let Some(c) = chars.next() {
             // `- `, `+ `, `=`, `1. `, `1) `: a list item, a setext underline
             // or a thematic break when the text starts a line.
             let marker = at_start
                 && match c {
-                    '+' | '-' | '=' => true,
-                    '.' | ')' => chars.clone().next().is_none(),
+                    '+' | '-' | '=' => !digits,
+                    '.' | ')' => digits && chars.clone().next().is_none(),
                     _ => false,
                 };
+            digits = c.is_ascii_digit();
             match c {
                 '@' => out.push_str("`@`"),
                 _ if marker || MARKDOWN_SPECIAL.contains(c) => {
@@ -198,6 +200,10 @@ mod tests {
         assert_eq!(markdown_text("- item - x"), "\\- item - x");
         assert_eq!(markdown_text("a.b: c"), "a.b: c");
         assert_eq!(markdown_text("1.0 ---"), "1.0 ---");
+        assert_eq!(
+            markdown_text("2026-12-01T05:27:00Z"),
+            "2026-12-01T05:27:00Z"
+        );
         assert_eq!(markdown_text("---"), "\\---");
     }
 

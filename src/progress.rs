@@ -139,6 +139,7 @@ mod tests {
             verifies: vec![],
             duration_ms: ms,
             message: String::new(),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

@@ -1,15 +1,30 @@
 //! The one place that decides what counts: scenario runs → declaration
 //! verdicts, and a report → the process exit code (known divergences from a
-//! baseline excused, flaky runs and stale baseline entries counted when the
-//! report says so). A run that tested nothing never reads as success.
+//! baseline excused, flaky runs, unverified rows and stale baseline entries
+//! counted when the report says so), and the [`Summary`] every headline is
+//! rendered from. A run that tested nothing never reads as success.
+//!
+//! `fail` is a valid protocol answer that breaks the promise; an answer that
+//! is no valid A2A answer is a peer malfunction (an `error` run): it never
+//! diverges nor over-delivers a declaration, which reads `unverified` with
+//! the malfunction as its reason, and it fails the run with exit 3.
 
 use crate::card::Declaration;
 use crate::exit;
 use crate::report::{
-    BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
-    ScenarioVerdict,
+    BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, RunReport,
+    ScenarioReport, ScenarioVerdict, Summary,
 };
 use std::collections::{HashMap, HashSet};
+
+/// Whether a run ended in a peer malfunction (not a valid A2A answer).
+pub fn malfunctioned(run: &ScenarioReport) -> bool {
+    run.verdict == ScenarioVerdict::Error
+        && matches!(
+            run.error_kind,
+            Some(ErrorKind::PeerMalfunction | ErrorKind::NotServed)
+        )
+}
 
 /// Judges each declaration from the scenario runs that verify it.
 /// `declarations` is the card's list, in report order.
@@ -81,13 +96,24 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
             )
         })
         .collect();
+    let broken: Vec<&&ScenarioReport> = runs.iter().filter(|r| malfunctioned(r)).collect();
     if !declared {
         // Scenarios gated on "not declared" check the refusal the spec
-        // requires; a failure there means the runtime serves it anyway.
+        // requires; a failure there (a valid answer that served the request)
+        // means the runtime serves it anyway. A malfunction is never that.
         if let Some(run) = failed.first() {
             return (
                 DeclarationVerdict::OverDelivers,
                 format!("not declared, yet {}: {}", run.id, run.message),
+            );
+        }
+        if let Some(run) = broken.first() {
+            return (
+                DeclarationVerdict::Unverified,
+                format!(
+                    "not declared; whether the runtime refuses it is unknown: {}: {}",
+                    run.id, run.message
+                ),
             );
         }
         let reason = if passed > 0 {
@@ -105,6 +131,19 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         };
         return (
             DeclarationVerdict::Diverged,
+            format!("{}: {}{more}", run.id, run.message),
+        );
+    }
+    // A run the peer answered with no valid A2A answer leaves the promise
+    // unverified, whatever other runs passed.
+    if let Some(run) = broken.first() {
+        let more = if broken.len() > 1 {
+            format!(" (and {} more malfunctioning run(s))", broken.len() - 1)
+        } else {
+            String::new()
+        };
+        return (
+            DeclarationVerdict::Unverified,
             format!("{}: {}{more}", run.id, run.message),
         );
     }
@@ -184,6 +223,88 @@ pub fn failing_reasons(report: &RunReport) -> Vec<String> {
     reasons
 }
 
+/// Under `--fail-on-unverified`, one line per declared row left unverified:
+/// each fails the run with exit 4.
+pub fn unverified_reasons(report: &RunReport) -> Vec<String> {
+    if !report.fail_on_unverified {
+        return vec![];
+    }
+    let many = report.peers.len() > 1;
+    report
+        .peers
+        .iter()
+        .flat_map(|peer| {
+            peer.declarations
+                .iter()
+                .filter(|d| d.declared && d.verdict == DeclarationVerdict::Unverified)
+                .map(move |d| {
+                    let on = if many {
+                        format!(" ({})", peer.card_url)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "{} unverified{on}: {} (--fail-on-unverified)",
+                        d.id,
+                        crate::report::evidence::one_line(&d.reason, 200)
+                    )
+                })
+        })
+        .collect()
+}
+
+/// Why the report fails the run with exit 3 although every card was read:
+/// one line per run that ended in a peer malfunction.
+pub fn malfunction_reasons(report: &RunReport) -> Vec<String> {
+    let many = report.peers.len() > 1;
+    report
+        .peers
+        .iter()
+        .flat_map(|peer| {
+            peer.scenarios
+                .iter()
+                .filter(|s| malfunctioned(s))
+                .map(move |s| {
+                    let on = if many {
+                        format!(" ({})", peer.card_url)
+                    } else {
+                        String::new()
+                    };
+                    format!("{}{on}: {}", s.id, s.message)
+                })
+        })
+        .collect()
+}
+
+/// Why the run exits as it does, one line each, for stderr: what fails the
+/// run (exit 1), the unverified rows under `--fail-on-unverified` or why
+/// nothing counts as verified (exit 4). Empty for exit 0 and 3 (a card error
+/// is printed on its own, malfunctions by [`malfunction_reasons`]).
+pub fn exit_reasons(report: &RunReport) -> Vec<String> {
+    match exit_code(report) {
+        exit::DIVERGED => failing_reasons(report),
+        exit::NOTHING_VERIFIED => {
+            let mut reasons = unverified_reasons(report);
+            if reasons.is_empty() {
+                let counts = summarize(report).counts;
+                reasons.push(format!(
+                    "nothing was verified: no declaration reads honoured ({} unverified; {})",
+                    counts.declarations.unverified,
+                    counts.runs_phrase()
+                ));
+            }
+            reasons
+        }
+        _ => vec![],
+    }
+}
+
+/// The report's counts and what they read as: the one source of every
+/// headline and of the JSON `summary`.
+pub fn summarize(report: &RunReport) -> Summary {
+    Summary::new(report, exit_code(report))
+}
+
 /// The exit code a whole report calls for (see [`exit`]).
 pub fn exit_code(report: &RunReport) -> i32 {
     if report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some()) {
@@ -192,8 +313,14 @@ pub fn exit_code(report: &RunReport) -> i32 {
     if !failing_reasons(report).is_empty() {
         return exit::DIVERGED;
     }
+    if !malfunction_reasons(report).is_empty() {
+        return exit::PEER_UNREACHABLE;
+    }
     if report.peers.iter().any(all_runs_unreachable) {
         return exit::PEER_UNREACHABLE;
+    }
+    if !unverified_reasons(report).is_empty() {
+        return exit::NOTHING_VERIFIED;
     }
     // A confirmed known divergence was verified too: it is not "nothing".
     let rows = || report.peers.iter().flat_map(|p| p.declarations.iter());
@@ -214,7 +341,11 @@ fn all_runs_unreachable(peer: &PeerReport) -> bool {
         .iter()
         .filter(|s| s.verdict != ScenarioVerdict::Skipped)
         .collect();
-    !ran.is_empty() && ran.iter().all(|s| s.verdict == ScenarioVerdict::Error)
+    // A cap of the tool's own is no sign the peer went away.
+    !ran.is_empty()
+        && ran.iter().all(|s| {
+            s.verdict == ScenarioVerdict::Error && s.error_kind != Some(ErrorKind::ToolCap)
+        })
 }
 
 #[cfg(test)]
@@ -237,6 +368,7 @@ mod tests {
             verifies: vec![verifies.into()],
             duration_ms: 0,
             message: format!("{id} said so"),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,
@@ -312,6 +444,45 @@ mod tests {
         assert_eq!(rows[0].verdict, DeclarationVerdict::OverDelivers);
         let rows = judge_declarations(&decl, &[]);
         assert_eq!(rows[0].verdict, DeclarationVerdict::NotDeclared);
+    }
+
+    fn broken(id: &str, verifies: &str) -> ScenarioReport {
+        ScenarioReport {
+            error_kind: Some(ErrorKind::PeerMalfunction),
+            message: "peer malfunction: HTTP 500 text/html on SendMessage: not JSON".into(),
+            ..run(id, verifies, ScenarioVerdict::Error)
+        }
+    }
+
+    #[test]
+    fn a_malfunction_never_over_delivers_nor_diverges() {
+        let decl = vec![
+            d("capabilities.pushNotifications", false),
+            d("capabilities.streaming", true),
+        ];
+        let runs = vec![
+            broken("push-refused", "capabilities.pushNotifications"),
+            broken("stream", "capabilities.streaming"),
+            run("other", "capabilities.streaming", ScenarioVerdict::Pass),
+        ];
+        let rows = judge_declarations(&decl, &runs);
+        for row in &rows {
+            assert_eq!(row.verdict, DeclarationVerdict::Unverified, "{row:?}");
+            assert!(row.reason.contains("peer malfunction: HTTP 500"), "{row:?}");
+        }
+        let report = one_peer(rows, runs);
+        assert_eq!(exit_code(&report), exit::PEER_UNREACHABLE);
+        assert_eq!(malfunction_reasons(&report).len(), 2);
+        // An error of the tool's own (a cap) is no malfunction.
+        let mut capped = broken("stream", "capabilities.streaming");
+        capped.error_kind = Some(ErrorKind::ToolCap);
+        let runs = vec![
+            capped,
+            run("other", "capabilities.streaming", ScenarioVerdict::Pass),
+        ];
+        let rows = judge_declarations(&decl[1..], &runs);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert_eq!(exit_code(&one_peer(rows, runs)), exit::OK);
     }
 
     #[test]
@@ -419,5 +590,46 @@ mod tests {
         report.baseline.as_mut().unwrap().strict = true;
         assert_eq!(exit_code(&report), exit::DIVERGED);
         assert!(failing_reasons(&report)[0].contains("stale"));
+    }
+
+    #[test]
+    fn fail_on_unverified_fails_with_exit_4_naming_each_row() {
+        let decl = vec![
+            d("lifecycle.cancel", true),
+            d("capabilities.streaming", true),
+            d("capabilities.pushNotifications", false),
+        ];
+        let runs = vec![
+            run("c", "lifecycle.cancel", ScenarioVerdict::Pass),
+            run("s", "capabilities.streaming", ScenarioVerdict::Inconclusive),
+        ];
+        let mut report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::OK);
+        assert!(exit_reasons(&report).is_empty());
+        report.fail_on_unverified = true;
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let reasons = exit_reasons(&report);
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("capabilities.streaming unverified: s inconclusive"),
+            "{reasons:?}"
+        );
+        assert_eq!(
+            summarize(&report).headline(),
+            "unverified — 1 honoured, 1 unverified"
+        );
+    }
+
+    #[test]
+    fn exit_4_always_says_why() {
+        let decl = vec![d("lifecycle.cancel", true)];
+        let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Skipped)];
+        let report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let reasons = exit_reasons(&report);
+        assert_eq!(
+            reasons,
+            vec!["nothing was verified: no declaration reads honoured (1 unverified; 1 scenario runs: 1 skipped)"]
+        );
     }
 }

@@ -185,7 +185,20 @@ impl Reader<'_> {
             return None;
         };
         let declared_url = declared_url.trim().to_string();
+        let binding_name = raw.binding.unwrap_or_default();
+        let binding = Binding::from_card(&binding_name);
         let url = match Url::parse(&declared_url) {
+            // gRPC targets are often written `host:port`, without a scheme
+            // (the spec's own examples do): TLS on port 443, plaintext
+            // HTTP/2 elsewhere, as grpcurl users write `-plaintext`.
+            _ if binding == Some(Binding::Grpc) && !declared_url.contains("://") => {
+                let scheme = if declared_url.ends_with(":443") {
+                    "https"
+                } else {
+                    "http"
+                };
+                format!("{scheme}://{declared_url}")
+            }
             Err(url::ParseError::RelativeUrlWithoutBase) => match self.base.join(&declared_url) {
                 Ok(resolved) => {
                     self.warn(format!(
@@ -199,8 +212,6 @@ impl Reader<'_> {
             _ => declared_url,
         };
 
-        let binding_name = raw.binding.unwrap_or_default();
-        let binding = Binding::from_card(&binding_name);
         if binding_name.is_empty() {
             self.warn(format!(
                 "`{}` is missing (required by the spec); the interface is unusable",

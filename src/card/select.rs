@@ -10,13 +10,15 @@ pub(super) fn card_name(binding: Binding) -> &'static str {
     match binding {
         Binding::Jsonrpc => "JSONRPC",
         Binding::Rest => "HTTP+JSON",
+        Binding::Grpc => "GRPC",
     }
 }
 
 /// Whether the tool speaks this version over this binding. 0.3 HTTP+JSON uses a
-/// different proto JSON than 1.0, and the tool does not implement it.
+/// different proto JSON than 1.0, and 0.3 gRPC another service
+/// (`a2a.v1.A2AService`); the tool implements neither.
 pub(super) fn speaks(version: ProtocolVersion, binding: Binding) -> bool {
-    !(version == ProtocolVersion::V0_3 && binding == Binding::Rest)
+    version == ProtocolVersion::V1_0 || binding == Binding::Jsonrpc
 }
 
 /// Whether an interface URL is one the tool can send to.
@@ -63,7 +65,7 @@ pub(super) fn choose(
     pool.retain(|i| i.binding.is_some());
     if pool.is_empty() {
         return fail(format!(
-            "none of its {versions} interfaces uses a binding the tool speaks (JSONRPC or HTTP+JSON)"
+            "none of its {versions} interfaces uses a binding the tool speaks (JSONRPC, HTTP+JSON or GRPC)"
         ));
     }
 
@@ -80,8 +82,8 @@ pub(super) fn choose(
     pool.retain(|i| matches!((i.protocol_version, i.binding), (Some(v), Some(b)) if speaks(v, b)));
     if pool.is_empty() {
         return fail(
-            "the tool speaks 0.3 only over JSONRPC (0.3 HTTP+JSON uses a different JSON), \
-             and the card's candidate 0.3 interfaces use HTTP+JSON"
+            "the tool speaks 0.3 only over JSONRPC (0.3 HTTP+JSON uses a different JSON, \
+             0.3 gRPC another service), and the card's candidate 0.3 interfaces use neither"
                 .to_string(),
         );
     }

@@ -24,6 +24,7 @@ fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
         verifies: vec![],
         duration_ms: 0,
         message: "said so".into(),
+        error_kind: None,
         attempts: 1,
         failed_attempts: vec![],
         baselined: false,

@@ -46,6 +46,12 @@ pub enum Behaviour {
     Secured,
     /// Declares a required bearer scheme but serves requests without credentials.
     SecurityUnenforced,
+    /// Also serves and declares gRPC (v1.0): JSON-RPC, HTTP+JSON and GRPC.
+    Grpc,
+    /// Declares only a gRPC interface (v1.0), served honestly.
+    GrpcOnly,
+    /// Declares a gRPC interface (v1.0) whose server refuses every method.
+    GrpcRefused,
 }
 
 impl Behaviour {
@@ -119,7 +125,28 @@ impl Behaviour {
                 "declares a required bearer scheme but serves requests without \
                  credentials or with any token"
             }
+            Behaviour::Grpc => {
+                "also serves gRPC (lf.a2a.v1.A2AService on a second loopback port) \
+                 and declares it after JSON-RPC and HTTP+JSON (v1.0; a v0.3 peer \
+                 is honest over JSON-RPC)"
+            }
+            Behaviour::GrpcOnly => {
+                "declares only its gRPC interface (v1.0; a v0.3 peer is honest \
+                 over JSON-RPC)"
+            }
+            Behaviour::GrpcRefused => {
+                "declares a gRPC interface after JSON-RPC whose server answers \
+                 every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
+            }
         }
+    }
+
+    /// Whether a v1.0 peer serves and declares gRPC.
+    pub(crate) fn serves_grpc(self) -> bool {
+        matches!(
+            self,
+            Behaviour::Grpc | Behaviour::GrpcOnly | Behaviour::GrpcRefused
+        )
     }
 
     /// What the card says under `capabilities.streaming`.
@@ -213,6 +240,9 @@ mod tests {
                 "push-refuses-loopback",
                 "secured",
                 "security-unenforced",
+                "grpc",
+                "grpc-only",
+                "grpc-refused",
             ]
         );
         for b in Behaviour::all() {

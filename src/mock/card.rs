@@ -63,6 +63,19 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
                     "protocolVersion": ProtocolVersion::V1_0.as_str(),
                 }));
             }
+            if let Some(addr) = peer.grpc_addr {
+                // `host:port`, no scheme, as gRPC targets are written.
+                let grpc = json!({
+                    "url": addr.to_string(),
+                    "protocolBinding": "GRPC",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                });
+                match behaviour {
+                    Behaviour::GrpcOnly => interfaces = vec![grpc],
+                    Behaviour::GrpcRefused => interfaces.insert(1, grpc),
+                    _ => interfaces.push(grpc),
+                }
+            }
             json!({
                 "name": name,
                 "description": description,

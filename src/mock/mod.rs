@@ -18,7 +18,8 @@
 //! ```
 //!
 //! Layout: [`behaviour`] names the divergences, `card` publishes the agent
-//! card, `jsonrpc` and `rest` are the two bindings, `service` is the
+//! card, `jsonrpc` and `rest` are the HTTP bindings, `grpc` the gRPC one (a
+//! second loopback port, for the gRPC behaviours), `service` is the
 //! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
 //! `sse` writes streams, `push` keeps push configs and delivers notifications,
 //! `auth` checks credentials, `model` renders the wire shapes of each version.
@@ -29,6 +30,7 @@ pub mod auth;
 pub mod behaviour;
 mod card;
 mod error;
+mod grpc;
 mod jsonrpc;
 mod lifecycle;
 mod model;
@@ -88,6 +90,7 @@ pub struct MockPeer {
     shared: Arc<Shared>,
     shutdown: watch::Sender<bool>,
     server: Option<JoinHandle<()>>,
+    grpc_server: Option<JoinHandle<()>>,
 }
 
 impl MockPeer {
@@ -95,6 +98,13 @@ impl MockPeer {
     pub async fn start(config: MockConfig) -> std::io::Result<MockPeer> {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, config.port)).await?;
         let addr = listener.local_addr()?;
+        let grpc_listener =
+            if config.protocol == ProtocolVersion::V1_0 && config.behaviour.serves_grpc() {
+                Some(tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?)
+            } else {
+                None
+            };
+        let grpc_addr = grpc_listener.as_ref().map(|l| l.local_addr()).transpose()?;
         let (shutdown, shutdown_rx) = watch::channel(false);
         let capacity = (config.timing.chunks as usize).saturating_mul(2) + 64;
         let shared = Arc::new(Shared {
@@ -111,7 +121,10 @@ impl MockPeer {
                     .clone()
                     .unwrap_or_else(|| auth::DEFAULT_TOKEN.to_string())
             }),
+            grpc_addr,
         });
+        let grpc_server =
+            grpc_listener.map(|listener| tokio::spawn(grpc::serve(shared.clone(), listener)));
         let app = router(shared.clone());
         let mut signal = shutdown_rx;
         let server = tokio::spawn(async move {
@@ -128,6 +141,7 @@ impl MockPeer {
             shared,
             shutdown,
             server: Some(server),
+            grpc_server,
         })
     }
 
@@ -153,6 +167,12 @@ impl MockPeer {
             .then(|| format!("{}{}", self.shared.base_url, REST_PATH))
     }
 
+    /// The gRPC address (`host:port`), served (and declared) by v1.0 peers
+    /// of the gRPC behaviours.
+    pub fn grpc_addr(&self) -> Option<SocketAddr> {
+        self.shared.grpc_addr
+    }
+
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
@@ -175,7 +195,10 @@ impl MockPeer {
     /// a few seconds) for open connections to finish.
     pub async fn shutdown(mut self) {
         self.signal_stop();
-        if let Some(mut server) = self.server.take() {
+        for mut server in [self.server.take(), self.grpc_server.take()]
+            .into_iter()
+            .flatten()
+        {
             if tokio::time::timeout(Duration::from_secs(5), &mut server)
                 .await
                 .is_err()
@@ -194,7 +217,10 @@ impl MockPeer {
 impl Drop for MockPeer {
     fn drop(&mut self) {
         self.signal_stop();
-        if let Some(server) = self.server.take() {
+        for server in [self.server.take(), self.grpc_server.take()]
+            .into_iter()
+            .flatten()
+        {
             server.abort();
         }
     }

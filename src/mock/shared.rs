@@ -44,6 +44,8 @@ pub(crate) struct Shared {
     pub shutdown: watch::Receiver<bool>,
     /// The bearer token requests must carry (behaviours that declare security).
     pub auth_token: Option<String>,
+    /// Where gRPC is served (v1.0 peers of the gRPC behaviours).
+    pub grpc_addr: Option<std::net::SocketAddr>,
 }
 
 impl Shared {

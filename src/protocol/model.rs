@@ -73,6 +73,8 @@ pub enum Binding {
     Jsonrpc,
     /// HTTP+JSON, the REST binding (`HTTP+JSON` on the card).
     Rest,
+    /// gRPC (`GRPC` on the card), v1.0's `lf.a2a.v1.A2AService`.
+    Grpc,
 }
 
 impl Binding {
@@ -80,12 +82,13 @@ impl Binding {
         self.into()
     }
 
-    /// Reads a card's binding name (`JSONRPC`, `HTTP+JSON`): the card's wire
+    /// Reads a card's binding name (`JSONRPC`, `HTTP+JSON`, `GRPC`): the card's wire
     /// spellings, which are not the tool's own names.
     pub fn from_card(name: &str) -> Option<Self> {
         match name.trim().to_ascii_uppercase().as_str() {
             "JSONRPC" | "JSON-RPC" => Some(Binding::Jsonrpc),
             "HTTP+JSON" | "REST" => Some(Binding::Rest),
+            "GRPC" => Some(Binding::Grpc),
             _ => None,
         }
     }

@@ -19,6 +19,7 @@ impl ScenarioReport {
             verifies: vec![],
             duration_ms: 0,
             message: String::new(),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,
@@ -53,6 +54,11 @@ impl ScenarioReportBuilder {
     }
     pub fn message(mut self, message: &str) -> Self {
         self.0.message = message.into();
+        self
+    }
+    /// Why an `error` run was in error.
+    pub fn error_kind(mut self, kind: super::ErrorKind) -> Self {
+        self.0.error_kind = Some(kind);
         self
     }
     /// Attempts made: the last one's verdict, the earlier ones' failures.
@@ -164,6 +170,11 @@ impl PeerReportBuilder {
     }
     pub fn scenarios(mut self, runs: Vec<ScenarioReport>) -> Self {
         self.0.scenarios = runs;
+        self
+    }
+    /// The peer's wall time.
+    pub fn duration_ms(mut self, ms: u64) -> Self {
+        self.0.duration_ms = Some(ms);
         self
     }
     pub fn build(self) -> PeerReport {

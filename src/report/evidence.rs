@@ -112,6 +112,7 @@ mod tests {
             verifies: vec![],
             duration_ms: 0,
             message: String::new(),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

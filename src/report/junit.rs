@@ -14,11 +14,12 @@
 //! A peer whose card could not be used gets one `agent-card` testcase in `error`;
 //! an interrupted check (SIGINT/SIGTERM) gets an `interrupted` testcase in `error`.
 //!
-//! Every string goes through [`crate::inert::xml`] first: `quick-junit` escapes
-//! `<`, `>`, `&` and quotes, but a control character from the peer would
-//! make the file one no XML 1.0 parser reads.
+//! Every string goes through [`crate::inert::xml`] first: `quick-junit`
+//! escapes `<`, `>`, `&` and quotes, but a control character from the peer
+//! would make the file one no XML 1.0 parser reads.
 
 use super::evidence::{self, one_line};
+use super::summary::{Counts, Summary};
 use super::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::inert::xml;
 use quick_junit::{
@@ -28,15 +29,23 @@ use std::time::Duration;
 
 /// The most evidence entries copied into one `system-out`.
 const EVIDENCE_LINES: usize = 200;
+/// A `message` attribute's length: one line a CI summary shows whole.
+const MESSAGE_CHARS: usize = 160;
 
 /// Renders the report as JUnit XML.
 pub fn render(report: &RunReport) -> Result<String, String> {
     let mut junit = Report::new("a2a-conform");
     let started = chrono::DateTime::parse_from_rfc3339(&report.started_at).ok();
+    let summary = crate::verdict::summarize(report);
     for peer in &report.peers {
         let mut suite = suite(peer);
+        headline_properties(&mut suite, &summary, peer);
         if let Some(at) = started {
             suite.set_timestamp(at);
+        }
+        // The peer's wall time: its runs overlap, so not the sum of theirs.
+        if let Some(ms) = peer.duration_ms {
+            suite.set_time(Duration::from_millis(ms));
         }
         junit.add_test_suite(suite);
     }
@@ -55,6 +64,32 @@ pub fn render(report: &RunReport) -> Result<String, String> {
     junit
         .to_string()
         .map_err(|e| format!("cannot write the JUnit report: {e}"))
+}
+
+/// The run's headline and this peer's counts, as the other formats say them.
+fn headline_properties(suite: &mut TestSuite, summary: &Summary, peer: &PeerReport) {
+    suite.add_property(Property::new("outcome", summary.outcome.as_str()));
+    suite.add_property(Property::new("summary", summary.headline()));
+    let counts = Counts::of_peer(peer);
+    let d = counts.declarations;
+    for (name, n) in [
+        ("declarations.honoured", d.honoured),
+        ("declarations.diverged", d.diverged),
+        ("declarations.baselined", d.baselined),
+        ("declarations.unverified", d.unverified),
+        ("declarations.over_delivers", d.over_delivers),
+    ] {
+        suite.add_property(Property::new(name, n.to_string()));
+    }
+}
+
+/// A `message` attribute: the first line, short; the full text is the body.
+fn short(message: &str) -> String {
+    xml(&one_line(
+        message.lines().next().unwrap_or(""),
+        MESSAGE_CHARS,
+    ))
+    .into_owned()
 }
 
 fn suite(peer: &PeerReport) -> TestSuite {
@@ -91,11 +126,14 @@ fn suite(peer: &PeerReport) -> TestSuite {
     if let Some(error) = &peer.card_error {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
-            .set_message(xml(error))
+            .set_message(short(error))
             .set_type("card-error")
             .set_description(xml(error));
         let mut case = TestCase::new("agent-card", status);
         case.set_classname(xml(&peer.card_url));
+        if let Some(ms) = peer.duration_ms {
+            case.set_time(Duration::from_millis(ms));
+        }
         suite.add_test_case(case);
     }
     for run in &peer.scenarios {
@@ -129,7 +167,7 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
                 text.push_str(&format!("\nreproduce: {}", one_line(curl, 2000)));
             }
             status
-                .set_message(xml(&one_line(&run.message, 1000)))
+                .set_message(short(&run.message))
                 .set_type("fail")
                 .set_description(xml(&text));
             let earlier = run.failed_attempts.iter().map(|m| rerun(m, None));
@@ -138,9 +176,11 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         }
         ScenarioVerdict::Error => {
             let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+            // Whose trouble it was: `peer-malfunction`, `tool-cap`, …
+            let kind = run.error_kind.map_or("error", |k| k.as_str());
             status
-                .set_message(xml(&one_line(&run.message, 1000)))
-                .set_type("error")
+                .set_message(short(&run.message))
+                .set_type(kind)
                 .set_description(xml(&run.message));
             status
         }
@@ -178,7 +218,7 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
 fn skipped(ty: &str, message: String) -> TestCaseStatus {
     let mut status = TestCaseStatus::skipped();
     status
-        .set_message(xml(&one_line(&message, 1000)))
+        .set_message(short(&message))
         .set_type(ty)
         .set_description(xml(&message));
     status
@@ -200,7 +240,7 @@ fn failed_attempts(run: &ScenarioReport, evidence: Option<&str>) -> Vec<TestReru
 fn rerun(message: &str, evidence: Option<&str>) -> TestRerun {
     let mut rerun = TestRerun::new(NonSuccessKind::Failure);
     rerun
-        .set_message(xml(&one_line(message, 1000)))
+        .set_message(short(message))
         .set_type("fail")
         .set_description(xml(message));
     if let Some(evidence) = evidence {
@@ -224,6 +264,7 @@ mod tests {
             verifies: vec!["lifecycle.cancel".into()],
             duration_ms: 1500,
             message: format!("{id} <said> & so"),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,
@@ -262,9 +303,12 @@ mod tests {
                     baseline_reason: Some("known".into()),
                 }],
                 scenarios,
+                duration_ms: Some(2500),
             }],
             fail_on_flaky: false,
+            fail_on_unverified: false,
             baseline: None,
+            summary: None,
             interrupted: false,
         }
     }
@@ -314,12 +358,54 @@ mod tests {
     }
 
     #[test]
+    fn the_suite_has_the_peers_wall_time_and_messages_are_one_short_line() {
+        let mut long = run("long", ScenarioVerdict::Fail);
+        long.message = format!("{}\nsecond line", "x".repeat(400));
+        let mut r = report(vec![long, run("pass", ScenarioVerdict::Pass)]);
+        r.peers[0].duration_ms = Some(2500);
+        let xml = render(&r).unwrap();
+        // 2.5 s of wall time, not the 3 s the two runs add up to.
+        assert!(
+            xml.contains(
+                r#"errors="0" failures="1" timestamp="2026-11-30T09:23:38.000+00:00" time="2.500">"#
+            ),
+            "{xml}"
+        );
+        let message = xml
+            .split(r#"<failure message=""#)
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap();
+        assert_eq!(message.chars().count(), MESSAGE_CHARS + 1, "{message}");
+        assert!(!message.contains("second line"));
+        assert_eq!(
+            xml.matches("second line").count(),
+            1,
+            "the body, once: {xml}"
+        );
+        assert!(
+            xml.contains(r#"<property name="outcome" value="pass"/>"#),
+            "{xml}"
+        );
+        assert!(
+            xml.contains(
+                r#"<property name="summary" value="pass — 0 honoured, 1 diverged (baselined)"/>"#
+            ),
+            "{xml}"
+        );
+    }
+
+    #[test]
     fn an_unusable_card_is_one_error_testcase() {
         let mut r = report(vec![]);
         r.peers[0].card_error = Some("cannot fetch the card".into());
         r.peers[0].declarations.clear();
+        r.peers[0].duration_ms = Some(120);
         let xml = render(&r).unwrap();
-        assert!(xml.contains(r#"<testcase name="agent-card""#), "{xml}");
+        assert!(
+            xml.contains(r#"<testcase name="agent-card" classname="http://peer/.well-known/agent-card.json" time="0.120">"#),
+            "{xml}"
+        );
         assert!(xml.contains(r#"type="card-error""#), "{xml}");
     }
 }

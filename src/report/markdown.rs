@@ -6,11 +6,12 @@
 //! blocks, or escaped so no link, image, emphasis, HTML or cell break survives.
 
 use super::evidence::{self, one_line};
+use super::summary::{Outcome, Summary};
 use super::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
-use crate::{exit, inert, verdict};
+use crate::{inert, verdict};
 use std::fmt::Write;
 
 /// Evidence entries shown per run (the JSON report has them all).
@@ -18,43 +19,68 @@ const EVIDENCE_LINES: usize = 12;
 
 /// Renders the report as GitHub-flavoured Markdown.
 pub fn render(report: &RunReport) -> String {
+    let summary = verdict::summarize(report);
     let mut out = String::new();
     let _ = writeln!(out, "## a2a-conform\n");
+    let _ = writeln!(out, "{}\n", header_line(report, &summary));
     if report.interrupted {
         let _ = writeln!(out, "**⏹ Interrupted** — {}\n", super::INTERRUPTED_NOTE);
     }
-    let _ = writeln!(out, "{}\n", result_line(report));
+    let _ = writeln!(out, "{}\n", result_line(report, &summary));
     for peer in &report.peers {
-        render_peer(&mut out, peer);
+        render_peer(&mut out, peer, report.peers.len() > 1);
     }
     render_baseline(&mut out, report);
     out
 }
 
-fn result_line(report: &RunReport) -> String {
-    let reasons = verdict::failing_reasons(report);
+/// `a2a-conform 0.3.0 · started 2026-11-30T09:23:38Z · took 12.3 s`.
+fn header_line(report: &RunReport, summary: &Summary) -> String {
+    let mut parts = vec![format!(
+        "{} {}",
+        text(&report.tool.name),
+        text(&report.tool.version)
+    )];
+    if !report.started_at.is_empty() {
+        parts.push(format!("started {}", text(&report.started_at)));
+    }
+    if report.peers.iter().any(|p| p.duration_ms.is_some()) {
+        parts.push(format!("took {:.1} s", summary.duration_ms as f64 / 1000.0));
+    }
+    parts.join(" · ")
+}
+
+/// The headline, from the summary's counts, and what fails the run.
+fn result_line(report: &RunReport, summary: &Summary) -> String {
+    // An unreachable peer decides the exit code; what else fails the run still shows.
+    let reasons = match summary.outcome {
+        Outcome::Error => verdict::failing_reasons(report),
+        _ => verdict::exit_reasons(report),
+    };
     let shown: Vec<String> = reasons.iter().take(10).map(|r| text(r)).collect();
     let mut why = shown.join("; ");
     if reasons.len() > shown.len() {
         why.push_str(&format!(" (and {} more)", reasons.len() - shown.len()));
     }
-    match verdict::exit_code(report) {
-        exit::OK => "**Result: ✅ pass** — every applicable declaration honoured".into(),
-        exit::DIVERGED => format!("**Result: ❌ fail** — {why}"),
-        exit::PEER_UNREACHABLE if why.is_empty() => {
-            "**Result: ❌ error** — a peer was unreachable or served no valid card".into()
-        }
-        exit::PEER_UNREACHABLE => format!(
-            "**Result: ❌ error** — a peer was unreachable or served no valid card; also: {why}"
-        ),
-        _ => {
-            "**Result: ⚠️ nothing verified** — every scenario was skipped, inconclusive or in error"
-                .into()
-        }
+    let mark = match summary.outcome {
+        Outcome::Pass => "✅",
+        Outcome::Fail | Outcome::Error => "❌",
+        Outcome::Unverified => "⚠️",
+    };
+    let head = format!(
+        "**Result: {mark} {}** — {} · {}",
+        summary.word(),
+        summary.phrase(),
+        summary.counts.runs_phrase()
+    );
+    if why.is_empty() {
+        head
+    } else {
+        format!("{head}\n\nFails the run: {why}")
     }
 }
 
-fn render_peer(out: &mut String, peer: &PeerReport) {
+fn render_peer(out: &mut String, peer: &PeerReport, many: bool) {
     let title = peer.name.as_deref().unwrap_or("peer");
     let _ = writeln!(out, "### {} — {}\n", text(title), code(&peer.card_url));
     if let Some(error) = &peer.card_error {
@@ -83,7 +109,10 @@ fn render_peer(out: &mut String, peer: &PeerReport) {
             text(&one_line(&why(d), 160))
         );
     }
-    let _ = writeln!(out, "\n{}\n", super::human::summary_line(peer));
+    let _ = writeln!(out);
+    if many {
+        let _ = writeln!(out, "{}\n", super::human::summary_line(peer));
+    }
     let shown = peer.scenarios.iter().filter(|s| {
         matches!(
             s.verdict,
@@ -102,15 +131,17 @@ fn why(d: &DeclarationReport) -> String {
     }
 }
 
+/// The verdict cell, its spaces non-breaking so the column never wraps.
 fn declaration_verdict(d: &DeclarationReport) -> String {
-    match d.verdict {
-        DeclarationVerdict::Honoured => "✅ honoured".into(),
-        DeclarationVerdict::Diverged if d.baselined => "⚠️ diverged (baselined)".into(),
-        DeclarationVerdict::Diverged => "❌ **diverged**".into(),
-        DeclarationVerdict::Unverified => "❔ unverified".into(),
-        DeclarationVerdict::NotDeclared => "➖ not-declared".into(),
-        DeclarationVerdict::OverDelivers => "➕ over-delivers".into(),
-    }
+    let cell = match d.verdict {
+        DeclarationVerdict::Honoured => "✅ honoured",
+        DeclarationVerdict::Diverged if d.baselined => "⚠️ diverged (baselined)",
+        DeclarationVerdict::Diverged => "❌ **diverged**",
+        DeclarationVerdict::Unverified => "❔ unverified",
+        DeclarationVerdict::NotDeclared => "➖ not-declared",
+        DeclarationVerdict::OverDelivers => "➕ over-delivers",
+    };
+    cell.replace(' ', "&nbsp;")
 }
 
 fn run_marker(run: &ScenarioReport) -> &'static str {
@@ -261,6 +292,7 @@ mod tests {
             verifies: vec!["lifecycle.cancel".into()],
             duration_ms: 20,
             message: "it <broke> | badly".into(),
+            error_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,
@@ -299,9 +331,12 @@ mod tests {
                     baseline_reason: None,
                 }],
                 scenarios: runs,
+                duration_ms: Some(2500),
             }],
             fail_on_flaky: false,
+            fail_on_unverified: false,
             baseline: None,
+            summary: None,
             interrupted: false,
         }
     }
@@ -313,19 +348,49 @@ mod tests {
             DeclarationVerdict::Diverged,
         ));
         assert!(
-            md.contains("**Result: ❌ fail** — lifecycle.cancel diverged"),
+            md.contains("**Result: ❌ fail** — 0 honoured, 1 diverged · 1 scenario runs: 1 fail"),
             "{md}"
         );
         assert!(
-            md.contains("| `lifecycle.cancel` | ❌ **diverged** | why \\| so |"),
+            md.contains("Fails the run: lifecycle.cancel diverged"),
             "{md}"
         );
+        assert!(
+            md.contains("| `lifecycle.cancel` | ❌&nbsp;**diverged** | why \\| so |"),
+            "{md}"
+        );
+        assert!(md.contains(" · took 2.5 s"), "{md}");
         assert!(md.contains("> it \\<broke\\> \\| badly"), "{md}");
         assert!(
             md.contains("````text\n+  0.20s step `expect` ```\n````"),
             "{md}"
         );
         assert!(md.contains("```sh\ncurl -d '{}'\n```"), "{md}");
+    }
+
+    #[test]
+    fn the_headline_never_says_more_than_its_counts() {
+        let mut r = report(vec![], DeclarationVerdict::Diverged);
+        let mut row = r.peers[0].declarations[0].clone();
+        r.peers[0].declarations[0].baselined = true;
+        row.verdict = DeclarationVerdict::Honoured;
+        r.peers[0].declarations.push(row.clone());
+        row.verdict = DeclarationVerdict::Unverified;
+        r.peers[0].declarations.push(row);
+        let md = render(&r);
+        assert!(
+            md.contains("**Result: ✅ pass** — 1 honoured, 1 diverged (baselined), 1 unverified"),
+            "{md}"
+        );
+        assert!(!md.contains("every declaration honoured"), "{md}");
+        r.peers[0]
+            .declarations
+            .retain(|d| d.verdict == DeclarationVerdict::Honoured);
+        let md = render(&r);
+        assert!(
+            md.contains("**Result: ✅ pass** — every declaration honoured (1 honoured)"),
+            "{md}"
+        );
     }
 
     #[test]

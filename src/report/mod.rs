@@ -6,11 +6,13 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod summary;
 pub mod transcript;
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use strum::{IntoStaticStr, VariantArray};
+pub use summary::Summary;
 use transcript::Evidence;
 
 /// What every format says of an interrupted report (`interrupted: true`).
@@ -31,9 +33,16 @@ pub struct RunReport {
     /// `--fail-on-flaky`: a flaky run fails the run (exit 1).
     #[serde(default, skip_serializing_if = "is_false")]
     pub fail_on_flaky: bool,
+    /// `--fail-on-unverified`: a declared row left unverified fails the run (exit 4).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fail_on_unverified: bool,
     /// `--baseline`: the known divergences the run was judged against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
+    /// The counts every headline is rendered from (`verdict::summarize`),
+    /// filled in when the run is finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Summary>,
     /// SIGINT/SIGTERM stopped the check: the report holds what finished,
     /// runs cut short read `error`. Absent means false.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -141,6 +150,10 @@ pub struct PeerReport {
     pub card_warnings: Vec<String>,
     pub declarations: Vec<DeclarationReport>,
     pub scenarios: Vec<ScenarioReport>,
+    /// The peer's wall time, card fetch to last run (runs overlap, so this
+    /// is not the sum of their durations).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// The headline: one row per card declaration.
@@ -193,11 +206,43 @@ pub enum ScenarioVerdict {
     /// The peer never reached the precondition.
     Inconclusive,
     Skipped,
-    /// Tool trouble or an unreachable peer.
+    /// Tool trouble, an unreachable peer, or a peer malfunction (see
+    /// [`ErrorKind`]).
     Error,
 }
 
 impl ScenarioVerdict {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// Why a run ended in `error`: whose fault it was decides whether the
+/// declaration it verifies may be judged at all.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ErrorKind {
+    /// The peer answered, but not with a valid A2A answer (HTTP 5xx, HTML,
+    /// not JSON, an invalid envelope or event, a wrong id, no answer in
+    /// time, a reset): nothing it said keeps or breaks a promise.
+    PeerMalfunction,
+    /// A malfunction of one kind: HTTP 404, 405 or 501 and no A2A answer,
+    /// nothing speaks the protocol at that URL. Where the promise is that
+    /// something does (an `interfaces[…]` row), that is the divergence.
+    NotServed,
+    /// One of the tool's own caps (events, bytes, per-event size, body size)
+    /// was reached: never the peer's fault.
+    ToolCap,
+    /// The peer could not be reached after its card was read.
+    Unreachable,
+    /// The tool itself could not run the scenario (a suite or plan problem).
+    Tool,
+}
+
+impl ErrorKind {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
@@ -215,6 +260,10 @@ pub struct ScenarioReport {
     pub verifies: Vec<String>,
     pub duration_ms: u64,
     pub message: String,
+    /// Why an `error` run ended in error (absent in reports of older
+    /// versions and on runs that are not `error`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
     /// How many times it ran (more than 1 with `--retries`).
     pub attempts: u32,
     /// The messages of the attempts that failed before the last one (with
@@ -247,6 +296,7 @@ impl PeerReport {
             card_warnings: vec![],
             declarations: vec![],
             scenarios: vec![],
+            duration_ms: None,
         }
     }
 }
@@ -260,7 +310,9 @@ impl RunReport {
             started_at: now_rfc3339(),
             peers,
             fail_on_flaky: false,
+            fail_on_unverified: false,
             baseline: None,
+            summary: None,
             interrupted: false,
         }
     }

@@ -5,7 +5,9 @@
 
 use super::capture::Capture;
 use super::webhook::WebhookReceiver;
+use super::window::ProbeWindow;
 use crate::protocol::{Operation, ProtocolVersion, RpcError};
+use crate::report::ErrorKind;
 use crate::scenario::template::{Element, Template};
 use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
 use crate::transport::client::Credentials;
@@ -15,12 +17,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Why a run stopped before its last step passed.
+/// Why a run stopped before its last step passed. `Fail` is reserved for a
+/// valid protocol answer that breaks the promise; an answer that is not a
+/// valid A2A answer is an `Error(PeerMalfunction)`, and a cap of the tool's
+/// own an `Error(ToolCap)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopKind {
     Fail,
     Inconclusive,
-    Error,
+    Error(ErrorKind),
 }
 
 #[derive(Debug, Clone)]
@@ -42,11 +47,64 @@ impl Stop {
             message: message.into(),
         }
     }
+    /// Tool trouble: a suite or plan problem, never the peer's doing.
     pub fn error(message: impl Into<String>) -> Stop {
         Stop {
-            kind: StopKind::Error,
+            kind: StopKind::Error(ErrorKind::Tool),
             message: message.into(),
         }
+    }
+    /// The peer answered `op`, but not with a valid A2A answer: the message
+    /// reads `peer malfunction: HTTP 500 text/html on SendMessage: …`.
+    pub fn malfunction(op: impl std::fmt::Debug, reason: &str) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::PeerMalfunction),
+            message: malfunction_message(&format!("{op:?}"), reason),
+        }
+    }
+    /// A malfunction not tied to one operation's answer (a stream's events).
+    pub fn malfunction_in(message: impl std::fmt::Display) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::PeerMalfunction),
+            message: format!("{MALFUNCTION}: {message}"),
+        }
+    }
+    /// One of the tool's caps was reached: `error`, never the peer's fault.
+    pub fn cap(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::ToolCap),
+            message: message.into(),
+        }
+    }
+    pub fn unreachable(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::Unreachable),
+            message: message.into(),
+        }
+    }
+}
+
+/// How every malfunction's message opens.
+const MALFUNCTION: &str = "peer malfunction";
+
+/// `peer malfunction: HTTP 500 text/html on SendMessage: the body is not
+/// JSON …`: a reason that opens with the HTTP status line keeps it up front,
+/// then the operation, then the detail.
+fn malfunction_message(op: &str, reason: &str) -> String {
+    match reason.split_once(": ") {
+        Some((head, detail)) if head.starts_with("HTTP ") => {
+            format!("{MALFUNCTION}: {head} on {op}: {detail}")
+        }
+        _ => format!("{MALFUNCTION} on {op}: {reason}"),
+    }
+}
+
+/// A not-served malfunction's message as the failure of an interface that
+/// does not speak A2A: `the interface does not speak A2A: HTTP 404 … on …`.
+pub fn not_served_message(message: &str) -> String {
+    match message.strip_prefix(MALFUNCTION) {
+        Some(rest) => format!("the interface does not speak A2A{rest}"),
+        None => message.to_string(),
     }
 }
 
@@ -82,6 +140,9 @@ pub struct RunContext<'a> {
     pub(super) cursors: HashMap<String, usize>,
     /// The run's webhook receiver and what `expect_webhook` consumed.
     pub(super) push: PushState,
+    /// The card's probe window when `--max-probe-window` clamped it: a
+    /// wait of that length that sees nothing is inconclusive, not a failure.
+    pub clamped_window: Option<ProbeWindow>,
 }
 
 impl<'a> RunContext<'a> {
@@ -97,6 +158,7 @@ impl<'a> RunContext<'a> {
             captures: HashMap::new(),
             cursors: HashMap::new(),
             push: PushState::default(),
+            clamped_window: None,
         }
     }
 
@@ -164,7 +226,9 @@ impl<'a> RunContext<'a> {
     }
 
     /// The one mapping from a reply to what the step judges, or to how the
-    /// run stops: a broken reply fails it, an unreachable peer is an error,
+    /// run stops: a broken reply is a peer malfunction (an `error`, never a
+    /// `fail`: it keeps no promise and breaks none), a reply cut at one of
+    /// the tool's caps is a tool-cap error, an unreachable peer is an error,
     /// and a refusal of the configured credentials makes it inconclusive
     /// ([`Self::refused`]); a refusal of credentials the step chose
     /// (`credentials: none|invalid`) is the step's answer.
@@ -181,8 +245,13 @@ impl<'a> RunContext<'a> {
                 Ok(Answered::Refused { status, detail })
             }
             Reply::Refused { status, detail } => Err(self.refused(op, status, &detail)),
-            Reply::Broken(reason) => Err(Stop::fail(format!("{op:?}: {reason}"))),
-            Reply::Unreachable(reason) => Err(Stop::error(reason)),
+            Reply::Capped(reason) => Err(Stop::cap(format!("{op:?}: {reason}"))),
+            Reply::Broken(reason) => Err(Stop::malfunction(op, &reason)),
+            Reply::NotServed(reason) => Err(Stop {
+                kind: StopKind::Error(ErrorKind::NotServed),
+                ..Stop::malfunction(op, &reason)
+            }),
+            Reply::Unreachable(reason) => Err(Stop::unreachable(reason)),
         }
     }
 

@@ -8,11 +8,12 @@ mod push;
 pub mod steps;
 pub mod stream_end;
 pub mod webhook;
+pub mod window;
 
 use crate::card::{self, BindingChoice, Card, ProtocolChoice};
 use crate::declaration::DeclarationId;
 use crate::report::transcript::Evidence;
-use crate::report::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use crate::report::{ErrorKind, PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
@@ -25,6 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
+pub use window::ProbeWindow;
 
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
@@ -50,6 +52,12 @@ pub struct RunOptions {
     pub retries: u32,
     /// Scenario runs in flight at once against one peer.
     pub jobs: usize,
+    /// Keep the evidence of passing runs too (`-v`); by default only runs
+    /// that did not pass keep theirs.
+    pub keep_passing_evidence: bool,
+    /// `--max-probe-window`: the longest probe window a card's
+    /// `defaultTimeout` may ask for.
+    pub max_probe_window: Duration,
     /// The most runs one `for_each` scenario expands to; the rest are
     /// skipped, and the declarations they verify read unverified.
     pub max_runs_per_family: usize,
@@ -57,6 +65,9 @@ pub struct RunOptions {
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
 }
+
+/// The default of `--max-probe-window`.
+pub const MAX_PROBE_WINDOW: Duration = Duration::from_secs(120);
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -70,6 +81,8 @@ impl Default for RunOptions {
             binding: BindingChoice::Auto,
             retries: 0,
             jobs: 4,
+            keep_passing_evidence: false,
+            max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
         }
@@ -113,17 +126,37 @@ pub async fn check(
     options: &RunOptions,
     progress: &dyn Progress,
 ) -> RunReport {
+    use futures_util::FutureExt;
     let mut report = RunReport::new(Vec::new());
     progress.check_started(inputs.len());
     for input in inputs {
-        let peer = if options.cancel.is_cancelled() {
+        let started = std::time::Instant::now();
+        let mut peer = if options.cancel.is_cancelled() {
             PeerReport {
                 card_error: Some("interrupted before this peer was checked".into()),
                 ..PeerReport::new(input.clone())
             }
         } else {
-            check_peer(input, suite, options, progress).await
+            // A bug one peer's answers trigger must not lose the other
+            // peers' reports: the panic becomes this peer's card error.
+            std::panic::AssertUnwindSafe(check_peer(input, suite, options, progress))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|panic| {
+                    let what = panic
+                        .downcast_ref::<String>()
+                        .map(String::as_str)
+                        .or_else(|| panic.downcast_ref::<&str>().copied())
+                        .unwrap_or("a panic");
+                    PeerReport {
+                        card_error: Some(format!(
+                            "internal error while checking this peer ({what}); please report it"
+                        )),
+                        ..PeerReport::new(input.clone())
+                    }
+                })
         };
+        peer.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
         report.peers.push(peer);
     }
     report.interrupted = options.cancel.is_cancelled();
@@ -224,6 +257,8 @@ struct Planned<'a> {
     /// `for_each: interfaces`: the interface this run talks to instead of the
     /// card's chosen endpoint.
     interface: Option<crate::card::Interface>,
+    /// The card's probe window, when `--max-probe-window` clamped it.
+    clamped_window: Option<ProbeWindow>,
 }
 
 /// Why a planned run does not run.
@@ -271,6 +306,10 @@ async fn check_peer(
     if let Some(warning) = credentials_warning(&card, &options.client) {
         report.card_warnings.push(warning);
     }
+    let window = probe_window(&card, options);
+    if let Some(warning) = window.and_then(|w| w.warning()) {
+        report.card_warnings.push(warning);
+    }
     let client = url::Url::parse(&endpoint)
         .map_err(|e| format!("the card's endpoint `{endpoint}` is not a URL: {e}"))
         .and_then(|url| {
@@ -314,6 +353,7 @@ async fn check_peer(
             run = execute(client, planned, options) => run,
             () = options.cancel.cancelled() => ScenarioReport {
                 verdict: ScenarioVerdict::Error,
+                error_kind: Some(ErrorKind::Tool),
                 message: INTERRUPTED.into(),
                 ..shell
             },
@@ -341,6 +381,14 @@ pub fn credentials_warning(card: &Card, client: &ClientConfig) -> Option<String>
     })
 }
 
+/// The card's probe window, if it declares a `defaultTimeout`.
+fn probe_window(card: &Card, options: &RunOptions) -> Option<ProbeWindow> {
+    Some(ProbeWindow::of(
+        card.default_timeout?,
+        options.max_probe_window,
+    ))
+}
+
 /// Base variables for a peer: built-in defaults, the suites' own, the card's
 /// probe window, then `--var`/profile values.
 fn base_vars(card: &Card, suite: &Suite, options: &RunOptions) -> HashMap<String, Option<String>> {
@@ -348,10 +396,10 @@ fn base_vars(card: &Card, suite: &Suite, options: &RunOptions) -> HashMap<String
         .iter()
         .map(|b| (b.name.to_string(), b.default.map(str::to_string)))
         .collect();
-    if let Some(timeout) = card.default_timeout {
+    if let Some(window) = probe_window(card, options) {
         vars.insert(
             "probe_window".into(),
-            Some(vars::format_duration(timeout * 2)),
+            Some(vars::format_duration(window.used)),
         );
     }
     for (k, v) in &suite.vars {
@@ -424,6 +472,7 @@ fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Pla
                 vars,
                 not_run,
                 interface: expansion.interface,
+                clamped_window: probe_window(card, options).filter(ProbeWindow::clamped),
             });
         }
     }
@@ -526,6 +575,7 @@ fn interface_client(
 fn errored(planned: Planned<'_>, message: String) -> ScenarioReport {
     ScenarioReport {
         verdict: ScenarioVerdict::Error,
+        error_kind: Some(ErrorKind::Tool),
         message,
         ..blank_report(&planned)
     }
@@ -535,6 +585,7 @@ fn errored(planned: Planned<'_>, message: String) -> ScenarioReport {
 fn interrupted(planned: &Planned<'_>) -> ScenarioReport {
     ScenarioReport {
         verdict: ScenarioVerdict::Error,
+        error_kind: Some(ErrorKind::Tool),
         message: INTERRUPTED.into(),
         ..blank_report(planned)
     }
@@ -550,6 +601,7 @@ fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
         verifies: planned.verifies.iter().map(ToString::to_string).collect(),
         duration_ms: 0,
         message: String::new(),
+        error_kind: None,
         attempts: 0,
         failed_attempts: vec![],
         baselined: false,
@@ -579,6 +631,7 @@ async fn execute(
     loop {
         report.attempts += 1;
         let (verdict, message, evidence) = run_once(client, &planned, options).await;
+        let (verdict, error_kind) = verdict;
         if verdict == ScenarioVerdict::Fail && report.attempts <= options.retries {
             if failures.is_empty() {
                 first_evidence = evidence;
@@ -597,8 +650,9 @@ async fn execute(
             }
             _ => {
                 report.verdict = verdict;
+                report.error_kind = error_kind;
                 report.message = message;
-                if verdict != ScenarioVerdict::Pass {
+                if verdict != ScenarioVerdict::Pass || options.keep_passing_evidence {
                     report.evidence = evidence;
                 }
             }
@@ -610,13 +664,23 @@ async fn execute(
     report
 }
 
+/// Whether a run verifies only `interfaces[…]` declarations.
+fn verifies_interfaces(planned: &Planned<'_>) -> bool {
+    !planned.verifies.is_empty()
+        && planned
+            .verifies
+            .iter()
+            .all(|d| matches!(d, DeclarationId::Interface { .. }))
+}
+
 async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
     options: &RunOptions,
-) -> (ScenarioVerdict, String, Vec<Evidence>) {
+) -> ((ScenarioVerdict, Option<ErrorKind>), String, Vec<Evidence>) {
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
+    ctx.clamped_window = planned.clamped_window;
     let steps = &planned.scenario.def.steps;
     let outcome = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {
@@ -629,21 +693,27 @@ async fn run_once(
     .await;
     let (verdict, message) = match outcome {
         Err(_) => (
-            ScenarioVerdict::Error,
+            (ScenarioVerdict::Error, Some(ErrorKind::Tool)),
             format!(
                 "the run took longer than {} and was stopped",
                 crate::transport::human_duration(MAX_RUN)
             ),
         ),
         Ok(Ok(())) => (
-            ScenarioVerdict::Pass,
+            (ScenarioVerdict::Pass, None),
             format!("all {} steps passed", steps.len()),
         ),
-        Ok(Err((index, stop))) => {
+        Ok(Err((index, mut stop))) => {
             let verdict = match stop.kind {
-                StopKind::Fail => ScenarioVerdict::Fail,
-                StopKind::Inconclusive => ScenarioVerdict::Inconclusive,
-                StopKind::Error => ScenarioVerdict::Error,
+                StopKind::Fail => (ScenarioVerdict::Fail, None),
+                StopKind::Inconclusive => (ScenarioVerdict::Inconclusive, None),
+                // An `interfaces[…]` row promises A2A at its URL: nothing
+                // served there is the very promise broken, so the run fails.
+                StopKind::Error(ErrorKind::NotServed) if verifies_interfaces(planned) => {
+                    stop.message = context::not_served_message(&stop.message);
+                    (ScenarioVerdict::Fail, None)
+                }
+                StopKind::Error(kind) => (ScenarioVerdict::Error, Some(kind)),
             };
             let step = &steps[index];
             transcript.note(format!(
@@ -793,6 +863,7 @@ mod tests {
             "supportedInterfaces":[
               {"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
               {"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},
+              {"url":"127.0.0.1:50052","protocolBinding":"GRPC","protocolVersion":"0.3"},
               {"url":"http://127.0.0.1:9/v03","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}],
             "capabilities":{},"defaultInputModes":["text/plain"],
             "defaultOutputModes":["text/plain"],"skills":[]}"#;
@@ -813,6 +884,7 @@ mod tests {
         for id in [
             "interfaces[JSONRPC 1.0]",
             "interfaces[GRPC 1.0]",
+            "interfaces[GRPC 0.3]",
             "interfaces[HTTP+JSON 0.3]",
         ] {
             assert!(rows.iter().any(|r| r == id), "{id} missing from {rows:?}");
@@ -827,8 +899,9 @@ mod tests {
                 .clone()
         };
         assert_eq!(not_run("interface-served[JSONRPC 1.0]"), None);
+        assert_eq!(not_run("interface-served[GRPC 1.0]"), None);
         for (run_id, named) in [
-            ("interface-served[GRPC 1.0]", "(GRPC 1.0)"),
+            ("interface-served[GRPC 0.3]", "(GRPC 0.3)"),
             ("interface-served[HTTP+JSON 0.3]", "(HTTP+JSON 0.3)"),
         ] {
             match not_run(run_id) {

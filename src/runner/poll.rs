@@ -103,10 +103,12 @@ impl RunContext<'_> {
                 )))
             }
         };
+        // No readable state is no valid Task: a malfunction, not a finding.
         let Some(state) = task.state else {
-            return Err(Stop::fail(format!(
-                "GetTask on task {task_id} returned no readable status.state"
-            )));
+            return Err(Stop::malfunction(
+                op,
+                &format!("the result for task {task_id} has no readable status.state"),
+            ));
         };
         let digest = task.artifacts_digest();
         Ok((task, Read { at, state, digest }))

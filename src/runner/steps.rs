@@ -3,8 +3,10 @@
 //! never an `Err`.
 
 use super::capture::{Capture, Captured};
-use super::context::{or_list, Answered, RunContext, StepResult, Stop};
+use super::context::{or_list, Answered, RunContext, StepResult, Stop, StopKind};
+use super::stream_end::Improper;
 use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState};
+use crate::report::ErrorKind;
 use crate::scenario::model::{
     self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
     ResumeStep, SendStep, Step,
@@ -184,11 +186,9 @@ impl RunContext<'_> {
                 SendResult::Message => {
                     Capture::new(Captured::Message, at, "a direct Message (no task)")
                 }
-                SendResult::Unrecognized(reason) => {
-                    return Err(Stop::fail(format!(
-                        "{op:?} answered something that is not a task: {reason}"
-                    )))
-                }
+                // A success envelope whose result is no Task nor Message is
+                // not a valid A2A answer: it keeps no promise and breaks none.
+                SendResult::Unrecognized(reason) => return Err(Stop::malfunction(op, &reason)),
             },
             Answered::Error(error) => Capture::from_error(error, at),
             Answered::Refused { status, detail } => Capture::from_refusal(status, &detail, at),
@@ -275,7 +275,25 @@ impl RunContext<'_> {
                 !items.is_empty() || end.is_some()
             })
             .await;
-        let first = handle.snapshot().0.into_iter().next();
+        let (items, end) = handle.snapshot();
+        let first = items.into_iter().next();
+        // A stream that ends or speaks nonsense before its first event is
+        // neither a refusal nor a served stream.
+        if first.is_none() {
+            if let Some(stop) = end.as_ref().and_then(malformed_end) {
+                return Err(stop);
+            }
+        }
+        if let Some(StreamItem {
+            event: Event::Unrecognized { reason },
+            seq,
+            ..
+        }) = &first
+        {
+            return Err(Stop::malfunction_in(format!(
+                "stream event #{seq} is not a valid A2A event: {reason}"
+            )));
+        }
         if let Some(StreamItem {
             event: Event::Error(error),
             seq,
@@ -334,6 +352,32 @@ impl RunContext<'_> {
                 return Ok(());
             }
         }
+        // Nothing the peer said broke the promise if the stream was cut at
+        // the tool's cap, broke, or carried events that are not A2A events.
+        if let Some(stop) = end.as_ref().and_then(malformed_end) {
+            return Err(stop);
+        }
+        if let Some(bad) = items
+            .iter()
+            .find(|i| i.seq > cursor && matches!(i.event, Event::Unrecognized { .. }))
+        {
+            return Err(Stop::malfunction_in(format!(
+                "stream event #{} is not a valid A2A event: {}",
+                bad.seq,
+                describe(&bad.event)
+            )));
+        }
+        // A window the tool clamped did not wait as long as the card asked.
+        if let Some(window) = self
+            .clamped_window
+            .filter(|w| end.is_none() && w.used == within)
+        {
+            return Err(Stop::inconclusive(format!(
+                "no {} yet: {}",
+                describe_wanted(&kinds, &states),
+                window.waited()
+            )));
+        }
         let situation = Missed {
             wanted: describe_wanted(&kinds, &states),
             within,
@@ -375,7 +419,16 @@ impl RunContext<'_> {
         stream
             .wait_until(Instant::now() + duration, |_, end| end.is_some())
             .await;
-        let (items, _) = stream.snapshot();
+        let (items, end) = stream.snapshot();
+        if let Some(
+            stop @ Stop {
+                kind: StopKind::Error(ErrorKind::ToolCap),
+                ..
+            },
+        ) = end.as_ref().and_then(malformed_end)
+        {
+            return Err(stop);
+        }
         let offenders: Vec<&StreamItem> = items
             .iter()
             .filter(|i| i.at > after)
@@ -433,6 +486,9 @@ impl RunContext<'_> {
                 items.len()
             )));
         };
+        if let Some(stop) = malformed_end(&end) {
+            return Err(stop);
+        }
         match super::stream_end::judge(version, &items, &end) {
             Ok(notes) => {
                 for note in notes {
@@ -440,7 +496,8 @@ impl RunContext<'_> {
                 }
                 Ok(())
             }
-            Err(reason) => Err(Stop::fail(format!("{lead}{reason}"))),
+            Err(Improper::Malformed(reason)) => Err(Stop::malfunction_in(reason)),
+            Err(Improper::Broken(reason)) => Err(Stop::fail(format!("{lead}{reason}"))),
         }
     }
 }
@@ -509,6 +566,19 @@ impl Missed {
         } else {
             format!("{situation}; invalid events: {}", invalid.join("; "))
         }
+    }
+}
+
+/// How a stream end stops the run before any judgement of its events: cut
+/// at one of the tool's caps (an error naming the cap), or failed (the
+/// connection broke, or the bytes were no event stream: a peer malfunction).
+fn malformed_end(end: &StreamEnd) -> Option<Stop> {
+    match end {
+        StreamEnd::Closed { .. } => None,
+        StreamEnd::Cut { reason, .. } => Some(Stop::cap(reason.clone())),
+        StreamEnd::Failed { reason, .. } => Some(Stop::malfunction_in(format!(
+            "the stream did not end properly: {reason}"
+        ))),
     }
 }
 

@@ -18,38 +18,60 @@ use crate::protocol::{Event, ProtocolVersion};
 use crate::transport::stream::describe;
 use crate::transport::{StreamEnd, StreamItem};
 
+/// Why a stream did not end properly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Improper {
+    /// Valid A2A events that break the version's rule: a finding.
+    Broken(String),
+    /// The stream was not a valid A2A stream (it failed, was cut, or carried
+    /// events that are not A2A events): a peer malfunction, or the tool's cap.
+    Malformed(String),
+}
+
+impl Improper {
+    pub fn reason(&self) -> &str {
+        match self {
+            Improper::Broken(r) | Improper::Malformed(r) => r,
+        }
+    }
+}
+
 /// Judges a stream that has ended. `Ok` carries notes on what was tolerated;
 /// `Err` says why the stream did not end properly.
 pub fn judge(
     version: ProtocolVersion,
     items: &[StreamItem],
     end: &StreamEnd,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Improper> {
     if let StreamEnd::Failed { reason, .. } | StreamEnd::Cut { reason, .. } = end {
-        return Err(format!("the stream did not end properly: {reason}"));
+        return Err(Improper::Malformed(format!(
+            "the stream did not end properly: {reason}"
+        )));
     }
     if let Some(bad) = items
         .iter()
         .find(|i| matches!(i.event, Event::Unrecognized { .. }))
     {
-        return Err(format!(
+        return Err(Improper::Malformed(format!(
             "event #{} is not a valid A2A stream event: {}",
             bad.seq,
             describe(&bad.event)
-        ));
+        )));
     }
     let Some(first) = items.first() else {
-        return Err("the stream closed without any event".to_string());
+        return Err(Improper::Broken(
+            "the stream closed without any event".to_string(),
+        ));
     };
     let mut notes = Vec::new();
     match (&first.event, version) {
         (Event::Message { .. }, _) => return Ok(notes),
         (Event::Task(_), _) => {}
         (other, ProtocolVersion::V1_0) => {
-            return Err(format!(
+            return Err(Improper::Broken(format!(
                 "the stream's first event was {}, not a Task or Message (v1.0 streams MUST begin with one)",
                 describe(other)
-            ))
+            )))
         }
         (other, ProtocolVersion::V0_3) => notes.push(format!(
             "tolerated: the v0.3 stream began with {}, not the Task (the 0.3 proto says it should, not must)",
@@ -62,9 +84,9 @@ pub fn judge(
         .map(|s| s.as_str())
         .unwrap_or("in no known state");
     match version {
-        ProtocolVersion::V1_0 if !settled => Err(format!(
+        ProtocolVersion::V1_0 if !settled => Err(Improper::Broken(format!(
             "the stream closed while the task was {last}, not at a terminal or interrupted state"
-        )),
+        ))),
         ProtocolVersion::V1_0 => Ok(notes),
         ProtocolVersion::V0_3 if items.iter().any(|i| i.event.is_final()) => Ok(notes),
         ProtocolVersion::V0_3 if settled => {
@@ -73,9 +95,9 @@ pub fn judge(
             ));
             Ok(notes)
         }
-        ProtocolVersion::V0_3 => Err(format!(
+        ProtocolVersion::V0_3 => Err(Improper::Broken(format!(
             "the v0.3 stream closed without an event marked final: true while the task was {last}"
-        )),
+        ))),
     }
 }
 
@@ -146,6 +168,7 @@ mod tests {
         }
         let s = items(vec![task(Submitted), status(Working, None), artifact()]);
         let e = judge(V1_0, &s, &closed()).unwrap_err();
+        let e = e.reason();
         assert!(e.contains("while the task was working"), "{e}");
     }
 
@@ -155,6 +178,7 @@ mod tests {
         // official SDK when the executor does not publish the Task again).
         let s = items(vec![status(Working, None), status(Completed, None)]);
         let e = judge(V1_0, &s, &closed()).unwrap_err();
+        let e = e.reason();
         assert!(e.contains("first event was status-update"), "{e}");
         assert!(e.contains("MUST"), "{e}");
         let message = items(vec![Event::Message { task_id: None }]);
@@ -194,6 +218,7 @@ mod tests {
             artifact(),
         ]);
         let e = judge(V0_3, &s, &closed()).unwrap_err();
+        let e = e.reason();
         assert!(e.contains("without an event marked final: true"), "{e}");
         assert!(e.contains("working"), "{e}");
     }
@@ -216,10 +241,16 @@ mod tests {
                 reason: "too long".into(),
             };
             let s = items(vec![task(Submitted)]);
-            assert!(judge(version, &s, &cut).unwrap_err().contains("too long"));
-            assert!(judge(version, &[], &closed())
-                .unwrap_err()
-                .contains("without any event"));
+            let e = judge(version, &s, &cut).unwrap_err();
+            assert!(
+                matches!(&e, Improper::Malformed(r) if r.contains("too long")),
+                "{e:?}"
+            );
+            let e = judge(version, &[], &closed()).unwrap_err();
+            assert!(
+                matches!(&e, Improper::Broken(r) if r.contains("without any event")),
+                "{e:?}"
+            );
             let junk = items(vec![
                 task(Submitted),
                 Event::Unrecognized {
@@ -227,9 +258,11 @@ mod tests {
                 },
                 status(Completed, Some(true)),
             ]);
-            assert!(judge(version, &junk, &closed())
-                .unwrap_err()
-                .contains("event #2 is not a valid A2A stream event"));
+            let e = judge(version, &junk, &closed()).unwrap_err();
+            assert!(
+                matches!(&e, Improper::Malformed(r) if r.contains("event #2 is not a valid A2A stream event")),
+                "{e:?}"
+            );
         }
     }
 }

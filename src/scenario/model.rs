@@ -222,11 +222,18 @@ fn named<T: Named, E: de::Error>(text: &str) -> Result<T, E> {
         .find(|v| v.name() == text)
         .ok_or_else(|| {
             let names: Vec<&str> = T::all().iter().map(|v| v.name()).collect();
-            E::custom(format!(
-                "unknown {} `{text}` (one of {})",
-                T::WHAT,
-                names.join(", ")
-            ))
+            match crate::declaration::closest(text, names.iter().copied()) {
+                Some(near) => E::custom(format!(
+                    "unknown {} `{text}` (did you mean `{near}`? one of {})",
+                    T::WHAT,
+                    names.join(", ")
+                )),
+                None => E::custom(format!(
+                    "unknown {} `{text}` (one of {})",
+                    T::WHAT,
+                    names.join(", ")
+                )),
+            }
         })
 }
 

@@ -4,6 +4,7 @@
 //! trusted.
 
 pub use super::credentials::{ClientConfig, Credentials, SENSITIVE_HEADERS};
+use super::grpc::{self, GrpcCall};
 pub use super::http::{describe_reqwest_error, http_client, read_bounded};
 use super::jsonrpc::classify_jsonrpc;
 use super::reply::Reply;
@@ -117,6 +118,12 @@ impl PeerClient {
         params: Value,
         options: &CallOptions,
     ) -> Reply {
+        if self.binding == Binding::Grpc {
+            return match self.grpc_call(options) {
+                Ok(call) => grpc::unary(&call, transcript, op, params).await,
+                Err(reply) => reply,
+            };
+        }
         let request = match self.prepare(op, params, false, options) {
             Ok(r) => r,
             Err(reply) => return reply,
@@ -144,21 +151,34 @@ impl PeerClient {
         let status = response.status();
         let content_type = content_type(response.headers());
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout).await {
+        let body = match read_bounded(
+            response,
+            self.config.timeout,
+            self.config.limits.max_body_bytes,
+        )
+        .await
+        {
             Ok(b) => b,
-            Err(reason) => {
+            Err(error) => {
                 transcript.record(
                     EvidenceKind::Response,
                     Instant::now(),
-                    reason.clone(),
+                    error.to_string(),
                     None,
                     None,
                 );
-                return Reply::Broken(reason);
+                return error.into();
             }
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        self.classify(request.rpc_id, status.as_u16(), &body, challenge)
+        self.judge(
+            transcript,
+            request.rpc_id,
+            status.as_u16(),
+            &content_type,
+            &body,
+            challenge,
+        )
     }
 
     /// Opens a streaming operation; the stream is read in the background.
@@ -169,6 +189,16 @@ impl PeerClient {
         params: Value,
         options: &CallOptions,
     ) -> StreamOpen {
+        if self.binding == Binding::Grpc {
+            let opened = match self.grpc_call(options) {
+                Ok(call) => grpc::open_stream(&call, transcript, self.version, op, params).await,
+                Err(reply) => Err(reply),
+            };
+            return match opened {
+                Ok(handle) => StreamOpen::Stream(handle),
+                Err(reply) => StreamOpen::Answer(reply),
+            };
+        }
         let request = match self.prepare(op, params, true, options) {
             Ok(r) => r,
             Err(reply) => return StreamOpen::Answer(reply),
@@ -213,15 +243,29 @@ impl PeerClient {
                 self.version,
                 expect_id,
                 self.config.max_stream,
+                self.config.limits,
             ));
         }
         let challenge = challenge(response.headers());
-        let body = match read_bounded(response, self.config.timeout).await {
+        let body = match read_bounded(
+            response,
+            self.config.timeout,
+            self.config.limits.max_body_bytes,
+        )
+        .await
+        {
             Ok(b) => b,
-            Err(reason) => return StreamOpen::Answer(Reply::Broken(reason)),
+            Err(error) => return StreamOpen::Answer(error.into()),
         };
         self.record_response(transcript, sent_at, status.as_u16(), &content_type, &body);
-        StreamOpen::Answer(self.classify(request.rpc_id, status.as_u16(), &body, challenge))
+        StreamOpen::Answer(self.judge(
+            transcript,
+            request.rpc_id,
+            status.as_u16(),
+            &content_type,
+            &body,
+            challenge,
+        ))
     }
 
     /// The peer's headers as the call's options shape them: credentials
@@ -252,6 +296,28 @@ impl PeerClient {
             headers.insert("A2A-Version", value);
         }
         Ok((headers, withheld))
+    }
+
+    /// A gRPC call's setup: the same headers as metadata, shown in evidence
+    /// as the curl line shows them.
+    fn grpc_call(&self, options: &CallOptions) -> Result<GrpcCall, Reply> {
+        let (metadata, withheld) = self.call_headers(options)?;
+        let shown = metadata
+            .iter()
+            .map(|(name, value)| {
+                let shown = self.shown_header(name, value, options.credentials);
+                (name.as_str().to_string(), shown)
+            })
+            .collect();
+        Ok(GrpcCall {
+            endpoint: self.endpoint.clone(),
+            metadata,
+            shown,
+            timeout: self.config.timeout,
+            max_stream: self.config.max_stream,
+            limits: self.config.limits,
+            note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
+        })
     }
 
     /// Builds one call's request: its headers, and the binding's method, URL
@@ -285,6 +351,11 @@ impl PeerClient {
             Binding::Rest => {
                 let route = rest::route(&self.endpoint, op, &params).map_err(Reply::Broken)?;
                 (route.method, route.url, route.body, route.label)
+            }
+            Binding::Grpc => {
+                return Err(Reply::Broken(
+                    "gRPC calls do not go through HTTP requests".into(),
+                ))
             }
         };
         let mut builder = if streaming {
@@ -327,6 +398,7 @@ impl PeerClient {
         match self.binding {
             Binding::Jsonrpc => "application/json",
             Binding::Rest => "application/a2a+json",
+            Binding::Grpc => "application/grpc",
         }
     }
 
@@ -448,12 +520,36 @@ impl PeerClient {
         Reply::Broken(reason)
     }
 
+    /// [`Self::classify`], with the secrets the body or challenge reflects
+    /// masked in the reason of a broken or refused answer: reasons quote the
+    /// body clipped, and a clip must never cut a secret in half (the
+    /// redactor could not find the half).
+    fn judge(
+        &self,
+        transcript: &Transcript,
+        rpc_id: Option<u64>,
+        status: u16,
+        content_type: &str,
+        body: &[u8],
+        challenge: Option<String>,
+    ) -> Reply {
+        match self.classify(rpc_id, status, content_type, body, challenge.clone()) {
+            reply @ (Reply::Ok(_) | Reply::Err(_)) => reply,
+            _ => {
+                let shown = transcript.redact(&String::from_utf8_lossy(body));
+                let challenge = challenge.map(|c| transcript.redact(&c));
+                self.classify(rpc_id, status, content_type, shown.as_bytes(), challenge)
+            }
+        }
+    }
+
     /// Judges an answer's shape: HTTP 401/403 is a refusal whatever the body;
     /// otherwise the JSON-RPC envelope and id, or the REST status and body.
     fn classify(
         &self,
         rpc_id: Option<u64>,
         status: u16,
+        content_type: &str,
         body: &[u8],
         challenge: Option<String>,
     ) -> Reply {
@@ -468,9 +564,20 @@ impl PeerClient {
             }
             return Reply::Refused { status, detail };
         }
-        match self.binding {
-            Binding::Jsonrpc => classify_jsonrpc(rpc_id, status, body),
-            Binding::Rest => rest::classify(status, body),
+        let reply = match self.binding {
+            Binding::Jsonrpc => classify_jsonrpc(rpc_id, body),
+            Binding::Rest | Binding::Grpc => rest::classify(status, body),
+        };
+        // A broken answer opens with what it was on the wire: the runner
+        // reports `peer malfunction: HTTP 500 text/html on SendMessage: …`.
+        match reply {
+            Reply::Broken(reason) if matches!(status, 404 | 405 | 501) => {
+                Reply::NotServed(format!("HTTP {status} {content_type}: {reason}"))
+            }
+            Reply::Broken(reason) => {
+                Reply::Broken(format!("HTTP {status} {content_type}: {reason}"))
+            }
+            other => other,
         }
     }
 
@@ -481,18 +588,7 @@ impl PeerClient {
             line.push_str(" -N -H 'Accept: text/event-stream'");
         }
         for (name, value) in &request.headers {
-            let authorization = name == reqwest::header::AUTHORIZATION;
-            let shown = if authorization && request.credentials == Credentials::Invalid {
-                // The made-up token is no secret: show it, so the line reproduces.
-                value.to_str().unwrap_or("?").to_string()
-            } else if self.config.is_credential_header(name.as_str()) {
-                match (&self.config.bearer, authorization) {
-                    (Some((var, _)), true) => format!("Bearer ${var}"),
-                    _ => Redactor::MASK.to_string(),
-                }
-            } else {
-                value.to_str().unwrap_or("?").to_string()
-            };
+            let shown = self.shown_header(name, value, request.credentials);
             let header = format!("{}: {shown}", name.as_str());
             if shown.contains('$') {
                 line.push_str(&format!(" -H \"{header}\""));
@@ -505,6 +601,30 @@ impl PeerClient {
             line.push_str(&format!(" -d '{}'", body.replace('\'', "'\\''")));
         }
         line
+    }
+}
+
+impl PeerClient {
+    /// A header's value as reproductions show it: secrets as their
+    /// environment variable or masked.
+    fn shown_header(
+        &self,
+        name: &HeaderName,
+        value: &HeaderValue,
+        credentials: Credentials,
+    ) -> String {
+        let authorization = name == reqwest::header::AUTHORIZATION;
+        if authorization && credentials == Credentials::Invalid {
+            // The made-up token is no secret: show it, so the line reproduces.
+            value.to_str().unwrap_or("?").to_string()
+        } else if self.config.is_credential_header(name.as_str()) {
+            match (&self.config.bearer, authorization) {
+                (Some((var, _)), true) => format!("Bearer ${var}"),
+                _ => Redactor::MASK.to_string(),
+            }
+        } else {
+            value.to_str().unwrap_or("?").to_string()
+        }
     }
 }
 
@@ -526,17 +646,22 @@ struct Prepared {
 impl Prepared {
     /// What the evidence says about the credentials sent: names, never values.
     fn credentials_note(&self) -> String {
-        let withheld = if self.withheld.is_empty() {
-            "none were configured".to_string()
-        } else {
-            format!("withheld: {}", self.withheld.join(", "))
-        };
-        match self.credentials {
-            Credentials::Configured => String::new(),
-            Credentials::None => format!(" [credentials: none; {withheld}]"),
-            Credentials::Invalid => {
-                format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
-            }
+        credentials_note(self.credentials, &self.withheld)
+    }
+}
+
+/// What the evidence says about the credentials sent: names, never values.
+fn credentials_note(credentials: Credentials, withheld: &[String]) -> String {
+    let withheld = if withheld.is_empty() {
+        "none were configured".to_string()
+    } else {
+        format!("withheld: {}", withheld.join(", "))
+    };
+    match credentials {
+        Credentials::Configured => String::new(),
+        Credentials::None => format!(" [credentials: none; {withheld}]"),
+        Credentials::Invalid => {
+            format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
         }
     }
 }
@@ -560,6 +685,22 @@ fn content_type(headers: &HeaderMap) -> String {
 }
 
 fn unreachable_reply(transcript: &Transcript, url: &url::Url, error: &reqwest::Error) -> Reply {
+    // The peer accepted the connection, then dropped or reset it before
+    // answering: it is there, but gave no A2A answer (a malfunction).
+    if !error.is_connect() && !error.is_redirect() && !error.is_builder() {
+        let reason = format!(
+            "the connection broke before an answer: {}",
+            describe_reqwest_error(error)
+        );
+        transcript.record(
+            EvidenceKind::Response,
+            Instant::now(),
+            reason.clone(),
+            None,
+            None,
+        );
+        return Reply::Broken(reason);
+    }
     let reason = format!("could not reach {url}: {}", describe_reqwest_error(error));
     transcript.record(
         EvidenceKind::Note,
@@ -752,15 +893,15 @@ mod tests {
             .unwrap();
             let body = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#;
             assert!(matches!(
-                client.classify(Some(1), 401, body, Some("Bearer".into())),
+                client.classify(Some(1), 401, "application/json", body, Some("Bearer".into())),
                 Reply::Refused { status: 401, detail } if detail.contains("WWW-Authenticate: Bearer")
             ));
             assert!(matches!(
-                client.classify(Some(1), 403, b"", None),
+                client.classify(Some(1), 403, "application/json", b"", None),
                 Reply::Refused { status: 403, detail } if detail == "no WWW-Authenticate header"
             ));
             assert!(!matches!(
-                client.classify(Some(1), 400, body, None),
+                client.classify(Some(1), 400, "application/json", body, None),
                 Reply::Refused { .. }
             ));
         }

@@ -1,7 +1,7 @@
 //! The bounded HTTP plumbing under every call: the reqwest client, reading a
 //! body within a size and time cap, and naming the real cause of an error.
 
-use super::limits::MAX_BODY_BYTES;
+use super::reply::Reply;
 use super::text::human_duration;
 use std::time::Duration;
 
@@ -42,37 +42,57 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
     }
 }
 
-/// Reads a body up to [`MAX_BODY_BYTES`], within `timeout`.
+/// Why a body could not be read whole.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BodyError {
+    /// The body passed the tool's cap (`--max-body-bytes`).
+    #[error(
+        "the body is larger than the tool's cap of {limit} bytes; raise it with --max-body-bytes"
+    )]
+    Capped { limit: usize },
+    /// The peer stopped sending in time, or the connection broke.
+    #[error("{0}")]
+    Broken(String),
+}
+
+impl From<BodyError> for Reply {
+    fn from(error: BodyError) -> Reply {
+        match error {
+            BodyError::Capped { .. } => Reply::Capped(error.to_string()),
+            BodyError::Broken(reason) => Reply::Broken(reason),
+        }
+    }
+}
+
+/// Reads a body up to `max_bytes` (`--max-body-bytes`), within `timeout`.
 pub async fn read_bounded(
     mut response: reqwest::Response,
     timeout: Duration,
-) -> Result<Vec<u8>, String> {
+    max_bytes: usize,
+) -> Result<Vec<u8>, BodyError> {
     let deadline = tokio::time::Instant::now() + timeout;
     let mut body = Vec::new();
     loop {
         let chunk = match tokio::time::timeout_at(deadline, response.chunk()).await {
             Err(_) => {
-                return Err(format!(
+                return Err(BodyError::Broken(format!(
                     "the body did not finish within {} ({} bytes read)",
                     human_duration(timeout),
                     body.len()
-                ))
+                )))
             }
             Ok(Err(e)) => {
-                return Err(format!(
+                return Err(BodyError::Broken(format!(
                     "the connection broke while reading the body after {} bytes: {}",
                     body.len(),
                     describe_reqwest_error(&e)
-                ))
+                )))
             }
             Ok(Ok(None)) => return Ok(body),
             Ok(Ok(Some(chunk))) => chunk,
         };
-        if body.len() + chunk.len() > MAX_BODY_BYTES {
-            return Err(format!(
-                "the body is larger than the {} MiB cap",
-                MAX_BODY_BYTES / (1024 * 1024)
-            ));
+        if body.len() + chunk.len() > max_bytes {
+            return Err(BodyError::Capped { limit: max_bytes });
         }
         body.extend_from_slice(&chunk);
     }

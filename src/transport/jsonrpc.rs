@@ -9,23 +9,18 @@ use serde_json::Value;
 
 /// Judges a JSON-RPC answer: valid JSON, `jsonrpc: "2.0"`, our id echoed, and
 /// exactly one of `result` and `error`.
-pub fn classify_jsonrpc(expect_id: Option<u64>, status: u16, body: &[u8]) -> Reply {
+/// The caller names the HTTP status and content type of a broken answer.
+pub fn classify_jsonrpc(expect_id: Option<u64>, body: &[u8]) -> Reply {
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
             return Reply::Broken(format!(
-                "HTTP {status} answer is not JSON ({e}): {}",
+                "the body is not JSON ({e}): {}",
                 clip(&String::from_utf8_lossy(body), 120)
             ))
         }
     };
-    classify_envelope(expect_id, &value).unwrap_or_else(|reason| {
-        Reply::Broken(if (200..300).contains(&status) {
-            reason
-        } else {
-            format!("HTTP {status}: {reason}")
-        })
-    })
+    classify_envelope(expect_id, &value).unwrap_or_else(Reply::Broken)
 }
 
 /// Reads one JSON-RPC response envelope (also used for each SSE event).
@@ -64,31 +59,27 @@ mod tests {
     #[test]
     fn envelope_checks_id_and_shape() {
         assert!(matches!(
-            classify_jsonrpc(
-                Some(3),
-                200,
-                br#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#
-            ),
+            classify_jsonrpc(Some(3), br#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#),
             Reply::Ok(_)
         ));
         assert!(matches!(
-            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":4,"result":{}}"#),
+            classify_jsonrpc(Some(3), br#"{"jsonrpc":"2.0","id":4,"result":{}}"#),
             Reply::Broken(r) if r.contains("does not match request id 3")
         ));
         assert!(matches!(
-            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"x"}}"#),
+            classify_jsonrpc(Some(3), br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"x"}}"#),
             Reply::Err(e) if e.code == -32001
         ));
         assert!(matches!(
-            classify_jsonrpc(Some(3), 200, b"<html>oops</html>"),
+            classify_jsonrpc(Some(3), b"<html>oops</html>"),
             Reply::Broken(r) if r.contains("not JSON")
         ));
         assert!(matches!(
-            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3}"#),
+            classify_jsonrpc(Some(3), br#"{"jsonrpc":"2.0","id":3}"#),
             Reply::Broken(r) if r.contains("neither")
         ));
         assert!(matches!(
-            classify_jsonrpc(Some(3), 200, br#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1}}"#),
+            classify_jsonrpc(Some(3), br#"{"jsonrpc":"2.0","id":3,"result":1,"error":{"code":1}}"#),
             Reply::Broken(r) if r.contains("both")
         ));
     }

@@ -8,11 +8,13 @@
 //! origin), `http` (the bounded reqwest client), `redirect` (the card GET's
 //! redirects, credentials kept to their origin), `jsonrpc` and `rest` (reading each
 //! binding's answers), `sse` (the event-stream parser), `stream` (streams read
-//! in the background), `client` (the peer client over all of them). This
+//! in the background), `grpc` (the gRPC binding, its own calls and streams),
+//! `client` (the peer client over all of them). This
 //! file only declares and re-exports; no module imports from it.
 
 pub mod client;
 pub mod credentials;
+pub mod grpc;
 pub mod http;
 pub mod jsonrpc;
 pub mod limits;
@@ -26,7 +28,8 @@ pub mod transcript;
 
 pub use client::{PeerClient, StreamOpen};
 pub use limits::{
-    EVIDENCE_BODY_CHARS, MAX_BODY_BYTES, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS,
+    Limits, EVIDENCE_BODY_CHARS, MAX_BODY_BYTES, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES,
+    MAX_STREAM_EVENTS,
 };
 pub use reply::Reply;
 pub use stream::{StreamEnd, StreamHandle, StreamItem};

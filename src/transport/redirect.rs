@@ -87,11 +87,11 @@ pub async fn get_card(
             current = next;
             continue;
         }
-        let body = read_bounded(response, config.timeout)
+        let body = read_bounded(response, config.timeout, config.limits.max_body_bytes)
             .await
-            .map_err(|reason| CardGetError::Body {
+            .map_err(|error| CardGetError::Body {
                 url: current.clone(),
-                reason,
+                reason: error.to_string(),
             })?;
         return Ok(CardResponse {
             status,

@@ -116,14 +116,14 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
         }
         return match serde_json::from_slice(body) {
             Ok(v) => Reply::Ok(v),
-            Err(e) => Reply::Broken(format!("HTTP {status} answer is not JSON ({e})")),
+            Err(e) => Reply::Broken(format!("the body is not JSON ({e})")),
         };
     }
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(_) => {
             return Reply::Broken(format!(
-                "HTTP {status} with a non-JSON body: {}",
+                "an error status with a non-JSON body: {}",
                 clip(&text, 120)
             ))
         }
@@ -149,7 +149,7 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
             data: Some(value.clone()),
         }),
         None => Reply::Broken(format!(
-            "HTTP {status} error without a known ErrorInfo reason ({}): {}",
+            "an error status without a known ErrorInfo reason ({}): {}",
             reason.unwrap_or("none"),
             clip(&text, 160)
         )),

@@ -1,16 +1,21 @@
-//! An open SSE stream read in the background: every event is parsed, timed
+//! An open stream read in the background: every event is parsed, timed
 //! and recorded as it arrives, so steps can ask "what arrived, and when?"
 //! without racing the socket. Reading is bounded in time, bytes and events.
+//! The source is an SSE body (JSON-RPC, HTTP+JSON) or a sequence of
+//! already-framed messages (gRPC server streaming); both end up as the same
+//! events.
 
 use super::http::describe_reqwest_error;
 use super::jsonrpc::classify_envelope;
-use super::limits::{MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES, MAX_STREAM_EVENTS, RECORDED_COMMENTS};
+use super::limits::{Limits, RECORDED_COMMENTS};
 use super::reply::Reply;
-use super::sse::{SseItem, SseParser};
+use super::sse::{SseFrame, SseItem, SseParser};
 use super::text::human_duration;
 use super::transcript::Transcript;
 use crate::protocol::{Event, ProtocolVersion, RpcError};
 use crate::report::transcript::EvidenceKind;
+use futures_util::stream::BoxStream;
+use futures_util::StreamExt;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,9 +35,11 @@ pub struct StreamItem {
 pub enum StreamEnd {
     /// The peer closed the connection.
     Closed { at: Instant },
-    /// The tool stopped reading: a cap was reached.
+    /// The tool stopped reading: one of its caps was reached. The reason
+    /// names the cap and the flag that raises it; never the peer's fault.
     Cut { at: Instant, reason: String },
-    /// The connection failed or the bytes were not a valid event stream.
+    /// The connection failed or the bytes were not a valid event stream: a
+    /// peer malfunction.
     Failed { at: Instant, reason: String },
 }
 
@@ -77,17 +84,49 @@ impl StreamHandle {
         version: ProtocolVersion,
         expect_id: Option<u64>,
         max_duration: Duration,
+        limits: Limits,
     ) -> StreamHandle {
+        Self::start(transcript, version, expect_id, limits, |reader| {
+            read_stream(response, reader, max_duration)
+        })
+    }
+
+    /// A stream of messages the binding already framed (gRPC server
+    /// streaming): each item is one StreamResponse as JSON text, or how the
+    /// stream failed. Bounded like SSE: time, bytes and events.
+    pub(super) fn spawn_messages(
+        messages: BoxStream<'static, Result<String, String>>,
+        transcript: Arc<Transcript>,
+        version: ProtocolVersion,
+        max_duration: Duration,
+        limits: Limits,
+    ) -> StreamHandle {
+        Self::start(transcript, version, None, limits, |reader| {
+            read_messages(messages, reader, max_duration)
+        })
+    }
+
+    fn start<F>(
+        transcript: Arc<Transcript>,
+        version: ProtocolVersion,
+        expect_id: Option<u64>,
+        limits: Limits,
+        read: impl FnOnce(Reader) -> F,
+    ) -> StreamHandle
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
         let shared = Arc::new(Mutex::new(Shared::default()));
         let (tx, rx) = watch::channel(0u64);
         let reader = Reader {
             transcript,
             version,
             expect_id,
+            limits,
             shared: shared.clone(),
             changes: tx,
         };
-        let reader = tokio::spawn(read_stream(response, reader, max_duration));
+        let reader = tokio::spawn(read(reader));
         StreamHandle {
             shared,
             changes: rx,
@@ -146,6 +185,7 @@ struct Reader {
     transcript: Arc<Transcript>,
     version: ProtocolVersion,
     expect_id: Option<u64>,
+    limits: Limits,
     shared: Arc<Mutex<Shared>>,
     changes: watch::Sender<u64>,
 }
@@ -153,7 +193,8 @@ struct Reader {
 /// Reads the stream until it ends or a cap is reached, recording every
 /// comment and event as it arrives and the end last.
 async fn read_stream(mut response: reqwest::Response, reader: Reader, max_duration: Duration) {
-    let mut parser = SseParser::new(MAX_SSE_EVENT_BYTES);
+    let limits = reader.limits;
+    let mut parser = SseParser::new(limits.max_event_bytes);
     let deadline = tokio::time::Instant::now() + max_duration;
     let mut counter = 0u64;
     let end = loop {
@@ -172,20 +213,84 @@ async fn read_stream(mut response: reqwest::Response, reader: Reader, max_durati
         let at = Instant::now();
         let items = match parser.feed(&chunk) {
             Ok(items) => items,
-            Err(e) => {
-                break StreamEnd::Failed {
+            // The only way the parser fails is an event past the size cap.
+            Err(_) => {
+                break StreamEnd::Cut {
                     at,
-                    reason: e.to_string(),
+                    reason: format!(
+                        "an event passed the tool's cap of {} bytes per event; raise it with --max-event-bytes",
+                        limits.max_event_bytes
+                    ),
                 }
             }
         };
-        if parser.bytes_seen() > MAX_STREAM_BYTES {
+        if parser.bytes_seen() > limits.max_stream_bytes {
             break StreamEnd::Cut {
                 at,
-                reason: format!("the stream passed the {MAX_STREAM_BYTES}-byte cap"),
+                reason: format!(
+                    "the tool's cap of {} stream bytes was reached; raise it with --max-stream-bytes",
+                    limits.max_stream_bytes
+                ),
             };
         }
         let stop = reader.take(items, at);
+        counter += 1;
+        let _ = reader.changes.send(counter);
+        if let Some(end) = stop {
+            break end;
+        }
+    };
+    reader.finish(end, counter + 1);
+}
+
+/// Reads framed messages until the peer ends the stream or a cap is reached;
+/// each message is recorded as the event an SSE `data:` line would be.
+async fn read_messages(
+    mut messages: BoxStream<'static, Result<String, String>>,
+    reader: Reader,
+    max_duration: Duration,
+) {
+    let deadline = tokio::time::Instant::now() + max_duration;
+    let mut counter = 0u64;
+    let mut bytes = 0u64;
+    let end = loop {
+        let data = match tokio::time::timeout_at(deadline, messages.next()).await {
+            Err(_) => {
+                break StreamEnd::Cut {
+                    at: Instant::now(),
+                    reason: format!(
+                        "the stream was still open after {}; the tool stopped reading",
+                        human_duration(max_duration)
+                    ),
+                }
+            }
+            Ok(None) => break StreamEnd::Closed { at: Instant::now() },
+            Ok(Some(Err(reason))) => {
+                break StreamEnd::Failed {
+                    at: Instant::now(),
+                    reason,
+                }
+            }
+            Ok(Some(Ok(data))) => data,
+        };
+        let at = Instant::now();
+        bytes += data.len() as u64;
+        if bytes > reader.limits.max_stream_bytes {
+            break StreamEnd::Cut {
+                at,
+                reason: format!(
+                    "the tool's cap of {} stream bytes was reached; raise it with --max-stream-bytes",
+                    reader.limits.max_stream_bytes
+                ),
+            };
+        }
+        let frame = SseFrame {
+            event: None,
+            data,
+            id: None,
+            retry: None,
+        };
+        let stop = reader.take(vec![SseItem::Frame(frame)], at);
         counter += 1;
         let _ = reader.changes.send(counter);
         if let Some(end) = stop {
@@ -206,7 +311,7 @@ async fn next_chunk(
         Err(_) => Err(StreamEnd::Cut {
             at: Instant::now(),
             reason: format!(
-                "the stream was still open after {}; the tool stopped reading",
+                "the stream was still open after the tool's cap of {}; the tool stopped reading",
                 human_duration(max_duration)
             ),
         }),
@@ -239,8 +344,8 @@ impl Reader {
                             None,
                         );
                     }
-                    if state.items.len() + state.comments >= MAX_STREAM_EVENTS {
-                        return Some(comment_cap(at));
+                    if state.items.len() + state.comments >= self.limits.max_stream_events {
+                        return Some(comment_cap(at, self.limits.max_stream_events));
                     }
                 }
                 SseItem::Frame(frame) => {
@@ -259,14 +364,18 @@ impl Reader {
                         None,
                     );
                     state.items.push(StreamItem { at, seq, event });
-                    if state.comments > 0 && state.items.len() + state.comments >= MAX_STREAM_EVENTS
+                    if state.comments > 0
+                        && state.items.len() + state.comments >= self.limits.max_stream_events
                     {
-                        return Some(comment_cap(at));
+                        return Some(comment_cap(at, self.limits.max_stream_events));
                     }
-                    if state.items.len() >= MAX_STREAM_EVENTS {
+                    if state.items.len() >= self.limits.max_stream_events {
                         return Some(StreamEnd::Cut {
                             at,
-                            reason: format!("the stream passed {MAX_STREAM_EVENTS} events"),
+                            reason: format!(
+                                "the tool's cap of {} events was reached; raise it with --max-stream-events",
+                                self.limits.max_stream_events
+                            ),
                         });
                     }
                 }
@@ -300,10 +409,12 @@ impl Reader {
 
 /// The cut when comments plus events reach the event cap: comments count
 /// against it, so a keep-alive flood ends like an event flood.
-fn comment_cap(at: Instant) -> StreamEnd {
+fn comment_cap(at: Instant, max: usize) -> StreamEnd {
     StreamEnd::Cut {
         at,
-        reason: format!("the stream passed {MAX_STREAM_EVENTS} events and comments"),
+        reason: format!(
+            "the tool's cap of {max} events (keep-alive comments included) was reached; raise it with --max-stream-events"
+        ),
     }
 }
 

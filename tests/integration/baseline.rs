@@ -82,7 +82,8 @@ fn a_known_divergence_passes_marked_in_every_format() {
         ran.stdout
     );
     assert!(
-        ran.stdout.contains("1 diverged (1 baselined)"),
+        ran.stdout
+            .contains("pass — 0 honoured, 1 diverged (baselined), 9 unverified"),
         "{}",
         ran.stdout
     );
@@ -92,7 +93,7 @@ fn a_known_divergence_passes_marked_in_every_format() {
     gating::xmllint(&ran.junit_path).expect("the JUnit report validates");
     let md = ran.markdown.as_deref().unwrap();
     assert!(
-        md.contains("| `lifecycle.cancel` | ⚠️ diverged (baselined) |"),
+        md.contains("| `lifecycle.cancel` | ⚠️&nbsp;diverged&nbsp;(baselined) |"),
         "{md}"
     );
     assert!(md.contains("**Result: ✅ pass**"), "{md}");

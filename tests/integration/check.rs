@@ -45,12 +45,15 @@ fn assert_all_honoured(out: &Outcome, version: &str, binding: &str) {
     };
     assert_eq!(out.declaration("protocol.versionNegotiation"), negotiation);
     let honoured = DECLARED.len() + interfaces.len() + usize::from(version == "1.0");
+    let headline = out.stdout.lines().last().unwrap_or_default();
     assert!(
-        out.stdout
-            .contains(&format!("{honoured} honoured, 0 diverged")),
+        headline.starts_with("pass — ")
+            && headline.contains(&format!("{honoured} honoured"))
+            && !headline.contains("diverged"),
         "{}",
         out.stdout
     );
+    assert_eq!(out.report()["summary"]["declarations"]["diverged"], 0);
 }
 
 #[test]

@@ -244,7 +244,12 @@ fn table(out: &Outcome) -> Vec<(String, String)> {
 
 /// The honest mock peer's declaration table for a version and binding.
 fn mock_table(version: ProtocolVersion, binding: &str) -> Vec<(String, String)> {
-    let peer = start_peer(version, Behaviour::Honest);
+    // The honest mock serves gRPC only as the `grpc` behaviour.
+    let behaviour = match binding {
+        "grpc" => Behaviour::Grpc,
+        _ => Behaviour::Honest,
+    };
+    let peer = start_peer(version, behaviour);
     let out = check(&peer.card_url(), &["--binding", binding]);
     assert_eq!(out.code, 0, "the honest mock peer: {}", out.explain());
     table(&out)
@@ -311,9 +316,9 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
     );
 }
 
-/// An interface row the tool cannot check yet: gRPC, and HTTP+JSON 0.3.
+/// An interface row the tool cannot check yet: gRPC 0.3, and HTTP+JSON 0.3.
 fn unspoken(id: &str) -> bool {
-    id.starts_with("interfaces[GRPC ") || id.starts_with("interfaces[HTTP+JSON 0.3")
+    id.starts_with("interfaces[GRPC 0.3") || id.starts_with("interfaces[HTTP+JSON 0.3")
 }
 
 #[test]
@@ -332,6 +337,42 @@ fn sdk_python_v0_3_jsonrpc_keeps_every_declaration() {
 fn sdk_python_v1_0_rest_keeps_every_declaration() {
     let agent = start(Sdk::Python, &[]);
     assert_keeps_every_declaration(&agent, "1.0", "rest", &["--protocol", "1.0"]);
+}
+
+#[test]
+fn sdk_python_v1_0_grpc_keeps_every_declaration_but_version_negotiation() {
+    // The SDK's GrpcHandler on a second port, declared as `host:port`, over
+    // the same request handler as its JSON-RPC and REST routes. a2a-sdk
+    // 1.3.0 checks `a2a-version` in those two dispatchers only: over gRPC a
+    // request claiming 0.5 is served, which v1 §3.6.2 forbids. Reported.
+    let agent = start(Sdk::Python, &["--grpc"]);
+    let out = agent.check(&["--binding", "grpc", "--protocol", "1.0"]);
+    let context = || format!("{}\n{}", out.explain(), agent.log());
+    assert_eq!(out.code, 1, "{}", context());
+    assert_eq!(out.report()["peers"][0]["binding"], "grpc", "{}", context());
+    let rows = table(&out);
+    assert!(
+        rows.iter().any(|(id, _)| id == "interfaces[GRPC 1.0]"),
+        "{}",
+        context()
+    );
+    for (id, verdict) in &rows {
+        let expected = match id.as_str() {
+            "protocol.versionNegotiation" => "diverged",
+            "capabilities.pushNotifications" | "security.enforced" => "not-declared",
+            id if unspoken(id) => "unverified",
+            _ => "honoured",
+        };
+        assert_eq!(verdict, expected, "{id}: {}", context());
+    }
+    assert!(
+        out.run("version-unsupported-refused")["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("was served"),
+        "{}",
+        context()
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod baseline;
 mod bounded;
 mod check;
 mod diff;
+mod grpc;
 mod hostile;
 mod hostile_secrets;
 mod inert;

@@ -32,6 +32,10 @@ struct Row {
     /// The card declares a JSON-RPC interface it does not serve.
     unserved_interface: bool,
     security: &'static str,
+    /// `interfaces[GRPC 1.0]` on a v1.0 peer, when the card declares it.
+    grpc: Option<&'static str>,
+    /// The v1.0 card declares only its gRPC interface.
+    grpc_only: bool,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -49,6 +53,8 @@ fn expected(behaviour: Behaviour) -> Row {
         unserved_interface: false,
         // No card but the secured ones requires credentials.
         security: "not-declared",
+        grpc: None,
+        grpc_only: false,
     };
     match behaviour {
         Honest => honest,
@@ -132,6 +138,22 @@ fn expected(behaviour: Behaviour) -> Row {
             security: "diverged",
             ..honest
         },
+        // v1.0 only (see `cell`): a v0.3 peer of these is the honest one.
+        Grpc => Row {
+            grpc: Some("honoured"),
+            ..honest
+        },
+        // The whole default suite runs over gRPC.
+        GrpcOnly => Row {
+            grpc: Some("honoured"),
+            grpc_only: true,
+            ..honest
+        },
+        GrpcRefused => Row {
+            exit: 1,
+            grpc: Some("diverged"),
+            ..honest
+        },
     }
 }
 
@@ -159,6 +181,9 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let mut want = expected(behaviour);
     let cell = format!("{} × {version}", behaviour.name());
     let v = version.as_str();
+    if version == ProtocolVersion::V0_3 && behaviour.name().starts_with("grpc") {
+        want = expected(Behaviour::Honest);
+    }
     let negotiation = if version == ProtocolVersion::V1_0 {
         want.version
     } else {
@@ -170,9 +195,15 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     };
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
-    let mut rows = vec![(VERSION, negotiation), (jsonrpc.as_str(), "honoured")];
-    if version == ProtocolVersion::V1_0 {
-        rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
+    let mut rows = vec![(VERSION, negotiation)];
+    if !want.grpc_only {
+        rows.push((jsonrpc.as_str(), "honoured"));
+        if version == ProtocolVersion::V1_0 {
+            rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
+        }
+    }
+    if let Some(grpc) = want.grpc {
+        rows.push(("interfaces[GRPC 1.0]", grpc));
     }
     if want.unserved_interface {
         rows.push((unserved.as_str(), "diverged"));
@@ -279,4 +310,7 @@ matrix! {
     push_refuses_loopback: PushRefusesLoopback,
     secured: Secured,
     security_unenforced: SecurityUnenforced,
+    grpc: Grpc,
+    grpc_only: GrpcOnly,
+    grpc_refused: GrpcRefused,
 }

@@ -61,7 +61,7 @@ fn a_cancel_leak_in_every_format() {
     assert!(junit.contains("reproduce: curl"), "{junit}");
     let md = ran.markdown.as_deref().unwrap();
     assert!(
-        md.contains("| `lifecycle.cancel` | ❌ **diverged** |"),
+        md.contains("| `lifecycle.cancel` | ❌&nbsp;**diverged** |"),
         "{md}"
     );
     assert!(md.contains("```sh\ncurl "), "{md}");
@@ -276,12 +276,14 @@ fn every_verdict() -> RunReport {
                 .card_warning("the card declares no skills")
                 .declarations(declarations)
                 .scenarios(scenarios)
+                .duration_ms(2345)
                 .build(),
             PeerReport::builder("http://gone.example/.well-known/agent-card.json")
                 .card_error("cannot fetch the card: connection refused")
                 .build(),
         ],
         fail_on_flaky: true,
+        fail_on_unverified: false,
         interrupted: false,
         baseline: Some(BaselineReport {
             file: "known-divergences.yaml".into(),
@@ -303,6 +305,7 @@ fn every_verdict() -> RunReport {
                 },
             ],
         }),
+        summary: None,
     }
 }
 
@@ -330,6 +333,7 @@ fn every_verdict_shows_in_every_format_and_the_junit_validates() {
         color: false,
         verbose: false,
         quiet: false,
+        width: None,
     };
     let text = human::render(&report, style);
     for (format, out) in [("markdown", &md), ("human", &text)] {
@@ -344,4 +348,139 @@ fn every_verdict_shows_in_every_format_and_the_junit_validates() {
     insta::assert_snapshot!("every-verdict-junit", xml);
     insta::assert_snapshot!("every-verdict-markdown", md);
     insta::assert_snapshot!("every-verdict-human", text);
+}
+
+#[test]
+fn every_headline_says_the_counts_and_unverified_rows_fail_only_under_the_flag() {
+    let peer = crate::common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let card = peer.card_url();
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("summary.md");
+    let xml = dir.path().join("junit.xml");
+    // No prompt variable: the input-mode rows stay unverified.
+    let mut args = vec![
+        "check",
+        &card,
+        "--scenario",
+        "streaming-probe",
+        "--scenario",
+        "input-mode-resume",
+        "--markdown",
+        md.to_str().unwrap(),
+        "--junit",
+        xml.to_str().unwrap(),
+    ];
+    let out = crate::common::run(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let summary = &out.report()["summary"];
+    let count = |k: &str| summary["declarations"][k].as_u64().unwrap();
+    let (honoured, unverified) = (count("honoured"), count("unverified"));
+    assert!(honoured >= 1 && unverified >= 2, "{summary}");
+    assert_eq!(summary["every_declaration_honoured"], false);
+    let headline = format!("pass — {honoured} honoured, {unverified} unverified");
+    assert!(out.stdout.contains(&headline), "{}", out.stdout);
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        md.contains(&format!(
+            "**Result: ✅ pass** — {honoured} honoured, {unverified} unverified"
+        )),
+        "{md}"
+    );
+    let xml = std::fs::read_to_string(&xml).unwrap();
+    assert!(
+        xml.contains(&format!(r#"<property name="summary" value="{headline}"/>"#)),
+        "{xml}"
+    );
+    for text in [&out.stdout, &md, &xml] {
+        assert!(!text.contains("every declaration honoured"), "{text}");
+    }
+    args.push("--fail-on-unverified");
+    let out = crate::common::run(&args);
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    let named: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("fails the run: ") && l.contains(" unverified: "))
+        .collect();
+    assert_eq!(named.len() as u64, unverified, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("fails the run: defaultInputModes[text/plain] unverified: "),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(out.report()["summary"]["outcome"], "unverified");
+    // Exit 4 without the flag: nothing verified, and stderr says so.
+    let out = crate::common::run(&["check", &card, "--scenario", "input-mode-resume"]);
+    assert_eq!(out.code, 4, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("fails the run: nothing was verified: no declaration reads honoured"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout.contains("nothing verified — 0 honoured"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn quiet_prints_the_headline_and_failures_verbose_the_evidence_of_passing_runs() {
+    let peer = crate::common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let card = peer.card_url();
+    let only = ["--scenario", "streaming-probe"];
+    let out = crate::common::run(&["check", &card, only[0], only[1], "-q"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("pass — 1 honoured"),
+        "only the headline: {}",
+        out.stdout
+    );
+    assert_eq!(out.stdout.lines().count(), 1, "{}", out.stdout);
+    let leak = gating::start(ProtocolVersion::V1_0, Behaviour::CancelLeak);
+    let out = crate::common::run(&[
+        "check",
+        &leak.card_url(),
+        "--scenario",
+        "cancel-then-stream",
+        "-q",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(
+        lines.len(),
+        4,
+        "title, header, the failing row, headline: {}",
+        out.stdout
+    );
+    assert!(
+        lines[2].starts_with("  lifecycle.cancel "),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines[3].starts_with("fail — 0 honoured, 1 diverged"),
+        "{}",
+        out.stdout
+    );
+    let out = crate::common::run(&["check", &card, only[0], only[1], "-v"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("pass streaming-probe"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("→ POST"),
+        "the passing run's evidence: {}",
+        out.stdout
+    );
+    assert!(!out.report()["peers"][0]["scenarios"][0]["evidence"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let out = crate::common::run(&["check", &card, only[0], only[1]]);
+    assert!(!out.stdout.contains("→ POST"), "{}", out.stdout);
 }

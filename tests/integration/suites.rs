@@ -172,6 +172,47 @@ fn a_suite_added_with_a_duplicate_default_id_is_a_usage_error() {
 }
 
 #[test]
+fn suite_lint_and_check_reject_a_file_that_redefines_a_default_id_the_same_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dup.yaml");
+    std::fs::write(
+        &file,
+        "scenarios:\n  - id: streaming-probe\n    title: again\n    verifies: [x-own.again]\n    steps:\n      - sleep: 1s\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let lint = run(&["suite", "lint", path]);
+    assert_eq!(lint.code, 2, "{}", lint.explain());
+    // Refused while loading, before any request: the port is closed.
+    let card = format!("http://127.0.0.1:{}", closed_port());
+    let check = run(&["check", &card, "--suite", path]);
+    assert_eq!(check.code, 2, "{}", check.explain());
+    let error = |stderr: &str| {
+        stderr
+            .lines()
+            .find(|l| l.contains("duplicate scenario id `streaming-probe`"))
+            .map(str::to_string)
+    };
+    assert!(error(&lint.stderr).is_some(), "{}", lint.explain());
+    assert_eq!(
+        error(&lint.stderr),
+        error(&check.stderr),
+        "{}",
+        check.explain()
+    );
+    // Alone, as `check --no-default-suite` would run it, the file is fine.
+    let alone = run(&["suite", "lint", "--no-default-suite", path]);
+    assert_eq!(alone.code, 0, "{}", alone.explain());
+    let check = run(&["check", &card, "--no-default-suite", "--suite", path]);
+    assert_eq!(
+        check.code,
+        3,
+        "past the suite, the closed port: {}",
+        check.explain()
+    );
+}
+
+#[test]
 fn a_profile_sets_variables_and_a_bad_profile_is_exit_2() {
     let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
     let card = peer.card_url();

@@ -20,7 +20,7 @@ fn auto_takes_a_1_0_entry_over_an_earlier_0_3_entry() {
 fn auto_falls_back_to_0_3_when_no_1_0_entry_fits() {
     let mut card = base_v1();
     card["supportedInterfaces"] = json!([
-        {"url": "grpc.h:443", "protocolBinding": "GRPC", "protocolVersion": "1.0"},
+        {"url": "https://h/soap", "protocolBinding": "SOAP", "protocolVersion": "1.0"},
         {"url": "https://h/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
     ]);
     let card = inline(card).unwrap();

@@ -190,7 +190,12 @@ fn v0_3_card() {
                 "HTTP+JSON",
                 Some(Binding::Rest)
             ),
-            ("agent.example.com:50051", "GRPC", None),
+            // 0.3 gRPC is read, though the tool speaks gRPC for 1.0 only.
+            (
+                "http://agent.example.com:50051",
+                "GRPC",
+                Some(Binding::Grpc)
+            ),
         ]
     );
     assert!(card
@@ -454,21 +459,35 @@ fn rest_first_card_keeps_preference_order_and_tenant() {
 }
 
 #[test]
-fn grpc_only_card_has_no_usable_interface() {
-    for binding in [BindingChoice::Auto, BindingChoice::Force(Binding::Jsonrpc)] {
-        let err =
-            parse_with(&fixture("grpc_only.json"), ProtocolChoice::Auto, binding).unwrap_err();
-        let CardError::NoUsableInterface { url, reason } = &err else {
-            panic!("{err:?}")
-        };
-        assert_eq!(url, CARD_URL);
+fn grpc_only_card_is_spoken_over_grpc_and_its_scheme_less_url_accepted() {
+    for binding in [BindingChoice::Auto, BindingChoice::Force(Binding::Grpc)] {
+        let card = parse_with(&fixture("grpc_only.json"), ProtocolChoice::Auto, binding).unwrap();
         assert_eq!(
-            reason,
-            "none of its 1.0 interfaces uses a binding the tool speaks (JSONRPC or HTTP+JSON) \
-             (declared: 1.0 GRPC at grpc.agent.example.com:443)"
+            endpoint_of(&card),
+            (
+                "https://grpc.agent.example.com:443",
+                Binding::Grpc,
+                ProtocolVersion::V1_0
+            )
         );
-        assert_one_line(&err);
+        assert!(card.warnings.is_empty(), "{:?}", card.warnings);
     }
+    let err = parse_with(
+        &fixture("grpc_only.json"),
+        ProtocolChoice::Auto,
+        BindingChoice::Force(Binding::Jsonrpc),
+    )
+    .unwrap_err();
+    let CardError::NoUsableInterface { url, reason } = &err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(url, CARD_URL);
+    assert_eq!(
+        reason,
+        "none of its 1.0 interfaces uses the requested binding JSONRPC \
+         (declared: 1.0 GRPC at https://grpc.agent.example.com:443)"
+    );
+    assert_one_line(&err);
 }
 
 #[test]

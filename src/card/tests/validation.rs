@@ -516,7 +516,6 @@ fn error_messages_are_one_line_and_name_the_card() {
         fixture("array.json"),
         fixture("missing_interfaces.json"),
         fixture("missing_url_v03.json"),
-        fixture("grpc_only.json"),
         b"{\"name\": \"x\",\n \"url\": 5}".to_vec(),
         b"{\n\n  \"name\": ".to_vec(),
     ];

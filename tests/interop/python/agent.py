@@ -19,6 +19,8 @@ card lists both versions' interfaces, so the SDK serves a hybrid card.
 
     python agent.py --port 0      # 0: any free port; the ready line names it
     python agent.py --sse-ping 0.1  # keep-alive comments every 0.1 s (SDK: 15 s)
+    python agent.py --grpc        # also serve v1.0 gRPC (the SDK's GrpcHandler)
+                                  # on a second port, declared last as host:port
 
 Prints one line `READY <card-url>` on stdout once the socket is bound.
 """
@@ -134,10 +136,10 @@ class InteropExecutor(AgentExecutor):
         await updater.cancel()
 
 
-def build_card(base: str) -> AgentCard:
+def build_card(base: str, grpc_target: str | None = None) -> AgentCard:
     jsonrpc = f'{base}/a2a/jsonrpc'
     rest = f'{base}/a2a/rest'
-    return AgentCard(
+    card = AgentCard(
         name='a2a-conform interop agent (Python SDK)',
         description='Works about a second per task, streams an artifact in chunks, '
         'cancels for real, asks for input on "need-input".',
@@ -174,6 +176,13 @@ def build_card(base: str) -> AgentCard:
             ),
         ],
     )
+    if grpc_target is not None:
+        card.supported_interfaces.append(
+            AgentInterface(
+                protocol_binding='GRPC', protocol_version='1.0', url=grpc_target
+            )
+        )
+    return card
 
 
 def _exit_at_stdin_eof() -> None:
@@ -194,6 +203,11 @@ def main() -> None:
         type=float,
         default=None,
         help='seconds between SSE keep-alive comments (default: the SDK\'s, 15)',
+    )
+    parser.add_argument(
+        '--grpc',
+        action='store_true',
+        help='also serve v1.0 gRPC on a second port (needs a2a-sdk[grpc])',
     )
     parser.add_argument(
         '--exit-with-stdin',
@@ -217,12 +231,25 @@ def main() -> None:
     port = sock.getsockname()[1]
     base = f'http://127.0.0.1:{port}'
 
+    if args.grpc:
+        asyncio.run(serve_with_grpc(sock, base))
+        return
     card = build_card(base)
-    handler = DefaultRequestHandler(
+    server = uvicorn.Server(http_config(build_handler(card), card))
+    print(f'READY {base}/.well-known/agent-card.json', flush=True)
+    server.run(sockets=[sock])
+
+
+def build_handler(card: AgentCard) -> DefaultRequestHandler:
+    return DefaultRequestHandler(
         agent_executor=InteropExecutor(),
         task_store=InMemoryTaskStore(),
         agent_card=card,
     )
+
+
+def http_config(handler: DefaultRequestHandler, card: AgentCard) -> uvicorn.Config:
+    """The card, JSON-RPC and HTTP+JSON routes (both versions), for uvicorn."""
     routes = []
     routes.extend(create_agent_card_routes(agent_card=card))
     routes.extend(
@@ -240,11 +267,30 @@ def main() -> None:
         )
     )
     app = Starlette(routes=routes)
+    return uvicorn.Config(app, log_level='warning', lifespan='off')
 
-    config = uvicorn.Config(app, log_level='warning', lifespan='off')
-    server = uvicorn.Server(config)
+
+async def serve_with_grpc(sock: socket.socket, base: str) -> None:
+    """`--grpc`: the same handler also behind the SDK's GrpcHandler, on a
+    second port (grpc.aio needs the running loop, hence all in here)."""
+    # Imported here: the JSON-RPC and REST agent needs no gRPC packages.
+    import grpc
+
+    from a2a.server.request_handlers import GrpcHandler
+    from a2a.types import a2a_pb2_grpc
+
+    grpc_server = grpc.aio.server()
+    grpc_port = grpc_server.add_insecure_port('127.0.0.1:0')
+    card = build_card(base, f'127.0.0.1:{grpc_port}')
+    handler = build_handler(card)
+    a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
+    server = uvicorn.Server(http_config(handler, card))
+    await grpc_server.start()
     print(f'READY {base}/.well-known/agent-card.json', flush=True)
-    server.run(sockets=[sock])
+    try:
+        await server.serve(sockets=[sock])
+    finally:
+        await grpc_server.stop(grace=1)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,341 @@
+//! The gRPC binding end to end: the default suite over gRPC against a
+//! gRPC-only mock peer, `--binding grpc` forced on a peer that serves three
+//! bindings, and the evidence a gRPC run leaves (metadata with secrets
+//! masked, messages as JSON, status, a grpcurl reproduction).
+
+use crate::common::*;
+use a2a_conform::mock::Behaviour;
+use a2a_conform::protocol::ProtocolVersion;
+use serde_json::Value;
+
+/// Every row of the report that the card declares.
+fn declared_rows(out: &Outcome) -> Vec<(String, String)> {
+    out.report()["peers"][0]["declarations"]
+        .as_array()
+        .expect("declarations")
+        .iter()
+        .filter(|row| row["verdict"] != "not-declared")
+        .map(|row| {
+            (
+                row["id"].as_str().unwrap_or("").to_string(),
+                row["verdict"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn evidence_of<'a>(out: &'a Outcome, run: &str) -> &'a [Value] {
+    out.run(run)["evidence"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_else(|| panic!("{run} has no evidence:\n{}", out.explain()))
+}
+
+#[test]
+fn a_grpc_only_peer_keeps_every_declaration_over_grpc() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::GrpcOnly);
+    let grpc_addr = peer
+        .peer
+        .grpc_addr()
+        .expect("a v1.0 grpc-only peer serves gRPC");
+    let out = check(&peer.card_url(), &["-v"]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let report = &out.report()["peers"][0];
+    assert_eq!(report["binding"], "grpc", "{}", out.explain());
+    assert_eq!(report["endpoint"], format!("http://{grpc_addr}"));
+    let rows = declared_rows(&out);
+    assert!(
+        rows.iter()
+            .any(|(id, verdict)| id == "interfaces[GRPC 1.0]" && verdict == "honoured"),
+        "{rows:?}"
+    );
+    for (id, verdict) in &rows {
+        assert_eq!(verdict, "honoured", "{id}: {}", out.explain());
+    }
+    // Error mapping over gRPC: an A2A-Version it does not speak is refused
+    // with FAILED_PRECONDITION + VERSION_NOT_SUPPORTED (-32009), push configs
+    // with PUSH_NOTIFICATION_NOT_SUPPORTED (-32003); both runs pass only if
+    // the status and reason map back to those codes.
+    for run in [
+        "version-unsupported-refused",
+        "push-refused-when-undeclared",
+    ] {
+        assert_eq!(out.scenario(run), "pass", "{run}: {}", out.explain());
+    }
+    assert!(!out.stdout.contains("/a2a/jsonrpc"), "{}", out.stdout);
+}
+
+#[test]
+fn binding_grpc_can_be_forced_on_a_peer_serving_three_bindings() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Grpc);
+    let auto = check(&peer.card_url(), &[]);
+    assert_eq!(auto.code, 0, "{}", auto.explain());
+    assert_eq!(auto.report()["peers"][0]["binding"], "jsonrpc");
+    let forced = check(&peer.card_url(), &["--binding", "grpc"]);
+    assert_eq!(forced.code, 0, "{}", forced.explain());
+    assert_eq!(forced.report()["peers"][0]["binding"], "grpc");
+    for out in [&auto, &forced] {
+        for id in [
+            "interfaces[JSONRPC 1.0]",
+            "interfaces[HTTP+JSON 1.0]",
+            "interfaces[GRPC 1.0]",
+        ] {
+            assert_eq!(out.declaration(id), "honoured", "{id}: {}", out.explain());
+        }
+    }
+}
+
+#[test]
+fn a_refusing_grpc_interface_diverges_with_a_grpcurl_line_and_no_secret() {
+    let secret = "grpc-s3cret-token-value";
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::GrpcRefused);
+    let out = check_env(
+        &peer.card_url(),
+        &["--bearer-env", "GRPC_TEST_TOKEN"],
+        &[("GRPC_TEST_TOKEN", secret)],
+    );
+    assert_eq!(out.code, 1, "{}", out.explain());
+    assert_eq!(out.declaration("interfaces[GRPC 1.0]"), "diverged");
+    assert_eq!(out.declaration("interfaces[JSONRPC 1.0]"), "honoured");
+    let evidence = evidence_of(&out, "interface-served[GRPC 1.0]");
+    let request = evidence
+        .iter()
+        .find(|e| e["kind"] == "request")
+        .expect("the request is recorded");
+    let summary = request["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("authorization: Bearer $GRPC_TEST_TOKEN"),
+        "{summary}"
+    );
+    let body: Value = serde_json::from_str(request["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body["message"]["role"], "ROLE_USER", "{body}");
+    let repro = request["curl"].as_str().unwrap();
+    assert!(
+        repro.starts_with("grpcurl -plaintext -proto a2a.proto")
+            && repro.ends_with("lf.a2a.v1.A2AService/SendMessage"),
+        "{repro}"
+    );
+    assert!(
+        evidence.iter().any(|e| e["summary"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("← gRPC UNIMPLEMENTED")),
+        "{evidence:#?}"
+    );
+    for (name, text) in [
+        ("stdout", &out.stdout),
+        ("stderr", &out.stderr),
+        ("report", &out.report().to_string()),
+    ] {
+        assert!(!text.contains(secret), "the token leaked into {name}");
+    }
+}
+
+#[test]
+fn a_v0_3_grpc_peer_declares_no_grpc() {
+    let peer = start_peer(ProtocolVersion::V0_3, Behaviour::GrpcOnly);
+    assert!(peer.peer.grpc_addr().is_none());
+    let out = check(&peer.card_url(), &[]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(out.report()["peers"][0]["binding"], "jsonrpc");
+}
+
+/// The client itself against the mock's gRPC server, in process: a stream
+/// read as events, a cancel, a second cancel and a get of an unknown task
+/// mapped back to A2A codes, every call recorded.
+#[test]
+fn the_grpc_client_streams_cancels_and_maps_errors_with_every_call_recorded() {
+    use a2a_conform::mock::{MockConfig, MockPeer};
+    use a2a_conform::protocol::{codes, Binding, Event, Operation, TaskState};
+    use a2a_conform::transport::client::{CallOptions, ClientConfig};
+    use a2a_conform::transport::{PeerClient, Redactor, Reply, StreamOpen, Transcript};
+    use serde_json::json;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let peer = MockPeer::start(MockConfig {
+            protocol: ProtocolVersion::V1_0,
+            behaviour: Behaviour::GrpcOnly,
+            timing: fast_timing(),
+            ..MockConfig::default()
+        })
+        .await
+        .unwrap();
+        let url = url::Url::parse(&format!("http://{}", peer.grpc_addr().unwrap())).unwrap();
+        let client = PeerClient::new(
+            url,
+            ProtocolVersion::V1_0,
+            Binding::Grpc,
+            ClientConfig::default(),
+        )
+        .unwrap();
+        let transcript = Transcript::new(Arc::new(Redactor::default()));
+        let message = json!({"message": {"messageId": "m1", "role": "ROLE_USER",
+            "parts": [{"text": "a long answer please"}]}});
+        let StreamOpen::Stream(stream) = client
+            .open_stream(
+                &transcript,
+                Operation::SendStreamingMessage,
+                message,
+                &CallOptions::default(),
+            )
+            .await
+        else {
+            panic!("no stream: {:#?}", transcript.entries())
+        };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        assert!(
+            stream
+                .wait_until(deadline, |items, _| items.len() >= 2)
+                .await
+        );
+        let (items, _) = stream.snapshot();
+        let Event::Task(task) = &items[0].event else {
+            panic!("first event: {:?}", items[0].event)
+        };
+        let id = task.id.clone().expect("the task has an id");
+
+        let canceled = client
+            .call(&transcript, Operation::CancelTask, json!({"id": id}))
+            .await;
+        let Reply::Ok(canceled) = canceled else {
+            panic!("cancel: {canceled:?}")
+        };
+        assert_eq!(canceled["status"]["state"], "TASK_STATE_CANCELED");
+        let again = client
+            .call(&transcript, Operation::CancelTask, json!({"id": id}))
+            .await;
+        assert!(
+            matches!(&again, Reply::Err(e) if e.code == codes::TASK_NOT_CANCELABLE),
+            "{again:?}"
+        );
+        let unknown = client
+            .call(
+                &transcript,
+                Operation::GetTask,
+                json!({"id": "no-such-task"}),
+            )
+            .await;
+        assert!(
+            matches!(&unknown, Reply::Err(e) if e.code == codes::TASK_NOT_FOUND),
+            "{unknown:?}"
+        );
+        assert!(
+            stream
+                .wait_until(deadline, |items, end| end.is_some()
+                    && items.iter().any(|i| matches!(
+                        i.event,
+                        Event::StatusUpdate {
+                            state: Some(TaskState::Canceled),
+                            ..
+                        }
+                    )))
+                .await,
+            "{:?}",
+            stream.snapshot()
+        );
+
+        let summaries: Vec<String> = transcript
+            .entries()
+            .iter()
+            .map(|e| e.summary.clone())
+            .collect();
+        for wanted in [
+            "→ gRPC lf.a2a.v1.A2AService/SendStreamingMessage",
+            "→ gRPC lf.a2a.v1.A2AService/CancelTask",
+            "← gRPC FAILED_PRECONDITION (ErrorInfo reason TASK_NOT_CANCELABLE)",
+            "← gRPC NOT_FOUND (ErrorInfo reason TASK_NOT_FOUND)",
+            "← gRPC stream opened after",
+            "event #1 task",
+            "stream closed by the peer",
+        ] {
+            assert!(
+                summaries.iter().any(|s| s.starts_with(wanted)),
+                "{wanted} missing from {summaries:#?}"
+            );
+        }
+        drop(stream);
+        peer.shutdown().await;
+    });
+}
+
+/// A gRPC port that accepts connections and then either says nothing or
+/// answers HTTP/1.1 garbage to the HTTP/2 preface.
+fn hostile_grpc_port(garbage: bool) -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 1024];
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+                if garbage {
+                    let _ = stream.read(&mut buf);
+                    let _ = stream.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhello");
+                }
+                // Hold the connection open, reading whatever comes.
+                while matches!(stream.read(&mut buf), Ok(n) if n > 0) {}
+            });
+        }
+    });
+    addr
+}
+
+fn grpc_card(addr: std::net::SocketAddr) -> Vec<u8> {
+    serde_json::json!({
+        "name": "hostile gRPC", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": addr.to_string(), "protocolBinding": "GRPC",
+            "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"],
+        "defaultOutputModes": ["text/plain"], "skills": []
+    })
+    .to_string()
+    .into_bytes()
+}
+
+#[test]
+fn a_silent_or_garbled_grpc_peer_is_a_finding_within_the_timeout() {
+    let secret = "hostile-grpc-t0ken";
+    for garbage in [false, true] {
+        let addr = hostile_grpc_port(garbage);
+        let card = serve_static(200, "application/json", grpc_card(addr));
+        let started = std::time::Instant::now();
+        let out = check_env(
+            &card.base_url,
+            &["--timeout", "1s", "--bearer-env", "HOSTILE_TOKEN"],
+            &[("HOSTILE_TOKEN", secret)],
+        );
+        let took = started.elapsed();
+        let case = if garbage { "garbage" } else { "silent" };
+        assert_eq!(out.code, 1, "{case}: {}", out.explain());
+        assert_eq!(
+            out.declaration("interfaces[GRPC 1.0]"),
+            "diverged",
+            "{case}: {}",
+            out.explain()
+        );
+        // A made-up status from a broken exchange is not the peer's -32603.
+        let why = out.run("interface-served[GRPC 1.0]")["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let wanted = if garbage {
+            "the gRPC exchange broke"
+        } else {
+            "no answer within 1.00 s"
+        };
+        assert!(why.contains(wanted), "{case}: {why}");
+        // Bounded by --timeout per call, not by the peer: far below the
+        // harness's own 120 s limit.
+        assert!(
+            took < std::time::Duration::from_secs(60),
+            "{case}: {took:?}"
+        );
+        for text in [&out.stdout, &out.stderr, &out.report().to_string()] {
+            assert!(!text.contains(secret), "{case}: the token leaked");
+        }
+    }
+}

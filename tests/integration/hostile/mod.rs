@@ -1,0 +1,16 @@
+//! Hostile peers: one small hand-written peer per case on loopback, each a
+//! raw TCP server that serves a valid card and then misbehaves its own way.
+//! Every case asserts the verdict class, the exit code, that no configured
+//! secret appears in any output, and a bound on time and the child's peak
+//! RSS ([`harness::Checked::assert_bounded`]).
+//!
+//! Modules: `harness` (the peer and the runner every case uses),
+//! `malfunction` (answers that are not A2A answers: never `fail`),
+//! `caps` (the tool's own caps: `error`, naming the flag), `windows` (the
+//! card's numbers: clamped, never a panic). Other #10 cases add their own
+//! module here and use the harness.
+
+mod caps;
+pub mod harness;
+mod malfunction;
+mod windows;
