@@ -5,9 +5,11 @@
 use crate::baseline::Baseline;
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
-    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, DemoArgs, DiffArgs, MockPeerArgs,
-    MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SuiteCommand,
+    BindingArg, CardArgs, CheckArgs, Cli, ColorArg, Command, ConfigCommand, DemoArgs, DiffArgs,
+    MockPeerArgs, MockProtocolArg, OutputArgs, ProgressArg, ProtocolArg, RunArgs, SchemaCommand,
+    SuiteCommand, TlsArgs,
 };
+use crate::config::{ConfigFile, Parsed};
 use crate::declaration::closest;
 use crate::diff;
 use crate::error::{AppError, UsageError};
@@ -21,6 +23,7 @@ use crate::report::{self, human, junit, markdown, RunReport};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
 use crate::transport::client::ClientConfig;
+use crate::transport::http::TlsOptions;
 use crate::transport::Limits;
 use crate::transport::Redactor;
 use std::io::IsTerminal;
@@ -35,13 +38,19 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// Runs a parsed command line; returns the process exit code. An error is
 /// printed here, once, as `error: {e}`, and exits with its own code.
 pub fn run(cli: Cli) -> i32 {
-    execute(cli).unwrap_or_else(|e| {
+    run_parsed(Parsed { cli, config: None })
+}
+
+/// [`run`] with the config file the command line was parsed with (its
+/// per-peer sections apply to `check`).
+pub fn run_parsed(parsed: Parsed) -> i32 {
+    execute(parsed.cli, parsed.config).unwrap_or_else(|e| {
         e.print();
         e.exit_code()
     })
 }
 
-fn execute(cli: Cli) -> Result<i32, AppError> {
+fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -49,7 +58,7 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
         .map_err(AppError::Runtime)?;
     let code = runtime.block_on(async move {
         match cli.command {
-            Command::Check(args) => check(args).await,
+            Command::Check(args) => check(args, config.as_ref()).await,
             Command::Demo(args) => demo(args).await,
             Command::Diff(args) => diff(args),
             Command::Card(args) => card(args).await,
@@ -57,6 +66,10 @@ fn execute(cli: Cli) -> Result<i32, AppError> {
             Command::MockPeer(args) => mock_peer(args).await,
             Command::Completions { shell } => crate::docs::completions(shell),
             Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
+            Command::Config(ConfigCommand::Show { peer }) => {
+                Ok(crate::config::show(config.as_ref(), peer.as_deref())?)
+            }
+            Command::Schema(SchemaCommand::Report) => report::schema::print(),
         }
     });
     // An interrupted check has written its reports; tasks it left behind
@@ -203,6 +216,40 @@ fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageError> {
     Ok(token)
 }
 
+/// The profile a check uses and where it came from: `--profile FILE`, else
+/// the config file's section for the peer (flag > config file).
+struct ChosenProfile {
+    profile: Profile,
+    /// How errors name it: `profile FILE` or `config FILE, peer NAME`.
+    origin: Option<String>,
+}
+
+fn choose_profile(
+    args: &RunArgs,
+    section: Option<(String, crate::config::PeerSection)>,
+    config: Option<&ConfigFile>,
+) -> Result<ChosenProfile, AppError> {
+    Ok(match (&args.profile, section) {
+        (Some(path), _) => ChosenProfile {
+            profile: Profile::load(path)?,
+            origin: Some(format!("profile {}", path.display())),
+        },
+        (None, Some((name, section))) => ChosenProfile {
+            profile: section.profile(),
+            origin: Some(format!(
+                "config {}, peer {name}",
+                config
+                    .map(|c| c.path.display().to_string())
+                    .unwrap_or_default()
+            )),
+        },
+        (None, None) => ChosenProfile {
+            profile: Profile::default(),
+            origin: None,
+        },
+    })
+}
+
 /// A header the tool would send: checked before any request, so a value
 /// with CR/LF never reaches a peer and never fails mid-run. Neither error
 /// shows the value: it may be a credential.
@@ -234,20 +281,18 @@ fn check_var(origin: &dyn Fn() -> String, name: &str, value: &str) -> Result<(),
     })
 }
 
-/// Builds run options from flags and an optional profile (flags win).
-fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOptions, AppError> {
-    let profile = match &args.profile {
-        Some(path) => Profile::load(path)?,
-        None => Profile::default(),
-    };
+/// Builds run options from flags and the chosen profile (flags win).
+fn run_options(
+    args: &RunArgs,
+    extra_vars: &[(String, String)],
+    chosen: &ChosenProfile,
+) -> Result<RunOptions, AppError> {
+    let profile = &chosen.profile;
     let mut options = RunOptions::default();
     for (k, v) in extra_vars {
         options.vars.insert(k.clone(), v.clone());
     }
-    let from_profile = || match &args.profile {
-        Some(path) => format!("profile {}", path.display()),
-        None => "profile".to_string(),
-    };
+    let from_profile = || chosen.origin.clone().unwrap_or_else(|| "profile".into());
     for (name, value) in &profile.vars {
         check_var(&from_profile, name, value)?;
     }
@@ -286,6 +331,7 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
         timeout,
         headers,
         bearer,
+        tls: tls_options(&args.tls)?,
         public_headers: args.public_headers.clone(),
         same_origin_credentials: args.same_origin_credentials,
         limits: Limits {
@@ -308,6 +354,54 @@ fn run_options(args: &RunArgs, extra_vars: &[(String, String)]) -> Result<RunOpt
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
+}
+
+/// The TLS flags read into client options: files are read here, once.
+fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
+    let read = |flag: &'static str, path: &Path| {
+        std::fs::read(path).map_err(|e| UsageError::TlsFile {
+            flag,
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })
+    };
+    let mut tls = TlsOptions {
+        insecure: args.insecure,
+        ..TlsOptions::default()
+    };
+    if let Some(path) = &args.cacert {
+        let pem = read("--cacert", path)?;
+        tls.extra_roots =
+            reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| UsageError::TlsFile {
+                flag: "--cacert",
+                path: path.clone(),
+                reason: format!("not a PEM certificate: {e}"),
+            })?;
+        if tls.extra_roots.is_empty() {
+            return Err(UsageError::TlsFile {
+                flag: "--cacert",
+                path: path.clone(),
+                reason: "holds no PEM certificate".into(),
+            });
+        }
+    }
+    if let (Some(cert), Some(key)) = (&args.cert, &args.key) {
+        let mut pem = read("--cert", cert)?;
+        pem.push(b'\n');
+        pem.extend(read("--key", key)?);
+        tls.identity =
+            Some(
+                reqwest::Identity::from_pem(&pem).map_err(|e| UsageError::TlsFile {
+                    flag: "--cert",
+                    path: cert.clone(),
+                    reason: format!("not a PEM certificate and key: {e}"),
+                })?,
+            );
+    }
+    if args.insecure {
+        eprintln!("warning: {}", report::INSECURE_NOTE);
+    }
+    Ok(tls)
 }
 
 /// Every peer must be an http(s) URL before anything is fetched: a missing
@@ -431,8 +525,10 @@ fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
     }
 }
 
-async fn check(args: CheckArgs) -> Result<i32, AppError> {
-    run_check(&args.peers, &args.run, &[], None).await
+async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Result<i32, AppError> {
+    let resolved = crate::config::resolve_peers(config, &args.peers)?;
+    let profile = choose_profile(&args.run, resolved.section, config)?;
+    run_check(&resolved.urls, &args.run, &[], None, &profile).await
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -442,25 +538,36 @@ async fn run_check(
     args: &RunArgs,
     extra_vars: &[(String, String)],
     bearer: Option<(String, String)>,
+    profile: &ChosenProfile,
 ) -> Result<i32, AppError> {
     check_peer_urls(peers)?;
-    let mut options = run_options(args, extra_vars)?;
+    let mut options = run_options(args, extra_vars, profile)?;
     if let Some((var, token)) = bearer {
         options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
         options.client.bearer = Some((var, token));
     }
     let suite = load_suite(&args.suites, args.no_default_suite)?;
-    check_names(&suite, args, &options)?;
+    check_names(&suite, args, &options, profile)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
     outputs.check()?;
     let progress = TerminalProgress::new(progress_mode(&args.output));
     let (caught, watcher) = watch_signals(options.cancel.clone());
-    let report = runner::check(peers, &suite, &options, &progress).await;
+    let waits = match args.wait_for_card {
+        Some(wait) => wait_for_cards(peers, &options, wait).await,
+        None => Vec::new(),
+    };
+    let mut report = runner::check(peers, &suite, &options, &progress).await;
+    for (peer, note) in report.peers.iter_mut().zip(waits) {
+        if let Some(note) = note {
+            peer.card_warnings.insert(0, note);
+        }
+    }
     watcher.abort();
     // Every format is rendered from this one redacted report.
     let mut report = redacted(report, &options.redactor);
     report.fail_on_flaky = args.fail_on_flaky;
+    report.tool.insecure = options.client.tls.insecure;
     report.fail_on_unverified = args.fail_on_unverified;
     if let Some(baseline) = &baseline {
         baseline.apply(&mut report, args.strict_baseline);
@@ -480,6 +587,63 @@ async fn run_check(
     }
 }
 
+/// `--wait-for-card`: polls each peer's card URL until it answers 2xx or
+/// `wait` runs out (the check then reports the peer as it finds it), and
+/// returns, per peer, a note of the attempts for its report.
+async fn wait_for_cards(
+    peers: &[String],
+    options: &RunOptions,
+    wait: Duration,
+) -> Vec<Option<String>> {
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut notes = Vec::new();
+    for peer in peers {
+        let Ok(url) = crate::card::discovery_url(peer) else {
+            notes.push(None);
+            continue;
+        };
+        let started = tokio::time::Instant::now();
+        let mut attempts: Vec<String> = Vec::new();
+        let mut pause = Duration::from_millis(200);
+        let client = crate::transport::http::http_client(
+            options.client.timeout.min(wait),
+            &options.client.tls,
+        );
+        loop {
+            let outcome = match &client {
+                Err(e) => Err(e.clone()),
+                Ok(client) => match client.get(url.clone()).send().await {
+                    Ok(response) if response.status().is_success() => Ok(()),
+                    Ok(response) => Err(format!("HTTP {}", response.status().as_u16())),
+                    Err(e) => Err(crate::transport::http::describe_reqwest_error(&e)),
+                },
+            };
+            let ready = outcome.is_ok();
+            attempts.push(outcome.err().unwrap_or_else(|| "answered".into()));
+            let now = tokio::time::Instant::now();
+            if ready || now + pause > deadline || options.cancel.is_cancelled() {
+                break;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(2));
+        }
+        // The first attempts and the last show how the peer came up.
+        let shown: Vec<String> = attempts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i < 5 || *i + 1 == attempts.len())
+            .map(|(i, a)| format!("#{} {a}", i + 1))
+            .collect();
+        notes.push(Some(format!(
+            "--wait-for-card: {} attempt(s) over {}: {}",
+            attempts.len(),
+            crate::transport::human_duration(started.elapsed()),
+            shown.join(", ")
+        )));
+    }
+    notes
+}
+
 /// The report with every configured secret masked in every string (peer
 /// text included, in the encodings a peer can reflect), so that no format
 /// and no line on stderr can carry one.
@@ -496,7 +660,12 @@ fn redacted(report: RunReport, redactor: &Redactor) -> RunReport {
 /// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the
 /// profile's `vars`) must name something in the loaded suite: a typo would
 /// otherwise leave rows unverified under a green run.
-fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<(), UsageError> {
+fn check_names(
+    suite: &Suite,
+    args: &RunArgs,
+    options: &RunOptions,
+    profile: &ChosenProfile,
+) -> Result<(), UsageError> {
     let ids: Vec<&str> = suite.scenarios.iter().map(|s| s.id()).collect();
     for id in options.only.iter().chain(options.skip.iter()) {
         if !ids.contains(&id.as_str()) {
@@ -507,12 +676,7 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
         }
     }
     let known = suite.variable_names();
-    let profile_vars = match &args.profile {
-        Some(path) => Profile::load(path)
-            .map(|p| p.vars.into_keys().collect::<Vec<_>>())
-            .unwrap_or_default(),
-        None => Vec::new(),
-    };
+    let profile_vars: Vec<String> = profile.profile.vars.keys().cloned().collect();
     let from_flags = args
         .vars
         .iter()
@@ -523,8 +687,8 @@ fn check_names(suite: &Suite, args: &RunArgs, options: &RunOptions) -> Result<()
         .chain(from_flags.map(|n| (n, false)));
     for (name, in_profile) in named {
         if !known.contains(&name) {
-            let origin = match (&args.profile, in_profile) {
-                (Some(path), true) => format!("profile {}", path.display()),
+            let origin = match (&profile.origin, in_profile) {
+                (Some(origin), true) => origin.clone(),
                 _ => "--var".to_string(),
             };
             return Err(UsageError::UnknownVar {
@@ -656,6 +820,7 @@ fn diff(args: DiffArgs) -> Result<i32, AppError> {
 
 async fn demo(args: DemoArgs) -> Result<i32, AppError> {
     let behaviour = args.behaviour;
+    let profile = choose_profile(&args.run, None, None)?;
     let config = MockConfig {
         protocol: mock_protocol(args.peer_protocol),
         behaviour,
@@ -699,7 +864,7 @@ async fn demo(args: DemoArgs) -> Result<i32, AppError> {
         .auth_token()
         .filter(|_| args.run.bearer_env.is_none())
         .map(|token| ("A2A_CONFORM_DEMO_TOKEN".to_string(), token));
-    let code = run_check(&[peer.card_url()], &args.run, &defaults, bearer).await;
+    let code = run_check(&[peer.card_url()], &args.run, &defaults, bearer, &profile).await;
     peer.shutdown().await;
     code
 }
@@ -712,6 +877,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
         binding: binding_choice(args.binding),
         client: ClientConfig {
             timeout,
+            tls: tls_options(&args.tls)?,
             ..ClientConfig::default()
         },
         ..RunOptions::default()
@@ -801,8 +967,31 @@ fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
         SuiteCommand::List {
             suites,
             no_default_suite,
+            json,
         } => {
             let suite = load_suite(&suites, no_default_suite)?;
+            if json {
+                let rows: Vec<serde_json::Value> = suite
+                    .scenarios
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({
+                            "id": s.id(),
+                            "title": s.def.title,
+                            "verifies": s.verifies.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                            "when": s.gate.as_ref().map(ToString::to_string),
+                            "for_each": s.def.for_each.map(|f| f.to_string()),
+                            "file": s.file,
+                            "line": s.line,
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).unwrap_or_else(|e| e.to_string())
+                );
+                return Ok(exit::OK);
+            }
             for s in &suite.scenarios {
                 let gate = s
                     .gate

@@ -23,6 +23,13 @@ Try it with no peer of your own: `a2a-conform demo`."
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Read flag defaults from this file instead of the a2a-conform.yaml (or
+    /// .config/a2a-conform.yaml) found walking up from the working directory.
+    #[arg(long, global = true, value_name = "FILE", env = "A2A_CONFORM_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Read no config file.
+    #[arg(long, global = true)]
+    pub no_config: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -40,6 +47,12 @@ pub enum Command {
     Suite(SuiteCommand),
     /// Serve the mock A2A peer on loopback until interrupted.
     MockPeer(MockPeerArgs),
+    /// Show the effective settings and where each came from (flag, env var, config file, default).
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a JSON Schema of a tool output.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
     /// Print a shell completion script to stdout, e.g. `a2a-conform completions bash`.
     Completions {
         #[arg(value_enum)]
@@ -51,6 +64,22 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print each `check` setting's effective value and its source (secrets redacted),
+    /// and the per-peer sections (only PEER's, if given).
+    Show {
+        #[arg(value_name = "PEER")]
+        peer: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SchemaCommand {
+    /// The JSON Schema of the `check --json` report (docs/report.schema.json).
+    Report,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -141,6 +170,10 @@ pub struct RunArgs {
     /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
+    /// Poll each card URL until it answers 2xx, up to this long, before checking
+    /// (a peer still starting after a deploy); the attempts are noted on the peer.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub wait_for_card: Option<Duration>,
     /// The longest probe window a card's `defaultTimeout` may ask for (twice it); a longer one is
     /// clamped to this, with a card warning, and a stream still silent then reads inconclusive.
     #[arg(long, value_name = "DURATION", value_parser = positive_duration, default_value = "120s")]
@@ -192,7 +225,27 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
     #[command(flatten)]
+    pub tls: TlsArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// How TLS peers are trusted and how the tool proves itself to them. The
+/// system trust store (with SSL_CERT_FILE / SSL_CERT_DIR) is always used.
+#[derive(Debug, Clone, Args)]
+pub struct TlsArgs {
+    /// Also trust this CA (PEM) for the peer's certificate.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Do not verify the peer's TLS certificate (every report says so).
+    #[arg(long)]
+    pub insecure: bool,
+    /// A client certificate (PEM) for peers that require mTLS; needs --key.
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -278,6 +331,8 @@ pub struct CardArgs {
     /// Bound on the fetch, e.g. 10s [default: 30s].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -299,6 +354,9 @@ pub enum SuiteCommand {
         /// List only the --suite files.
         #[arg(long)]
         no_default_suite: bool,
+        /// Print the listing as a JSON array, for scripts.
+        #[arg(long)]
+        json: bool,
     },
 }
 

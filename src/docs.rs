@@ -3,10 +3,8 @@
 //! [`crate::cli::Cli`], so they can never drift from the options the binary
 //! actually accepts; the release archives ship their output.
 
-use crate::cli::Cli;
 use crate::error::AppError;
 use crate::exit;
-use clap::CommandFactory;
 use clap_complete::Shell;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -16,7 +14,7 @@ const BIN_NAME: &str = "a2a-conform";
 
 /// Writes the completion script for `shell` to `out`.
 pub fn write_completions(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
-    let mut command = Cli::command();
+    let mut command = crate::config::command();
     // clap_complete writes through a `&mut dyn Write` and cannot report an
     // error itself (it panics), so render into memory and write once.
     let mut script = Vec::new();
@@ -26,13 +24,13 @@ pub fn write_completions(shell: Shell, out: &mut dyn Write) -> io::Result<()> {
 
 /// Writes the top-level man page, a2a-conform(1), as roff to `out`.
 pub fn write_man_page(out: &mut dyn Write) -> io::Result<()> {
-    clap_mangen::Man::new(Cli::command()).render(out)
+    clap_mangen::Man::new(crate::config::command()).render(out)
 }
 
 /// Writes a2a-conform(1) and one page per subcommand (a2a-conform-check(1),
 /// …) into `dir`, which must exist.
 pub fn write_man_pages(dir: &Path) -> io::Result<()> {
-    clap_mangen::generate_to(Cli::command(), dir)
+    clap_mangen::generate_to(crate::config::command(), dir)
 }
 
 /// `a2a-conform completions SHELL`: the script on stdout.

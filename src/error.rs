@@ -23,6 +23,9 @@ pub enum AppError {
     Profile(#[from] ProfileError),
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+    /// The config file (`a2a-conform.yaml`, `--config`) does not load.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// A `diff` input that is unreadable or not a report this build reads.
     #[error(transparent)]
     Report(#[from] DiffInputError),
@@ -56,6 +59,7 @@ impl AppError {
             | AppError::Suite(_)
             | AppError::Profile(_)
             | AppError::Baseline(_)
+            | AppError::Config(_)
             | AppError::Report(_)
             | AppError::RenderReport(_)
             | AppError::WriteReport { .. }
@@ -116,6 +120,13 @@ pub enum UsageError {
         flag: &'static str,
         path: PathBuf,
         source: std::io::Error,
+    },
+    /// A `--cacert`, `--cert` or `--key` file that cannot be used.
+    #[error("{flag} {}: {reason}", path.display())]
+    TlsFile {
+        flag: &'static str,
+        path: PathBuf,
+        reason: String,
     },
     #[error("only one of --json, --junit and --markdown can be `-` (stdout)")]
     StdoutTwice,

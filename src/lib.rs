@@ -34,6 +34,7 @@ pub mod app;
 pub mod baseline;
 pub mod card;
 pub mod cli;
+pub mod config;
 pub mod declaration;
 pub mod diff;
 pub mod docs;

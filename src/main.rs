@@ -1,10 +1,15 @@
-//! The `a2a-conform` binary: parse the command line, run, exit with the code
-//! the run calls for.
-
-use clap::Parser;
+//! The `a2a-conform` binary: parse the command line (with its env vars and
+//! config file, [`a2a_conform::config`]), run, exit with the code the run
+//! calls for.
 
 fn main() -> std::process::ExitCode {
-    let cli = a2a_conform::cli::Cli::parse();
-    let code = a2a_conform::app::run(cli);
+    let code = match a2a_conform::config::parse() {
+        Ok(parsed) => a2a_conform::app::run_parsed(parsed),
+        Err(e) => {
+            let e = a2a_conform::error::AppError::from(e);
+            e.print();
+            e.exit_code()
+        }
+    };
     std::process::ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX))
 }

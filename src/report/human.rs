@@ -73,6 +73,14 @@ pub fn render(report: &RunReport, style: Style) -> String {
     for warning in baseline_warnings(report) {
         let _ = writeln!(out, "{} {warning}", paint(style, "33", "warning:"));
     }
+    if report.tool.insecure {
+        let _ = writeln!(
+            out,
+            "{} {}",
+            paint(style, "33", "warning:"),
+            super::INSECURE_NOTE
+        );
+    }
     if report.interrupted {
         let _ = writeln!(
             out,

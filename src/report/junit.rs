@@ -43,6 +43,9 @@ pub fn render(report: &RunReport) -> Result<String, String> {
         if let Some(at) = started {
             suite.set_timestamp(at);
         }
+        if report.tool.insecure {
+            suite.add_property(Property::new("insecure", super::INSECURE_NOTE));
+        }
         // The peer's wall time: its runs overlap, so not the sum of theirs.
         if let Some(ms) = peer.duration_ms {
             suite.set_time(Duration::from_millis(ms));

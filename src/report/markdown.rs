@@ -26,6 +26,9 @@ pub fn render(report: &RunReport) -> String {
     if report.interrupted {
         let _ = writeln!(out, "**⏹ Interrupted** — {}\n", super::INTERRUPTED_NOTE);
     }
+    if report.tool.insecure {
+        let _ = writeln!(out, "**⚠ Insecure** — {}\n", super::INSECURE_NOTE);
+    }
     let _ = writeln!(out, "{}\n", result_line(report, &summary));
     for peer in &report.peers {
         render_peer(&mut out, peer, report.peers.len() > 1);

@@ -6,6 +6,7 @@ pub mod evidence;
 pub mod human;
 pub mod junit;
 pub mod markdown;
+pub mod schema;
 pub mod summary;
 pub mod transcript;
 
@@ -20,10 +21,14 @@ pub const INTERRUPTED_NOTE: &str =
     "the check was stopped by a signal; this report holds the runs that finished, \
      runs cut short read error";
 
+/// What every format says of a report made with `--insecure` (`tool.insecure: true`).
+pub const INSECURE_NOTE: &str =
+    "--insecure: TLS certificates were not verified; this run proves nothing about the peer's identity";
+
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
     pub schema_version: u32,
     pub tool: Tool,
@@ -54,7 +59,7 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// The baseline file a run was judged against, and what became of each entry.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineReport {
     /// The file as given on the command line.
     pub file: String,
@@ -65,7 +70,7 @@ pub struct BaselineReport {
 }
 
 /// One known divergence from the baseline file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BaselineEntryReport {
     /// The declaration id it excuses, or…
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -92,7 +97,16 @@ impl BaselineEntryReport {
 
 /// What a baseline entry did in a run.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -113,10 +127,13 @@ impl BaselineStatus {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tool {
     pub name: String,
     pub version: String,
+    /// `--insecure`: TLS certificates were not verified. Absent means false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub insecure: bool,
 }
 
 impl Tool {
@@ -124,11 +141,12 @@ impl Tool {
         Tool {
             name: env!("CARGO_PKG_NAME").into(),
             version: env!("CARGO_PKG_VERSION").into(),
+            insecure: false,
         }
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PeerReport {
     /// The URL given on the command line, as the card URL it resolved to.
     pub card_url: String,
@@ -158,7 +176,16 @@ pub struct PeerReport {
 
 /// The headline: one row per card declaration.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -176,7 +203,7 @@ impl DeclarationVerdict {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeclarationReport {
     pub id: String,
     pub declared: bool,
@@ -194,7 +221,16 @@ pub struct DeclarationReport {
 
 /// The verdict of one scenario run.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -220,7 +256,16 @@ impl ScenarioVerdict {
 /// Why a run ended in `error`: whose fault it was decides whether the
 /// declaration it verifies may be judged at all.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
@@ -248,7 +293,7 @@ impl ErrorKind {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioReport {
     /// The run's id: the scenario id, with the expansion in brackets
     /// (`input-mode-resume[application/json]`).

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use strum::IntoStaticStr;
 
 /// What the run as a whole reads, from its exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum Outcome {
@@ -39,7 +41,9 @@ impl Outcome {
 }
 
 /// Declaration rows by verdict. `diverged` counts the baselined ones too.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct DeclarationCounts {
     pub honoured: usize,
     pub diverged: usize,
@@ -51,7 +55,9 @@ pub struct DeclarationCounts {
 }
 
 /// Scenario runs by verdict.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct RunCounts {
     pub total: usize,
     pub pass: usize,
@@ -63,7 +69,9 @@ pub struct RunCounts {
 }
 
 /// One peer's counts (or a whole run's, added up).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct Counts {
     pub declarations: DeclarationCounts,
     pub runs: RunCounts,
@@ -193,7 +201,7 @@ impl Counts {
 }
 
 /// The whole run in numbers, and what it reads as.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Summary {
     pub outcome: Outcome,
     /// The process exit code the run calls for.

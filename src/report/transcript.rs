@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What an evidence entry records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum EvidenceKind {
     Request,
@@ -20,7 +20,7 @@ pub enum EvidenceKind {
 }
 
 /// One recorded exchange, event or observation, timed from the start of the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Evidence {
     /// Milliseconds since the scenario run started.
     pub at_ms: u64,

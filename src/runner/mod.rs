@@ -172,7 +172,7 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
     let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
     let shown = url.to_string();
     let fail = |m: String| (shown.clone(), options.redactor.redact(&m));
-    let client = http_client(options.client.timeout).map_err(fail)?;
+    let client = http_client(options.client.timeout, &options.client.tls).map_err(fail)?;
     let response = get_card(&client, &url, &options.client)
         .await
         .map_err(|e| fail(e.to_string()))?;

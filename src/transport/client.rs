@@ -79,7 +79,7 @@ impl PeerClient {
         if version == ProtocolVersion::V1_0 {
             headers.insert("A2A-Version", HeaderValue::from_static("1.0"));
         }
-        let http = http_client(config.timeout)?;
+        let http = http_client(config.timeout, &config.tls)?;
         Ok(PeerClient {
             http,
             endpoint,

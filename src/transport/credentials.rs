@@ -69,6 +69,8 @@ pub struct ClientConfig {
     pub same_origin_credentials: bool,
     /// The origin the credentials were given for: the card's, once known.
     pub credentials_origin: Option<url::Origin>,
+    /// Trust roots, mTLS identity, `--insecure`.
+    pub tls: super::http::TlsOptions,
     /// The caps on bodies and streams (`--max-*` flags).
     pub limits: super::limits::Limits,
 }
@@ -83,6 +85,7 @@ impl Default for ClientConfig {
             public_headers: Vec::new(),
             same_origin_credentials: false,
             credentials_origin: None,
+            tls: super::http::TlsOptions::default(),
             limits: super::limits::Limits::default(),
         }
     }

@@ -5,18 +5,74 @@ use super::reply::Reply;
 use super::text::human_duration;
 use std::time::Duration;
 
+/// How the client trusts peers and proves itself: the system trust store
+/// (rustls-native-certs, which honours `SSL_CERT_FILE`/`SSL_CERT_DIR`) plus
+/// `--cacert`, an mTLS identity (`--cert`/`--key`), or no verification at
+/// all (`--insecure`). Files are read once, at the edge, into these types.
+#[derive(Debug, Clone, Default)]
+pub struct TlsOptions {
+    /// CAs added to the trust store (`--cacert`).
+    pub extra_roots: Vec<reqwest::Certificate>,
+    /// The client certificate and key (`--cert`, `--key`).
+    pub identity: Option<reqwest::Identity>,
+    /// `--insecure`: certificates are not verified (every report says so).
+    pub insecure: bool,
+}
+
 /// The HTTP client used for cards and calls: bounded, and it follows no
 /// redirect by itself — a call's redirect is what the peer answered, and the
 /// card's are followed by hand ([`super::redirect`]) so that credentials never
 /// cross to another origin.
-pub fn http_client(timeout: Duration) -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
+pub fn http_client(timeout: Duration, tls: &TlsOptions) -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder();
+    for root in &tls.extra_roots {
+        builder = builder.add_root_certificate(root.clone());
+    }
+    if let Some(identity) = &tls.identity {
+        builder = builder.identity(identity.clone());
+    }
+    builder = with_env_proxies(builder)?;
+    builder
+        .danger_accept_invalid_certs(tls.insecure)
         .timeout(timeout)
         .connect_timeout(timeout)
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+/// Loopback is never proxied, whatever `NO_PROXY` says.
+const LOOPBACK: &str = "localhost,127.0.0.0/8,::1";
+
+/// `HTTPS_PROXY`/`HTTP_PROXY` (either case) as reqwest reads them, with
+/// loopback and `NO_PROXY` left direct: the mock peer and local agents must
+/// not go through a CI runner's proxy.
+fn with_env_proxies(mut builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
+    let env = |names: [&str; 2]| {
+        names
+            .iter()
+            .find_map(|n| std::env::var(n).ok().filter(|v| !v.trim().is_empty()))
+    };
+    let no_proxy = match env(["NO_PROXY", "no_proxy"]) {
+        Some(list) => format!("{LOOPBACK},{list}"),
+        None => LOOPBACK.to_string(),
+    };
+    let proxies = [
+        (env(["HTTPS_PROXY", "https_proxy"]), true),
+        (env(["HTTP_PROXY", "http_proxy"]), false),
+    ];
+    for (url, https) in proxies {
+        let Some(url) = url else { continue };
+        let proxy = if https {
+            reqwest::Proxy::https(&url)
+        } else {
+            reqwest::Proxy::http(&url)
+        }
+        .map_err(|e| format!("the proxy {url} cannot be used: {e}"))?;
+        builder = builder.proxy(proxy.no_proxy(reqwest::NoProxy::from_string(&no_proxy)));
+    }
+    Ok(builder)
 }
 
 /// The innermost cause of a reqwest error, which names the real trouble
@@ -30,6 +86,11 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
     }
     if error.is_timeout() {
         format!("timed out ({text})")
+    } else if text.contains("UnknownIssuer") || text.contains("invalid peer certificate") {
+        format!(
+            "the peer's TLS certificate is not trusted ({text}): pass the CA that issued it \
+             with --cacert FILE (PEM), or skip verification with --insecure"
+        )
     } else if text.contains("InvalidContentType") {
         // rustls read a plain HTTP answer where a TLS record belonged.
         let plain = error

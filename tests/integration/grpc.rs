@@ -310,10 +310,18 @@ fn a_silent_or_garbled_grpc_peer_is_a_finding_within_the_timeout() {
         );
         let took = started.elapsed();
         let case = if garbage { "garbage" } else { "silent" };
-        assert_eq!(out.code, 1, "{case}: {}", out.explain());
+        // Not a valid A2A answer: a peer malfunction (exit 3), which never
+        // reads as the card's divergence.
+        assert_eq!(out.code, 3, "{case}: {}", out.explain());
         assert_eq!(
             out.declaration("interfaces[GRPC 1.0]"),
-            "diverged",
+            "unverified",
+            "{case}: {}",
+            out.explain()
+        );
+        assert_eq!(
+            out.run("interface-served[GRPC 1.0]")["error_kind"],
+            "peer-malfunction",
             "{case}: {}",
             out.explain()
         );

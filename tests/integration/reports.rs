@@ -266,6 +266,7 @@ fn every_verdict() -> RunReport {
         tool: Tool {
             name: "a2a-conform".into(),
             version: "0.0.0-test".into(),
+            insecure: false,
         },
         started_at: "2026-11-30T09:23:38Z".into(),
         peers: vec![
