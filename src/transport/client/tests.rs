@@ -1,0 +1,195 @@
+//! Tests of the peer client: credentials, reproductions, version overrides,
+//! refusals.
+
+use super::*;
+
+#[test]
+fn credentials_read_back_from_their_names() {
+    use strum::VariantArray;
+    for &c in Credentials::VARIANTS {
+        let read: Credentials = serde_json::from_value(json!(c.as_str())).unwrap();
+        assert_eq!(read, c);
+    }
+    assert_eq!(Credentials::Configured.as_str(), "configured");
+}
+
+#[test]
+fn reproductions_carry_the_content_type_actually_sent() {
+    let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+    let transcript = Transcript::new(Arc::new(Redactor::default()));
+    for (binding, wanted) in [
+        (Binding::Jsonrpc, "-H 'Content-Type: application/json'"),
+        (Binding::Rest, "-H 'Content-Type: application/a2a+json'"),
+    ] {
+        let client = PeerClient::new(
+            endpoint.clone(),
+            ProtocolVersion::V1_0,
+            binding,
+            ClientConfig::default(),
+        )
+        .unwrap();
+        let request = client
+            .prepare(
+                Operation::SendMessage,
+                json!({"message": {}}),
+                false,
+                &CallOptions::default(),
+            )
+            .unwrap_or_else(|_| panic!("{binding} prepares"));
+        client.record_request(&transcript, &request);
+        let curl = transcript.entries().last().unwrap().curl.clone().unwrap();
+        assert!(curl.contains(wanted), "{binding}: {curl}");
+    }
+}
+
+#[test]
+fn a_version_override_replaces_the_header_and_shows_in_the_reproduction() {
+    let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+    let transcript = Transcript::new(Arc::new(Redactor::default()));
+    let client = PeerClient::new(
+        endpoint,
+        ProtocolVersion::V1_0,
+        Binding::Jsonrpc,
+        ClientConfig::default(),
+    )
+    .unwrap();
+    let version = |v: &str| CallOptions {
+        a2a_version: Some(v.to_string()),
+        ..CallOptions::default()
+    };
+    let request = client
+        .prepare(Operation::SendMessage, json!({}), false, &version("0.5"))
+        .unwrap_or_else(|_| panic!("prepares"));
+    assert_eq!(request.headers.get_all("a2a-version").iter().count(), 1);
+    assert_eq!(request.headers["a2a-version"], "0.5");
+    client.record_request(&transcript, &request);
+    let curl = transcript.entries().last().unwrap().curl.clone().unwrap();
+    assert!(curl.contains("a2a-version: 0.5"), "{curl}");
+    assert!(!curl.contains("a2a-version: 1.0"), "{curl}");
+    assert!(matches!(
+        client.prepare(
+            Operation::SendMessage,
+            json!({}),
+            false,
+            &version("bad\nvalue")
+        ),
+        Err(Reply::Broken(_))
+    ));
+}
+
+#[test]
+fn credentials_none_and_invalid_leave_the_configured_ones_out() {
+    let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+    let secret = "s3cr3t-bearer-value";
+    let redactor = Redactor::new(vec![secret.to_string(), "k3y-value".into()]);
+    let transcript = Transcript::new(Arc::new(redactor));
+    let client = PeerClient::new(
+        endpoint,
+        ProtocolVersion::V1_0,
+        Binding::Jsonrpc,
+        ClientConfig {
+            headers: vec![
+                ("X-API-Key".into(), "k3y-value".into()),
+                ("X-Auth-Token".into(), "auth-t0ken".into()),
+                ("X-Trace".into(), "t1".into()),
+            ],
+            bearer: Some(("TOKEN_VAR".into(), secret.into())),
+            public_headers: vec!["x-trace".into()],
+            ..ClientConfig::default()
+        },
+    )
+    .unwrap();
+    let prepare = |credentials| {
+        let options = CallOptions {
+            a2a_version: Some("0.5".into()),
+            credentials,
+        };
+        client
+            .prepare(Operation::SendMessage, json!({}), false, &options)
+            .unwrap_or_else(|_| panic!("prepares"))
+    };
+    let configured = prepare(Credentials::Configured);
+    assert_eq!(
+        configured.headers["authorization"],
+        "Bearer s3cr3t-bearer-value"
+    );
+    assert_eq!(configured.headers["x-api-key"], "k3y-value");
+    let none = prepare(Credentials::None);
+    assert!(none.headers.get("authorization").is_none());
+    assert!(none.headers.get("x-api-key").is_none());
+    assert!(
+        none.headers.get("x-auth-token").is_none(),
+        "every header is a credential, not only well-known names"
+    );
+    assert_eq!(none.headers["x-trace"], "t1", "a public header stays");
+    assert_eq!(
+        none.headers["a2a-version"], "0.5",
+        "the version override stays"
+    );
+    let invalid = prepare(Credentials::Invalid);
+    let forged = invalid.headers["authorization"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        forged.starts_with("Bearer a2a-conform-invalid-"),
+        "{forged}"
+    );
+    assert!(invalid.headers.get("x-api-key").is_none());
+    for request in [&configured, &none, &invalid] {
+        client.record_request(&transcript, request);
+    }
+    let entries = transcript.entries();
+    let text = serde_json::to_string(&entries).unwrap();
+    assert!(
+        !text.contains(secret) && !text.contains("k3y-value"),
+        "{text}"
+    );
+    assert!(entries[0]
+        .curl
+        .as_ref()
+        .unwrap()
+        .contains("Bearer $TOKEN_VAR"));
+    assert!(entries[0]
+        .curl
+        .as_ref()
+        .unwrap()
+        .contains(&format!("x-auth-token: {}", Redactor::MASK)));
+    assert!(entries[0].curl.as_ref().unwrap().contains("x-trace: t1"));
+    assert!(entries[1]
+        .summary
+        .contains("[credentials: none; withheld: authorization, x-api-key, x-auth-token]"));
+    assert!(!entries[1].curl.as_ref().unwrap().contains("uthorization"));
+    assert!(entries[2].summary.contains("[credentials: invalid"));
+    assert!(
+        entries[2].curl.as_ref().unwrap().contains(&forged),
+        "the line reproduces"
+    );
+}
+
+#[test]
+fn http_401_and_403_are_refusals_whatever_the_body() {
+    let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+    for binding in [Binding::Jsonrpc, Binding::Rest] {
+        let client = PeerClient::new(
+            endpoint.clone(),
+            ProtocolVersion::V1_0,
+            binding,
+            ClientConfig::default(),
+        )
+        .unwrap();
+        let body = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"no"}}"#;
+        assert!(matches!(
+            client.classify(Some(1), 401, "application/json", body, Some("Bearer".into())),
+            Reply::Refused { status: 401, detail } if detail.contains("WWW-Authenticate: Bearer")
+        ));
+        assert!(matches!(
+            client.classify(Some(1), 403, "application/json", b"", None),
+            Reply::Refused { status: 403, detail } if detail == "no WWW-Authenticate header"
+        ));
+        assert!(!matches!(
+            client.classify(Some(1), 400, "application/json", body, None),
+            Reply::Refused { .. }
+        ));
+    }
+}
