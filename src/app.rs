@@ -15,6 +15,7 @@ use crate::diff;
 use crate::error::{AppError, UsageError};
 use crate::exit;
 use crate::fleet::{self, FleetPeer, Shard};
+use crate::inert::terminal;
 use crate::mock::{MockConfig, MockPeer, MockTiming};
 use crate::profile::Profile;
 use crate::progress::{ProgressMode, TerminalProgress};
@@ -868,20 +869,21 @@ fn finish(report: &RunReport, args: &RunArgs, outputs: &Outputs<'_>) -> Result<i
     }
     for peer in &report.peers {
         if let Some(error) = &peer.card_error {
-            eprintln!("error: {error}");
+            eprintln!("error: {}", terminal(error));
         }
     }
+    // Already shown through `inert::terminal` by the human renderer.
     for warning in human::baseline_warnings(report) {
         eprintln!("warning: {warning}");
     }
     let code = crate::verdict::exit_code(report);
     // Exit 1 and exit 4 always say why, one line per row that decides it.
     for reason in crate::verdict::exit_reasons(report) {
-        eprintln!("fails the run: {reason}");
+        eprintln!("fails the run: {}", terminal(&reason));
     }
     if code == exit::PEER_UNREACHABLE {
         for reason in crate::verdict::malfunction_reasons(report) {
-            eprintln!("fails the run (exit 3): {reason}");
+            eprintln!("fails the run (exit 3): {}", terminal(&reason));
         }
     }
     Ok(code)
@@ -986,7 +988,10 @@ fn diff(args: DiffArgs) -> Result<i32, AppError> {
         }
     }
     for id in &d.unmatched_accepts {
-        eprintln!("warning: accepted `{id}` names no change between these reports");
+        eprintln!(
+            "warning: accepted `{}` names no change between these reports",
+            terminal(id)
+        );
     }
     Ok(if d.failed { exit::DIVERGED } else { exit::OK })
 }
@@ -1065,7 +1070,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
     };
     let card = runner::fetch_card(&args.peer, &options)
         .await
-        .map_err(|(_, message)| AppError::Peer(message))?;
+        .map_err(|(_, message)| AppError::Peer(terminal(&message).into_owned()))?;
     if args.json {
         println!(
             "{}",
@@ -1073,24 +1078,26 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
         );
         return Ok(exit::OK);
     }
-    println!("{} — {}", card.name, card.fetched_from);
+    // Everything here but the labels is the peer's text.
+    let name = terminal(&card.name);
+    println!("{name} — {}", terminal(card.fetched_from.as_str()));
     println!("  layout:   {}", card.layout);
     println!(
         "  endpoint: A2A {} over {} at {}",
         card.protocol_version(),
         card.binding(),
-        card.endpoint.url
+        terminal(card.endpoint.url.as_str())
     );
     for i in &card.interfaces {
         println!(
             "  interface: {} {} at {}",
             if i.declared_version.is_empty() {
-                "?"
+                "?".into()
             } else {
-                &i.declared_version
+                terminal(&i.declared_version)
             },
-            i.binding_name,
-            i.url
+            terminal(&i.binding_name),
+            terminal(i.url.as_str())
         );
     }
     println!("  digest:   {}", card.digest);
@@ -1098,7 +1105,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
     for d in card.declarations() {
         println!(
             "    {:<48} {}",
-            d.id,
+            terminal(&d.id.to_string()),
             if d.declared {
                 "declared"
             } else {
@@ -1107,7 +1114,7 @@ async fn card(args: CardArgs) -> Result<i32, AppError> {
         );
     }
     for w in &card.warnings {
-        println!("  warning: {w}");
+        println!("  warning: {}", terminal(&w.to_string()));
     }
     Ok(exit::OK)
 }
@@ -1131,7 +1138,7 @@ fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
                 match suite.add_file(file) {
                     Ok(()) => println!(
                         "ok: {}: {} scenario(s)",
-                        file.display(),
+                        terminal(&file.display().to_string()),
                         suite.scenarios.len() - before
                     ),
                     Err(e) => {
@@ -1183,8 +1190,17 @@ fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
                     .map(|f| format!(" ({f})"))
                     .unwrap_or_default();
                 let verifies: Vec<String> = s.verifies.iter().map(ToString::to_string).collect();
-                println!("{}  verifies {}{gate}{each}", s.id(), verifies.join(", "));
-                println!("    {}  [{}:{}]", s.def.title, s.file, s.line);
+                println!(
+                    "{}  verifies {}{gate}{each}",
+                    terminal(s.id()),
+                    terminal(&verifies.join(", "))
+                );
+                println!(
+                    "    {}  [{}:{}]",
+                    terminal(&s.def.title.to_string()),
+                    terminal(&s.file),
+                    s.line
+                );
             }
             Ok(exit::OK)
         }

@@ -23,6 +23,7 @@
 //!     reason: push moves to the gateway
 //! ```
 
+use crate::input::ReadError;
 use crate::report::{
     BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationVerdict, RunReport,
     ScenarioVerdict,
@@ -31,9 +32,6 @@ use crate::yaml::YamlError;
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 use std::path::Path;
-
-/// The largest baseline file read.
-const MAX_BYTES: u64 = 4 * 1024 * 1024;
 
 /// What one entry excuses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,11 +159,11 @@ impl Baseline {
             file: file.clone(),
             source,
         };
-        let meta = std::fs::metadata(path).map_err(read)?;
-        if meta.len() > MAX_BYTES {
-            return Err(BaselineError::TooLarge { file });
-        }
-        let text = std::fs::read_to_string(path).map_err(read)?;
+        let text = match crate::input::read_capped(path, crate::input::YAML_CAP) {
+            Ok(text) => text,
+            Err(ReadError::TooLarge { .. }) => return Err(BaselineError::TooLarge { file }),
+            Err(ReadError::Io(source)) => return Err(read(source)),
+        };
         Baseline::parse(&file, &text)
     }
 

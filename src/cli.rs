@@ -132,7 +132,7 @@ pub enum ColorArg {
 /// Which scenarios, with which values, how to reach the peer, and where reports go.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// A suite file to run in addition to the embedded default suite (repeatable).
+    /// A suite file (at most 4 MiB) to run in addition to the embedded default suite (repeatable).
     #[arg(long = "suite", value_name = "FILE")]
     pub suites: Vec<PathBuf>,
     /// Run only the --suite files: the embedded default suite is left out.
@@ -147,7 +147,7 @@ pub struct RunArgs {
     /// Set a scenario variable, e.g. prompt_input_required='I need a date' (repeatable; `NAME=` unsets).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
-    /// A YAML profile for this peer: vars, headers, timeout, bearer_env.
+    /// A YAML profile for this peer (at most 4 MiB): vars, headers, timeout, bearer_env.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// Protocol version to speak: from the card, or forced.
@@ -210,7 +210,7 @@ pub struct RunArgs {
     /// by default the run passes if anything was verified and nothing diverged.
     #[arg(long)]
     pub fail_on_unverified: bool,
-    /// Known divergences, YAML or JSON: `- declaration: ID` or `- scenario: RUN-ID`, each with a `reason`.
+    /// Known divergences, YAML or JSON (at most 4 MiB): `- declaration: ID` or `- scenario: RUN-ID`, each with a `reason`.
     /// They still read diverged, marked baselined, but do not fail the run.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -301,7 +301,7 @@ pub struct DemoArgs {
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The earlier report (`check --json`).
+    /// The earlier report (`check --json`; at most 64 MiB, as is the later).
     #[arg(value_name = "OLD.json")]
     pub old: PathBuf,
     /// The later report.

@@ -76,9 +76,11 @@ impl AppError {
         }
     }
 
-    /// Prints the error the one way errors are shown, on stderr.
+    /// Prints the error the one way errors are shown, on stderr. A message
+    /// may quote a peer (a card error) or a file: its controls are shown,
+    /// not obeyed.
     pub fn print(&self) {
-        eprintln!("error: {self}");
+        eprintln!("error: {}", crate::inert::terminal_block(&self.to_string()));
     }
 }
 

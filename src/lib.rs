@@ -7,7 +7,9 @@
 //! YAML suites; [`runner`] executes their steps over [`transport`] (recording every exchange as evidence) in the
 //! shapes of [`protocol`]; [`verdict`] decides what counts, with known
 //! divergences from a [`baseline`]; [`report`] renders the one versioned
-//! report (terminal, JSON, JUnit, Markdown); [`diff`] compares two reports.
+//! report (terminal, JSON, JUnit, Markdown), with peer text made [`inert`]
+//! for each; [`diff`] compares two reports. Files are read through [`input`],
+//! within a cap.
 //! [`mock`] is a real A2A peer for demos and tests. [`app`] runs the
 //! subcommands [`cli`] parses; every early stop is an [`error::AppError`]
 //! that knows its exit code. `docs/architecture.md` has the longer tour.
@@ -39,6 +41,8 @@ pub mod docs;
 pub mod error;
 pub mod exit;
 pub mod fleet;
+pub mod inert;
+pub mod input;
 pub mod merge;
 pub mod mock;
 pub mod profile;

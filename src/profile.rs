@@ -1,6 +1,7 @@
 //! Per-peer profiles: a YAML file a team keeps beside its peer, holding the
 //! variables, headers and timeouts that peer needs.
 
+use crate::input::ReadError;
 use crate::yaml::YamlError;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
@@ -33,6 +34,8 @@ pub enum ProfileError {
         file: String,
         source: std::io::Error,
     },
+    #[error("profile {file} is larger than 4 MiB; a profile is a small YAML file")]
+    TooLarge { file: String },
     #[error(transparent)]
     Invalid(#[from] YamlError),
 }
@@ -41,10 +44,11 @@ impl Profile {
     /// Reads a profile; errors name `file:line:col`.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
-            file: file.clone(),
-            source,
-        })?;
+        let text = match crate::input::read_capped(path, crate::input::YAML_CAP) {
+            Ok(text) => text,
+            Err(ReadError::TooLarge { .. }) => return Err(ProfileError::TooLarge { file }),
+            Err(ReadError::Io(source)) => return Err(ProfileError::Read { file, source }),
+        };
         Profile::parse(&file, &text)
     }
 

@@ -4,6 +4,7 @@
 //! everything at the end. The report itself is printed afterwards either way.
 //! Peers run concurrently: one overall bar, and a line per peer as it finishes.
 
+use crate::inert::terminal;
 use crate::report::{PeerReport, ScenarioReport, ScenarioVerdict};
 use crate::runner::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -37,10 +38,14 @@ pub fn line(run: &ScenarioReport, peer: Option<&str>) -> String {
         ScenarioVerdict::Error => "ERROR",
     };
     let seconds = run.duration_ms as f64 / 1000.0;
-    let mut text = format!("{verdict:<VERDICT_WIDTH$}  {}  {seconds:.2}s", run.id);
+    // The run id and the card's name are the peer's text.
+    let mut text = format!(
+        "{verdict:<VERDICT_WIDTH$}  {}  {seconds:.2}s",
+        terminal(&run.id)
+    );
     if let Some(peer) = peer {
         text.push_str("  ");
-        text.push_str(peer);
+        text.push_str(&terminal(peer));
     }
     text
 }
@@ -161,7 +166,7 @@ impl Progress for TerminalProgress {
             ProgressMode::Bar => {
                 if let Ok(slot) = self.bar.lock() {
                     if let Some(bar) = slot.as_ref() {
-                        bar.set_message(format!("{} {}", run.id, run.verdict.as_str()));
+                        bar.set_message(format!("{} {}", terminal(&run.id), run.verdict.as_str()));
                         bar.inc(1);
                     }
                 }

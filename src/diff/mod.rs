@@ -10,6 +10,7 @@ pub mod render;
 
 pub use gate::DiffOptions;
 
+use crate::input::{read_capped, ReadError, REPORT_CAP};
 use crate::report::{
     DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
     SCHEMA_VERSION,
@@ -164,6 +165,8 @@ pub enum DiffInputError {
         file: String,
         source: std::io::Error,
     },
+    #[error("{file} is larger than {} MiB: not a report a2a-conform wrote", .cap / (1024 * 1024))]
+    TooLarge { file: String, cap: u64 },
     #[error("{file} is not an a2a-conform JSON report: {source}")]
     NotJson {
         file: String,
@@ -201,26 +204,38 @@ pub enum DiffInputError {
     },
 }
 
-/// A JSON document read from disk, with the schema version it declares.
+/// A report file read from disk (within [`REPORT_CAP`]), with the schema
+/// version it declares; parsed into a [`RunReport`] once the versions agree.
 struct Loaded {
     name: String,
     version: u64,
-    value: serde_json::Value,
+    text: String,
+}
+
+/// Only the version: the rest is skipped, not built into a JSON tree.
+#[derive(serde::Deserialize)]
+struct VersionProbe {
+    schema_version: Option<serde_json::Value>,
 }
 
 fn read(path: &Path) -> Result<Loaded, DiffInputError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| DiffInputError::Read {
-        file: file.clone(),
-        source,
-    })?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|source| DiffInputError::NotJson {
-            file: file.clone(),
-            source,
-        })?;
-    let Some(version) = value
-        .get("schema_version")
+    let text = match read_capped(path, REPORT_CAP) {
+        Ok(text) => text,
+        Err(ReadError::TooLarge { cap }) => return Err(DiffInputError::TooLarge { file, cap }),
+        Err(ReadError::Io(source)) => return Err(DiffInputError::Read { file, source }),
+    };
+    let probe = match serde_json::from_str::<VersionProbe>(&text) {
+        Ok(probe) => probe,
+        Err(source) if source.is_syntax() || source.is_eof() => {
+            return Err(DiffInputError::NotJson { file, source })
+        }
+        // JSON, but not an object: it has no `schema_version`.
+        Err(_) => return Err(DiffInputError::NoSchemaVersion { file }),
+    };
+    let Some(version) = probe
+        .schema_version
+        .as_ref()
         .and_then(serde_json::Value::as_u64)
     else {
         return Err(DiffInputError::NoSchemaVersion { file });
@@ -228,13 +243,13 @@ fn read(path: &Path) -> Result<Loaded, DiffInputError> {
     Ok(Loaded {
         name: file,
         version,
-        value,
+        text,
     })
 }
 
 fn parse(loaded: Loaded) -> Result<(Source, RunReport), DiffInputError> {
     let report: RunReport =
-        serde_json::from_value(loaded.value).map_err(|source| DiffInputError::Invalid {
+        serde_json::from_str(&loaded.text).map_err(|source| DiffInputError::Invalid {
             file: loaded.name.clone(),
             version: loaded.version,
             source,

@@ -1,8 +1,10 @@
 //! Showing a [`Diff`]: one line per change grouped by peer (coloured like
 //! `check` on a terminal), a Markdown summary for a CI step, or the JSON
-//! document `diff --json` prints (its schema is in the README).
+//! document `diff --json` prints (its schema is in the README). A report
+//! file may come from anyone: its strings are shown through [`inert`].
 
 use super::{Diff, Kind, Label, Source};
+use crate::inert::{self, terminal};
 use std::fmt::Write;
 
 /// The ANSI colour of a label: red, green, yellow, cyan.
@@ -32,16 +34,16 @@ impl Diff {
         let source = |s: &Source| {
             format!(
                 "{} (a2a-conform {}, started {})",
-                s.file,
+                terminal(&s.file),
                 if s.tool_version.is_empty() {
-                    "?"
+                    "?".into()
                 } else {
-                    &s.tool_version
+                    terminal(&s.tool_version)
                 },
                 if s.started_at.is_empty() {
-                    "?"
+                    "?".into()
                 } else {
-                    &s.started_at
+                    terminal(&s.started_at)
                 }
             )
         };
@@ -57,7 +59,7 @@ impl Diff {
         let width = self
             .changes
             .iter()
-            .map(|c| c.id.chars().count())
+            .map(|c| terminal(&c.id).chars().count())
             .max()
             .unwrap_or(0)
             .min(48);
@@ -70,15 +72,17 @@ impl Diff {
                 .filter(|old| *old != peer);
             match was {
                 Some(old) => {
-                    let _ = writeln!(out, "peer {peer} (was {old})");
+                    let _ = writeln!(out, "peer {} (was {})", terminal(peer), terminal(old));
                 }
                 None => {
-                    let _ = writeln!(out, "peer {peer}");
+                    let _ = writeln!(out, "peer {}", terminal(peer));
                 }
             }
             for c in self.changes.iter().filter(|c| c.peer == peer) {
                 let values = match (&c.old, &c.new) {
-                    (Some(o), Some(n)) if c.kind == Kind::Card => format!("{o} → {n}"),
+                    (Some(o), Some(n)) if c.kind == Kind::Card => {
+                        format!("{} → {}", terminal(o), terminal(n))
+                    }
                     _ => String::new(),
                 };
                 let label = format!("{:<10}", c.label);
@@ -92,8 +96,8 @@ impl Diff {
                     "  {}  {:<11}  {:<width$}  {}{}",
                     label,
                     c.kind,
-                    c.id,
-                    crate::report::evidence::one_line(&c.message, 160),
+                    terminal(&c.id),
+                    inert::terminal(&crate::report::evidence::one_line(&c.message, 160)),
                     if values.is_empty() {
                         String::new()
                     } else {
@@ -185,20 +189,8 @@ impl Diff {
     }
 }
 
-/// Text for a Markdown table cell: every ASCII punctuation character
-/// backslash-escaped (CommonMark allows it for all of them) and line breaks
-/// flattened, so nothing in it is markup.
+/// Text for a Markdown table cell: nothing in it is markup, no control
+/// acts and no line breaks ([`inert::markdown_text`]).
 fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\r' => out.push(' '),
-            c if c.is_ascii_punctuation() => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    inert::markdown_text(text)
 }

@@ -340,7 +340,7 @@ fn accepted_changes_are_listed_not_failed_and_regressions_come_first() {
     );
     let markdown = diff.render_markdown();
     assert!(
-        markdown.contains("| accepted | u | declaration | interfaces\\[JSONRPC 0\\.3\\] |"),
+        markdown.contains("| accepted | u | declaration | interfaces\\[JSONRPC 0.3\\] |"),
         "{markdown}"
     );
 }

@@ -1,6 +1,8 @@
 //! The terminal report: a declaration table per peer, then what failed with
 //! its evidence and a reproduction line, then baseline warnings. A pure
-//! function of the report.
+//! function of the report. Every string that came from the peer or a report
+//! file is shown through [`crate::inert::terminal`]: none can move the
+//! cursor, clear the screen or start a line of its own.
 
 use super::evidence::{self, one_line};
 use super::summary::{Counts, Outcome};
@@ -8,6 +10,7 @@ use super::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
+use crate::inert::terminal;
 use std::fmt::Write;
 
 /// How much to show.
@@ -118,9 +121,9 @@ pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
         .filter_map(|e| match e.status {
             BaselineStatus::Stale => Some(format!(
                 "baseline {}: stale entry `{}`: {}; remove it{}",
-                baseline.file,
-                e.target(),
-                e.note,
+                terminal(&baseline.file),
+                terminal(&e.target()),
+                terminal(&e.note),
                 if baseline.strict {
                     " (--strict-baseline fails the run)"
                 } else {
@@ -129,8 +132,8 @@ pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
             )),
             BaselineStatus::Unmatched => Some(format!(
                 "baseline {}: entry `{}` matches nothing in this run",
-                baseline.file,
-                e.target()
+                terminal(&baseline.file),
+                terminal(&e.target())
             )),
             BaselineStatus::Applied | BaselineStatus::Undecided => None,
         })
@@ -147,33 +150,47 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
     if style.quiet && peer.card_error.is_none() && !peer.declarations.iter().any(fails_the_run) {
         return;
     }
-    let title = peer.name.as_deref().unwrap_or("peer");
+    let title = terminal(peer.name.as_deref().unwrap_or("peer"));
     let _ = writeln!(
         out,
         "{}",
-        paint(style, "1", &format!("{title} — {}", peer.card_url))
+        paint(
+            style,
+            "1",
+            &format!("{title} — {}", terminal(&peer.card_url))
+        )
     );
     if let Some(error) = &peer.card_error {
-        let _ = writeln!(out, "  {} {error}", paint(style, "1;31", "error:"));
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint(style, "1;31", "error:"),
+            terminal(error)
+        );
         return;
     }
     if !style.quiet {
         let _ = writeln!(
             out,
             "  A2A {} over {} at {}",
-            peer.protocol_version.as_deref().unwrap_or("?"),
-            peer.binding.as_deref().unwrap_or("?"),
-            peer.endpoint.as_deref().unwrap_or("?")
+            terminal(peer.protocol_version.as_deref().unwrap_or("?")),
+            terminal(peer.binding.as_deref().unwrap_or("?")),
+            terminal(peer.endpoint.as_deref().unwrap_or("?"))
         );
         for warning in &peer.card_warnings {
-            let _ = writeln!(out, "  {} {warning}", paint(style, "33", "card warning:"));
+            let _ = writeln!(
+                out,
+                "  {} {}",
+                paint(style, "33", "card warning:"),
+                terminal(warning)
+            );
         }
         let _ = writeln!(out);
     }
     let width = peer
         .declarations
         .iter()
-        .map(|d| d.id.chars().count())
+        .map(|d| terminal(&d.id).chars().count())
         .max()
         .unwrap_or(11)
         .max(11);
@@ -205,13 +222,15 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
             (Some(known), true) => format!("[baselined: {known}] {}", d.reason),
             _ => d.reason.clone(),
         };
+        let why = terminal(&one_line(&why, usize::MAX)).into_owned();
         let (why, hint) = fit(&why, why_width);
+        let id = terminal(&d.id);
         let verdict = paint(style, declaration_color(d.verdict), &verdict);
         if stacked {
-            let _ = writeln!(out, "  {:<width$}  {verdict}", d.id);
+            let _ = writeln!(out, "  {id:<width$}  {verdict}");
             let _ = writeln!(out, "    {why}");
         } else {
-            let _ = writeln!(out, "  {:<width$}  {verdict}  {why}", d.id);
+            let _ = writeln!(out, "  {id:<width$}  {verdict}  {why}");
         }
         if let Some(hint) = hint {
             let room = style.width.map_or(usize::MAX, |w| w.saturating_sub(6));
@@ -280,21 +299,21 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
     let _ = writeln!(
         out,
         "  {verdict} {} ({} ms{}) — {}",
-        s.id,
+        terminal(&s.id),
         s.duration_ms,
         if s.attempts > 1 {
             format!(", {} attempts", s.attempts)
         } else {
             String::new()
         },
-        s.title
+        terminal(&s.title)
     );
-    let _ = writeln!(out, "    {}", s.message);
+    let _ = writeln!(out, "    {}", terminal(&s.message));
     if s.baselined {
         let _ = writeln!(
             out,
             "    baselined (known, does not fail the run): {}",
-            s.baseline_reason.as_deref().unwrap_or("")
+            terminal(s.baseline_reason.as_deref().unwrap_or(""))
         );
     }
     for (n, failed) in s.failed_attempts.iter().enumerate() {
@@ -302,7 +321,7 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
             out,
             "    attempt {} failed: {}",
             n + 1,
-            one_line(failed, 200)
+            terminal(&one_line(failed, 200))
         );
     }
     // Under -v a passing run shows its evidence too (the runner kept it).
@@ -324,10 +343,15 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
         );
     }
     for line in &timeline.lines {
-        let _ = writeln!(out, "    {} {}", paint(style, "2", &line.at), line.summary);
+        let _ = writeln!(
+            out,
+            "    {} {}",
+            paint(style, "2", &line.at),
+            terminal(&line.summary)
+        );
     }
     if let Some(curl) = evidence::reproduction(s) {
-        let _ = writeln!(out, "    reproduce: {}", one_line(curl, 400));
+        let _ = writeln!(out, "    reproduce: {}", terminal(&one_line(curl, 400)));
     }
 }
 

@@ -13,10 +13,15 @@
 //!
 //! A peer whose card could not be used gets one `agent-card` testcase in `error`;
 //! an interrupted check (SIGINT/SIGTERM) gets an `interrupted` testcase in `error`.
+//!
+//! Every string goes through [`crate::inert::xml`] first: `quick-junit`
+//! escapes `<`, `>`, `&` and quotes, but a control character from the peer
+//! would make the file one no XML 1.0 parser reads.
 
 use super::evidence::{self, one_line};
 use super::summary::{Counts, Summary};
 use super::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use crate::inert::xml;
 use quick_junit::{
     NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
 };
@@ -83,12 +88,16 @@ fn headline_properties(suite: &mut TestSuite, summary: &Summary, peer: &PeerRepo
 
 /// A `message` attribute: the first line, short; the full text is the body.
 fn short(message: &str) -> String {
-    one_line(message.lines().next().unwrap_or(""), MESSAGE_CHARS)
+    xml(&one_line(
+        message.lines().next().unwrap_or(""),
+        MESSAGE_CHARS,
+    ))
+    .into_owned()
 }
 
 fn suite(peer: &PeerReport) -> TestSuite {
-    let mut suite = TestSuite::new(peer.card_url.as_str());
-    suite.add_property(Property::new("card_url", peer.card_url.as_str()));
+    let mut suite = TestSuite::new(xml(&peer.card_url));
+    suite.add_property(Property::new("card_url", xml(&peer.card_url)));
     let optional = [
         ("peer", &peer.name),
         ("card_digest", &peer.card_digest),
@@ -98,11 +107,11 @@ fn suite(peer: &PeerReport) -> TestSuite {
     ];
     for (name, value) in optional {
         if let Some(value) = value {
-            suite.add_property(Property::new(name, value.as_str()));
+            suite.add_property(Property::new(name, xml(value)));
         }
     }
     for warning in &peer.card_warnings {
-        suite.add_property(Property::new("card_warning", warning.as_str()));
+        suite.add_property(Property::new("card_warning", xml(warning)));
     }
     for d in &peer.declarations {
         let mut value = d.verdict.as_str().to_string();
@@ -112,16 +121,19 @@ fn suite(peer: &PeerReport) -> TestSuite {
                 d.baseline_reason.as_deref().unwrap_or("")
             ));
         }
-        suite.add_property(Property::new(format!("declaration:{}", d.id), value));
+        suite.add_property(Property::new(
+            format!("declaration:{}", xml(&d.id)),
+            xml(&value).into_owned(),
+        ));
     }
     if let Some(error) = &peer.card_error {
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
             .set_message(short(error))
             .set_type("card-error")
-            .set_description(error.as_str());
+            .set_description(xml(error));
         let mut case = TestCase::new("agent-card", status);
-        case.set_classname(peer.card_url.as_str());
+        case.set_classname(xml(&peer.card_url));
         if let Some(ms) = peer.duration_ms {
             case.set_time(Duration::from_millis(ms));
         }
@@ -134,7 +146,8 @@ fn suite(peer: &PeerReport) -> TestSuite {
 }
 
 fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
-    let evidence = (!run.evidence.is_empty()).then(|| evidence::plain(run, EVIDENCE_LINES));
+    let evidence =
+        (!run.evidence.is_empty()).then(|| xml(&evidence::plain(run, EVIDENCE_LINES)).into_owned());
     let status = match run.verdict {
         ScenarioVerdict::Pass => TestCaseStatus::success(),
         ScenarioVerdict::Flaky => {
@@ -159,7 +172,7 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
             status
                 .set_message(short(&run.message))
                 .set_type("fail")
-                .set_description(text);
+                .set_description(xml(&text));
             let earlier = run.failed_attempts.iter().map(|m| rerun(m, None));
             status.add_reruns(earlier);
             status
@@ -171,7 +184,7 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
             status
                 .set_message(short(&run.message))
                 .set_type(kind)
-                .set_description(run.message.as_str());
+                .set_description(xml(&run.message));
             status
         }
         ScenarioVerdict::Inconclusive => {
@@ -179,12 +192,12 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         }
         ScenarioVerdict::Skipped => skipped("skipped", format!("skipped: {}", run.message)),
     };
-    let mut case = TestCase::new(run.id.as_str(), status);
-    case.set_classname(peer.card_url.as_str())
+    let mut case = TestCase::new(xml(&run.id), status);
+    case.set_classname(xml(&peer.card_url))
         .set_time(Duration::from_millis(run.duration_ms));
-    case.add_property(Property::new("scenario", run.scenario.as_str()));
+    case.add_property(Property::new("scenario", xml(&run.scenario)));
     for declaration in &run.verifies {
-        case.add_property(Property::new("verifies", declaration.as_str()));
+        case.add_property(Property::new("verifies", xml(declaration)));
     }
     case.add_property(Property::new("verdict", run.verdict.as_str()));
     case.add_property(Property::new("attempts", run.attempts.to_string()));
@@ -192,7 +205,7 @@ fn case(peer: &PeerReport, run: &ScenarioReport) -> TestCase {
         case.add_property(Property::new("baselined", "true"));
         case.add_property(Property::new(
             "baseline_reason",
-            run.baseline_reason.as_deref().unwrap_or(""),
+            xml(run.baseline_reason.as_deref().unwrap_or("")),
         ));
     }
     // A flaky run's evidence is its failed attempt's: it sits in the
@@ -210,7 +223,7 @@ fn skipped(ty: &str, message: String) -> TestCaseStatus {
     status
         .set_message(short(&message))
         .set_type(ty)
-        .set_description(message);
+        .set_description(xml(&message));
     status
 }
 
@@ -232,7 +245,7 @@ fn rerun(message: &str, evidence: Option<&str>) -> TestRerun {
     rerun
         .set_message(short(message))
         .set_type("fail")
-        .set_description(message);
+        .set_description(xml(message));
     if let Some(evidence) = evidence {
         rerun.set_system_out(evidence);
     }

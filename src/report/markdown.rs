@@ -2,6 +2,8 @@
 //! as `$GITHUB_STEP_SUMMARY`: the result, the declaration table per peer, then
 //! each failure, flaky run and error with its message, a short evidence
 //! excerpt and the reproduction, then the baseline. A pure function of the report.
+//! Peer and report-file text is inert ([`inert`]): in code spans and fenced
+//! blocks, or escaped so no link, image, emphasis, HTML or cell break survives.
 
 use super::evidence::{self, one_line};
 use super::summary::{Outcome, Summary};
@@ -9,7 +11,7 @@ use super::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
-use crate::verdict;
+use crate::{inert, verdict};
 use std::fmt::Write;
 
 /// Evidence entries shown per run (the JSON report has them all).
@@ -91,8 +93,8 @@ fn render_peer(out: &mut String, peer: &PeerReport, many: bool) {
     let _ = writeln!(
         out,
         "A2A {} over {} at {} · card {}\n",
-        peer.protocol_version.as_deref().unwrap_or("?"),
-        peer.binding.as_deref().unwrap_or("?"),
+        text(peer.protocol_version.as_deref().unwrap_or("?")),
+        text(peer.binding.as_deref().unwrap_or("?")),
         code(peer.endpoint.as_deref().unwrap_or("?")),
         code(peer.card_digest.as_deref().unwrap_or("?"))
     );
@@ -261,44 +263,21 @@ fn render_baseline(out: &mut String, report: &RunReport) {
     let _ = writeln!(out);
 }
 
-/// Text safe in a paragraph or a table cell: no raw HTML, no cell breaks.
+/// Peer text in a paragraph or a table cell: shown as written, never
+/// markup, never a cell break.
 fn text(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
+    inert::markdown_text(s)
 }
 
-/// Inline code that survives backticks inside and sits in a table cell.
+/// Peer text as inline code that survives backticks inside and sits in a
+/// table cell.
 fn code(s: &str) -> String {
-    let s = s.replace(['\n', '\r'], " ").replace('|', "\\|");
-    let longest = longest_run(&s, '`');
-    let ticks = "`".repeat(longest + 1);
-    if longest > 0 {
-        format!("{ticks} {s} {ticks}")
-    } else {
-        format!("{ticks}{s}{ticks}")
-    }
+    inert::markdown_code(s)
 }
 
 /// A fenced block whose fence is longer than any backtick run in `body`.
 fn fenced(lang: &str, body: &str) -> String {
-    let fence = "`".repeat(longest_run(body, '`').max(2) + 1);
-    format!("{fence}{lang}\n{body}{fence}")
-}
-
-fn longest_run(s: &str, c: char) -> usize {
-    let (mut best, mut now) = (0, 0);
-    for ch in s.chars() {
-        if ch == c {
-            now += 1;
-            best = best.max(now);
-        } else {
-            now = 0;
-        }
-    }
-    best
+    inert::markdown_fenced(lang, body)
 }
 
 #[cfg(test)]
@@ -385,7 +364,7 @@ mod tests {
             "{md}"
         );
         assert!(md.contains(" · took 2.5 s"), "{md}");
-        assert!(md.contains("> it &lt;broke&gt; \\| badly"), "{md}");
+        assert!(md.contains("> it \\<broke\\> \\| badly"), "{md}");
         assert!(
             md.contains("````text\n+  0.20s step `expect` ```\n````"),
             "{md}"

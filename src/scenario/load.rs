@@ -8,6 +8,7 @@ use super::model::{ScenarioDef, Step, SuiteFile};
 use super::template::{Element, Template};
 use super::vars::{self, FOR_EACH_VARS};
 use crate::declaration::{DeclarationId, Gate};
+use crate::input::ReadError;
 use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -218,16 +219,13 @@ impl Suite {
     /// Reads and adds a suite file from disk.
     pub fn add_file(&mut self, path: &std::path::Path) -> Result<(), SuiteError> {
         let name = path.display().to_string();
-        let meta = std::fs::metadata(path)
-            .map_err(|e| SuiteError::whole_file(&name, format!("cannot read: {e}")))?;
-        if meta.len() > 4 * 1024 * 1024 {
-            return Err(SuiteError::whole_file(
-                &name,
-                "is larger than 4 MiB; a suite is a small YAML file".into(),
-            ));
-        }
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SuiteError::whole_file(&name, format!("cannot read: {e}")))?;
+        let text = crate::input::read_capped(path, crate::input::YAML_CAP).map_err(|e| {
+            let message = match e {
+                ReadError::TooLarge { .. } => format!("{e}; a suite is a small YAML file"),
+                ReadError::Io(e) => format!("cannot read: {e}"),
+            };
+            SuiteError::whole_file(&name, message)
+        })?;
         self.add(&name, &text)
     }
 

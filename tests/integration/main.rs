@@ -16,6 +16,7 @@ mod fleet;
 mod grpc;
 mod hostile;
 mod hostile_secrets;
+mod inert;
 mod install;
 mod interop;
 mod live;
