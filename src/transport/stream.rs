@@ -390,11 +390,6 @@ impl Reader {
             let state = self.shared.lock().unwrap_or_else(|p| p.into_inner());
             (state.comments, state.comment_bytes)
         };
-        if comments > RECORDED_COMMENTS {
-            self.transcript.note(format!(
-                "{comments} keep-alive comments ({comment_bytes} bytes) in all: SSE comments, not events; the first {RECORDED_COMMENTS} are recorded, the rest counted"
-            ));
-        }
         let summary = match &end {
             StreamEnd::Closed { .. } => "stream closed by the peer".to_string(),
             StreamEnd::Cut { reason, .. } => format!("stream cut: {reason}"),
@@ -402,6 +397,14 @@ impl Reader {
         };
         self.transcript
             .record(EvidenceKind::StreamEnd, end.at(), summary, None, None);
+        // Noted after the end is recorded: entries are ordered by time, and
+        // a note taken first could tie with the (earlier) end and swap
+        // places with it from run to run.
+        if comments > RECORDED_COMMENTS {
+            self.transcript.note(format!(
+                "{comments} keep-alive comments ({comment_bytes} bytes) in all: SSE comments, not events; the first {RECORDED_COMMENTS} are recorded, the rest counted"
+            ));
+        }
         self.shared.lock().unwrap_or_else(|p| p.into_inner()).end = Some(end);
         let _ = self.changes.send(counter);
     }
