@@ -713,7 +713,7 @@ async fn wait_for_cards(
         );
         loop {
             let outcome = match &client {
-                Err(e) => Err(e.clone()),
+                Err(e) => Err(e.to_string()),
                 Ok(client) => match client.get(url.clone()).send().await {
                     Ok(response) if response.status().is_success() => Ok(()),
                     Ok(response) => Err(format!("HTTP {}", response.status().as_u16())),

@@ -461,21 +461,10 @@ mod tests {
     use crate::report::{PeerReport, ScenarioReport};
 
     fn run(id: &str, verifies: &str, verdict: ScenarioVerdict) -> ScenarioReport {
-        ScenarioReport {
-            id: id.into(),
-            scenario: id.split('[').next().unwrap_or(id).into(),
-            title: String::new(),
-            verdict,
-            verifies: vec![verifies.into()],
-            duration_ms: 0,
-            message: format!("{id} said so"),
-            error_kind: None,
-            attempts: 1,
-            failed_attempts: vec![],
-            baselined: false,
-            baseline_reason: None,
-            evidence: vec![],
-        }
+        ScenarioReport::builder(id, verdict)
+            .verifies(verifies)
+            .message(&format!("{id} said so"))
+            .build()
     }
 
     fn report(runs: Vec<ScenarioReport>) -> RunReport {
@@ -488,11 +477,10 @@ mod tests {
             })
             .collect();
         let declarations = crate::verdict::judge_declarations(&declared, &runs);
-        RunReport::new(vec![PeerReport {
-            declarations,
-            scenarios: runs,
-            ..PeerReport::new("u")
-        }])
+        RunReport::new(vec![PeerReport::builder("u")
+            .declarations(declarations)
+            .scenarios(runs)
+            .build()])
     }
 
     #[test]

@@ -78,13 +78,13 @@ pub enum ConfigError {
         suggestion: Option<String>,
     },
     /// A value the flag's own parser refuses, or of the wrong shape.
-    #[error("{file}:{line}:{column}: `{key}`: {message}")]
+    #[error("{file}:{line}:{column}: `{key}`: {problem}")]
     BadValue {
         file: String,
         line: u64,
         column: u64,
         key: String,
-        message: String,
+        problem: ValueProblem,
     },
     /// A peer named by a section of its own, but the section has no `url`.
     #[error("peer `{name}`: the config file's section `{name}` has no `url` (and `{name}` is not a URL)")]
@@ -94,6 +94,22 @@ pub enum ConfigError {
         "peers `{first}` and `{second}` have different config sections; check them one at a time"
     )]
     TwoSections { first: String, second: String },
+}
+
+/// Why a config value cannot be a flag's default.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ValueProblem {
+    /// The flag's own value parser refused it (clap's message).
+    #[error("{0}")]
+    Refused(String),
+    #[error("expected a single value (text, number or true/false)")]
+    NotScalar,
+    #[error("has no value")]
+    NoValue,
+    #[error("takes one value, not a list")]
+    List,
+    #[error("takes one value, not a map")]
+    Map,
 }
 
 fn did_you_mean(suggestion: &Option<String>) -> String {
@@ -215,12 +231,12 @@ impl ConfigFile {
                     key: key.value,
                 });
             };
-            let bad = |message: String| ConfigError::BadValue {
+            let bad = |problem: ValueProblem| ConfigError::BadValue {
                 file: file.clone(),
                 line,
                 column,
                 key: key.value.clone(),
-                message,
+                problem,
             };
             let values = flag_values(arg, &value.value).map_err(bad)?;
             for v in &values {
@@ -270,7 +286,7 @@ impl ConfigFile {
 
 /// Runs `value` through `arg`'s own value parser (a one-argument command:
 /// the real one's `requires`/`conflicts` would not resolve there).
-fn validate(arg: &clap::Arg, value: &str) -> Result<(), String> {
+fn validate(arg: &clap::Arg, value: &str) -> Result<(), ValueProblem> {
     let probe = clap::Arg::new("value")
         .long("value")
         .action(ArgAction::Set)
@@ -280,7 +296,7 @@ fn validate(arg: &clap::Arg, value: &str) -> Result<(), String> {
         .arg(probe)
         .try_get_matches_from([OsString::from("--value"), OsString::from(value)])
         .map(|_| ())
-        .map_err(|e| clap_message(&e).replace("'--value <value>'", "it"))
+        .map_err(|e| ValueProblem::Refused(clap_message(&e).replace("'--value <value>'", "it")))
 }
 
 /// clap's message without its `error: ` prefix and usage lines.
@@ -293,19 +309,19 @@ fn clap_message(e: &clap::Error) -> String {
 /// A YAML value as the command-line values of `arg`: a scalar is one value,
 /// a list several (for repeatable flags), and a map `NAME: VALUE` pairs
 /// (written `NAME=VALUE` for `var`, `NAME: VALUE` for `header`).
-fn flag_values(arg: &clap::Arg, value: &serde_json::Value) -> Result<Vec<String>, String> {
+fn flag_values(arg: &clap::Arg, value: &serde_json::Value) -> Result<Vec<String>, ValueProblem> {
     use serde_json::Value;
     let repeatable = matches!(arg.get_action(), ArgAction::Append);
     let scalar = |v: &Value| match v {
         Value::String(s) => Ok(s.clone()),
         Value::Bool(b) => Ok(b.to_string()),
         Value::Number(n) => Ok(n.to_string()),
-        _ => Err("expected a single value (text, number or true/false)".to_string()),
+        _ => Err(ValueProblem::NotScalar),
     };
     match value {
-        Value::Null => Err("has no value".into()),
+        Value::Null => Err(ValueProblem::NoValue),
         Value::Array(items) if repeatable => items.iter().map(scalar).collect(),
-        Value::Array(_) => Err("takes one value, not a list".into()),
+        Value::Array(_) => Err(ValueProblem::List),
         Value::Object(map) if repeatable => {
             let separator = if arg.get_long() == Some("header") {
                 ": "
@@ -316,7 +332,7 @@ fn flag_values(arg: &clap::Arg, value: &serde_json::Value) -> Result<Vec<String>
                 .map(|(k, v)| scalar(v).map(|v| format!("{k}{separator}{v}")))
                 .collect()
         }
-        Value::Object(_) => Err("takes one value, not a map".into()),
+        Value::Object(_) => Err(ValueProblem::Map),
         other => scalar(other).map(|v| vec![v]),
     }
 }

@@ -360,21 +360,10 @@ mod tests {
     }
 
     fn run(id: &str, verifies: &str, verdict: ScenarioVerdict) -> ScenarioReport {
-        ScenarioReport {
-            id: id.into(),
-            scenario: id.into(),
-            title: String::new(),
-            verdict,
-            verifies: vec![verifies.into()],
-            duration_ms: 0,
-            message: format!("{id} said so"),
-            error_kind: None,
-            attempts: 1,
-            failed_attempts: vec![],
-            baselined: false,
-            baseline_reason: None,
-            evidence: vec![],
-        }
+        ScenarioReport::builder(id, verdict)
+            .verifies(verifies)
+            .message(&format!("{id} said so"))
+            .build()
     }
 
     #[test]
@@ -447,11 +436,11 @@ mod tests {
     }
 
     fn broken(id: &str, verifies: &str) -> ScenarioReport {
-        ScenarioReport {
-            error_kind: Some(ErrorKind::PeerMalfunction),
-            message: "peer malfunction: HTTP 500 text/html on SendMessage: not JSON".into(),
-            ..run(id, verifies, ScenarioVerdict::Error)
-        }
+        ScenarioReport::builder(id, ScenarioVerdict::Error)
+            .verifies(verifies)
+            .message("peer malfunction: HTTP 500 text/html on SendMessage: not JSON")
+            .error_kind(ErrorKind::PeerMalfunction)
+            .build()
     }
 
     #[test]
@@ -487,19 +476,9 @@ mod tests {
 
     #[test]
     fn exit_codes_follow_the_contract() {
-        let peer = |decls: Vec<DeclarationReport>| PeerReport {
-            declarations: decls,
-            ..PeerReport::new("u")
-        };
-        let row = |v| DeclarationReport {
-            id: "x".into(),
-            declared: true,
-            verdict: v,
-            scenarios: vec![],
-            reason: String::new(),
-            baselined: false,
-            baseline_reason: None,
-        };
+        let peer =
+            |decls: Vec<DeclarationReport>| PeerReport::builder("u").declarations(decls).build();
+        let row = |v| DeclarationReport::builder("x", v).build();
         let report = |p| RunReport::new(vec![p]);
         assert_eq!(
             exit_code(&report(peer(vec![row(DeclarationVerdict::Honoured)]))),
@@ -522,11 +501,10 @@ mod tests {
     }
 
     fn one_peer(declarations: Vec<DeclarationReport>, scenarios: Vec<ScenarioReport>) -> RunReport {
-        RunReport::new(vec![PeerReport {
-            declarations,
-            scenarios,
-            ..PeerReport::new("u")
-        }])
+        RunReport::new(vec![PeerReport::builder("u")
+            .declarations(declarations)
+            .scenarios(scenarios)
+            .build()])
     }
 
     #[test]

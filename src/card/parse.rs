@@ -102,7 +102,7 @@ pub fn parse_card(
     let endpoint = select::choose(&interfaces, protocol, binding).map_err(|reason| {
         CardError::NoUsableInterface {
             url: url.to_string(),
-            reason,
+            reason: reason.to_string(),
         }
     })?;
 

@@ -37,14 +37,19 @@ pub(super) fn choose(
     interfaces: &[Interface],
     protocol: ProtocolChoice,
     binding: BindingChoice,
-) -> Result<Interface, String> {
+) -> Result<Interface, NoEndpoint> {
     let wanted: &[ProtocolVersion] = match &protocol {
         ProtocolChoice::Auto => &[ProtocolVersion::V1_0, ProtocolVersion::V0_3],
         ProtocolChoice::Force(v) => std::slice::from_ref(v),
     };
-    let fail = |reason: String| Err(format!("{reason} (declared: {})", declared(interfaces)));
+    let fail = |reason: String| {
+        Err(NoEndpoint::NoneFits {
+            reason,
+            declared: declared(interfaces),
+        })
+    };
     if interfaces.is_empty() {
-        return Err("the card declares no interfaces".to_string());
+        return Err(NoEndpoint::NoInterfaces);
     }
 
     let mut pool: Vec<&Interface> = interfaces
@@ -99,7 +104,20 @@ pub(super) fn choose(
         .iter()
         .find_map(|v| pool.iter().find(|i| i.protocol_version == Some(*v)))
         .map(|i| (*i).clone())
-        .ok_or_else(|| "no interface fits".to_string())
+        .ok_or(NoEndpoint::Unmatched)
+}
+
+/// Why a card offers no endpoint for the run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoEndpoint {
+    #[error("the card declares no interfaces")]
+    NoInterfaces,
+    /// Interfaces are declared, none fits; `declared` lists them.
+    #[error("{reason} (declared: {declared})")]
+    NoneFits { reason: String, declared: String },
+    /// Not reached: a non-empty pool always holds a wanted version.
+    #[error("no interface fits")]
+    Unmatched,
 }
 
 /// "1.0", "0.3" or "1.0 and 0.3", from the interfaces left in the pool.

@@ -4,46 +4,26 @@
 use super::*;
 
 fn decl(id: &str, declared: bool, verdict: DeclarationVerdict) -> DeclarationReport {
-    DeclarationReport {
-        id: id.into(),
-        declared,
-        verdict,
-        scenarios: vec![],
-        reason: "why".into(),
-        baselined: false,
-        baseline_reason: None,
-    }
+    DeclarationReport::builder(id, verdict)
+        .declared(declared)
+        .reason("why")
+        .build()
 }
 
 fn run(id: &str, verdict: ScenarioVerdict) -> ScenarioReport {
-    ScenarioReport {
-        id: id.into(),
-        scenario: id.into(),
-        title: String::new(),
-        verdict,
-        verifies: vec![],
-        duration_ms: 0,
-        message: "said so".into(),
-        error_kind: None,
-        attempts: 1,
-        failed_attempts: vec![],
-        baselined: false,
-        baseline_reason: None,
-        evidence: vec![],
-    }
+    ScenarioReport::builder(id, verdict)
+        .message("said so")
+        .build()
 }
 
 fn peer(url: &str, d: Vec<DeclarationReport>, s: Vec<ScenarioReport>) -> PeerReport {
-    PeerReport {
-        name: Some("p".into()),
-        card_digest: Some("sha256:1".into()),
-        protocol_version: Some("1.0".into()),
-        binding: Some("jsonrpc".into()),
-        endpoint: Some(format!("{url}/a2a")),
-        declarations: d,
-        scenarios: s,
-        ..PeerReport::new(url)
-    }
+    PeerReport::builder(url)
+        .name("p")
+        .card_digest("sha256:1")
+        .spoken("1.0", "jsonrpc", &format!("{url}/a2a"))
+        .declarations(d)
+        .scenarios(s)
+        .build()
 }
 
 fn report(peers: Vec<PeerReport>) -> RunReport {

@@ -104,21 +104,9 @@ mod tests {
     }
 
     fn run(evidence: Vec<Evidence>) -> ScenarioReport {
-        ScenarioReport {
-            id: "r".into(),
-            scenario: "r".into(),
-            title: String::new(),
-            verdict: ScenarioVerdict::Fail,
-            verifies: vec![],
-            duration_ms: 0,
-            message: String::new(),
-            error_kind: None,
-            attempts: 1,
-            failed_attempts: vec![],
-            baselined: false,
-            baseline_reason: None,
-            evidence,
-        }
+        ScenarioReport::builder("r", ScenarioVerdict::Fail)
+            .evidence(evidence)
+            .build()
     }
 
     #[test]

@@ -275,7 +275,8 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
     let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
     let shown = url.to_string();
     let fail = |m: String| (shown.clone(), options.redactor.redact(&m));
-    let client = http_client(options.client.timeout, &options.client.tls).map_err(fail)?;
+    let client = http_client(options.client.timeout, &options.client.tls)
+        .map_err(|e| fail(e.to_string()))?;
     let response = get_card(&client, &url, &options.client)
         .await
         .map_err(|e| fail(e.to_string()))?;
@@ -423,6 +424,7 @@ async fn check_peer(
                 card.binding(),
                 options.client.clone(),
             )
+            .map_err(|e| e.to_string())
         });
     let client = match client {
         Ok(c) => c,
@@ -687,7 +689,7 @@ fn interface_client(
     };
     let url = url::Url::parse(&interface.url)
         .map_err(|e| format!("the interface URL `{}` is not a URL: {e}", interface.url))?;
-    PeerClient::new(url, version, binding, options.client.clone())
+    PeerClient::new(url, version, binding, options.client.clone()).map_err(|e| e.to_string())
 }
 
 /// A run that could not start: tool trouble, reported as `error`.

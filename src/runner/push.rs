@@ -245,7 +245,7 @@ pub(super) fn judge_delivery(
     version: ProtocolVersion,
     d: &Delivery,
     token_set: bool,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, DeliveryFault> {
     let mut notes = Vec::new();
     let content_type = d.content_type.as_deref().map(|c| {
         c.split(';')
@@ -255,7 +255,7 @@ pub(super) fn judge_delivery(
             .to_ascii_lowercase()
     });
     match content_type.as_deref() {
-        None => return Err("the notification has no Content-Type".into()),
+        None => return Err(DeliveryFault::NoContentType),
         Some("application/a2a+json") => {}
         Some("application/json") if version == ProtocolVersion::V1_0 => notes.push(
             "tolerated: the notification was sent as application/json, not application/a2a+json (v1 §4.3.3)".into(),
@@ -263,24 +263,19 @@ pub(super) fn judge_delivery(
         Some("application/json") => {}
         Some(c) if c.starts_with("application/") && c.ends_with("+json") => {}
         Some(other) => {
-            return Err(format!(
-                "the notification's Content-Type is {other}, not JSON (v1 §4.3.3: application/a2a+json)"
-            ))
+            return Err(DeliveryFault::NotJsonContentType(other.to_string()))
         }
     }
     match (version, d.shape) {
         (ProtocolVersion::V1_0, BodyShape::StreamResponse) => {}
-        (ProtocolVersion::V1_0, BodyShape::Kind) => {
-            return Err("the body is a v0.3 `kind`-tagged object, not a StreamResponse (v1 §4.3.3)".into())
-        }
-        (ProtocolVersion::V1_0, BodyShape::BareTask) => {
-            return Err("the body is a bare Task, not a StreamResponse (v1 §4.3.3: `{\"task\": …}` or an update)".into())
-        }
+        (ProtocolVersion::V1_0, BodyShape::Kind) => return Err(DeliveryFault::KindTagged),
+        (ProtocolVersion::V1_0, BodyShape::BareTask) => return Err(DeliveryFault::BareTask),
         (ProtocolVersion::V0_3, BodyShape::StreamResponse) => notes.push(
-            "noted: the v0.3 notification is a v1.0 StreamResponse (0.3 leaves the body undefined)".into(),
+            "noted: the v0.3 notification is a v1.0 StreamResponse (0.3 leaves the body undefined)"
+                .into(),
         ),
         (_, BodyShape::NotJson | BodyShape::Unrecognized) => {
-            return Err(format!("the body is {}", d.describe_body()))
+            return Err(DeliveryFault::Body(d.describe_body()))
         }
         (ProtocolVersion::V0_3, _) => {}
     }
@@ -292,21 +287,16 @@ pub(super) fn judge_delivery(
             matches: Some(false),
         })
     {
-        return Err("X-A2A-Notification-Token does not match the token set on the config".into());
+        return Err(DeliveryFault::TokenMismatch);
     }
     match version {
         ProtocolVersion::V1_0 => match d.authorization {
-            Credential::Present { matches: Some(false) } => Err(
-                "the Authorization credentials do not match the ones set on the config (v1 §4.3.3)".into(),
-            ),
-            Credential::Absent => Err(format!(
-                "no Authorization header: v1 §4.3.3 requires one, built from the config's authentication (the token was set as Bearer credentials){}",
-                if d.token_header == Credential::Absent {
-                    ""
-                } else {
-                    "; only X-A2A-Notification-Token was sent, which v1.0.1 removed from the spec"
-                }
-            )),
+            Credential::Present {
+                matches: Some(false),
+            } => Err(DeliveryFault::AuthorizationMismatch),
+            Credential::Absent => Err(DeliveryFault::NoAuthorization {
+                token_header_only: d.token_header != Credential::Absent,
+            }),
             Credential::Present { .. } => Ok(notes),
         },
         ProtocolVersion::V0_3 => {
@@ -318,6 +308,34 @@ pub(super) fn judge_delivery(
             Ok(notes)
         }
     }
+}
+
+/// How a notification breaks the version's delivery rules (the step fails
+/// with this reason).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum DeliveryFault {
+    #[error("the notification has no Content-Type")]
+    NoContentType,
+    #[error("the notification's Content-Type is {0}, not JSON (v1 §4.3.3: application/a2a+json)")]
+    NotJsonContentType(String),
+    #[error("the body is a v0.3 `kind`-tagged object, not a StreamResponse (v1 §4.3.3)")]
+    KindTagged,
+    #[error(
+        "the body is a bare Task, not a StreamResponse (v1 §4.3.3: `{{\"task\": …}}` or an update)"
+    )]
+    BareTask,
+    /// Not JSON, or JSON of no known shape (the description says which).
+    #[error("the body is {0}")]
+    Body(String),
+    #[error("X-A2A-Notification-Token does not match the token set on the config")]
+    TokenMismatch,
+    #[error("the Authorization credentials do not match the ones set on the config (v1 §4.3.3)")]
+    AuthorizationMismatch,
+    #[error(
+        "no Authorization header: v1 §4.3.3 requires one, built from the config's authentication (the token was set as Bearer credentials){}",
+        if *.token_header_only { "; only X-A2A-Notification-Token was sent, which v1.0.1 removed from the spec" } else { "" }
+    )]
+    NoAuthorization { token_header_only: bool },
 }
 
 #[cfg(test)]
@@ -362,12 +380,15 @@ mod tests {
         let good = delivery("application/a2a+json", StreamResponse, OK, NONE);
         assert_eq!(judge_delivery(V1_0, &good, true), Ok(vec![]));
         let token_only = delivery("application/a2a+json", StreamResponse, NONE, OK);
-        let e = judge_delivery(V1_0, &token_only, true).unwrap_err();
+        let e = judge_delivery(V1_0, &token_only, true)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no Authorization header"), "{e}");
         assert!(e.contains("v1.0.1 removed"), "{e}");
         let wrong = delivery("application/a2a+json", StreamResponse, WRONG, NONE);
         assert!(judge_delivery(V1_0, &wrong, true)
             .unwrap_err()
+            .to_string()
             .contains("do not match"));
         // Without a token, credentials are not judged.
         let bare = delivery("application/a2a+json", StreamResponse, NONE, NONE);
@@ -375,6 +396,7 @@ mod tests {
         let task = delivery("application/a2a+json", BareTask, OK, NONE);
         assert!(judge_delivery(V1_0, &task, true)
             .unwrap_err()
+            .to_string()
             .contains("not a StreamResponse"));
     }
 
@@ -386,6 +408,7 @@ mod tests {
         let text = delivery("text/plain", StreamResponse, OK, NONE);
         assert!(judge_delivery(V1_0, &text, true)
             .unwrap_err()
+            .to_string()
             .contains("text/plain"));
         let mut none = delivery("x", StreamResponse, OK, NONE);
         none.content_type = None;
@@ -405,6 +428,7 @@ mod tests {
         let wrong = delivery("application/json", Kind, NONE, WRONG);
         assert!(judge_delivery(V0_3, &wrong, true)
             .unwrap_err()
+            .to_string()
             .contains("does not match"));
         let junk = delivery("application/json", NotJson, NONE, OK);
         assert!(judge_delivery(V0_3, &junk, true).is_err());

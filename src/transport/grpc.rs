@@ -187,17 +187,15 @@ pub(super) async fn open_stream(
     let messages = response
         .into_inner()
         .map(|item| match item {
-            Ok(message) => serde_json::to_string(&message)
-                .map_err(|e| format!("cannot render a StreamResponse as JSON: {e}")),
+            Ok(message) => serde_json::to_string(&message).map_err(StreamMessageError::Render),
             Err(status) => match classify_status(&status) {
                 // An error status ending the stream is an error event, as
                 // an SSE error frame would be.
                 Reply::Err(error) => Ok(json!({ "error": error }).to_string()),
-                _ => Err(format!(
-                    "the stream ended with gRPC {}: {}",
-                    code_name(status.code()),
-                    clip(status.message(), 200)
-                )),
+                _ => Err(StreamMessageError::Ended {
+                    code: code_name(status.code()),
+                    message: clip(status.message(), 200),
+                }),
             },
         })
         .boxed();
@@ -505,6 +503,16 @@ pub fn classify_status(status: &Status) -> Reply {
             clip(&message, 160)
         )),
     }
+}
+
+/// Why a gRPC server stream stopped short of a clean end.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum StreamMessageError {
+    #[error("cannot render a StreamResponse as JSON: {0}")]
+    Render(#[source] serde_json::Error),
+    /// A non-A2A status ended the stream (an A2A error becomes an event).
+    #[error("the stream ended with gRPC {code}: {message}")]
+    Ended { code: &'static str, message: String },
 }
 
 /// The canonical name of a status code (`NOT_FOUND`).

@@ -23,7 +23,10 @@ pub struct TlsOptions {
 /// redirect by itself — a call's redirect is what the peer answered, and the
 /// card's are followed by hand ([`super::redirect`]) so that credentials never
 /// cross to another origin.
-pub fn http_client(timeout: Duration, tls: &TlsOptions) -> Result<reqwest::Client, String> {
+pub fn http_client(
+    timeout: Duration,
+    tls: &TlsOptions,
+) -> Result<reqwest::Client, ClientBuildError> {
     let mut builder = reqwest::Client::builder();
     for root in &tls.extra_roots {
         builder = builder.add_root_certificate(root.clone());
@@ -39,7 +42,18 @@ pub fn http_client(timeout: Duration, tls: &TlsOptions) -> Result<reqwest::Clien
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+        .map_err(ClientBuildError::Build)
+}
+
+/// Why the HTTP client could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientBuildError {
+    /// A proxy from `HTTPS_PROXY`/`HTTP_PROXY` that reqwest refuses.
+    #[error("the proxy {url} cannot be used: {source}")]
+    Proxy { url: String, source: reqwest::Error },
+    /// reqwest refused the options (TLS roots, identity).
+    #[error("cannot build the HTTP client: {0}")]
+    Build(#[source] reqwest::Error),
 }
 
 /// Loopback is never proxied, whatever `NO_PROXY` says.
@@ -48,7 +62,9 @@ const LOOPBACK: &str = "localhost,127.0.0.0/8,::1";
 /// `HTTPS_PROXY`/`HTTP_PROXY` (either case) as reqwest reads them, with
 /// loopback and `NO_PROXY` left direct: the mock peer and local agents must
 /// not go through a CI runner's proxy.
-fn with_env_proxies(mut builder: reqwest::ClientBuilder) -> Result<reqwest::ClientBuilder, String> {
+fn with_env_proxies(
+    mut builder: reqwest::ClientBuilder,
+) -> Result<reqwest::ClientBuilder, ClientBuildError> {
     let env = |names: [&str; 2]| {
         names
             .iter()
@@ -69,7 +85,10 @@ fn with_env_proxies(mut builder: reqwest::ClientBuilder) -> Result<reqwest::Clie
         } else {
             reqwest::Proxy::http(&url)
         }
-        .map_err(|e| format!("the proxy {url} cannot be used: {e}"))?;
+        .map_err(|source| ClientBuildError::Proxy {
+            url: url.clone(),
+            source,
+        })?;
         builder = builder.proxy(proxy.no_proxy(reqwest::NoProxy::from_string(&no_proxy)));
     }
     Ok(builder)

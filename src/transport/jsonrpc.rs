@@ -20,13 +20,13 @@ pub fn classify_jsonrpc(expect_id: Option<u64>, body: &[u8]) -> Reply {
             ))
         }
     };
-    classify_envelope(expect_id, &value).unwrap_or_else(Reply::Broken)
+    classify_envelope(expect_id, &value).unwrap_or_else(|e| Reply::Broken(e.to_string()))
 }
 
 /// Reads one JSON-RPC response envelope (also used for each SSE event).
-pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply, String> {
+pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply, EnvelopeError> {
     let Some(obj) = value.as_object() else {
-        return Err("the answer is not a JSON-RPC object".into());
+        return Err(EnvelopeError::NotAnObject);
     };
     if let Some(expected) = expect_id {
         match obj.get("id") {
@@ -35,21 +35,39 @@ pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply,
             // A parse error may be answered with a null id; anything else is wrong.
             Some(Value::Null) if obj.contains_key("error") => {}
             Some(other) => {
-                return Err(format!(
-                    "response id {other} does not match request id {expected}"
-                ))
+                return Err(EnvelopeError::IdMismatch {
+                    got: other.clone(),
+                    expected,
+                })
             }
-            None => return Err("response has no `id`".into()),
+            None => return Err(EnvelopeError::NoId),
         }
     }
     match (obj.get("result"), obj.get("error")) {
-        (Some(_), Some(_)) => Err("response carries both `result` and `error`".into()),
+        (Some(_), Some(_)) => Err(EnvelopeError::Both),
         (Some(result), None) => Ok(Reply::Ok(result.clone())),
         (None, Some(error)) => RpcError::from_json(error)
             .map(Reply::Err)
-            .ok_or_else(|| format!("`error` has no integer `code`: {error}")),
-        (None, None) => Err("response has neither `result` nor `error`".into()),
+            .ok_or_else(|| EnvelopeError::NoCode(error.clone())),
+        (None, None) => Err(EnvelopeError::Neither),
     }
+}
+
+/// What is wrong with a JSON-RPC response envelope.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EnvelopeError {
+    #[error("the answer is not a JSON-RPC object")]
+    NotAnObject,
+    #[error("response id {got} does not match request id {expected}")]
+    IdMismatch { got: Value, expected: u64 },
+    #[error("response has no `id`")]
+    NoId,
+    #[error("response carries both `result` and `error`")]
+    Both,
+    #[error("`error` has no integer `code`: {0}")]
+    NoCode(Value),
+    #[error("response has neither `result` nor `error`")]
+    Neither,
 }
 
 #[cfg(test)]

@@ -15,15 +15,15 @@ pub struct Route {
 }
 
 /// Maps an operation and its JSON-RPC-shaped params to a REST route (v1 §11.3).
-pub fn route(base: &url::Url, op: Operation, params: &Value) -> Result<Route, String> {
+pub fn route(base: &url::Url, op: Operation, params: &Value) -> Result<Route, RouteError> {
     use reqwest::Method;
-    let task_id = || -> Result<String, String> {
+    let task_id = || -> Result<String, RouteError> {
         params
             .get("id")
             .or_else(|| params.get("taskId"))
             .and_then(Value::as_str)
             .map(url_escape)
-            .ok_or_else(|| format!("{op:?} needs a task id"))
+            .ok_or(RouteError::NoTaskId(op))
     };
     let (method, path, body) = match op {
         Operation::SendMessage => (
@@ -57,11 +57,11 @@ pub fn route(base: &url::Url, op: Operation, params: &Value) -> Result<Route, St
             let config = params
                 .get("id")
                 .and_then(Value::as_str)
-                .ok_or("push config operations need a config id")?;
+                .ok_or(RouteError::NoPushConfigId)?;
             let task = params
                 .get("taskId")
                 .and_then(Value::as_str)
-                .ok_or("push config operations need a task id")?;
+                .ok_or(RouteError::NoPushConfigTaskId)?;
             let method = if op == Operation::GetPushConfig {
                 Method::GET
             } else {
@@ -85,13 +85,32 @@ pub fn route(base: &url::Url, op: Operation, params: &Value) -> Result<Route, St
         Operation::GetExtendedCard => (Method::GET, "extendedAgentCard".to_string(), None),
     };
     let joined = format!("{}/{}", base.as_str().trim_end_matches('/'), path);
-    let url = url::Url::parse(&joined).map_err(|e| format!("bad REST URL {joined}: {e}"))?;
+    let url = url::Url::parse(&joined).map_err(|source| RouteError::BadUrl {
+        url: joined.clone(),
+        source,
+    })?;
     Ok(Route {
         label: format!("{op:?} (HTTP+JSON)"),
         method,
         url,
         body,
     })
+}
+
+/// Why an operation has no REST route: its params lack an id the path needs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RouteError {
+    #[error("{0:?} needs a task id")]
+    NoTaskId(Operation),
+    #[error("push config operations need a config id")]
+    NoPushConfigId,
+    #[error("push config operations need a task id")]
+    NoPushConfigTaskId,
+    #[error("bad REST URL {url}: {source}")]
+    BadUrl {
+        url: String,
+        source: url::ParseError,
+    },
 }
 
 fn url_escape(segment: &str) -> String {

@@ -94,8 +94,8 @@ impl StreamHandle {
     /// A stream of messages the binding already framed (gRPC server
     /// streaming): each item is one StreamResponse as JSON text, or how the
     /// stream failed. Bounded like SSE: time, bytes and events.
-    pub(super) fn spawn_messages(
-        messages: BoxStream<'static, Result<String, String>>,
+    pub(super) fn spawn_messages<E: std::fmt::Display + Send + 'static>(
+        messages: BoxStream<'static, Result<String, E>>,
         transcript: Arc<Transcript>,
         version: ProtocolVersion,
         max_duration: Duration,
@@ -245,8 +245,8 @@ async fn read_stream(mut response: reqwest::Response, reader: Reader, max_durati
 
 /// Reads framed messages until the peer ends the stream or a cap is reached;
 /// each message is recorded as the event an SSE `data:` line would be.
-async fn read_messages(
-    mut messages: BoxStream<'static, Result<String, String>>,
+async fn read_messages<E: std::fmt::Display>(
+    mut messages: BoxStream<'static, Result<String, E>>,
     reader: Reader,
     max_duration: Duration,
 ) {
@@ -265,10 +265,10 @@ async fn read_messages(
                 }
             }
             Ok(None) => break StreamEnd::Closed { at: Instant::now() },
-            Ok(Some(Err(reason))) => {
+            Ok(Some(Err(failure))) => {
                 break StreamEnd::Failed {
                     at: Instant::now(),
-                    reason,
+                    reason: failure.to_string(),
                 }
             }
             Ok(Some(Ok(data))) => data,
@@ -446,7 +446,9 @@ fn decode_frame(
             Ok(_) => Event::Unrecognized {
                 reason: "unexpected envelope".into(),
             },
-            Err(reason) => Event::Unrecognized { reason },
+            Err(e) => Event::Unrecognized {
+                reason: e.to_string(),
+            },
         };
     }
     if event_name == Some("error") || value.get("error").is_some() {

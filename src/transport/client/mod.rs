@@ -5,7 +5,7 @@
 
 pub use super::credentials::{ClientConfig, Credentials, SENSITIVE_HEADERS};
 use super::grpc::{self, GrpcCall};
-pub use super::http::{describe_reqwest_error, http_client, read_bounded};
+pub use super::http::{describe_reqwest_error, http_client, read_bounded, ClientBuildError};
 use super::jsonrpc::classify_jsonrpc;
 use super::reply::Reply;
 use super::rest;
@@ -37,6 +37,20 @@ pub enum StreamOpen {
     Answer(Reply),
 }
 
+/// Why a client for a peer could not be set up: a credential that is no
+/// valid HTTP header, or an HTTP client reqwest would not build.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("invalid header name `{0}`")]
+    HeaderName(String),
+    #[error("invalid value for header `{0}`")]
+    HeaderValue(String),
+    #[error("the bearer token is not a valid header value")]
+    Bearer,
+    #[error(transparent)]
+    Http(#[from] ClientBuildError),
+}
+
 /// A client for one peer endpoint.
 pub struct PeerClient {
     http: reqwest::Client,
@@ -57,7 +71,7 @@ impl PeerClient {
         version: ProtocolVersion,
         binding: Binding,
         config: ClientConfig,
-    ) -> Result<PeerClient, String> {
+    ) -> Result<PeerClient, ClientError> {
         let withheld_for = config.withholds_from(&endpoint);
         let config = match withheld_for {
             Some(_) => config.without_credentials(),
@@ -66,14 +80,14 @@ impl PeerClient {
         let mut headers = HeaderMap::new();
         for (name, value) in &config.headers {
             let name = HeaderName::from_bytes(name.trim().as_bytes())
-                .map_err(|_| format!("invalid header name `{name}`"))?;
+                .map_err(|_| ClientError::HeaderName(name.clone()))?;
             let value = HeaderValue::from_str(value.trim())
-                .map_err(|_| format!("invalid value for header `{name}`"))?;
+                .map_err(|_| ClientError::HeaderValue(name.to_string()))?;
             headers.append(name, value);
         }
         if let Some((_, token)) = &config.bearer {
             let value = HeaderValue::from_str(&format!("Bearer {token}"))
-                .map_err(|_| "the bearer token is not a valid header value".to_string())?;
+                .map_err(|_| ClientError::Bearer)?;
             headers.insert(reqwest::header::AUTHORIZATION, value);
         }
         if version == ProtocolVersion::V1_0 {
@@ -349,7 +363,8 @@ impl PeerClient {
                 )
             }
             Binding::Rest => {
-                let route = rest::route(&self.endpoint, op, &params).map_err(Reply::Broken)?;
+                let route = rest::route(&self.endpoint, op, &params)
+                    .map_err(|e| Reply::Broken(e.to_string()))?;
                 (route.method, route.url, route.body, route.label)
             }
             Binding::Grpc => {
