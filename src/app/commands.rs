@@ -1,0 +1,315 @@
+//! The other subcommands: `merge`, `diff`, `card`, `suite` and `mock-peer`.
+
+use super::options::{
+    binding_choice, check_peer_urls, env_secret, load_suite, mock_protocol, protocol_choice,
+    tls_options, DEFAULT_TIMEOUT,
+};
+use super::output::{is_stdout, style, use_color, Outputs};
+use crate::baseline::Baseline;
+use crate::cli::{
+    CardArgs, DiffArgs, MergeArgs, MockPeerArgs, OutputArgs, ProgressArg, SuiteCommand,
+};
+use crate::diff;
+use crate::error::{AppError, UsageError};
+use crate::exit;
+use crate::inert::terminal;
+use crate::mock::{MockConfig, MockPeer, MockTiming};
+use crate::report::{self, human, junit, markdown};
+use crate::runner::{self, RunOptions};
+use crate::scenario::Suite;
+use crate::transport::client::ClientConfig;
+
+/// `merge`: joins shard reports, prints the terminal report, writes the files.
+pub(super) fn merge(args: MergeArgs) -> Result<i32, AppError> {
+    let loaded = args
+        .reports
+        .iter()
+        .map(|path| crate::merge::load(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = crate::merge::merge(loaded)?;
+    let targets = [
+        ("--json", args.json.as_deref()),
+        ("--junit", args.junit.as_deref()),
+        ("--markdown", args.markdown.as_deref()),
+    ];
+    let outputs = Outputs { files: targets };
+    outputs.check()?;
+    let output = OutputArgs {
+        color: args.color,
+        quiet: args.quiet,
+        verbose: args.verbose,
+        progress: ProgressArg::None,
+    };
+    let junit = args
+        .junit
+        .as_ref()
+        .map(|_| junit::render(&report))
+        .transpose()
+        .map_err(|e| AppError::RenderReport(e.to_string()))?;
+    let human = human::render(&report, style(&output, outputs.stdout_taken()));
+    if outputs.stdout_taken() {
+        eprint!("{human}");
+    } else {
+        print!("{human}");
+    }
+    let files = [
+        (&args.json, Some(report.to_json())),
+        (&args.junit, junit),
+        (
+            &args.markdown,
+            args.markdown.as_ref().map(|_| markdown::render(&report)),
+        ),
+    ];
+    for (path, contents) in files {
+        if let (Some(path), Some(contents)) = (path, contents) {
+            if is_stdout(path) {
+                print!("{contents}");
+            } else {
+                report::write_atomically(path, &contents).map_err(|source| {
+                    AppError::WriteReport {
+                        path: path.clone(),
+                        source,
+                    }
+                })?;
+            }
+        }
+    }
+    Ok(crate::verdict::exit_code(&report))
+}
+
+pub(super) fn diff(args: DiffArgs) -> Result<i32, AppError> {
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    let markdown_to_stdout = args.markdown.as_deref().is_some_and(is_stdout);
+    if let Some(path) = args.markdown.as_deref().filter(|p| !is_stdout(p)) {
+        report::check_writable(path).map_err(|source| UsageError::ReportPath {
+            flag: "--markdown",
+            path: path.to_path_buf(),
+            source,
+        })?;
+    }
+    let options = diff::DiffOptions {
+        fail_on: args.fail_on,
+        accept: args.accept.clone(),
+        baseline,
+    };
+    if args.json && markdown_to_stdout {
+        return Err(UsageError::StdoutTwice.into());
+    }
+    let d = diff::diff_files(&args.old, &args.new, &options)?;
+    let shown = if args.json {
+        format!("{}\n", d.to_json())
+    } else {
+        d.render_styled(use_color(args.color, markdown_to_stdout))
+    };
+    if markdown_to_stdout {
+        eprint!("{shown}");
+    } else {
+        print!("{shown}");
+    }
+    if let Some(path) = &args.markdown {
+        let text = d.render_markdown();
+        if is_stdout(path) {
+            print!("{text}");
+        } else {
+            report::write_atomically(path, &text).map_err(|source| AppError::WriteReport {
+                path: path.clone(),
+                source,
+            })?;
+        }
+    }
+    for id in &d.unmatched_accepts {
+        eprintln!(
+            "warning: accepted `{}` names no change between these reports",
+            terminal(id)
+        );
+    }
+    Ok(if d.failed { exit::DIVERGED } else { exit::OK })
+}
+
+pub(super) async fn card(args: CardArgs) -> Result<i32, AppError> {
+    check_peer_urls(std::slice::from_ref(&args.peer))?;
+    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
+    let options = RunOptions {
+        protocol: protocol_choice(args.protocol),
+        binding: binding_choice(args.binding),
+        client: ClientConfig {
+            timeout,
+            tls: tls_options(&args.tls)?,
+            ..ClientConfig::default()
+        },
+        ..RunOptions::default()
+    };
+    let card = runner::fetch_card(&args.peer, &options)
+        .await
+        .map_err(|(_, message)| AppError::Peer(terminal(&message).into_owned()))?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&card).unwrap_or_else(|e| e.to_string())
+        );
+        return Ok(exit::OK);
+    }
+    // Everything here but the labels is the peer's text.
+    let name = terminal(&card.name);
+    println!("{name} — {}", terminal(card.fetched_from.as_str()));
+    println!("  layout:   {}", card.layout);
+    println!(
+        "  endpoint: A2A {} over {} at {}",
+        card.protocol_version(),
+        card.binding(),
+        terminal(card.endpoint.url.as_str())
+    );
+    for i in &card.interfaces {
+        println!(
+            "  interface: {} {} at {}",
+            if i.declared_version.is_empty() {
+                "?".into()
+            } else {
+                terminal(&i.declared_version)
+            },
+            terminal(&i.binding_name),
+            terminal(i.url.as_str())
+        );
+    }
+    println!("  digest:   {}", card.digest);
+    println!("  declarations:");
+    for d in card.declarations() {
+        println!(
+            "    {:<48} {}",
+            terminal(&d.id.to_string()),
+            if d.declared {
+                "declared"
+            } else {
+                "not declared"
+            }
+        );
+    }
+    for w in &card.warnings {
+        println!("  warning: {}", terminal(&w.to_string()));
+    }
+    Ok(exit::OK)
+}
+
+pub(super) fn suite(cmd: SuiteCommand) -> Result<i32, AppError> {
+    match cmd {
+        SuiteCommand::Lint {
+            files,
+            no_default_suite,
+        } => {
+            // Checked against the default suite, as `check --suite` loads
+            // them: a file redefining a default id fails both the same way.
+            let mut suite = if no_default_suite {
+                Suite::default()
+            } else {
+                Suite::embedded()?
+            };
+            let mut failed = false;
+            for file in &files {
+                let before = suite.scenarios.len();
+                match suite.add_file(file) {
+                    Ok(()) => println!(
+                        "ok: {}: {} scenario(s)",
+                        terminal(&file.display().to_string()),
+                        suite.scenarios.len() - before
+                    ),
+                    Err(e) => {
+                        // Lint shows every bad file, not only the first.
+                        AppError::from(e).print();
+                        failed = true;
+                    }
+                }
+            }
+            Ok(if failed { exit::USAGE } else { exit::OK })
+        }
+        SuiteCommand::List {
+            suites,
+            no_default_suite,
+            json,
+        } => {
+            let suite = load_suite(&suites, no_default_suite)?;
+            if json {
+                let rows: Vec<serde_json::Value> = suite
+                    .scenarios
+                    .iter()
+                    .map(|s| {
+                        serde_json::json!({
+                            "id": s.id(),
+                            "title": s.def.title,
+                            "verifies": s.verifies.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                            "when": s.gate.as_ref().map(ToString::to_string),
+                            "for_each": s.def.for_each.map(|f| f.to_string()),
+                            "file": s.file,
+                            "line": s.line,
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&rows).unwrap_or_else(|e| e.to_string())
+                );
+                return Ok(exit::OK);
+            }
+            for s in &suite.scenarios {
+                let gate = s
+                    .gate
+                    .as_ref()
+                    .map(|g| format!(" (when {g})"))
+                    .unwrap_or_default();
+                let each = s
+                    .def
+                    .for_each
+                    .map(|f| format!(" ({f})"))
+                    .unwrap_or_default();
+                let verifies: Vec<String> = s.verifies.iter().map(ToString::to_string).collect();
+                println!(
+                    "{}  verifies {}{gate}{each}",
+                    terminal(s.id()),
+                    terminal(&verifies.join(", "))
+                );
+                println!(
+                    "    {}  [{}:{}]",
+                    terminal(&s.def.title.to_string()),
+                    terminal(&s.file),
+                    s.line
+                );
+            }
+            Ok(exit::OK)
+        }
+    }
+}
+
+pub(super) async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
+    let behaviour = args.behaviour;
+    let auth_token = match &args.token_env {
+        None => None,
+        Some(var) => Some(env_secret("--token-env", var)?.trim().to_string()),
+    };
+    let config = MockConfig {
+        protocol: mock_protocol(args.protocol),
+        behaviour,
+        port: args.port,
+        timing: MockTiming {
+            chunks: args.chunks,
+            chunk_interval: args.chunk_interval,
+            silence: args.silence,
+            ..MockTiming::default()
+        },
+        auth_token,
+    };
+    let peer = MockPeer::start(config)
+        .await
+        .map_err(|source| AppError::MockPeer {
+            action: "listen",
+            address: format!("127.0.0.1:{}", args.port),
+            source,
+        })?;
+    println!("{}", peer.card_url());
+    eprintln!(
+        "mock peer ({behaviour}, A2A {}) serving on {}; Ctrl-C stops it",
+        peer.protocol(),
+        peer.base_url()
+    );
+    let _ = tokio::signal::ctrl_c().await;
+    peer.shutdown().await;
+    Ok(exit::OK)
+}

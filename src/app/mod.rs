@@ -1,0 +1,60 @@
+//! What each subcommand does: turning arguments into options, running, and
+//! mapping the outcome to an exit code. Reports go to stdout, problems to
+//! stderr: each [`AppError`] printed once, by [`run`].
+
+mod check;
+mod commands;
+mod options;
+mod output;
+
+use crate::cli::{Cli, Command, ConfigCommand, SchemaCommand};
+use crate::config::{ConfigFile, Parsed};
+use crate::error::AppError;
+use crate::report::{self};
+use check::{check, demo};
+use commands::{card, diff, merge, mock_peer, suite};
+use std::time::Duration;
+
+/// Runs a parsed command line; returns the process exit code. An error is
+/// printed here, once, as `error: {e}`, and exits with its own code.
+pub fn run(cli: Cli) -> i32 {
+    run_parsed(Parsed { cli, config: None })
+}
+
+/// [`run`] with the config file the command line was parsed with (its
+/// per-peer sections apply to `check`).
+pub fn run_parsed(parsed: Parsed) -> i32 {
+    execute(parsed.cli, parsed.config).unwrap_or_else(|e| {
+        e.print();
+        e.exit_code()
+    })
+}
+
+fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(AppError::Runtime)?;
+    let code = runtime.block_on(async move {
+        match cli.command {
+            Command::Check(args) => check(args, config.as_ref()).await,
+            Command::Demo(args) => demo(args).await,
+            Command::Diff(args) => diff(args),
+            Command::Merge(args) => merge(args),
+            Command::Card(args) => card(args).await,
+            Command::Suite(cmd) => suite(cmd),
+            Command::MockPeer(args) => mock_peer(args).await,
+            Command::Completions { shell } => crate::docs::completions(shell),
+            Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
+            Command::Config(ConfigCommand::Show { peer }) => {
+                Ok(crate::config::show(config.as_ref(), peer.as_deref())?)
+            }
+            Command::Schema(SchemaCommand::Report) => report::schema::print(),
+        }
+    });
+    // An interrupted check has written its reports; tasks it left behind
+    // (a webhook receiver, a resolver thread) must not hold the exit up.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    code
+}
