@@ -4,7 +4,7 @@
 //! `accept:` list are listed as accepted instead of failing, and the
 //! changes are ordered regressions, fixes, drift, accepted.
 
-use super::{Change, FailOn, Kind, Label};
+use super::model::{Change, FailOn, Kind, Label};
 use crate::baseline::{Accept, Baseline};
 use crate::report::RunReport;
 

@@ -3,7 +3,7 @@
 //! document `diff --json` prints (its schema is in the README). A report
 //! file may come from anyone: its strings are shown through [`inert`].
 
-use super::{Diff, Kind, Label, Source};
+use super::model::{Diff, Kind, Label, Source};
 use crate::inert::{self, terminal};
 use std::fmt::Write;
 

@@ -2,6 +2,7 @@
 //! built in memory.
 
 use super::*;
+use clap::ValueEnum;
 
 fn decl(id: &str, declared: bool, verdict: DeclarationVerdict) -> DeclarationReport {
     DeclarationReport::builder(id, verdict)

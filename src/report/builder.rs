@@ -4,8 +4,10 @@
 //! report changes this file instead of every literal. The runner and the
 //! verdict fold do not use them: they fill every field on purpose.
 
+use super::model::{
+    DeclarationReport, DeclarationVerdict, PeerReport, ScenarioReport, ScenarioVerdict,
+};
 use super::transcript::Evidence;
-use super::{DeclarationReport, DeclarationVerdict, PeerReport, ScenarioReport, ScenarioVerdict};
 
 impl ScenarioReport {
     /// A run `id` with `verdict`; its scenario is `id` without a `[…]`

@@ -2,8 +2,8 @@
 //! Markdown reports: the timeline of what was sent and received, and the
 //! `curl` line that reproduces the last request.
 
+use super::model::ScenarioReport;
 use super::transcript::EvidenceKind;
-use super::ScenarioReport;
 
 /// One timeline entry: when (`+  0.20s`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]

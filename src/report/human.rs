@@ -5,11 +5,11 @@
 //! cursor, clear the screen or start a line of its own.
 
 use super::evidence::{self, one_line};
-use super::summary::{Counts, Outcome};
-use super::{
+use super::model::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
+use super::model::{Counts, Outcome};
 use crate::inert::terminal;
 use std::fmt::Write;
 

@@ -19,8 +19,8 @@
 //! would make the file one no XML 1.0 parser reads.
 
 use super::evidence::{self, one_line};
-use super::summary::{Counts, Summary};
-use super::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use super::model::{Counts, Summary};
+use super::model::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::inert::xml;
 use quick_junit::{
     NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,

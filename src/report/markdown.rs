@@ -6,11 +6,11 @@
 //! blocks, or escaped so no link, image, emphasis, HTML or cell break survives.
 
 use super::evidence::{self, one_line};
-use super::summary::{Outcome, Summary};
-use super::{
+use super::model::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
+use super::model::{Outcome, Summary};
 use crate::{inert, verdict};
 use std::fmt::Write;
 

@@ -2,7 +2,7 @@
 //! report types themselves (schemars), so it cannot drift from what the
 //! tool writes. `docs/report.schema.json` is this output, committed.
 
-use super::RunReport;
+use super::model::RunReport;
 use crate::error::AppError;
 use crate::exit;
 
