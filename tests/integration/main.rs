@@ -8,15 +8,12 @@ mod common;
 mod gating;
 
 mod baseline;
-mod bounded;
 mod check;
 mod config;
 mod diff;
 mod fleet;
 mod grpc;
 mod hostile;
-mod hostile_secrets;
-mod inert;
 mod install;
 mod interop;
 mod live;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs cmarkgfm (GitHub's cmark-gfm renderer, PyPI, pinned in
 # tests/support/markdown/requirements.txt) into tests/support/markdown/.venv
-# for tests/integration/inert.rs, which renders the Markdown report the way a CI step
+# for tests/integration/hostile/inert.rs, which renders the Markdown report the way a CI step
 # summary is rendered. Idempotent: stamped with a digest of the pin file.
 # Used by .ci/run and, on first need, by the tests themselves, so
 # `cargo test --locked` works on a fresh machine. Needs Python >= 3.9 with

@@ -7,10 +7,16 @@
 //! Modules: `harness` (the peer and the runner every case uses),
 //! `malfunction` (answers that are not A2A answers: never `fail`),
 //! `caps` (the tool's own caps: `error`, naming the flag), `windows` (the
-//! card's numbers: clamped, never a panic). Other #10 cases add their own
-//! module here and use the harness.
+//! card's numbers: clamped, never a panic), `secrets` (credentials kept to
+//! their origin, redacted by value in every encoding), `inert` (peer text
+//! made harmless in every sink, file inputs capped), `bounded` (floods,
+//! huge cards and usage errors before any request). Other cases add their
+//! own module here and use the harness.
 
+mod bounded;
 mod caps;
 pub mod harness;
+mod inert;
 mod malfunction;
+mod secrets;
 mod windows;
