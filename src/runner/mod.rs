@@ -3,6 +3,9 @@
 
 pub mod capture;
 pub mod context;
+mod discover;
+mod options;
+mod plan;
 mod poll;
 mod push;
 pub mod steps;
@@ -10,109 +13,23 @@ pub mod stream_end;
 pub mod webhook;
 pub mod window;
 
-use crate::card::{self, BindingChoice, Card, ProtocolChoice};
 use crate::declaration::DeclarationId;
 use crate::fleet::Shard;
 use crate::report::transcript::Evidence;
 use crate::report::{
     ErrorKind, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, ShardReport,
 };
-use crate::scenario::model::ForEach;
-use crate::scenario::vars::{self, BUILTINS};
-use crate::scenario::{Scenario, Suite};
-use crate::transport::client::{http_client, ClientConfig};
-use crate::transport::redirect::get_card;
-use crate::transport::{PeerClient, Redactor, Transcript};
+use crate::scenario::Suite;
+use crate::transport::{PeerClient, Transcript};
 use context::{RunContext, StopKind};
+pub use discover::{credentials_warning, fetch_card};
 use futures_util::stream::{self, StreamExt};
 use futures_util::FutureExt;
-use std::collections::{BTreeMap, HashMap};
+pub use options::*;
+use plan::*;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio_util::sync::CancellationToken;
+use std::time::Instant;
 pub use window::ProbeWindow;
-
-/// Peers checked at once unless `--peers-in-flight` says otherwise.
-pub const DEFAULT_PEERS_IN_FLIGHT: usize = 8;
-
-/// The longest one scenario run may take, whatever its steps say.
-pub const MAX_RUN: Duration = Duration::from_secs(600);
-/// The most runs one `for_each` scenario expands to by default
-/// (`--max-runs-per-family`): a card listing 100 skills × 1,000 input modes
-/// must not mean 100,000 runs.
-pub const DEFAULT_MAX_RUNS_PER_FAMILY: usize = 64;
-
-/// Everything a check needs besides the suite.
-#[derive(Clone)]
-pub struct RunOptions {
-    /// `--var` and profile variables (later entries win).
-    pub vars: BTreeMap<String, String>,
-    /// `--scenario`: run only these ids (empty: all).
-    pub only: Vec<String>,
-    /// `--skip`: never run these ids.
-    pub skip: Vec<String>,
-    pub client: ClientConfig,
-    pub redactor: Arc<Redactor>,
-    pub protocol: ProtocolChoice,
-    pub binding: BindingChoice,
-    /// Re-runs of a failing scenario; pass-after-fail is `flaky`.
-    pub retries: u32,
-    /// Scenario runs in flight at once against one peer.
-    pub jobs: usize,
-    /// Peers checked at once (`--peers-in-flight`): at most
-    /// `jobs × peers_in_flight` runs are in flight in all.
-    pub peers_in_flight: usize,
-    /// `--shard K/N`: run only this slice of the plan.
-    pub shard: Option<Shard>,
-    /// Keep the evidence of passing runs too (`-v`); by default only runs
-    /// that did not pass keep theirs.
-    pub keep_passing_evidence: bool,
-    /// `--max-probe-window`: the longest probe window a card's
-    /// `defaultTimeout` may ask for.
-    pub max_probe_window: Duration,
-    /// The most runs one `for_each` scenario expands to; the rest are
-    /// skipped, and the declarations they verify read unverified.
-    pub max_runs_per_family: usize,
-    /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
-    /// read `error` ("interrupted"); finished runs are kept.
-    pub cancel: CancellationToken,
-}
-
-/// The default of `--max-probe-window`.
-pub const MAX_PROBE_WINDOW: Duration = Duration::from_secs(120);
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            vars: BTreeMap::new(),
-            only: Vec::new(),
-            skip: Vec::new(),
-            client: ClientConfig::default(),
-            redactor: Arc::new(Redactor::default()),
-            protocol: ProtocolChoice::Auto,
-            binding: BindingChoice::Auto,
-            retries: 0,
-            jobs: 8,
-            peers_in_flight: DEFAULT_PEERS_IN_FLIGHT,
-            shard: None,
-            keep_passing_evidence: false,
-            max_probe_window: MAX_PROBE_WINDOW,
-            max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
-            cancel: CancellationToken::new(),
-        }
-    }
-}
-
-impl RunOptions {
-    /// These options for one peer: its credentials belong to its card's origin.
-    pub fn for_card(&self, card: &Card) -> RunOptions {
-        let mut options = self.clone();
-        if let Ok(url) = url::Url::parse(&card.fetched_from) {
-            options.client = self.client.for_card(&url);
-        }
-        options
-    }
-}
 
 /// Live progress for a person watching (a no-op for reports and tests).
 /// Peers run concurrently, so every call names its peer by card URL (the
@@ -131,6 +48,7 @@ pub trait Progress: Send + Sync {
 
 /// Progress that shows nothing.
 pub struct Quiet;
+
 impl Progress for Quiet {}
 
 /// The message of a run that `options.cancel` stopped before it finished.
@@ -266,114 +184,6 @@ pub fn suite_digest(suite: &Suite, options: &RunOptions) -> String {
     text
 }
 
-/// A card fetched and parsed, or the one line saying why not. Redirects
-/// are followed a few times, credentials only on the card URL's origin; an
-/// endpoint on another origin is a warning naming both. Peer text that ends
-/// up in ids and reports (name, skill ids, modes, warnings) is redacted here,
-/// before anything shows it.
-pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (String, String)> {
-    let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
-    let shown = url.to_string();
-    let fail = |m: String| (shown.clone(), options.redactor.redact(&m));
-    let client = http_client(options.client.timeout, &options.client.tls)
-        .map_err(|e| fail(e.to_string()))?;
-    let response = get_card(&client, &url, &options.client)
-        .await
-        .map_err(|e| fail(e.to_string()))?;
-    let status = response.status;
-    if !status.is_success() {
-        return Err(fail(format!(
-            "the card at {url} answered HTTP {}{}",
-            status.as_u16(),
-            status
-                .canonical_reason()
-                .map(|r| format!(" {r}"))
-                .unwrap_or_default()
-        )));
-    }
-    let mut card = card::parse_card(&url, &response.body, options.protocol, options.binding)
-        .map_err(|e| fail(e.to_string()))?;
-    card.warnings.extend(response.cross_origin_hops);
-    card.warnings
-        .extend(endpoint_origin_warning(&url, &card, &options.client));
-    redact_card(&mut card, &options.redactor);
-    Ok(card)
-}
-
-/// The warning for a card whose endpoint is on another origin (scheme, host,
-/// port) than the card: the credentials were given for the card's.
-fn endpoint_origin_warning(
-    card_url: &url::Url,
-    card: &Card,
-    client: &ClientConfig,
-) -> Option<String> {
-    let card_origin = card_url.origin();
-    let endpoint_origin = url::Url::parse(&card.endpoint.url).ok()?.origin();
-    if card_origin == endpoint_origin || !card_origin.is_tuple() || !endpoint_origin.is_tuple() {
-        return None;
-    }
-    let (card_origin, endpoint_origin) = (
-        card_origin.ascii_serialization(),
-        endpoint_origin.ascii_serialization(),
-    );
-    let consequence = if client.same_origin_credentials {
-        "no credentials are sent there (--same-origin-credentials), so what needs them reads unverified".to_string()
-    } else if client.has_credentials() {
-        format!("the credentials (--bearer-env, --header) are sent there too; --same-origin-credentials keeps them to {card_origin}")
-    } else {
-        format!("credentials given with --bearer-env or --header would be sent there too; --same-origin-credentials keeps them to {card_origin}")
-    };
-    Some(format!(
-        "the card at {card_origin} names its endpoint on another origin, {endpoint_origin}: {consequence}"
-    ))
-}
-
-/// Masks the configured secrets in the card's text that reaches ids and
-/// reports: a peer may reflect a token in its name, a skill id, a mode.
-fn redact_card(card: &mut Card, redactor: &Redactor) {
-    if redactor.is_empty() {
-        return;
-    }
-    let all = |items: &mut Vec<String>| items.iter_mut().for_each(|s| *s = redactor.redact(s));
-    card.name = redactor.redact(&card.name);
-    card.version = card.version.as_deref().map(|v| redactor.redact(v));
-    all(&mut card.default_input_modes);
-    all(&mut card.default_output_modes);
-    all(&mut card.security_schemes);
-    all(&mut card.warnings);
-    for skill in &mut card.skills {
-        skill.id = redactor.redact(&skill.id);
-        skill.name = redactor.redact(&skill.name);
-        skill.input_modes.iter_mut().for_each(all);
-        skill.output_modes.iter_mut().for_each(all);
-    }
-}
-
-/// One planned scenario run.
-struct Planned<'a> {
-    scenario: &'a Scenario,
-    run_id: String,
-    verifies: Vec<DeclarationId>,
-    vars: HashMap<String, Option<String>>,
-    /// Why the run does not run: filtered, gated off, or (an error) a
-    /// `verifies:` template that named no declaration.
-    not_run: Option<NotRun>,
-    /// `for_each: interfaces`: the interface this run talks to instead of the
-    /// card's chosen endpoint.
-    interface: Option<crate::card::Interface>,
-    /// The card's probe window, when `--max-probe-window` clamped it.
-    clamped_window: Option<ProbeWindow>,
-}
-
-/// Why a planned run does not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum NotRun {
-    /// Filtered out or gated off by the card: `skipped`, with the reason.
-    Skip(String),
-    /// The plan itself could not be made: `error`, with the reason.
-    Error(String),
-}
-
 async fn check_peer(
     input: &str,
     suite: &Suite,
@@ -489,191 +299,6 @@ async fn check_peer(
 fn in_plan_order<T>(mut finished: Vec<(usize, T)>) -> Vec<T> {
     finished.sort_unstable_by_key(|(position, _)| *position);
     finished.into_iter().map(|(_, item)| item).collect()
-}
-
-/// The warning for a card that requires credentials when none were given:
-/// every request but the security probes will likely be refused.
-pub fn credentials_warning(card: &Card, client: &ClientConfig) -> Option<String> {
-    (card.security_required && !client.has_credentials()).then(|| {
-        "the card requires credentials (security requirements) but none were given: \
-         the peer will likely refuse every request with HTTP 401/403 and the scenarios \
-         read inconclusive; pass a token with --bearer-env VAR (or a header with --header)"
-            .to_string()
-    })
-}
-
-/// The card's probe window, if it declares a `defaultTimeout`.
-fn probe_window(card: &Card, options: &RunOptions) -> Option<ProbeWindow> {
-    Some(ProbeWindow::of(
-        card.default_timeout?,
-        options.max_probe_window,
-    ))
-}
-
-/// Base variables for a peer: built-in defaults, the suites' own, the card's
-/// probe window, then `--var`/profile values.
-fn base_vars(card: &Card, suite: &Suite, options: &RunOptions) -> HashMap<String, Option<String>> {
-    let mut vars: HashMap<String, Option<String>> = BUILTINS
-        .iter()
-        .map(|b| (b.name.to_string(), b.default.map(str::to_string)))
-        .collect();
-    if let Some(window) = probe_window(card, options) {
-        vars.insert(
-            "probe_window".into(),
-            Some(vars::format_duration(window.used)),
-        );
-    }
-    for (k, v) in &suite.vars {
-        vars.insert(k.clone(), v.clone());
-    }
-    for (k, v) in &options.vars {
-        // `--var name=` (empty) unsets a variable.
-        vars.insert(k.clone(), (!v.is_empty()).then(|| v.clone()));
-    }
-    if matches!(vars.get("prompt_long"), None | Some(None)) {
-        let prompt = vars.get("prompt").cloned().flatten();
-        vars.insert("prompt_long".into(), prompt);
-    }
-    vars
-}
-
-fn plan_runs<'a>(card: &Card, suite: &'a Suite, options: &RunOptions) -> Vec<Planned<'a>> {
-    let base = base_vars(card, suite, options);
-    let mut plan = Vec::new();
-    for scenario in &suite.scenarios {
-        let skip = filter_reason(scenario.id(), options).or_else(|| {
-            let gate = scenario.gate.as_ref()?;
-            (!gate.opens(card.is_declared(&gate.id))).then(|| gate.skip_reason())
-        });
-        let cap = options.max_runs_per_family;
-        for (n, expansion) in expand(card, scenario).into_iter().enumerate() {
-            let over_cap = (scenario.def.for_each.is_some() && n >= cap).then(|| {
-                format!(
-                    "over the cap of {cap} runs per declaration family for `{}`; raise it with --max-runs-per-family",
-                    scenario.id()
-                )
-            });
-            let lookup = |n: &str| {
-                expansion
-                    .vars
-                    .get(n)
-                    .or_else(|| base.get(n))
-                    .cloned()
-                    .flatten()
-            };
-            let verifies: Result<Vec<DeclarationId>, _> = scenario
-                .verifies
-                .iter()
-                .map(|v| v.resolve(lookup))
-                .collect();
-            let (verifies, not_run) = match verifies {
-                Ok(ids) => (
-                    ids,
-                    skip.clone()
-                        .or(expansion.unsupported)
-                        .or(over_cap)
-                        .map(NotRun::Skip),
-                ),
-                Err(e) => (Vec::new(), Some(NotRun::Error(e.to_string()))),
-            };
-            // Only a run that runs needs its variables: thousands of
-            // skipped expansions must not each copy them.
-            let vars = match not_run {
-                None => {
-                    let mut vars = base.clone();
-                    vars.extend(expansion.vars);
-                    vars
-                }
-                Some(_) => HashMap::new(),
-            };
-            plan.push(Planned {
-                scenario,
-                run_id: expansion.run_id,
-                verifies,
-                vars,
-                not_run,
-                interface: expansion.interface,
-                clamped_window: probe_window(card, options).filter(ProbeWindow::clamped),
-            });
-        }
-    }
-    plan
-}
-
-/// Why `--scenario`/`--skip` leave a scenario out, if they do.
-fn filter_reason(id: &str, options: &RunOptions) -> Option<String> {
-    if options.skip.iter().any(|s| s == id) {
-        Some("skipped with --skip".to_string())
-    } else if !options.only.is_empty() && !options.only.iter().any(|s| s == id) {
-        Some("not selected by --scenario".to_string())
-    } else {
-        None
-    }
-}
-
-/// One run of a scenario: its id, the variables `for_each` sets, and the
-/// interface it talks to (`for_each: interfaces`).
-struct Expansion {
-    run_id: String,
-    /// Why the tool cannot make this run (an interface it does not speak).
-    unsupported: Option<String>,
-    vars: HashMap<String, Option<String>>,
-    interface: Option<crate::card::Interface>,
-}
-
-/// A scenario's runs: one, or one per declaration its `for_each` names.
-fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
-    let id = scenario.id();
-    let set = |pairs: Vec<(&str, Option<String>)>| -> HashMap<String, Option<String>> {
-        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
-    };
-    match scenario.def.for_each {
-        None => vec![Expansion {
-            run_id: id.to_string(),
-            unsupported: None,
-            vars: HashMap::new(),
-            interface: None,
-        }],
-        Some(ForEach::InputModes) => card
-            .input_mode_declarations()
-            .into_iter()
-            .map(|(declaration, mode)| {
-                let skill = declaration.skill().map(str::to_string);
-                let run_id = match &skill {
-                    Some(s) => format!("{id}[{s}:{mode}]"),
-                    None => format!("{id}[{mode}]"),
-                };
-                Expansion {
-                    run_id,
-                    unsupported: None,
-                    vars: set(vec![
-                        ("mode", Some(mode)),
-                        ("declaration", Some(declaration.to_string())),
-                        ("skill", Some(skill.unwrap_or_default())),
-                    ]),
-                    interface: None,
-                }
-            })
-            .collect(),
-        Some(ForEach::Interfaces) => card
-            .interface_declarations()
-            .into_iter()
-            .map(|d| Expansion {
-                run_id: format!("{id}[{}]", d.id.interface_label().unwrap_or_default()),
-                vars: set(vec![
-                    ("declaration", Some(d.id.to_string())),
-                    ("binding", Some(d.interface.binding_name.clone())),
-                    (
-                        "interface_version",
-                        d.interface.protocol_version.map(|v| v.as_str().to_string()),
-                    ),
-                    ("url", Some(d.interface.url.clone())),
-                ]),
-                unsupported: d.unsupported,
-                interface: Some(d.interface),
-            })
-            .collect(),
-    }
 }
 
 /// A client for one declared interface (`for_each: interfaces`).
@@ -856,6 +481,8 @@ async fn run_once(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::card::{self, BindingChoice, Card, ProtocolChoice};
+    use crate::declaration::DeclarationId;
 
     fn card(extra: &str) -> Card {
         let body = format!(

@@ -1,0 +1,95 @@
+//! Everything a check needs besides the suite: variables, filters, the
+//! client's settings and caps, scheduling bounds, and the cancellation a
+//! signal triggers.
+
+use crate::card::{BindingChoice, Card, ProtocolChoice};
+use crate::fleet::Shard;
+use crate::transport::client::ClientConfig;
+use crate::transport::Redactor;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Peers checked at once unless `--peers-in-flight` says otherwise.
+pub const DEFAULT_PEERS_IN_FLIGHT: usize = 8;
+
+/// The longest one scenario run may take, whatever its steps say.
+pub const MAX_RUN: Duration = Duration::from_secs(600);
+
+/// The most runs one `for_each` scenario expands to by default
+/// (`--max-runs-per-family`): a card listing 100 skills × 1,000 input modes
+/// must not mean 100,000 runs.
+pub const DEFAULT_MAX_RUNS_PER_FAMILY: usize = 64;
+
+/// Everything a check needs besides the suite.
+#[derive(Clone)]
+pub struct RunOptions {
+    /// `--var` and profile variables (later entries win).
+    pub vars: BTreeMap<String, String>,
+    /// `--scenario`: run only these ids (empty: all).
+    pub only: Vec<String>,
+    /// `--skip`: never run these ids.
+    pub skip: Vec<String>,
+    pub client: ClientConfig,
+    pub redactor: Arc<Redactor>,
+    pub protocol: ProtocolChoice,
+    pub binding: BindingChoice,
+    /// Re-runs of a failing scenario; pass-after-fail is `flaky`.
+    pub retries: u32,
+    /// Scenario runs in flight at once against one peer.
+    pub jobs: usize,
+    /// Peers checked at once (`--peers-in-flight`): at most
+    /// `jobs × peers_in_flight` runs are in flight in all.
+    pub peers_in_flight: usize,
+    /// `--shard K/N`: run only this slice of the plan.
+    pub shard: Option<Shard>,
+    /// Keep the evidence of passing runs too (`-v`); by default only runs
+    /// that did not pass keep theirs.
+    pub keep_passing_evidence: bool,
+    /// `--max-probe-window`: the longest probe window a card's
+    /// `defaultTimeout` may ask for.
+    pub max_probe_window: Duration,
+    /// The most runs one `for_each` scenario expands to; the rest are
+    /// skipped, and the declarations they verify read unverified.
+    pub max_runs_per_family: usize,
+    /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
+    /// read `error` ("interrupted"); finished runs are kept.
+    pub cancel: CancellationToken,
+}
+
+/// The default of `--max-probe-window`.
+pub const MAX_PROBE_WINDOW: Duration = Duration::from_secs(120);
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            vars: BTreeMap::new(),
+            only: Vec::new(),
+            skip: Vec::new(),
+            client: ClientConfig::default(),
+            redactor: Arc::new(Redactor::default()),
+            protocol: ProtocolChoice::Auto,
+            binding: BindingChoice::Auto,
+            retries: 0,
+            jobs: 8,
+            peers_in_flight: DEFAULT_PEERS_IN_FLIGHT,
+            shard: None,
+            keep_passing_evidence: false,
+            max_probe_window: MAX_PROBE_WINDOW,
+            max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
+            cancel: CancellationToken::new(),
+        }
+    }
+}
+
+impl RunOptions {
+    /// These options for one peer: its credentials belong to its card's origin.
+    pub fn for_card(&self, card: &Card) -> RunOptions {
+        let mut options = self.clone();
+        if let Ok(url) = url::Url::parse(&card.fetched_from) {
+            options.client = self.client.for_card(&url);
+        }
+        options
+    }
+}
