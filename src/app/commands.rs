@@ -141,7 +141,7 @@ pub(super) async fn card(args: CardArgs) -> Result<i32, AppError> {
     };
     let card = runner::fetch_card(&args.peer, &options)
         .await
-        .map_err(|(_, message)| AppError::Peer(terminal(&message).into_owned()))?;
+        .map_err(|e| AppError::Peer(terminal(&e.reason).into_owned()))?;
     if args.json {
         println!(
             "{}",

@@ -32,8 +32,13 @@ const EVIDENCE_LINES: usize = 200;
 /// A `message` attribute's length: one line a CI summary shows whole.
 const MESSAGE_CHARS: usize = 160;
 
+/// Why the JUnit report could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the JUnit report: {0}")]
+pub struct RenderError(#[from] quick_junit::SerializeError);
+
 /// Renders the report as JUnit XML.
-pub fn render(report: &RunReport) -> Result<String, String> {
+pub fn render(report: &RunReport) -> Result<String, RenderError> {
     let mut junit = Report::new("a2a-conform");
     let started = chrono::DateTime::parse_from_rfc3339(&report.started_at).ok();
     let summary = crate::verdict::summarize(report);
@@ -64,9 +69,7 @@ pub fn render(report: &RunReport) -> Result<String, String> {
         suite.add_test_case(case);
         junit.add_test_suite(suite);
     }
-    junit
-        .to_string()
-        .map_err(|e| format!("cannot write the JUnit report: {e}"))
+    Ok(junit.to_string()?)
 }
 
 /// The run's headline and this peer's counts, as the other formats say them.

@@ -13,10 +13,16 @@ use crate::transport::Redactor;
 /// endpoint on another origin is a warning naming both. Peer text that ends
 /// up in ids and reports (name, skill ids, modes, warnings) is redacted here,
 /// before anything shows it.
-pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (String, String)> {
-    let url = card::discovery_url(input).map_err(|e| (input.to_string(), e.to_string()))?;
+pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, CardUnavailable> {
+    let url = card::discovery_url(input).map_err(|e| CardUnavailable {
+        card_url: input.to_string(),
+        reason: e.to_string(),
+    })?;
     let shown = url.to_string();
-    let fail = |m: String| (shown.clone(), options.redactor.redact(&m));
+    let fail = |m: String| CardUnavailable {
+        card_url: shown.clone(),
+        reason: options.redactor.redact(&m),
+    };
     let client = http_client(options.client.timeout, &options.client.tls)
         .map_err(|e| fail(e.to_string()))?;
     let response = get_card(&client, &url, &options.client)
@@ -40,6 +46,15 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, (Stri
         .extend(endpoint_origin_warning(&url, &card, &options.client));
     redact_card(&mut card, &options.redactor);
     Ok(card)
+}
+
+/// Why a peer has no usable card: the URL it was looked for at (as the
+/// report names the peer) and the one-line reason, redacted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct CardUnavailable {
+    pub card_url: String,
+    pub reason: String,
 }
 
 /// The warning for a card whose endpoint is on another origin (scheme, host,

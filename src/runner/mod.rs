@@ -22,7 +22,7 @@ use crate::report::{
 use crate::scenario::Suite;
 use crate::transport::{PeerClient, Transcript};
 use context::{RunContext, StopKind};
-pub use discover::{credentials_warning, fetch_card};
+pub use discover::{credentials_warning, fetch_card, CardUnavailable};
 use futures_util::stream::{self, StreamExt};
 use futures_util::FutureExt;
 pub use options::*;
@@ -193,16 +193,16 @@ async fn check_peer(
 ) -> PeerReport {
     let fetched = tokio::select! {
         fetched = fetch_card(input, options) => fetched,
-        () = options.cancel.cancelled() => Err((
-            input.to_string(),
-            "interrupted while fetching the card".to_string(),
-        )),
+        () = options.cancel.cancelled() => Err(discover::CardUnavailable {
+            card_url: input.to_string(),
+            reason: "interrupted while fetching the card".to_string(),
+        }),
     };
     let card = match fetched {
         Ok(card) => card,
-        Err((card_url, message)) => {
+        Err(discover::CardUnavailable { card_url, reason }) => {
             return PeerReport {
-                card_error: Some(message),
+                card_error: Some(reason),
                 ..PeerReport::new(card_url)
             }
         }
@@ -267,7 +267,7 @@ async fn check_peer(
                                 own_client = c;
                                 &own_client
                             }
-                            Err(message) => return (position, errored(planned, message)),
+                            Err(e) => return (position, errored(planned, e.to_string())),
                         }
                     }
                     _ => client,
@@ -305,16 +305,35 @@ fn in_plan_order<T>(mut finished: Vec<(usize, T)>) -> Vec<T> {
 fn interface_client(
     interface: &crate::card::Interface,
     options: &RunOptions,
-) -> Result<PeerClient, String> {
+) -> Result<PeerClient, InterfaceClientError> {
     let (Some(version), Some(binding)) = (interface.protocol_version, interface.binding) else {
-        return Err(format!(
-            "the interface at {} has no usable binding",
-            interface.url
-        ));
+        return Err(InterfaceClientError::NoBinding(interface.url.clone()));
     };
-    let url = url::Url::parse(&interface.url)
-        .map_err(|e| format!("the interface URL `{}` is not a URL: {e}", interface.url))?;
-    PeerClient::new(url, version, binding, options.client.clone()).map_err(|e| e.to_string())
+    let url = url::Url::parse(&interface.url).map_err(|source| InterfaceClientError::NotAUrl {
+        url: interface.url.clone(),
+        source,
+    })?;
+    Ok(PeerClient::new(
+        url,
+        version,
+        binding,
+        options.client.clone(),
+    )?)
+}
+
+/// Why no client could be made for a declared interface (the run is an
+/// `error`: tool trouble, not the peer's).
+#[derive(Debug, thiserror::Error)]
+enum InterfaceClientError {
+    #[error("the interface at {0} has no usable binding")]
+    NoBinding(String),
+    #[error("the interface URL `{url}` is not a URL: {source}")]
+    NotAUrl {
+        url: String,
+        source: url::ParseError,
+    },
+    #[error(transparent)]
+    Client(#[from] crate::transport::client::ClientError),
 }
 
 /// A run that could not start: tool trouble, reported as `error`.
