@@ -138,7 +138,7 @@ impl RunContext<'_> {
                 }
                 Ok(())
             }
-            Err(reason) => Err(Stop::fail(format!("webhook POST #{}: {reason}", d.seq))),
+            Err(fault) => Err(fault_stop(d.seq, fault)),
         }
     }
 
@@ -228,6 +228,18 @@ fn peer_is_local(endpoint: &url::Url) -> bool {
             name == "localhost" || name.ends_with(".localhost")
         }
         None => false,
+    }
+}
+
+/// How a faulty delivery stops the run. A body that is no JSON, or JSON of
+/// no A2A shape, is not a notification at all: a peer malfunction (`error`),
+/// never a broken promise; every other fault is a valid notification that
+/// breaks the delivery rules (`fail`).
+fn fault_stop(seq: usize, fault: DeliveryFault) -> Stop {
+    let message = format!("webhook POST #{seq}: {fault}");
+    match fault {
+        DeliveryFault::Body(_) => Stop::malfunction_in(message),
+        _ => Stop::fail(message),
     }
 }
 
@@ -340,6 +352,17 @@ pub(super) enum DeliveryFault {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_body_of_no_a2a_shape_is_a_malfunction_other_faults_fail() {
+        use crate::report::ErrorKind;
+        use crate::runner::context::StopKind;
+        let stop = super::fault_stop(3, super::DeliveryFault::Body("not JSON: `<html>`".into()));
+        assert_eq!(stop.kind, StopKind::Error(ErrorKind::PeerMalfunction));
+        assert!(stop.message.contains("webhook POST #3"), "{}", stop.message);
+        let stop = super::fault_stop(1, super::DeliveryFault::BareTask);
+        assert_eq!(stop.kind, StopKind::Fail);
+    }
+
     use super::*;
     use crate::protocol::{Event, TaskState};
 
