@@ -5,6 +5,7 @@
 //! configured secret appears in any output, and a bound on the child's peak
 //! memory (VmHWM) and on the report's size.
 
+use super::harness::{read_http, request_path, run_bounded};
 use crate::common::{closed_port, serve_static};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
@@ -60,12 +61,6 @@ impl Measured {
     }
 }
 
-fn peak_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// Runs the binary with every report format written, the secret token in
 /// the environment (`--bearer-env`) and a secret header, sampling its peak
 /// RSS until it exits (bounded at 180 s).
@@ -84,83 +79,32 @@ fn measure(args: &[&str]) -> Measured {
         .arg("--markdown")
         .arg(file("r.md"))
         .env("BOUNDED_TOKEN", SECRET_TOKEN)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let started = Instant::now();
-    let mut child = command.spawn().expect("binary starts");
-    // Drain the pipes while sampling, so a long report cannot block the child.
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let stdout = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let stderr = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let mut peak = 0;
-    let status = loop {
-        // VmHWM only grows: the last sample before exit is the peak, give or take 10 ms.
-        if let Some(kb) = peak_kb(child.id()) {
-            peak = peak.max(kb);
-        }
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(180) {
-            let _ = child.kill();
-            panic!("a2a-conform {args:?} did not finish within 180 s");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+        .env("NO_COLOR", "1");
+    let finished = run_bounded(command, Duration::from_secs(180));
     eprintln!(
-        "a2a-conform {args:?}: peak RSS {peak} KiB, {:?}",
-        started.elapsed()
+        "a2a-conform {args:?}: peak RSS {} KiB, {:?}",
+        finished.peak_rss_kib, finished.elapsed
     );
     let read = |name: &str| std::fs::read_to_string(file(name)).unwrap_or_default();
     Measured {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&stdout.join().unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr.join().unwrap()).into_owned(),
+        code: finished.code,
+        stdout: finished.stdout,
+        stderr: finished.stderr,
         json: read("r.json"),
         junit: read("r.xml"),
         markdown: read("r.md"),
-        peak_kb: peak,
-        elapsed: started.elapsed(),
+        peak_kb: finished.peak_rss_kib,
+        elapsed: finished.elapsed,
     }
 }
 
 /// One HTTP request as a raw peer reads it: path and JSON body.
 fn read_request(stream: &mut TcpStream) -> Option<(String, Value)> {
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .ok()?;
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        if stream.read(&mut byte).ok()? == 0 || head.len() > 64 * 1024 {
-            return None;
-        }
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
-    let length = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut body = vec![0u8; length.min(1024 * 1024)];
-    stream.read_exact(&mut body).ok()?;
-    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-    Some((path, serde_json::from_slice(&body).unwrap_or(Value::Null)))
+    let (head, body) = read_http(stream)?;
+    Some((
+        request_path(&head),
+        serde_json::from_str(&body).unwrap_or(Value::Null),
+    ))
 }
 
 fn respond_json(stream: &mut TcpStream, body: &Value) {

@@ -122,7 +122,10 @@ fn serve(mut stream: TcpStream, card: &Value, answer: &Answer, seen: &Mutex<Vec<
     answer(&call, &mut stream);
 }
 
-fn read_call(stream: &mut TcpStream) -> Option<Call> {
+/// One HTTP/1.1 request as a raw peer reads it: its head (request line and
+/// headers) and its body, each bounded (64 KiB head, 1 MiB body) and within
+/// a 10 s read timeout. Every hostile peer reads requests through this.
+pub fn read_http(stream: &mut TcpStream) -> Option<(String, String)> {
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .ok()?;
@@ -146,7 +149,16 @@ fn read_call(stream: &mut TcpStream) -> Option<Call> {
         .min(1024 * 1024);
     let mut body = vec![0u8; length];
     stream.read_exact(&mut body).ok()?;
-    let body = String::from_utf8_lossy(&body).into_owned();
+    Some((head, String::from_utf8_lossy(&body).into_owned()))
+}
+
+/// The path of a request head's request line.
+pub fn request_path(head: &str) -> String {
+    head.split_whitespace().nth(1).unwrap_or("/").to_string()
+}
+
+fn read_call(stream: &mut TcpStream) -> Option<Call> {
+    let (head, body) = read_http(stream)?;
     let mut words = head.split_whitespace();
     let method = words.next().unwrap_or("GET").to_string();
     let path = words.next().unwrap_or("/").to_string();
@@ -243,53 +255,20 @@ pub fn check(cards: &[&str], extra: &[&str]) -> Checked {
         .args(["--jobs", "2"])
         .args(extra)
         .env(TOKEN_VAR, SECRET)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let started = Instant::now();
-    let mut child = command.spawn().expect("the binary starts");
-    let pid = child.id();
-    // Drain the pipes while sampling, so a chatty child never blocks on them.
-    let mut out = child.stdout.take().expect("stdout");
-    let mut err = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = out.read_to_string(&mut s);
-        s
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let mut peak_rss_kib = 0;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        // VmHWM is the high-water mark: monotonic, so the last sample before
-        // exit holds the peak up to then.
-        peak_rss_kib = peak_rss_kib.max(vm_hwm_kib(pid).unwrap_or(0));
-        if started.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("a2a-conform {cards:?} {extra:?} did not finish within 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let elapsed = started.elapsed();
+        .env("NO_COLOR", "1");
+    let finished = run_bounded(command, Duration::from_secs(120));
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
     let json_text = read(&json);
     let checked = Checked {
-        code: status.code().unwrap_or(-1),
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
+        code: finished.code,
+        stdout: finished.stdout,
+        stderr: finished.stderr,
         report: serde_json::from_str(&json_text).unwrap_or(Value::Null),
         json_text,
         junit: read(&junit),
         markdown: read(&markdown),
-        peak_rss_kib,
-        elapsed,
+        peak_rss_kib: finished.peak_rss_kib,
+        elapsed: finished.elapsed,
     };
     assert!(
         checked.report.is_object(),
@@ -297,6 +276,61 @@ pub fn check(cards: &[&str], extra: &[&str]) -> Checked {
         checked.explain()
     );
     checked
+}
+
+/// How a child run by [`run_bounded`] ended.
+pub struct Finished {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// The child's peak resident set (VmHWM), in KiB, sampled until it exited.
+    pub peak_rss_kib: u64,
+    pub elapsed: Duration,
+}
+
+/// Runs `command` (its stdout and stderr are piped here) to the end, within
+/// `limit` (past it the child is killed and the test fails), draining both
+/// pipes while it runs so a chatty child never blocks on them, and sampling
+/// its peak resident memory. Every hostile case that bounds memory runs the
+/// binary through this.
+pub fn run_bounded(mut command: Command, limit: Duration) -> Finished {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = command.spawn().expect("the binary starts");
+    let pid = child.id();
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let mut peak_rss_kib = 0;
+    let status = loop {
+        // VmHWM is the high-water mark: monotonic, so the last sample before
+        // exit holds the peak up to then.
+        peak_rss_kib = peak_rss_kib.max(vm_hwm_kib(pid).unwrap_or(0));
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{command:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Finished {
+        code: status.code().unwrap_or(-1),
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        peak_rss_kib,
+        elapsed: started.elapsed(),
+    }
 }
 
 fn vm_hwm_kib(pid: u32) -> Option<u64> {

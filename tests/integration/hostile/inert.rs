@@ -16,6 +16,7 @@
 //! tests/support/install-cmarkgfm.sh (on first need, here too); without it
 //! these tests fail, naming the script: they are never skipped.
 
+use super::harness::{read_http, request_path};
 use crate::common::*;
 use crate::gating;
 use std::io::{Read, Write};
@@ -56,30 +57,8 @@ fn hostile_peer() -> String {
 }
 
 fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .ok()?;
-    let mut buf = Vec::new();
-    let mut byte = [0u8; 1];
-    while !buf.ends_with(b"\r\n\r\n") {
-        if stream.read(&mut byte).ok()? == 0 {
-            return None;
-        }
-        buf.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&buf).into_owned();
-    let length = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0);
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).ok()?;
-    let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-    Some((path, String::from_utf8_lossy(&body).into_owned()))
+    let (head, body) = read_http(stream)?;
+    Some((request_path(&head), body))
 }
 
 fn respond(stream: &mut TcpStream, body: &[u8]) {

@@ -10,14 +10,15 @@
 //! run that measures the child's peak memory) until the shared hostile
 //! harness lands; move them there then.
 
+use super::harness::{read_http, request_path, run_bounded};
 use crate::common::{self, Peer, FAST_VARS};
 use base64::Engine;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const TOKEN: &str = "tok-Reflect-9f2a/x+y";
 const AUTH_TOKEN: &str = "xat-5150-hdr";
@@ -34,32 +35,9 @@ struct Request {
 }
 
 fn read_request(stream: &mut TcpStream) -> Option<Request> {
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .ok()?;
-    let mut buf = Vec::new();
-    let mut byte = [0u8; 1];
-    while !buf.ends_with(b"\r\n\r\n") {
-        if stream.read(&mut byte).ok()? == 0 || buf.len() > 64 * 1024 {
-            return None;
-        }
-        buf.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&buf).into_owned();
-    let length = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse::<usize>().ok())?
-        })
-        .unwrap_or(0)
-        .min(1024 * 1024);
-    let mut body = vec![0u8; length];
-    stream.read_exact(&mut body).ok()?;
-    let body = String::from_utf8_lossy(&body).into_owned();
+    let (head, body) = read_http(stream)?;
     Some(Request {
-        path: head.split_whitespace().nth(1).unwrap_or("/").to_string(),
+        path: request_path(&head),
         text: format!("{head}{body}"),
         body,
     })
@@ -233,61 +211,27 @@ fn run_check(card_url: &str, extra: &[&str], env: &[(&str, &str)]) -> Run {
         .arg(&junit)
         .arg("--markdown")
         .arg(&markdown)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("NO_COLOR", "1");
     for (k, v) in env {
         command.env(k, v);
     }
-    let started = Instant::now();
-    let mut child = command.spawn().expect("binary starts");
-    let status_file = format!("/proc/{}/status", child.id());
-    let mut peak_rss_kib = 0;
-    while child.try_wait().expect("wait").is_none() {
-        if started.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("check did not finish within 120 s");
-        }
-        let hwm = std::fs::read_to_string(&status_file)
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find_map(|l| l.strip_prefix("VmHWM:"))
-                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            })
-            .unwrap_or(0);
-        peak_rss_kib = peak_rss_kib.max(hwm);
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let elapsed = started.elapsed();
-    let output = child.wait_with_output().expect("output");
+    let finished = run_bounded(command, Duration::from_secs(120));
     let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_default();
     let json_text = read(&json);
-    let report = serde_json::from_str(&json_text).unwrap_or_else(|_| {
-        panic!(
-            "no JSON report:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let report = serde_json::from_str(&json_text)
+        .unwrap_or_else(|_| panic!("no JSON report:\n{}", finished.stderr));
     Run {
-        code: output.status.code().unwrap_or(-1),
+        code: finished.code,
         outputs: vec![
-            (
-                "stdout",
-                String::from_utf8_lossy(&output.stdout).into_owned(),
-            ),
-            (
-                "stderr",
-                String::from_utf8_lossy(&output.stderr).into_owned(),
-            ),
+            ("stdout", finished.stdout),
+            ("stderr", finished.stderr),
             ("json", json_text),
             ("junit", read(&junit)),
             ("markdown", read(&markdown)),
         ],
         report,
-        peak_rss_kib,
-        elapsed,
+        peak_rss_kib: finished.peak_rss_kib,
+        elapsed: finished.elapsed,
     }
 }
 
