@@ -273,7 +273,13 @@ impl<'a> RunContext<'a> {
     /// credentials: the run cannot reach what it checks, so it is
     /// inconclusive, saying which credentials to give.
     fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
-        let hint = if self.client.has_credentials() {
+        let withheld;
+        let hint = if let Some(origin) = self.client.withheld_for() {
+            withheld = format!(
+                "--same-origin-credentials kept the credentials to the card's origin {origin}, and this endpoint is on another"
+            );
+            withheld.as_str()
+        } else if self.client.has_credentials() {
             "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
         } else {
             "no credentials were given: pass a token with --bearer-env VAR (or a header with --header)"

@@ -112,6 +112,12 @@ impl PeerClient {
         self.config.has_credentials()
     }
 
+    /// Under `--same-origin-credentials`, the card's origin when this
+    /// client's endpoint is on another one and so got no credentials.
+    pub fn withheld_for(&self) -> Option<&str> {
+        self.withheld_for.as_deref()
+    }
+
     /// The bound on each request's wait for an answer (`--timeout`).
     pub fn timeout(&self) -> Duration {
         self.config.timeout

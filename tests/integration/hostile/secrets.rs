@@ -503,6 +503,18 @@ fn an_endpoint_on_another_origin_is_a_warning_and_same_origin_credentials_keeps_
     );
     assert_eq!(strict.declaration("lifecycle.completion"), "unverified");
     assert_eq!(strict.code, 4, "nothing verified: {}", strict.explain());
+    // The reason names the flag, not a missing token.
+    let message = strict.peer()["scenarios"]
+        .as_array()
+        .and_then(|runs| runs.iter().find(|r| r["id"] == "completion-stability"))
+        .and_then(|r| r["message"].as_str())
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        message.contains("--same-origin-credentials")
+            && !message.contains("no credentials were given"),
+        "{message}"
+    );
     let evidence = strict.peer()["scenarios"].to_string();
     assert!(
         evidence.contains("credentials withheld") && evidence.contains("--same-origin-credentials"),
