@@ -316,6 +316,7 @@ mod tests {
             baseline: None,
             summary: None,
             interrupted: false,
+            duration_ms: None,
             shard: None,
         }
     }

@@ -341,6 +341,7 @@ mod tests {
             baseline: None,
             summary: None,
             interrupted: false,
+            duration_ms: None,
             shard: None,
         }
     }

@@ -46,6 +46,11 @@ pub struct RunReport {
     /// runs cut short read `error`. Absent means false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub interrupted: bool,
+    /// The whole check's wall time. Peers run concurrently, so it is not the
+    /// sum of theirs. Absent in reports that predate it (and in merged
+    /// reports, whose shards ran apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// `check --shard K/N`: the slice of the plan this report holds;
     /// `merge` joins the slices into one report. Absent when unsharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -372,6 +377,7 @@ impl RunReport {
             baseline: None,
             summary: None,
             interrupted: false,
+            duration_ms: None,
             shard: None,
         }
     }
@@ -630,7 +636,8 @@ pub struct Summary {
     pub counts: Counts,
     /// True only when every declared row of every peer reads honoured.
     pub every_declaration_honoured: bool,
-    /// The peers' wall time, added up (peers are checked one after another).
+    /// The check's wall time; for a report without one (a merge of
+    /// shards), the longest peer's.
     pub duration_ms: u64,
 }
 
@@ -654,7 +661,14 @@ impl Summary {
             every_declaration_honoured: counts.every_declaration_honoured()
                 && report.peers.iter().all(|p| p.card_error.is_none()),
             counts,
-            duration_ms: report.peers.iter().filter_map(|p| p.duration_ms).sum(),
+            duration_ms: report.duration_ms.unwrap_or_else(|| {
+                report
+                    .peers
+                    .iter()
+                    .filter_map(|p| p.duration_ms)
+                    .max()
+                    .unwrap_or(0)
+            }),
         }
     }
 

@@ -98,6 +98,7 @@ pub async fn check_fleet(
     progress: &dyn Progress,
 ) -> RunReport {
     let mut report = RunReport::new(Vec::new());
+    let started = std::time::Instant::now();
     let single = targets.len() == 1;
     let kept: Vec<&PeerTarget> = targets
         .iter()
@@ -155,6 +156,7 @@ pub async fn check_fleet(
     report.peers = in_plan_order(std::mem::take(&mut peers));
     progress.check_finished();
     report.interrupted = options.cancel.is_cancelled();
+    report.duration_ms = Some(started.elapsed().as_millis() as u64);
     report.shard = options.shard.map(|shard| ShardReport {
         index: shard.index,
         count: shard.count,

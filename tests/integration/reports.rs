@@ -286,6 +286,7 @@ fn every_verdict() -> RunReport {
         fail_on_flaky: true,
         fail_on_unverified: false,
         interrupted: false,
+        duration_ms: None,
         shard: None,
         baseline: Some(BaselineReport {
             file: "known-divergences.yaml".into(),
