@@ -227,6 +227,16 @@ pub struct RunArgs {
     /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY); `-` is stdout.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// When `prompt_input_required` is not set, the most tasks one peer's search for a prompt
+    /// that reaches input-required may start (the card's skill examples, then a few built-in
+    /// requests; every task it starts is canceled). README, "Zero-config runs".
+    #[arg(long, value_name = "N", default_value_t = crate::runner::DEFAULT_DISCOVER_BUDGET as u32,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub discover_budget: u32,
+    /// Search for no precondition: with `prompt_input_required` unset, input-mode rows read
+    /// unverified (for peers whose tasks cost money).
+    #[arg(long)]
+    pub no_discover: bool,
     #[command(flatten)]
     pub tls: TlsArgs,
     #[command(flatten)]

@@ -243,6 +243,11 @@ pub(super) fn run_options(
     options.jobs = usize::from(args.jobs);
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
+    options.discover_budget = if args.no_discover {
+        0
+    } else {
+        args.discover_budget as usize
+    };
     Ok(options)
 }
 

@@ -52,6 +52,9 @@ pub enum Behaviour {
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
     GrpcRefused,
+    /// Never asks for input, whatever the text, and answers a blocking send
+    /// at once with the task still working: no prompt reaches input-required.
+    InputUnreachable,
 }
 
 impl Behaviour {
@@ -138,6 +141,11 @@ impl Behaviour {
                 "declares a gRPC interface after JSON-RPC whose server answers \
                  every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
             }
+            Behaviour::InputUnreachable => {
+                "never asks for input, whatever the text (its declared input modes \
+                 cannot be verified), and answers a blocking send at once with the \
+                 task still working"
+            }
         }
     }
 
@@ -195,6 +203,16 @@ impl Behaviour {
         self == Behaviour::Secured
     }
 
+    /// Whether a text containing `need-input` drives a task to input-required.
+    pub(crate) fn asks_for_input(self) -> bool {
+        self != Behaviour::InputUnreachable
+    }
+
+    /// Whether a blocking send waits for a terminal or interrupted state.
+    pub(crate) fn blocks_sends(self) -> bool {
+        self != Behaviour::InputUnreachable
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -243,6 +261,7 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "input-unreachable",
             ]
         );
         for b in Behaviour::all() {

@@ -67,7 +67,7 @@ fn create_task(peer: &Arc<Shared>, mut message: Message) -> Opened {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     message.task_id = Some(id.clone());
     message.context_id = Some(context_id.clone());
-    let ask_input = message.text_contains(NEED_INPUT);
+    let ask_input = message.text_contains(NEED_INPUT) && peer.behaviour.asks_for_input();
     let mut task = Task {
         id,
         context_id,

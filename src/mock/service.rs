@@ -31,7 +31,7 @@ pub(crate) async fn call(
     match op {
         Operation::SendMessage => {
             let (blocking, view, opened) = open_task(peer, params)?;
-            let task = if blocking {
+            let task = if blocking && peer.behaviour.blocks_sends() {
                 lifecycle::wait_settled(peer, opened).await?
             } else {
                 opened.task

@@ -7,6 +7,7 @@ mod discover;
 mod options;
 mod plan;
 mod poll;
+mod precondition;
 mod push;
 pub mod steps;
 pub mod stream_end;
@@ -27,6 +28,10 @@ use futures_util::stream::{self, StreamExt};
 use futures_util::FutureExt;
 pub use options::*;
 use plan::*;
+pub use precondition::{
+    Source as PromptSource, BUILT_IN_PROMPTS, DEFAULT_BUDGET as DEFAULT_DISCOVER_BUDGET,
+    INPUT_REQUIRED_VAR,
+};
 use std::sync::Arc;
 use std::time::Instant;
 pub use window::ProbeWindow;
@@ -252,6 +257,13 @@ async fn check_peer(
         .map(|(_, planned)| planned)
         .collect();
     progress.peer_started(&report.card_url, Some(&card.name), plan.len());
+    let search = precondition::Search::new(
+        &client,
+        &card,
+        options.discover_budget,
+        options.redactor.clone(),
+    );
+    let search = &search;
     let client = &client;
     let card_url = report.card_url.as_str();
     let runs = stream::iter(
@@ -277,7 +289,7 @@ async fn check_peer(
                 // Dropping an unfinished run closes its connections and streams.
                 let shell = blank_report(&planned);
                 let run = tokio::select! {
-                    run = execute(client, planned, options) => run,
+                    run = execute(client, planned, options, search) => run,
                     () = options.cancel.cancelled() => ScenarioReport {
                         verdict: ScenarioVerdict::Error,
                         error_kind: Some(ErrorKind::Tool),
@@ -292,6 +304,7 @@ async fn check_peer(
     // Unordered: a slot frees as soon as any run ends, not only the oldest.
     .buffer_unordered(options.jobs.max(1));
     let runs = in_plan_order(runs.collect().await);
+    report.preconditions = search.report().await;
     report.declarations = crate::verdict::judge_declarations(&card.declarations(), &runs);
     report.scenarios = runs;
     report
@@ -379,8 +392,9 @@ fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
 
 async fn execute(
     client: &PeerClient,
-    planned: Planned<'_>,
+    mut planned: Planned<'_>,
     options: &RunOptions,
+    search: &precondition::Search<'_>,
 ) -> ScenarioReport {
     let mut report = blank_report(&planned);
     match planned.not_run.clone() {
@@ -392,6 +406,33 @@ async fn execute(
         None => {}
     }
     let started = Instant::now();
+    // Why the input prompt stayed unset, for the run's message.
+    let mut not_found = None;
+    if planned.search_input && search.enabled() {
+        let skill = planned
+            .vars
+            .get("skill")
+            .cloned()
+            .flatten()
+            .filter(|s| !s.is_empty());
+        match search.prompt_for(skill.as_deref(), &planned.run_id).await {
+            precondition::Outcome::Found(candidate) => {
+                planned
+                    .vars
+                    .insert(INPUT_REQUIRED_VAR.into(), Some(candidate.text));
+            }
+            precondition::Outcome::NotFound(why) => not_found = Some(why),
+            precondition::Outcome::Error(kind, message) => {
+                return ScenarioReport {
+                    verdict: ScenarioVerdict::Error,
+                    error_kind: Some(kind),
+                    message,
+                    duration_ms: started.elapsed().as_millis() as u64,
+                    ..report
+                };
+            }
+        }
+    }
     // Every failed attempt's message; the first failure's evidence.
     let mut failures: Vec<String> = Vec::new();
     let mut first_evidence: Vec<Evidence> = Vec::new();
@@ -426,6 +467,9 @@ async fn execute(
         }
         report.failed_attempts = failures;
         break;
+    }
+    if let Some(why) = not_found.filter(|_| report.verdict == ScenarioVerdict::Inconclusive) {
+        report.message = format!("{why}: {}", report.message);
     }
     report.duration_ms = started.elapsed().as_millis() as u64;
     report

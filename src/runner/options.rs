@@ -56,6 +56,9 @@ pub struct RunOptions {
     /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
+    /// `--discover-budget`: the most tasks one peer's precondition search
+    /// may start (`--no-discover`: 0, no search).
+    pub discover_budget: usize,
 }
 
 /// The default of `--max-probe-window`.
@@ -79,6 +82,7 @@ impl Default for RunOptions {
             max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
+            discover_budget: super::precondition::DEFAULT_BUDGET,
         }
     }
 }

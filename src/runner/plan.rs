@@ -3,6 +3,7 @@
 //! variables and the declarations they verify.
 
 use super::options::RunOptions;
+use super::precondition::INPUT_REQUIRED_VAR;
 use super::window::ProbeWindow;
 use crate::card::Card;
 use crate::declaration::DeclarationId;
@@ -25,6 +26,9 @@ pub(super) struct Planned<'a> {
     pub(super) interface: Option<crate::card::Interface>,
     /// The card's probe window, when `--max-probe-window` clamped it.
     pub(super) clamped_window: Option<ProbeWindow>,
+    /// The run sends `${prompt_input_required}`, which nobody set: it asks
+    /// the peer's precondition search for a prompt (`runner::precondition`).
+    pub(super) search_input: bool,
 }
 
 /// Why a planned run does not run.
@@ -81,6 +85,10 @@ pub(super) fn plan_runs<'a>(
     options: &RunOptions,
 ) -> Vec<Planned<'a>> {
     let base = base_vars(card, suite, options);
+    // Absent everywhere; `--var prompt_input_required=` (empty) opts out.
+    let input_prompt_unset = options.discover_budget > 0
+        && !options.vars.contains_key(INPUT_REQUIRED_VAR)
+        && !suite.vars.contains_key(INPUT_REQUIRED_VAR);
     let mut plan = Vec::new();
     for scenario in &suite.scenarios {
         let skip = filter_reason(scenario.id(), options).or_else(|| {
@@ -128,7 +136,11 @@ pub(super) fn plan_runs<'a>(
                 }
                 Some(_) => HashMap::new(),
             };
+            let search_input = input_prompt_unset
+                && not_run.is_none()
+                && super::precondition::needs_input_prompt(scenario);
             plan.push(Planned {
+                search_input,
                 scenario,
                 run_id: expansion.run_id,
                 verifies,

@@ -27,3 +27,4 @@ mod security;
 mod stream_refusals;
 mod suites;
 mod tls;
+mod zero_config;

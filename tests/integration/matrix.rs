@@ -154,6 +154,12 @@ fn expected(behaviour: Behaviour) -> Row {
             grpc: Some("diverged"),
             ..honest
         },
+        // No prompt reaches input-required: the input modes stay unverified.
+        InputUnreachable => Row {
+            text: "unverified",
+            json: "unverified",
+            ..honest
+        },
     }
 }
 
@@ -313,4 +319,5 @@ matrix! {
     grpc: Grpc,
     grpc_only: GrpcOnly,
     grpc_refused: GrpcRefused,
+    input_unreachable: InputUnreachable,
 }
