@@ -1,5 +1,6 @@
 //! Per-peer profiles: a YAML file a team keeps beside its peer, holding the
-//! variables, headers and timeouts that peer needs.
+//! variables, headers and timeouts that peer needs; [`render_init`] writes
+//! one from what `profile init` found on the card.
 
 use crate::input::ReadError;
 use crate::yaml::YamlError;
@@ -57,6 +58,106 @@ impl Profile {
     }
 }
 
+/// What `profile init` found for one peer, to write as a profile.
+pub struct Found<'a> {
+    /// The card URL the profile is for.
+    pub card_url: &'a str,
+    pub name: &'a str,
+    /// The card's security scheme names (for the auth hook).
+    pub security_schemes: &'a [String],
+    pub preconditions: &'a [crate::report::PreconditionReport],
+}
+
+/// The profile `profile init` writes: the variables the search found, each
+/// with a comment saying where it came from, and a marked place for the
+/// credentials (environment variable names, never values). It parses back
+/// as a [`Profile`].
+pub fn render_init(found: &Found<'_>) -> String {
+    use crate::report::PreconditionOutcome;
+    use std::fmt::Write;
+    // YAML double-quoted scalars accept JSON strings, escapes included.
+    let quote = |text: &str| serde_json::Value::String(text.to_string()).to_string();
+    let comment = |text: &str| comment_text(text, 200);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# a2a-conform profile for {} ({}),",
+        comment(found.name),
+        comment(found.card_url)
+    );
+    let _ = writeln!(
+        out,
+        "# written by `a2a-conform profile init`. Pin it in CI:\n#   a2a-conform check {} --profile THIS-FILE",
+        comment(found.card_url)
+    );
+    let mut vars = Vec::new();
+    let _ = writeln!(out);
+    for search in found.preconditions {
+        match (search.outcome, &search.prompt, &search.source) {
+            (PreconditionOutcome::Found, Some(prompt), Some(source)) => vars.push(format!(
+                "  # {source} reached input-required ({} prompt(s) tried, {} task(s) started, {} canceled)\n  {}: {}",
+                search.tried.len(),
+                search.tasks_started,
+                search.tasks_canceled,
+                search.variable,
+                quote(prompt)
+            )),
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "# {} not found: {}\n# set it by hand under vars: a text that makes this peer ask for input.",
+                    search.variable,
+                    comment(&search.message)
+                );
+            }
+        }
+    }
+    if vars.is_empty() {
+        let _ = writeln!(out, "vars: {{}}");
+    } else {
+        let _ = writeln!(out, "vars:\n{}", vars.join("\n"));
+    }
+    let _ = writeln!(out);
+    out.push_str(&auth_hook(found.security_schemes));
+    out
+}
+
+/// Peer text in a YAML comment: one line, no control characters (YAML
+/// refuses most), at most `max` characters.
+fn comment_text(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| {
+            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    crate::report::evidence::one_line(&flat, max)
+}
+
+/// AUTH HOOK: the credentials part of an initialised profile. Only the
+/// names of environment variables belong here, never a secret. Today it
+/// names the card's schemes and leaves `bearer_env` commented out; the
+/// credentials-from-security-schemes work (issue #15, `src/auth/`) fills it
+/// in per scheme.
+pub fn auth_hook(schemes: &[String]) -> String {
+    let mut out = String::from("# --- auth (environment variable names only, never values) ---\n");
+    if schemes.is_empty() {
+        out.push_str("# The card declares no security scheme.\n");
+    } else {
+        let names: Vec<String> = schemes.iter().map(|s| comment_text(s, 80)).collect();
+        out.push_str(&format!(
+            "# The card declares the security scheme(s): {}.\n",
+            names.join(", ")
+        ));
+    }
+    out.push_str("# bearer_env: A2A_TOKEN   # the variable holding a bearer token\n");
+    out
+}
+
 fn timeout<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
     let text = String::deserialize(deserializer)?;
     crate::cli::positive_duration(&text)
@@ -77,6 +178,58 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("p.yaml:2:1: unknown field `timout`"), "{e}");
+    }
+
+    #[test]
+    fn an_initialised_profile_parses_back_with_what_was_found() {
+        use crate::report::{PreconditionOutcome, PreconditionReport};
+        let search = |outcome, prompt: Option<&str>| PreconditionReport {
+            variable: "prompt_input_required".into(),
+            skill: None,
+            outcome,
+            prompt: prompt.map(str::to_string),
+            source: prompt.map(|_| "skills[a].examples[0]".to_string()),
+            tried: vec![],
+            tasks_started: 1,
+            tasks_canceled: 1,
+            message: "no prompt the card offers reached input-required\nat all".into(),
+            runs: vec![],
+            evidence: vec![],
+        };
+        let found = [search(
+            PreconditionOutcome::Found,
+            Some("say \"when\"?\n# x: 1"),
+        )];
+        let schemes = ["bearer".to_string()];
+        let text = render_init(&Found {
+            card_url: "http://p/.well-known/agent-card.json",
+            name: "peer\nvars: {evil: 1}",
+            security_schemes: &schemes,
+            preconditions: &found,
+        });
+        let profile = Profile::parse("init.yaml", &text).expect(&text);
+        assert_eq!(
+            profile.vars.into_iter().collect::<Vec<_>>(),
+            [(
+                "prompt_input_required".to_string(),
+                "say \"when\"?\n# x: 1".to_string()
+            )]
+        );
+        assert_eq!(profile.bearer_env, None);
+        assert!(
+            text.contains("bearer") && text.contains("never values"),
+            "{text}"
+        );
+        let missing = [search(PreconditionOutcome::NotFound, None)];
+        let text = render_init(&Found {
+            card_url: "http://p",
+            name: "p",
+            security_schemes: &[],
+            preconditions: &missing,
+        });
+        let profile = Profile::parse("init.yaml", &text).expect(&text);
+        assert!(profile.vars.is_empty());
+        assert!(text.contains("# prompt_input_required not found"), "{text}");
     }
 
     #[test]

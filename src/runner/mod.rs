@@ -29,8 +29,8 @@ use futures_util::FutureExt;
 pub use options::*;
 use plan::*;
 pub use precondition::{
-    Source as PromptSource, BUILT_IN_PROMPTS, DEFAULT_BUDGET as DEFAULT_DISCOVER_BUDGET,
-    INPUT_REQUIRED_VAR,
+    search_peer, Source as PromptSource, BUILT_IN_PROMPTS,
+    DEFAULT_BUDGET as DEFAULT_DISCOVER_BUDGET, INPUT_REQUIRED_VAR,
 };
 use std::sync::Arc;
 use std::time::Instant;

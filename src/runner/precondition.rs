@@ -16,7 +16,7 @@
 //! runs that needed it read `error` (the truth rule), never `fail`.
 
 use super::context::{RunContext, StopKind};
-use super::options::MAX_RUN;
+use super::options::{RunOptions, MAX_RUN};
 use crate::card::Card;
 use crate::protocol::TaskState;
 use crate::report::transcript::Evidence;
@@ -400,6 +400,49 @@ impl<'a> Search<'a> {
             })
             .collect()
     }
+}
+
+/// Searches one peer's card for the preconditions a check would search for
+/// (today `prompt_input_required`, for the card's default modes), as
+/// `profile init` does before writing a profile: the card, and the search's
+/// report entry. `Err` when the card cannot be read or its endpoint used.
+pub async fn search_peer(
+    input: &str,
+    options: &RunOptions,
+) -> Result<(Card, Vec<PreconditionReport>), super::CardUnavailable> {
+    let card = super::fetch_card(input, options).await?;
+    let options = options.for_card(&card);
+    let unusable = |reason: String| super::CardUnavailable {
+        card_url: card.fetched_from.clone(),
+        reason,
+    };
+    let url = url::Url::parse(&card.endpoint.url).map_err(|e| {
+        unusable(format!(
+            "the card's endpoint `{}` is not a URL: {e}",
+            card.endpoint.url
+        ))
+    })?;
+    let client = PeerClient::new(
+        url,
+        card.protocol_version(),
+        card.binding(),
+        options.client.clone(),
+    )
+    .map_err(|e| unusable(e.to_string()))?;
+    let search = Search::new(
+        &client,
+        &card,
+        options.discover_budget,
+        options.redactor.clone(),
+    );
+    if search.enabled() {
+        tokio::select! {
+            _ = search.prompt_for(None, "profile init") => {}
+            () = options.cancel.cancelled() => {}
+        }
+    }
+    let report = search.report().await;
+    Ok((card, report))
 }
 
 /// What one prompt did.

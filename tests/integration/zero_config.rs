@@ -232,3 +232,55 @@ fn a_malfunction_answering_the_search_reads_error_never_fail() {
         "{searches:#?}"
     );
 }
+
+#[test]
+fn profile_init_writes_what_the_search_found_and_a_check_pins_it() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("peer.yaml");
+    let file = path.to_str().unwrap();
+    let card = peer.card_url();
+    let out = run(&["profile", "init", &card, "-o", file]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let profile = a2a_conform::profile::Profile::parse(file, &text).expect(&text);
+    assert_eq!(
+        profile.vars["prompt_input_required"], "need-input",
+        "{text}"
+    );
+    assert!(text.contains("skills[echo].examples[1]"), "{text}");
+    assert!(
+        text.contains("never values"),
+        "the auth hook is marked: {text}"
+    );
+    // The search's task was canceled; nothing else was started.
+    let tasks = peer.peer.tasks();
+    assert_eq!(tasks.len(), 2, "{tasks:?}");
+    assert_eq!(tasks[1], ("need-input".into(), TaskState::Canceled));
+    // Pinned: no search at all, and the input rows are verified.
+    let mut args = vec!["check", card.as_str(), "--no-discover", "--profile", file];
+    args.extend_from_slice(WINDOWS);
+    args.extend_from_slice(&["--scenario", "input-mode-resume"]);
+    let out = run(&args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    for row in INPUT_ROWS {
+        assert_eq!(out.declaration(row), "honoured", "{row}");
+    }
+    assert!(preconditions(&out).is_empty());
+    // A peer where nothing works: the profile says so, and the exit is 4.
+    let stuck = start_peer(ProtocolVersion::V0_3, Behaviour::InputUnreachable);
+    let out = run(&[
+        "profile",
+        "init",
+        &stuck.card_url(),
+        "--discover-budget",
+        "2",
+    ]);
+    assert_eq!(out.code, 4, "{}", out.explain());
+    assert!(
+        out.stdout.contains("# prompt_input_required not found") && out.stdout.contains("vars: {}"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(stuck.peer.tasks().len(), 2);
+}
