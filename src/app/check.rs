@@ -297,6 +297,7 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
             ..MockTiming::default()
         },
         auth_token: None,
+        ..MockConfig::default()
     };
     let peer = MockPeer::start(config)
         .await

@@ -221,7 +221,7 @@ pub(super) fn run_options(
         timeout,
         headers,
         bearer,
-        tls: tls_options(&args.tls)?,
+        tls: tls_options(&with_profile_tls(&args.tls, profile))?,
         public_headers: args.public_headers.clone(),
         same_origin_credentials: args.same_origin_credentials,
         limits: Limits {
@@ -244,6 +244,19 @@ pub(super) fn run_options(
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
+}
+
+/// The TLS flags, with the profile's files where no flag gives one (the
+/// flag wins; a client certificate comes whole from one or the other).
+pub(super) fn with_profile_tls(args: &TlsArgs, profile: &Profile) -> TlsArgs {
+    let mut tls = args.clone();
+    if tls.cacert.is_none() {
+        tls.cacert = profile.cacert.clone();
+    }
+    if tls.cert.is_none() {
+        (tls.cert, tls.key) = (profile.cert.clone(), profile.key.clone());
+    }
+    tls
 }
 
 /// The TLS flags read into client options: files are read here, once.

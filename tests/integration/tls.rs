@@ -309,6 +309,7 @@ fn start_late(
                     port,
                     timing: common::fast_timing(),
                     auth_token: None,
+                    ..a2a_conform::mock::MockConfig::default()
                 },
             ))
             .unwrap();
@@ -339,5 +340,196 @@ fn wait_for_card_polls_a_peer_that_is_still_starting() {
     assert!(
         warnings.contains("refused") || warnings.contains("HTTP "),
         "the failed attempts are shown: {warnings}"
+    );
+}
+
+/// A `mock-peer` child process, killed when dropped.
+struct MockPeerProcess {
+    child: std::process::Child,
+    card_url: String,
+}
+
+impl Drop for MockPeerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `a2a-conform mock-peer ARGS` and waits (bounded) for the card URL
+/// it prints.
+fn mock_peer_process(args: &[&str]) -> MockPeerProcess {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .arg("mock-peer")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mock-peer starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let mut process = MockPeerProcess {
+        child,
+        card_url: String::new(),
+    };
+    process.card_url = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("mock-peer prints its card URL within 30 s")
+        .trim()
+        .to_string();
+    process
+}
+
+#[test]
+fn mock_peer_tls_serves_https_trusted_through_the_ca_it_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem").display().to_string();
+    let peer = mock_peer_process(&["--tls", &dir.path().display().to_string()]);
+    assert!(
+        peer.card_url.starts_with("https://127.0.0.1:"),
+        "{}",
+        peer.card_url
+    );
+
+    let out = run(&["card", &peer.card_url], &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", explain(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--cacert FILE"),
+        "{}",
+        explain(&out)
+    );
+
+    // Every interface the card declares is on https too: the whole suite runs.
+    let report = dir.path().join("report.json");
+    let out = run(
+        &[
+            "check",
+            &peer.card_url,
+            "--cacert",
+            &ca,
+            "--json",
+            &report.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(report["summary"]["runs"]["error"], 0, "{report:#}");
+    assert_eq!(
+        report["summary"]["declarations"]["diverged"], 0,
+        "{report:#}"
+    );
+    assert!(
+        report["peers"][0]["declarations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["id"] == "capabilities.streaming" && d["verdict"] == "honoured"),
+        "{report:#}"
+    );
+
+    // `card` reads the env var of the flag it shares with `check`; its own
+    // `--json` switch takes none (for `check` it is a report path).
+    let out = run(
+        &["card", &peer.card_url],
+        &[
+            ("A2A_CONFORM_CACERT", &ca),
+            ("A2A_CONFORM_JSON", "somewhere.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("declarations:"));
+}
+
+#[test]
+fn mock_peer_mtls_is_satisfied_by_a_profile_or_a_config_section_beside_the_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem").display().to_string();
+    let peer = mock_peer_process(&[
+        "--tls",
+        &dir.path().display().to_string(),
+        "--require-client-cert",
+    ]);
+
+    // Trusting the server is not enough: it wants a client certificate.
+    let out = run(&["card", &peer.card_url, "--cacert", &ca], &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", explain(&out));
+
+    // A profile names the files relative to itself, so it works from any
+    // working directory.
+    let profile = dir.path().join("peer.yaml");
+    std::fs::write(
+        &profile,
+        "cacert: ca.pem\ncert: client.pem\nkey: client.key\n",
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "check",
+            &peer.card_url,
+            "--profile",
+            &profile.display().to_string(),
+            "--scenario",
+            "completion-stability",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+
+    // A config file's per-peer section does the same for `check` and `card`,
+    // the peer named by the section.
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("a2a-conform.yaml"),
+        format!(
+            "peers:\n  staging:\n    url: {}\n    cacert: {}\n    cert: {}\n    key: {}\n",
+            peer.card_url,
+            ca,
+            dir.path().join("client.pem").display(),
+            dir.path().join("client.key").display()
+        ),
+    )
+    .unwrap();
+    let in_work = |args: &[&str]| {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .current_dir(work.path())
+            .env("NO_COLOR", "1")
+            .env_remove("A2A_CONFORM_CONFIG");
+        command.output().unwrap()
+    };
+    let out = in_work(&["config", "show", "staging"]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains(&format!("  cacert: {ca}")), "{shown}");
+    let out = in_work(&["card", "staging"]);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    let out = in_work(&["check", "staging", "--scenario", "completion-stability"]);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+
+    // Half a client certificate is refused before any request, naming where.
+    std::fs::write(&profile, "cert: client.pem\n").unwrap();
+    let out = run(
+        &[
+            "check",
+            &peer.card_url,
+            "--profile",
+            &profile.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`cert` needs `key`"),
+        "{}",
+        explain(&out)
     );
 }

@@ -68,6 +68,7 @@ pub fn start_peer_with(
             port: 0,
             timing,
             auth_token: auth_token.map(str::to_string),
+            ..MockConfig::default()
         }))
         .expect("mock peer starts on 127.0.0.1:0");
     Peer {
