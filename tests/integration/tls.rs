@@ -1,61 +1,34 @@
-//! Real peers' transport: a TLS front (rustls, certificates from a CA made
-//! here with rcgen) before the mock peer. Without the CA the card is refused
+//! Real peers' transport: the mock peer serving HTTPS (`MockConfig::tls`,
+//! `mock-peer --tls`) with a throwaway CA. Without the CA the card is refused
 //! (exit 3, naming --cacert); with --cacert, or SSL_CERT_FILE (the system
-//! trust store, rustls-native-certs), it is trusted; --insecure is accepted
-//! with a warning in every format and `tool.insecure: true`; mTLS required by
-//! the front is satisfied by --cert/--key. A proxy never sees loopback.
+//! trust store, rustls-native-certs), it is trusted — card, calls and
+//! streams; --insecure is accepted with a warning in every format and
+//! `tool.insecure: true`; mTLS required by the peer is satisfied by
+//! --cert/--key, a profile or a config section. A proxy never sees loopback.
 
 use crate::common;
-use a2a_conform::mock::Behaviour;
+use a2a_conform::mock::{Behaviour, MockConfig, MockPki, MockTls};
 use a2a_conform::protocol::ProtocolVersion;
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
-};
-
 use std::process::{Command, Output};
 use std::sync::Arc;
-use tokio_rustls::rustls::{self, pki_types};
 
 const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
 
-/// A CA, a server certificate for 127.0.0.1 and a client certificate, as PEM files.
+/// The mock's throwaway CA with its PEM files (`ca.pem`, `client.pem`,
+/// `client.key`) in a temporary directory.
 struct Pki {
     dir: tempfile::TempDir,
-    ca_der: pki_types::CertificateDer<'static>,
-    server_der: pki_types::CertificateDer<'static>,
-    server_key: Vec<u8>,
+    pki: Arc<MockPki>,
 }
 
 impl Pki {
     fn new() -> Pki {
         let dir = tempfile::tempdir().unwrap();
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, "a2a-conform test CA");
-        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
-        let server_key = KeyPair::generate().unwrap();
-        let server = CertificateParams::new(vec!["127.0.0.1".to_string()])
-            .unwrap()
-            .signed_by(&server_key, &ca)
-            .unwrap();
-        let client_key = KeyPair::generate().unwrap();
-        let mut client_params =
-            CertificateParams::new(vec!["a2a-conform-client".to_string()]).unwrap();
-        client_params
-            .distinguished_name
-            .push(DnType::CommonName, "a2a-conform client");
-        let client = client_params.signed_by(&client_key, &ca).unwrap();
-        std::fs::write(dir.path().join("ca.pem"), ca.pem()).unwrap();
-        std::fs::write(dir.path().join("client.pem"), client.pem()).unwrap();
-        std::fs::write(dir.path().join("client.key"), client_key.serialize_pem()).unwrap();
+        let pki = MockPki::generate().unwrap();
+        pki.write_to(dir.path()).unwrap();
         Pki {
-            ca_der: ca.der().clone(),
-            server_der: server.der().clone(),
-            server_key: server_key.serialize_der(),
             dir,
+            pki: Arc::new(pki),
         }
     }
 
@@ -63,72 +36,16 @@ impl Pki {
         self.dir.path().join(name).display().to_string()
     }
 
-    fn server_config(&self, require_client_cert: bool) -> Arc<rustls::ServerConfig> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .unwrap();
-        let builder = if require_client_cert {
-            let mut roots = rustls::RootCertStore::empty();
-            roots.add(self.ca_der.clone()).unwrap();
-            let verifier =
-                rustls::server::WebPkiClientVerifier::builder_with_provider(roots.into(), provider)
-                    .build()
-                    .unwrap();
-            builder.with_client_cert_verifier(verifier)
-        } else {
-            builder.with_no_client_auth()
-        };
-        let key = pki_types::PrivateKeyDer::Pkcs8(self.server_key.clone().into());
-        let mut config = builder
-            .with_single_cert(vec![self.server_der.clone()], key)
-            .unwrap();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Arc::new(config)
-    }
-}
-
-/// A TLS front on 127.0.0.1 that forwards each connection to `backend`.
-struct TlsFront {
-    port: u16,
-    _runtime: tokio::runtime::Runtime,
-}
-
-fn tls_front(backend: &str, config: Arc<rustls::ServerConfig>) -> TlsFront {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let backend = url::Url::parse(backend).unwrap();
-    let backend = format!(
-        "{}:{}",
-        backend.host_str().unwrap(),
-        backend.port().unwrap()
-    );
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let acceptor = tokio_rustls::TlsAcceptor::from(config);
-    runtime.spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            let backend = backend.clone();
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(socket).await else {
-                    return;
-                };
-                let Ok(mut plain) = tokio::net::TcpStream::connect(&backend).await else {
-                    return;
-                };
-                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
-            });
-        }
-    });
-    TlsFront {
-        port,
-        _runtime: runtime,
+    /// An honest v1.0 mock peer serving HTTPS with this CA's certificate
+    /// (and demanding a client certificate it signed, for mTLS).
+    fn peer(&self, require_client_cert: bool) -> common::Peer {
+        common::start_peer_config(MockConfig {
+            tls: Some(MockTls {
+                pki: self.pki.clone(),
+                require_client_cert,
+            }),
+            ..common::peer_config(ProtocolVersion::V1_0, Behaviour::Honest)
+        })
     }
 }
 
@@ -163,9 +80,9 @@ fn explain(out: &Output) -> String {
 #[test]
 fn a_tls_peer_is_trusted_through_its_ca_and_refused_without_it() {
     let pki = Pki::new();
-    let peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
-    let front = tls_front(&peer.base_url(), pki.server_config(false));
-    let url = format!("https://127.0.0.1:{}/", front.port);
+    let peer = pki.peer(false);
+    let url = format!("{}/", peer.base_url());
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
 
     let out = run(&["card", &url], &[]);
     assert_eq!(out.status.code(), Some(3), "{}", explain(&out));
@@ -196,9 +113,9 @@ fn a_tls_peer_is_trusted_through_its_ca_and_refused_without_it() {
 #[test]
 fn insecure_is_accepted_and_every_format_says_so() {
     let pki = Pki::new();
-    let peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
-    let front = tls_front(&peer.base_url(), pki.server_config(false));
-    let url = format!("https://127.0.0.1:{}/", front.port);
+    let peer = pki.peer(false);
+    let url = format!("{}/", peer.base_url());
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
     let out = common::check_every_format(
         &url,
         &[
@@ -233,16 +150,16 @@ fn insecure_is_accepted_and_every_format_says_so() {
         .unwrap_or_default()
         .contains("Insecure"));
     // Without --insecure the report does not carry the field at all.
-    let plain = common::check(&peer.card_url(), &["--scenario", "interface-served"]);
+    let plain_peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let plain = common::check(&plain_peer.card_url(), &["--scenario", "interface-served"]);
     assert!(plain.report()["tool"].get("insecure").is_none());
 }
 
 #[test]
 fn mtls_required_by_the_peer_is_satisfied_by_cert_and_key() {
     let pki = Pki::new();
-    let peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
-    let front = tls_front(&peer.base_url(), pki.server_config(true));
-    let url = format!("https://127.0.0.1:{}/", front.port);
+    let peer = pki.peer(true);
+    let url = format!("{}/", peer.base_url());
     let ca = pki.path("ca.pem");
     let out = run(&["card", &url, "--cacert", &ca], &[]);
     assert_eq!(
