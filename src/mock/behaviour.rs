@@ -55,6 +55,9 @@ pub enum Behaviour {
     /// Never asks for input, whatever the text, and answers a blocking send
     /// at once with the task still working: no prompt reaches input-required.
     InputUnreachable,
+    /// Completes a task the moment it is created unless its text contains
+    /// one of the card's skill examples (`hello`, `need-input`).
+    InstantUnlessExample,
 }
 
 impl Behaviour {
@@ -145,6 +148,11 @@ impl Behaviour {
                 "never asks for input, whatever the text (its declared input modes \
                  cannot be verified), and answers a blocking send at once with the \
                  task still working"
+            }
+            Behaviour::InstantUnlessExample => {
+                "completes every task the moment it is created unless its text \
+                 contains one of its card's skill examples (`hello`, `need-input`), \
+                 which work as the honest peer's do"
             }
         }
     }
@@ -262,6 +270,7 @@ mod tests {
                 "grpc-only",
                 "grpc-refused",
                 "input-unreachable",
+                "instant-unless-example",
             ]
         );
         for b in Behaviour::all() {

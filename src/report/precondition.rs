@@ -33,38 +33,47 @@ fn line(search: &PreconditionReport) -> String {
     format!("{}{skill}: {what} — {cost}", search.variable)
 }
 
-/// How to pin what was found, once per peer: the `--var` flag and the
+/// How to pin what was found, once per peer: the `--var` flags and the
 /// profile line (`None` when nothing was found).
 pub fn pin(peer: &PeerReport) -> Option<Pin> {
-    let found = peer
-        .preconditions
+    let mut found: Vec<(&str, &str)> = Vec::new();
+    for search in &peer.preconditions {
+        if let (PreconditionOutcome::Found, Some(prompt)) = (search.outcome, &search.prompt) {
+            if !found.iter().any(|(v, _)| *v == search.variable) {
+                found.push((&search.variable, prompt));
+            }
+        }
+    }
+    if found.is_empty() {
+        return None;
+    }
+    let flag = found
         .iter()
-        .find(|s| s.outcome == PreconditionOutcome::Found)?;
-    let prompt = found.prompt.as_deref()?;
+        .map(|(v, p)| format!("--var {}", shell_quote(&format!("{v}={p}"))))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let pairs = found
+        .iter()
+        .map(|(v, p)| format!("{v}: {}", serde_json::Value::String(p.to_string())))
+        .collect::<Vec<_>>()
+        .join(", ");
     Some(Pin {
-        flag: format!(
-            "--var {}",
-            shell_quote(&format!("{}={prompt}", found.variable))
-        ),
-        profile: format!(
-            "vars: {{{}: {}}}",
-            found.variable,
-            serde_json::Value::String(prompt.to_string())
-        ),
+        flag,
+        profile: format!("vars: {{{pairs}}}"),
     })
 }
 
-/// The two ways to pin a found prompt.
+/// The two ways to pin what was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pin {
-    /// `--var 'prompt_input_required=…'`
+    /// `--var 'prompt_input_required=…'` (one per variable found)
     pub flag: String,
     /// `vars: {prompt_input_required: "…"}` for a profile.
     pub profile: String,
 }
 
 /// What follows the pin's two forms in every format.
-pub const PIN_NOTE: &str = "`a2a-conform profile init URL` writes a profile with it";
+pub const PIN_NOTE: &str = "`a2a-conform profile init URL` writes a profile with the input prompt";
 
 /// `text` in single quotes for a POSIX shell.
 fn shell_quote(text: &str) -> String {

@@ -408,6 +408,8 @@ async fn execute(
     let started = Instant::now();
     // Why the input prompt stayed unset, for the run's message.
     let mut not_found = None;
+    // Whether the last attempt stopped because the task finished too early.
+    let mut finished_early;
     if planned.search_input && search.enabled() {
         let skill = planned
             .vars
@@ -438,7 +440,8 @@ async fn execute(
     let mut first_evidence: Vec<Evidence> = Vec::new();
     loop {
         report.attempts += 1;
-        let (verdict, message, evidence) = run_once(client, &planned, options).await;
+        let (verdict, message, evidence, early) = run_once(client, &planned, options).await;
+        finished_early = early;
         let (verdict, error_kind) = verdict;
         if verdict == ScenarioVerdict::Fail && report.attempts <= options.retries {
             if failures.is_empty() {
@@ -468,11 +471,83 @@ async fn execute(
         report.failed_attempts = failures;
         break;
     }
+    if let (true, Some(variable)) = (finished_early, planned.retry_work) {
+        retry_with_examples(client, &mut planned, options, search, variable, &mut report).await;
+    }
     if let Some(why) = not_found.filter(|_| report.verdict == ScenarioVerdict::Inconclusive) {
         report.message = format!("{why}: {}", report.message);
     }
     report.duration_ms = started.elapsed().as_millis() as u64;
     report
+}
+
+/// A run that stopped because its task finished before the check could act
+/// (the cancel came too late, the stream's first event was already final):
+/// the card's examples are tried, within the peer's discovery budget, for
+/// one that keeps a task working; the first that gets past the precondition
+/// decides the run, else it stays inconclusive, saying what was tried.
+async fn retry_with_examples(
+    client: &PeerClient,
+    planned: &mut Planned<'_>,
+    options: &RunOptions,
+    search: &precondition::Search<'_>,
+    variable: &'static str,
+    report: &mut ScenarioReport,
+) {
+    if !search.enabled() {
+        return;
+    }
+    let used = planned.vars.get(variable).cloned().flatten();
+    let mut tried = Vec::new();
+    let mut out_of_budget = false;
+    for candidate in search.work_candidates(used.as_deref()) {
+        if !search.take_task().await {
+            out_of_budget = true;
+            break;
+        }
+        planned
+            .vars
+            .insert(variable.to_string(), Some(candidate.text.clone()));
+        if variable == "prompt" {
+            // `prompt_long` defaults to `prompt`: keep them together.
+            planned
+                .vars
+                .insert("prompt_long".into(), Some(candidate.text.clone()));
+        }
+        let ((verdict, error_kind), message, evidence, early) =
+            run_once(client, planned, options).await;
+        let got_past = !early;
+        tried.push((candidate, message.clone(), got_past));
+        if got_past {
+            report.verdict = verdict;
+            report.error_kind = error_kind;
+            report.message = message;
+            report.evidence = if verdict != ScenarioVerdict::Pass || options.keep_passing_evidence {
+                evidence
+            } else {
+                Vec::new()
+            };
+            break;
+        }
+    }
+    if tried.is_empty() && !out_of_budget {
+        return;
+    }
+    if !tried.iter().any(|t| t.2) {
+        report.message = format!(
+            "{}; no example the card offers kept a task working longer ({} tried{})",
+            report.message,
+            tried.len(),
+            if out_of_budget {
+                "; the --discover-budget is spent"
+            } else {
+                ""
+            }
+        );
+    }
+    search
+        .record_work(variable, &planned.run_id, tried, out_of_budget)
+        .await;
 }
 
 /// Whether a run verifies only `interfaces[…]` declarations.
@@ -484,11 +559,19 @@ fn verifies_interfaces(planned: &Planned<'_>) -> bool {
             .all(|d| matches!(d, DeclarationId::Interface { .. }))
 }
 
+/// One attempt: the verdict, its message, the evidence, and whether it
+/// stopped because the task had already finished
+/// ([`precondition::stopped_early`]).
 async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
     options: &RunOptions,
-) -> ((ScenarioVerdict, Option<ErrorKind>), String, Vec<Evidence>) {
+) -> (
+    (ScenarioVerdict, Option<ErrorKind>),
+    String,
+    Vec<Evidence>,
+    bool,
+) {
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     ctx.clamped_window = planned.clamped_window;
@@ -502,6 +585,11 @@ async fn run_once(
         Ok(())
     })
     .await;
+    let finished_early = matches!(
+        &outcome,
+        Ok(Err((index, stop))) if stop.kind == StopKind::Inconclusive
+            && precondition::stopped_early(&ctx, &steps[*index].value)
+    );
     let (verdict, message) = match outcome {
         Err(_) => (
             (ScenarioVerdict::Error, Some(ErrorKind::Tool)),
@@ -540,7 +628,7 @@ async fn run_once(
         }
     };
     drop(ctx);
-    (verdict, message, transcript.entries())
+    (verdict, message, transcript.entries(), finished_early)
 }
 
 #[cfg(test)]

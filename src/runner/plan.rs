@@ -29,6 +29,10 @@ pub(super) struct Planned<'a> {
     /// The run sends `${prompt_input_required}`, which nobody set: it asks
     /// the peer's precondition search for a prompt (`runner::precondition`).
     pub(super) search_input: bool,
+    /// The variable (`prompt_long`, `prompt`) a run that ends because its
+    /// task finished too early is retried with the card's examples in,
+    /// when the user set neither.
+    pub(super) retry_work: Option<&'static str>,
 }
 
 /// Why a planned run does not run.
@@ -89,6 +93,10 @@ pub(super) fn plan_runs<'a>(
     let input_prompt_unset = options.discover_budget > 0
         && !options.vars.contains_key(INPUT_REQUIRED_VAR)
         && !suite.vars.contains_key(INPUT_REQUIRED_VAR);
+    let work_prompt_unset = options.discover_budget > 0
+        && ["prompt", "prompt_long"]
+            .iter()
+            .all(|v| !options.vars.contains_key(*v) && !suite.vars.contains_key(*v));
     let mut plan = Vec::new();
     for scenario in &suite.scenarios {
         let skip = filter_reason(scenario.id(), options).or_else(|| {
@@ -139,8 +147,12 @@ pub(super) fn plan_runs<'a>(
             let search_input = input_prompt_unset
                 && not_run.is_none()
                 && super::precondition::needs_input_prompt(scenario);
+            let retry_work = (work_prompt_unset && not_run.is_none())
+                .then(|| super::precondition::work_prompt_var(scenario))
+                .flatten();
             plan.push(Planned {
                 search_input,
+                retry_work,
                 scenario,
                 run_id: expansion.run_id,
                 verifies,

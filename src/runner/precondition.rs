@@ -119,6 +119,64 @@ pub fn needs_input_prompt(scenario: &Scenario) -> bool {
     })
 }
 
+/// The variable a scenario's first message is sent with, when a run that
+/// ended because the task finished too early may be retried with another
+/// prompt: `prompt_long` or `prompt`, written alone (`text: "${prompt_long}"`,
+/// or no text), in a scenario with an `inconclusive_if` that
+/// [`finished_early`] recognises.
+pub fn work_prompt_var(scenario: &Scenario) -> Option<&'static str> {
+    let steps = &scenario.def.steps;
+    if !steps.iter().any(|s| finished_early(&s.value)) {
+        return None;
+    }
+    let first = steps.iter().find_map(|step| match &step.value {
+        Step::Send(s) | Step::Stream(s) => Some(s),
+        _ => None,
+    })?;
+    let name = match &first.text {
+        None => "prompt",
+        Some(t) => match t.elements() {
+            [Element::Var(name)] => name.as_str(),
+            _ => return None,
+        },
+    };
+    ["prompt_long", "prompt"].into_iter().find(|v| *v == name)
+}
+
+/// Whether a step stops a run because the task had already finished: an
+/// `inconclusive_if` on a completed state or on TaskNotCancelable.
+pub fn finished_early(step: &Step) -> bool {
+    match step {
+        Step::InconclusiveIf(s) => {
+            let condition = s.condition();
+            condition.state.contains(&TaskState::Completed)
+                || condition
+                    .code
+                    .contains(&crate::protocol::codes::TASK_NOT_CANCELABLE)
+        }
+        _ => false,
+    }
+}
+
+/// [`finished_early`], or an `expect_event` with `otherwise_inconclusive`
+/// that missed because the peer closed the stream (the task ended before
+/// showing the work waited for): judged on the run's state where it stopped.
+pub(super) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
+    match step {
+        Step::ExpectEvent(s) if s.otherwise_inconclusive.is_some() => ctx
+            .captures
+            .get(&s.stream)
+            .and_then(|c| c.stream())
+            .is_some_and(|h| {
+                matches!(
+                    h.snapshot().1,
+                    Some(crate::transport::StreamEnd::Closed { .. })
+                )
+            }),
+        other => finished_early(other),
+    }
+}
+
 /// What a run gets from the search.
 #[derive(Debug, Clone)]
 pub enum Outcome {
@@ -140,12 +198,14 @@ struct Tried {
     reached: bool,
 }
 
-/// One search (per first skill) and the runs that used it.
+/// One search (per first skill, or per run for work that lasts) and the
+/// runs that used it.
 struct Searched {
+    variable: &'static str,
     skill: Option<String>,
     outcome: Outcome,
-    /// Indices into `State::tried`, in the order this search went through them.
-    tried: Vec<usize>,
+    /// The prompts in the order this search went through them.
+    tried: Vec<Tried>,
     started: u32,
     canceled: u32,
     runs: Vec<String>,
@@ -195,7 +255,11 @@ impl<'a> Search<'a> {
     pub(super) async fn prompt_for(&self, skill: Option<&str>, run_id: &str) -> Outcome {
         let mut state = self.state.lock().await;
         let key = skill.map(str::to_string);
-        if let Some(done) = state.searches.iter_mut().find(|s| s.skill == key) {
+        if let Some(done) = state
+            .searches
+            .iter_mut()
+            .find(|s| s.variable == INPUT_REQUIRED_VAR && s.skill == key)
+        {
             done.runs.push(run_id.to_string());
             return done.outcome.clone();
         }
@@ -203,6 +267,7 @@ impl<'a> Search<'a> {
         {
             Ok(searched) => searched,
             Err(_) => Searched {
+                variable: INPUT_REQUIRED_VAR,
                 skill: key.clone(),
                 outcome: Outcome::Error(
                     ErrorKind::Tool,
@@ -227,6 +292,7 @@ impl<'a> Search<'a> {
     async fn search(&self, state: &mut State, skill: Option<&str>) -> Searched {
         let transcript = Transcript::new(self.redactor.clone());
         let mut searched = Searched {
+            variable: INPUT_REQUIRED_VAR,
             skill: skill.map(str::to_string),
             outcome: Outcome::NotFound(String::new()),
             tried: Vec::new(),
@@ -243,7 +309,7 @@ impl<'a> Search<'a> {
                 .iter()
                 .position(|t| t.candidate.text == candidate.text)
             {
-                searched.tried.push(i);
+                searched.tried.push(state.tried[i].clone());
                 if state.tried[i].reached {
                     searched.outcome = Outcome::Found(state.tried[i].candidate.clone());
                     return searched;
@@ -259,24 +325,26 @@ impl<'a> Search<'a> {
             match self.try_prompt(&candidate, transcript.clone()).await {
                 Ok(attempt) => {
                     searched.canceled += u32::from(attempt.canceled);
-                    state.tried.push(Tried {
+                    let tried = Tried {
                         candidate: candidate.clone(),
                         answer: attempt.answer,
                         reached: attempt.reached,
-                    });
-                    searched.tried.push(state.tried.len() - 1);
+                    };
+                    state.tried.push(tried.clone());
+                    searched.tried.push(tried);
                     if attempt.reached {
                         searched.outcome = Outcome::Found(candidate);
                         return searched;
                     }
                 }
                 Err(TryError::Stopped { kind, message }) => {
-                    state.tried.push(Tried {
+                    let tried = Tried {
                         candidate: candidate.clone(),
                         answer: message.clone(),
                         reached: false,
-                    });
-                    searched.tried.push(state.tried.len() - 1);
+                    };
+                    state.tried.push(tried.clone());
+                    searched.tried.push(tried);
                     searched.evidence = transcript.entries();
                     searched.outcome = match kind {
                         Some(kind) => Outcome::Error(
@@ -352,12 +420,92 @@ impl<'a> Search<'a> {
         })
     }
 
+    /// Takes one task from the peer's budget; `false` when it is spent.
+    pub(super) async fn take_task(&self) -> bool {
+        let mut state = self.state.lock().await;
+        if state.started >= self.budget {
+            return false;
+        }
+        state.started += 1;
+        true
+    }
+
+    /// The card's examples to try for work that lasts longer than `used`
+    /// (the prompt the run already sent): every skill's, in card order.
+    pub(super) fn work_candidates(&self, used: Option<&str>) -> Vec<Candidate> {
+        candidates(self.card, None)
+            .into_iter()
+            .filter(|c| matches!(c.source, Source::Example { .. }))
+            .filter(|c| Some(c.text.as_str()) != used)
+            .collect()
+    }
+
+    /// Records one run's retries with other prompts for `variable`.
+    pub(super) async fn record_work(
+        &self,
+        variable: &'static str,
+        run_id: &str,
+        tried: Vec<(Candidate, String, bool)>,
+        out_of_budget: bool,
+    ) {
+        let found = tried.iter().find(|t| t.2).map(|t| t.0.clone());
+        let outcome = match found {
+            Some(c) => Outcome::Found(c),
+            None => Outcome::NotFound(format!(
+                "no example the card offers kept a task working long enough ({} tried{})",
+                tried.len(),
+                if out_of_budget {
+                    format!(
+                        "; the --discover-budget of {} task(s) is spent",
+                        self.budget
+                    )
+                } else {
+                    String::new()
+                }
+            )),
+        };
+        let started = tried.len() as u32;
+        let searched = Searched {
+            variable,
+            skill: None,
+            outcome,
+            tried: tried
+                .into_iter()
+                .map(|(candidate, answer, reached)| Tried {
+                    candidate,
+                    answer,
+                    reached,
+                })
+                .collect(),
+            started,
+            canceled: 0,
+            runs: vec![run_id.to_string()],
+            evidence: Vec::new(),
+        };
+        self.state.lock().await.searches.push(searched);
+    }
+
     /// The report's entries: one per search, in the order they ran.
     pub(super) async fn report(&self) -> Vec<PreconditionReport> {
         let state = self.state.lock().await;
-        state
-            .searches
-            .iter()
+        // Runs finish in any order: the report lists searches in one.
+        let mut searches: Vec<&Searched> = state.searches.iter().collect();
+        searches.sort_by(|a, b| {
+            (
+                a.variable != INPUT_REQUIRED_VAR,
+                a.variable,
+                &a.skill,
+                &a.runs,
+            )
+                .cmp(&(
+                    b.variable != INPUT_REQUIRED_VAR,
+                    b.variable,
+                    &b.skill,
+                    &b.runs,
+                ))
+        });
+        searches
+            .into_iter()
             .map(|s| {
                 let (outcome, prompt, source, message) = match &s.outcome {
                     Outcome::Found(c) => (
@@ -365,15 +513,25 @@ impl<'a> Search<'a> {
                         Some(c.text.clone()),
                         Some(c.source.to_string()),
                         format!(
-                            "{} `{}` reached input-required; pin it with --var '{INPUT_REQUIRED_VAR}={}'",
-                            c.source, c.text, c.text
+                            "{} `{}` {}; pin it with --var '{}={}'",
+                            c.source,
+                            c.text,
+                            if s.variable == INPUT_REQUIRED_VAR {
+                                "reached input-required"
+                            } else {
+                                "kept a task working long enough"
+                            },
+                            s.variable,
+                            c.text
                         ),
                     ),
-                    Outcome::NotFound(why) => (PreconditionOutcome::NotFound, None, None, why.clone()),
+                    Outcome::NotFound(why) => {
+                        (PreconditionOutcome::NotFound, None, None, why.clone())
+                    }
                     Outcome::Error(_, why) => (PreconditionOutcome::Error, None, None, why.clone()),
                 };
                 PreconditionReport {
-                    variable: INPUT_REQUIRED_VAR.into(),
+                    variable: s.variable.into(),
                     skill: s.skill.clone(),
                     outcome,
                     prompt,
@@ -381,14 +539,11 @@ impl<'a> Search<'a> {
                     tried: s
                         .tried
                         .iter()
-                        .map(|&i| {
-                            let t = &state.tried[i];
-                            TriedPrompt {
-                                source: t.candidate.source.to_string(),
-                                prompt: t.candidate.text.clone(),
-                                answer: t.answer.clone(),
-                                reached: t.reached,
-                            }
+                        .map(|t| TriedPrompt {
+                            source: t.candidate.source.to_string(),
+                            prompt: t.candidate.text.clone(),
+                            answer: t.answer.clone(),
+                            reached: t.reached,
                         })
                         .collect(),
                     tasks_started: s.started,
@@ -543,5 +698,17 @@ mod tests {
             .map(|s| s.id())
             .collect();
         assert_eq!(needing, ["input-mode-resume"]);
+        let retried: Vec<(&str, &str)> = suite
+            .scenarios
+            .iter()
+            .filter_map(|s| Some((s.id(), work_prompt_var(s)?)))
+            .collect();
+        assert_eq!(
+            retried,
+            [
+                ("cancel-then-stream", "prompt_long"),
+                ("streaming-probe", "prompt")
+            ]
+        );
     }
 }

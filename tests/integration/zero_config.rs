@@ -284,3 +284,58 @@ fn profile_init_writes_what_the_search_found_and_a_check_pins_it() {
     );
     assert_eq!(stuck.peer.tasks().len(), 2);
 }
+
+#[test]
+fn a_task_that_finishes_before_the_cancel_is_retried_with_the_cards_examples() {
+    let only = [
+        "--scenario",
+        "cancel-then-stream",
+        "--scenario",
+        "streaming-probe",
+    ];
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let peer = start_peer(version, Behaviour::InstantUnlessExample);
+        let out = zero_config(&peer.card_url(), &only);
+        assert_eq!(out.code, 0, "{version}: {}", out.explain());
+        assert_eq!(out.declaration("lifecycle.cancel"), "honoured", "{version}");
+        assert_eq!(out.declaration("capabilities.streaming"), "honoured");
+        let searches = preconditions(&out);
+        let work: Vec<&Value> = searches
+            .iter()
+            .filter(|s| s["variable"] == "prompt_long")
+            .collect();
+        assert_eq!(work.len(), 1, "{searches:#?}");
+        assert_eq!(work[0]["outcome"], "found");
+        assert_eq!(work[0]["source"], "skills[echo].examples[0]");
+        assert_eq!(work[0]["runs"], json!(["cancel-then-stream"]));
+        // Without the search, the rows stay as they were.
+        let out = zero_config(
+            &peer.card_url(),
+            &[only.as_slice(), &["--no-discover"]].concat(),
+        );
+        assert_eq!(out.declaration("lifecycle.cancel"), "unverified");
+        assert!(preconditions(&out).is_empty());
+    }
+    // Budget: one task for the whole peer, whichever run asks first.
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Instant);
+    let out = zero_config(
+        &peer.card_url(),
+        &[only.as_slice(), &["--discover-budget", "1"]].concat(),
+    );
+    let started: u64 = preconditions(&out)
+        .iter()
+        .map(|s| s["tasks_started"].as_u64().unwrap())
+        .sum();
+    assert_eq!(started, 1, "{}", out.explain());
+    assert_eq!(out.declaration("lifecycle.cancel"), "unverified");
+    let messages = [
+        out.run("cancel-then-stream")["message"].to_string(),
+        out.run("streaming-probe")["message"].to_string(),
+    ];
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("--discover-budget is spent")),
+        "{messages:?}"
+    );
+}
