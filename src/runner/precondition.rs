@@ -706,8 +706,9 @@ mod tests {
         assert_eq!(
             retried,
             [
+                ("streaming-probe", "prompt"),
                 ("cancel-then-stream", "prompt_long"),
-                ("streaming-probe", "prompt")
+                ("push-delivers", "prompt_long")
             ]
         );
     }
