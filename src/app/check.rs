@@ -162,6 +162,7 @@ pub(super) async fn run_check(
             options: setup.own.get(i).cloned().flatten().map(|own| {
                 Arc::new(RunOptions {
                     redactor: options.redactor.clone(),
+                    issued: options.issued.clone(),
                     cancel: options.cancel.clone(),
                     peers_in_flight: options.peers_in_flight,
                     shard: options.shard,
@@ -192,7 +193,7 @@ pub(super) async fn run_check(
     }
     watcher.abort();
     // Every format is rendered from this one redacted report.
-    let mut report = redacted(report, &options.redactor);
+    let mut report = redacted(report, &options.redactor_with_issued());
     report.fail_on_flaky = args.fail_on_flaky;
     report.tool.insecure = options.client.tls.insecure;
     report.fail_on_unverified = args.fail_on_unverified;

@@ -118,6 +118,12 @@ impl PeerClient {
         self.withheld_for.as_deref()
     }
 
+    /// What a refusal of this client's credentials means, from the card's
+    /// security schemes ([`ClientConfig::auth_hint`]).
+    pub fn auth_hint(&self) -> Option<&str> {
+        self.config.auth_hint.as_deref()
+    }
+
     /// The bound on each request's wait for an answer (`--timeout`).
     pub fn timeout(&self) -> Duration {
         self.config.timeout
@@ -379,6 +385,14 @@ impl PeerClient {
                 ))
             }
         };
+        let mut url = url;
+        if options.credentials == Credentials::Configured && !self.config.query.is_empty() {
+            // An API key the card puts in the query (redacted by value).
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &self.config.query {
+                pairs.append_pair(name, value);
+            }
+        }
         let mut builder = if streaming {
             self.stream_client().request(method.clone(), url.clone())
         } else {
