@@ -146,6 +146,17 @@ impl PeerAuth {
     /// carries. A requirement that cannot be met leaves the client as given
     /// and sets its hint, so a refusal reads `unverified` naming the flag.
     pub async fn for_run(&self, skill: Option<&str>) -> RunAuth {
+        self.resolve_for(skill, true).await
+    }
+
+    /// The card-level credentials before any run: a token fetched now finds
+    /// a broken token endpoint early (its request is shown by the first run
+    /// that uses the token).
+    pub async fn before_runs(&self) -> RunAuth {
+        self.resolve_for(None, false).await
+    }
+
+    async fn resolve_for(&self, skill: Option<&str>, for_run: bool) -> RunAuth {
         let mut config = self.base.clone();
         let mut evidence = Vec::new();
         let requirements = self.security.requirements_for(skill);
@@ -183,7 +194,7 @@ impl PeerAuth {
                 }
                 Grant::Query(name, value) => config.query.push((name, value)),
                 Grant::Token { source, scopes } => {
-                    match self.token(&source, &scopes).await {
+                    match self.token(&source, &scopes, for_run).await {
                         Ok(obtained) => {
                             evidence.push(obtained.evidence);
                             // The obtained token replaces a --bearer-env one.
@@ -228,6 +239,7 @@ impl PeerAuth {
         &self,
         source: &TokenSource,
         scopes: &[String],
+        for_run: bool,
     ) -> Result<super::token::Obtained, TokenError> {
         let Some(tokens) = &self.tokens else {
             return Err(TokenError::Unreachable {
@@ -248,7 +260,7 @@ impl PeerAuth {
                 endpoint
             }
         };
-        tokens.token(&url, scopes).await
+        tokens.token(&url, scopes, for_run).await
     }
 
     /// The first alternative whose every scheme can be satisfied, or the
@@ -435,5 +447,164 @@ impl PeerAuth {
                 card_origin.ascii_serialization()
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::{EnvSecret, OAuthClient};
+    use crate::card::{parse_card, BindingChoice, ProtocolChoice};
+
+    const CARD_URL: &str = "http://127.0.0.1:9/.well-known/agent-card.json";
+
+    fn card(schemes: &str, requirements: &str) -> Card {
+        let body = format!(
+            r#"{{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[{{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}}],
+            "capabilities":{{}},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],"skills":[],
+            "securitySchemes":{schemes},"securityRequirements":{requirements}}}"#
+        );
+        let url = url::Url::parse(CARD_URL).unwrap();
+        parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .unwrap()
+    }
+
+    fn secret(var: &str, value: &str) -> EnvSecret {
+        EnvSecret {
+            var: var.into(),
+            value: value.into(),
+        }
+    }
+
+    fn oauth_settings() -> AuthSettings {
+        AuthSettings {
+            oauth_client: Some(OAuthClient {
+                id: secret("ID", "client"),
+                secret: secret("SECRET", "s3cret"),
+            }),
+            ..AuthSettings::default()
+        }
+    }
+
+    fn peer(card: &Card, base: ClientConfig, settings: AuthSettings) -> PeerAuth {
+        let base = base.for_card(&url::Url::parse(CARD_URL).unwrap());
+        PeerAuth::new(card, &base, Arc::new(settings), IssuedSecrets::default())
+    }
+
+    #[tokio::test]
+    async fn the_client_secret_goes_to_no_other_origin_under_same_origin_credentials_and_never_in_the_clear(
+    ) {
+        let oauth = |url: &str| {
+            card(
+                &format!(
+                    r#"{{"oauth":{{"oauth2SecurityScheme":{{"flows":{{"clientCredentials":{{"tokenUrl":"{url}","scopes":{{}}}}}}}}}}}}"#
+                ),
+                r#"[{"schemes":{"oauth":{"list":["a"]}}}]"#,
+            )
+        };
+        let strict = ClientConfig {
+            same_origin_credentials: true,
+            ..ClientConfig::default()
+        };
+        let run = peer(
+            &oauth("https://idp.example/token"),
+            strict,
+            oauth_settings(),
+        )
+        .for_run(None)
+        .await;
+        let hint = run.config.auth_hint.unwrap();
+        assert!(
+            hint.contains("scheme `oauth`") && hint.contains("--same-origin-credentials"),
+            "{hint}"
+        );
+        assert!(
+            run.evidence.is_empty(),
+            "no request was made: {:?}",
+            run.evidence
+        );
+        let loose = peer(
+            &oauth("https://idp.example/token"),
+            ClientConfig::default(),
+            oauth_settings(),
+        );
+        assert!(
+            loose.warnings()[0].contains("sends the OAuth client secret to https://idp.example"),
+            "{:?}",
+            loose.warnings()
+        );
+        let clear = peer(
+            &oauth("http://idp.example/token"),
+            ClientConfig::default(),
+            oauth_settings(),
+        )
+        .for_run(None)
+        .await;
+        assert!(
+            clear.config.auth_hint.unwrap().contains("not https"),
+            "plain http to a non-loopback host is refused"
+        );
+    }
+
+    #[tokio::test]
+    async fn api_keys_go_where_the_card_says_and_basic_is_built_from_its_two_variables() {
+        let settings = AuthSettings {
+            api_key: Some(secret("KEY", "k-123")),
+            basic: Some((secret("U", "alice"), secret("P", "pw"))),
+            ..AuthSettings::default()
+        };
+        let query = card(
+            r#"{"k":{"apiKeySecurityScheme":{"location":"query","name":"api_key"}},"b":{"httpAuthSecurityScheme":{"scheme":"Basic"}}}"#,
+            r#"[{"schemes":{"k":{"list":[]},"b":{"list":[]}}}]"#,
+        );
+        let run = peer(&query, ClientConfig::default(), settings.clone())
+            .for_run(None)
+            .await;
+        assert_eq!(run.config.query, vec![("api_key".into(), "k-123".into())]);
+        assert!(run
+            .config
+            .headers
+            .contains(&("Authorization".into(), "Basic YWxpY2U6cHc=".into())));
+        assert!(run.config.auth_hint.unwrap().contains("`k` and `b`"));
+        let cookie = card(
+            r#"{"k":{"type":"apiKey","in":"cookie","name":"session"}}"#,
+            r#"[{"schemes":{"k":{"list":[]}}}]"#,
+        );
+        let run = peer(&cookie, ClientConfig::default(), settings)
+            .for_run(None)
+            .await;
+        assert_eq!(
+            run.config.headers,
+            vec![("Cookie".into(), "session=k-123".into())]
+        );
+        // The first alternative the settings can meet is chosen.
+        let two = card(
+            r#"{"tls":{"mtlsSecurityScheme":{}},"bearer":{"httpAuthSecurityScheme":{"scheme":"Bearer"}}}"#,
+            r#"[{"schemes":{"tls":{"list":[]}}},{"schemes":{"bearer":{"list":[]}}}]"#,
+        );
+        let none = peer(&two, ClientConfig::default(), AuthSettings::default())
+            .for_run(None)
+            .await;
+        let hint = none.config.auth_hint.unwrap();
+        assert!(
+            hint.contains("--cert FILE --key FILE")
+                && hint.contains("; or ")
+                && hint.contains("--bearer-env VAR"),
+            "{hint}"
+        );
+        let bearer = ClientConfig {
+            bearer: Some(("T".into(), "tok".into())),
+            ..ClientConfig::default()
+        };
+        let run = peer(&two, bearer, AuthSettings::default())
+            .for_run(None)
+            .await;
+        assert!(run.config.auth_hint.unwrap().contains("`bearer`"));
     }
 }

@@ -48,6 +48,9 @@ struct Cached {
     access_token: String,
     obtained: Instant,
     lifetime: Option<Duration>,
+    /// The token request's evidence line while no run has shown it yet
+    /// (the request made before the runs, to find trouble early).
+    unshown: Option<String>,
 }
 
 /// A token handed to a run, with the evidence line saying where it came from.
@@ -99,10 +102,14 @@ impl TokenCache {
     /// A token from `token_url` carrying `scopes`: the cached one while it
     /// is fresh, else a new one. The lock is held across a fetch so that
     /// runs starting together make one request, not one each.
+    ///
+    /// `for_run`: the token goes to a run, whose evidence shows its request
+    /// (made now, or made earlier and not shown yet).
     pub async fn token(
         &self,
         token_url: &url::Url,
         scopes: &[String],
+        for_run: bool,
     ) -> Result<Obtained, TokenError> {
         let mut sorted = scopes.to_vec();
         sorted.sort();
@@ -111,8 +118,14 @@ impl TokenCache {
         let key = (token_url.to_string(), scope.clone());
         let mut tokens = self.tokens.lock().await;
         let now = Instant::now();
-        if let Some(cached) = tokens.get(&key) {
+        if let Some(cached) = tokens.get_mut(&key) {
             if !needs_refresh(cached.obtained, cached.lifetime, now) {
+                if let Some(evidence) = cached.unshown.take_if(|_| for_run) {
+                    return Ok(Obtained {
+                        access_token: cached.access_token.clone(),
+                        evidence,
+                    });
+                }
                 let age = now.duration_since(cached.obtained).as_secs();
                 let left = cached
                     .lifetime
@@ -132,7 +145,10 @@ impl TokenCache {
                 });
             }
         }
-        let (cached, evidence) = self.fetch(token_url, &scope).await?;
+        let (mut cached, evidence) = self.fetch(token_url, &scope).await?;
+        if !for_run {
+            cached.unshown = Some(evidence.clone());
+        }
         let obtained = Obtained {
             access_token: cached.access_token.clone(),
             evidence,
@@ -228,6 +244,7 @@ impl TokenCache {
                 access_token,
                 obtained: sent,
                 lifetime,
+                unshown: None,
             },
             evidence,
         ))
@@ -304,5 +321,53 @@ mod tests {
             None,
             start + Duration::from_secs(3600)
         ));
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use crate::auth::EnvSecret;
+    use crate::mock::{Behaviour, MockConfig, MockPeer};
+
+    #[tokio::test]
+    async fn a_token_is_fetched_once_per_scope_set_and_reused_while_fresh() {
+        let peer = MockPeer::start(MockConfig {
+            behaviour: Behaviour::SecuredOauth,
+            auth_token: Some("cache-secret".into()),
+            ..MockConfig::default()
+        })
+        .await
+        .unwrap();
+        let issued = IssuedSecrets::default();
+        let client = OAuthClient {
+            id: EnvSecret {
+                var: "ID".into(),
+                value: crate::mock::auth::CLIENT_ID.into(),
+            },
+            secret: EnvSecret {
+                var: "SECRET".into(),
+                value: "cache-secret".into(),
+            },
+        };
+        let cache = TokenCache::new(reqwest::Client::new(), client, issued.clone());
+        let url = url::Url::parse(&format!("{}/oauth/token", peer.base_url())).unwrap();
+        let scopes = vec!["a2a:invoke".to_string()];
+        let first = cache.token(&url, &scopes, false).await.unwrap();
+        // The request made before the runs is shown by the first run.
+        let shown = cache.token(&url, &scopes, true).await.unwrap();
+        assert_eq!(shown.access_token, first.access_token);
+        assert!(shown.evidence.starts_with("POST "), "{}", shown.evidence);
+        let reused = cache.token(&url, &scopes, true).await.unwrap();
+        assert_eq!(reused.access_token, first.access_token);
+        assert!(reused.evidence.contains("reused"), "{}", reused.evidence);
+        let wider = cache
+            .token(&url, &["echo:data".into(), "a2a:invoke".into()], true)
+            .await
+            .unwrap();
+        assert_ne!(wider.access_token, first.access_token);
+        assert_eq!(issued.all(), vec![first.access_token, wider.access_token]);
+        assert!(!wider.evidence.contains("cache-secret"));
+        peer.shutdown().await;
     }
 }

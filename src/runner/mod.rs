@@ -229,7 +229,7 @@ async fn check_peer(
         options.auth.clone(),
         options.issued.clone(),
     );
-    let card_auth = auth.for_run(None).await;
+    let card_auth = auth.before_runs().await;
     report.card_warnings.extend(auth.warnings());
     if let Some(trouble) = &card_auth.trouble {
         report
