@@ -611,6 +611,9 @@ mod tests {
         let run = peer(&two, bearer, AuthSettings::default())
             .for_run(None)
             .await;
-        assert_eq!(run.config.auth_hint, None, "the configured token keeps its message");
+        assert_eq!(
+            run.config.auth_hint, None,
+            "the configured token keeps its message"
+        );
     }
 }

@@ -325,3 +325,19 @@ fn a_refused_client_secret_is_a_card_warning_and_the_rows_read_unverified() {
     );
     assert_no_secret("wrong secret", &out, &[wrong, SECRET]);
 }
+
+#[test]
+fn the_demo_checks_its_own_api_key_and_oauth_mocks_with_their_credentials() {
+    for behaviour in ["secured-api-key", "secured-skill-scopes"] {
+        let out = run(&["demo", "--behaviour", behaviour]);
+        assert_eq!(out.code, 0, "{behaviour}: {}", out.explain());
+        assert_eq!(out.declaration("security.enforced"), "honoured");
+        assert_eq!(
+            out.declaration("skills[echo].inputModes[application/json]"),
+            "honoured",
+            "{behaviour}: {}",
+            out.explain()
+        );
+        assert!(!out.stdout.contains(TOKEN_PREFIX) && !out.stderr.contains(TOKEN_PREFIX));
+    }
+}
