@@ -341,3 +341,104 @@ fn the_demo_checks_its_own_api_key_and_oauth_mocks_with_their_credentials() {
         assert!(!out.stdout.contains(TOKEN_PREFIX) && !out.stderr.contains(TOKEN_PREFIX));
     }
 }
+
+#[test]
+fn open_id_connect_discovery_leads_to_the_token_endpoint_and_its_token_is_accepted() {
+    // The mock's own token endpoint stands for the identity provider; a card
+    // server of the test's declares `openIdConnect` with a discovery document
+    // that names it, and the mock's A2A endpoint as its interface.
+    let peer = start_peer_with_token(ProtocolVersion::V1_0, Behaviour::SecuredOauth, Some(SECRET));
+    let mock_base = peer.base_url();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mock_card: Value = runtime.block_on(async {
+        reqwest::get(peer.card_url())
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    let served = serve_at(|base| {
+        let mut card = mock_card.clone();
+        card["securitySchemes"] = serde_json::json!({
+            "oidc": {"openIdConnectSecurityScheme": {
+                "openIdConnectUrl": format!("{base}/.well-known/openid-configuration")
+            }}
+        });
+        card["securityRequirements"] =
+            serde_json::json!([{"schemes": {"oidc": {"list": ["a2a:invoke"]}}}]);
+        let discovery = serde_json::json!({
+            "issuer": base,
+            "token_endpoint": format!("{mock_base}/oauth/token"),
+            "grant_types_supported": ["client_credentials"],
+        });
+        axum::Router::new()
+            .route(
+                "/.well-known/agent-card.json",
+                axum::routing::get(move || {
+                    let card = card.clone();
+                    async move { axum::Json(card) }
+                }),
+            )
+            .route(
+                "/.well-known/openid-configuration",
+                axum::routing::get(move || {
+                    let discovery = discovery.clone();
+                    async move { axum::Json(discovery) }
+                }),
+            )
+    });
+    let out = check_every_format(
+        &format!("{}/.well-known/agent-card.json", served.base_url),
+        &[
+            OAUTH_FLAGS.as_slice(),
+            &["--scenario", "completion-stability", "-v"],
+        ]
+        .concat(),
+        &[
+            ("PEER_CLIENT_ID", CLIENT_ID),
+            ("PEER_CLIENT_SECRET", SECRET),
+        ],
+    );
+    assert_eq!(
+        out.scenario("completion-stability"),
+        "pass",
+        "{}",
+        out.explain()
+    );
+    let notes = notes(&out);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with(&format!("POST {mock_base}/oauth/token"))),
+        "{notes:#?}"
+    );
+    assert_no_secret("oidc", &out, &[SECRET, TOKEN_PREFIX]);
+    // Under --same-origin-credentials the other origin gets no secret.
+    let strict = check_env(
+        &format!("{}/.well-known/agent-card.json", served.base_url),
+        &[
+            OAUTH_FLAGS.as_slice(),
+            &[
+                "--scenario",
+                "completion-stability",
+                "--same-origin-credentials",
+            ],
+        ]
+        .concat(),
+        &[
+            ("PEER_CLIENT_ID", CLIENT_ID),
+            ("PEER_CLIENT_SECRET", SECRET),
+        ],
+    );
+    let warnings = strict.report()["peers"][0]["card_warnings"].to_string();
+    assert!(
+        warnings.contains("no token was obtained for the card's scheme `oidc`")
+            && warnings.contains("--same-origin-credentials"),
+        "{warnings}"
+    );
+    assert_eq!(strict.scenario("completion-stability"), "inconclusive");
+}
