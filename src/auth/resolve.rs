@@ -43,7 +43,8 @@ enum TokenSource {
 /// One way a scheme is satisfied.
 #[derive(Debug, Clone)]
 enum Grant {
-    Header(String, String),
+    /// A header, its value, and how a reproduction shows it (`$VAR`).
+    Header(String, String, String),
     Query(String, String),
     Token {
         source: TokenSource,
@@ -187,12 +188,13 @@ impl PeerAuth {
             }
             match grant {
                 Grant::Configured => {}
-                Grant::Header(name, value) => {
+                Grant::Header(name, value, shown) => {
                     if !config
                         .headers
                         .iter()
                         .any(|(n, _)| n.trim().eq_ignore_ascii_case(&name))
                     {
+                        config.shown_as.push((name.clone(), shown));
                         config.headers.push((name, value));
                     }
                 }
@@ -332,15 +334,18 @@ impl PeerAuth {
                     KeyLocation::Query => false,
                 };
                 match (&self.settings.api_key, location) {
-                    (Some(key), KeyLocation::Header) => {
-                        Ok(Grant::Header(name.clone(), key.value.clone()))
-                    }
+                    (Some(key), KeyLocation::Header) => Ok(Grant::Header(
+                        name.clone(),
+                        key.value.clone(),
+                        format!("${}", key.var),
+                    )),
                     (Some(key), KeyLocation::Query) => {
                         Ok(Grant::Query(name.clone(), key.value.clone()))
                     }
                     (Some(key), KeyLocation::Cookie) => Ok(Grant::Header(
                         "Cookie".into(),
                         format!("{name}={}", key.value),
+                        format!("{name}=${}", key.var),
                     )),
                     (None, _) if configured => Ok(Grant::Configured),
                     (None, _) => Err(missing("--api-key-env VAR".into())),
@@ -355,7 +360,11 @@ impl PeerAuth {
                     (Some((user, password)), _) => {
                         let pair = format!("{}:{}", user.value, password.value);
                         let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
-                        Ok(Grant::Header("Authorization".into(), format!("Basic {encoded}")))
+Ok(Grant::Header(
+                            "Authorization".into(),
+                            format!("Basic {encoded}"),
+                            format!("Basic $(printf %s:%s ${} ${} | base64)", user.var, password.var),
+                        ))
                     }
                     (None, true) => Ok(Grant::Configured),
                     (None, false) => Err(missing("--basic-env USER_VAR:PASS_VAR".into())),
@@ -588,6 +597,11 @@ mod tests {
         assert_eq!(
             run.config.headers,
             vec![("Cookie".into(), "session=k-123".into())]
+        );
+        assert_eq!(
+            run.config.shown_as("cookie"),
+            Some("session=$KEY"),
+            "a reproduction names the variable, never the key"
         );
         // The first alternative the settings can meet is chosen.
         let two = card(

@@ -82,6 +82,10 @@ pub struct ClientConfig {
     /// schemes: the scheme and the flag that would satisfy it, or which
     /// obtained credentials were refused (see [`crate::auth`]).
     pub auth_hint: Option<String>,
+    /// How reproductions show a credential header whose value comes from
+    /// the environment (`X-API-Key` → `$PEER_KEY`), by header name; other
+    /// credential headers show as masked.
+    pub shown_as: Vec<(String, String)>,
 }
 
 impl Default for ClientConfig {
@@ -98,6 +102,7 @@ impl Default for ClientConfig {
             limits: super::limits::Limits::default(),
             query: Vec::new(),
             auth_hint: None,
+            shown_as: Vec::new(),
         }
     }
 }
@@ -120,6 +125,16 @@ impl ClientConfig {
                 .headers
                 .iter()
                 .any(|(n, _)| n.trim().eq_ignore_ascii_case(name) && !self.is_public(n))
+    }
+
+    /// How a reproduction shows the credential header `name`, when its
+    /// value comes from the environment ([`Self::shown_as`]).
+    pub fn shown_as(&self, name: &str) -> Option<&str> {
+        let name = name.trim();
+        self.shown_as
+            .iter()
+            .find(|(n, _)| n.trim().eq_ignore_ascii_case(name))
+            .map(|(_, shown)| shown.as_str())
     }
 
     /// Whether any credentials are configured: a bearer token (`--bearer-env`)

@@ -82,9 +82,9 @@ fn an_api_key_in_a_header_is_sent_where_the_card_says_and_never_shown() {
             );
         }
         assert_no_secret(&cell, &out, &[SECRET]);
-        // The reproduction lines show the key's header, masked.
+        // The reproduction lines name the key's variable, as for --bearer-env.
         let json = out.json_text.as_deref().unwrap();
-        assert!(json.contains("x-api-key: «redacted»"), "{cell}");
+        assert!(json.contains("-H \\\"x-api-key: $PEER_KEY\\\""), "{cell}");
     }
 }
 

@@ -660,7 +660,11 @@ impl PeerClient {
         } else if self.config.is_credential_header(name.as_str()) {
             match (&self.config.bearer, authorization) {
                 (Some((var, _)), true) => format!("Bearer ${var}"),
-                _ => Redactor::MASK.to_string(),
+                _ => self
+                    .config
+                    .shown_as(name.as_str())
+                    .unwrap_or(Redactor::MASK)
+                    .to_string(),
             }
         } else {
             value.to_str().unwrap_or("?").to_string()
