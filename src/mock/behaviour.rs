@@ -254,6 +254,7 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "rest-unserved",
             ]
         );
         for b in Behaviour::all() {
