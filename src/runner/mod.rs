@@ -216,7 +216,7 @@ async fn check_peer(
         card_digest: Some(card.digest.clone()),
         protocol_version: Some(card.protocol_version().as_str().into()),
         binding: Some(card.binding().as_str().into()),
-        endpoint: Some(endpoint.clone()),
+        endpoint: Some(card.endpoint.shown_target().to_string()),
         card_warnings: card.warnings.clone(),
         ..PeerReport::new(card.fetched_from.clone())
     };

@@ -42,7 +42,14 @@ fn a_grpc_only_peer_keeps_every_declaration_over_grpc() {
     assert_eq!(out.code, 0, "{}", out.explain());
     let report = &out.report()["peers"][0];
     assert_eq!(report["binding"], "grpc", "{}", out.explain());
-    assert_eq!(report["endpoint"], format!("http://{grpc_addr}"));
+    // The target as the card spells it (`host:port`), not the URL it is read as.
+    assert_eq!(report["endpoint"], grpc_addr.to_string());
+    assert!(
+        out.stdout
+            .contains(&format!("A2A 1.0 over grpc at {grpc_addr}\n")),
+        "{}",
+        out.stdout
+    );
     let rows = declared_rows(&out);
     assert!(
         rows.iter()

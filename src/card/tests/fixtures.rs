@@ -488,6 +488,9 @@ fn grpc_only_card_is_spoken_over_grpc_and_its_scheme_less_url_accepted() {
             )
         );
         assert!(card.warnings.is_empty(), "{:?}", card.warnings);
+        // Reports show the target as the card spells it.
+        assert_eq!(card.endpoint.declared_url, "grpc.agent.example.com:443");
+        assert_eq!(card.endpoint.shown_target(), "grpc.agent.example.com:443");
     }
     let err = parse_with(
         &fixture("grpc_only.json"),
