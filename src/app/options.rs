@@ -14,9 +14,11 @@ use crate::report::{self};
 use crate::runner::RunOptions;
 use crate::scenario::Suite;
 use crate::transport::client::ClientConfig;
-use crate::transport::http::TlsOptions;
+use crate::transport::http::{GrpcIdentity, TlsOptions};
 use crate::transport::Limits;
 use crate::transport::Redactor;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -267,6 +269,13 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
                 path: path.clone(),
                 reason: format!("not a PEM certificate: {e}"),
             })?;
+        tls.extra_roots_der = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| UsageError::TlsFile {
+                flag: "--cacert",
+                path: path.clone(),
+                reason: format!("not a PEM certificate: {e}"),
+            })?;
         if tls.extra_roots.is_empty() {
             return Err(UsageError::TlsFile {
                 flag: "--cacert",
@@ -287,6 +296,25 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
                     reason: format!("not a PEM certificate and key: {e}"),
                 })?,
             );
+    }
+    if let (Some(cert), Some(_)) = (&args.cert, &args.key) {
+        // The same identity for gRPC channels (rustls): the chain and the key
+        // from the PEM reqwest just accepted.
+        let mut pem = read("--cert", cert)?;
+        pem.push(b'\n');
+        if let Some(key) = &args.key {
+            pem.extend(read("--key", key)?);
+        }
+        let bad = |e: rustls::pki_types::pem::Error| UsageError::TlsFile {
+            flag: "--cert",
+            path: cert.clone(),
+            reason: format!("not a PEM certificate and key: {e}"),
+        };
+        let chain = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(bad)?;
+        let key = PrivateKeyDer::from_pem_slice(&pem).map_err(bad)?;
+        tls.identity_der = Some(std::sync::Arc::new(GrpcIdentity { chain, key }));
     }
     if args.insecure {
         eprintln!("warning: {}", report::INSECURE_NOTE);

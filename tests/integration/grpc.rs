@@ -354,3 +354,85 @@ fn a_silent_or_garbled_grpc_peer_is_a_finding_within_the_timeout() {
         }
     }
 }
+
+/// A v1.0 card declaring only a gRPC interface at `target`, with the
+/// declarations the mock's gRPC server keeps.
+fn tls_grpc_card(target: &str) -> Vec<u8> {
+    serde_json::json!({
+        "name": "a2a-conform mock peer behind TLS",
+        "description": "The mock peer's gRPC server behind a TLS front.",
+        "version": "1",
+        "supportedInterfaces": [
+            {"url": target, "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        ],
+        "capabilities": {"streaming": true, "pushNotifications": false},
+        "defaultInputModes": ["text/plain", "application/json"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Chunked echo", "description": "echo",
+            "tags": ["mock"], "inputModes": ["text/plain", "application/json"],
+            "outputModes": ["text/plain"]}]
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The gRPC client honours the HTTP client's TLS options (issue #12): a
+/// gRPC interface behind TLS (a CA made here, ALPN h2) is refused without
+/// its CA, naming --cacert; trusted with --cacert; accepted with --insecure;
+/// and an mTLS front is satisfied by --cert/--key and refuses a client
+/// without them.
+#[test]
+fn grpc_over_tls_honours_cacert_insecure_and_client_certificates() {
+    use crate::tls::{tls_front, Pki};
+    let pki = Pki::new();
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::GrpcOnly);
+    let grpc_addr = peer.peer.grpc_addr().expect("gRPC served");
+    let h2 = |require_client_cert: bool| {
+        let mut config = (*pki.server_config(require_client_cert)).clone();
+        config.alpn_protocols = vec![b"h2".to_vec()];
+        std::sync::Arc::new(config)
+    };
+    let front = tls_front(&format!("http://{grpc_addr}"), h2(false));
+    let target = format!("https://127.0.0.1:{}", front.port);
+    let card = serve_static(200, "application/json", tls_grpc_card(&target));
+    let card_url = format!("{}/.well-known/agent-card.json", card.base_url);
+
+    let untrusted = check(&card_url, &[]);
+    assert_eq!(untrusted.code, 3, "{}", untrusted.explain());
+    let all = format!("{}{}", untrusted.stdout, untrusted.stderr);
+    assert!(
+        all.contains("not trusted") && all.contains("--cacert FILE"),
+        "{}",
+        untrusted.explain()
+    );
+
+    let cacert = pki.path("ca.pem");
+    let trusted = check(&card_url, &["--cacert", &cacert]);
+    assert_eq!(trusted.code, 0, "{}", trusted.explain());
+    assert_eq!(trusted.report()["peers"][0]["binding"], "grpc");
+    assert_eq!(trusted.report()["peers"][0]["endpoint"], target.as_str());
+    assert_eq!(trusted.declaration("interfaces[GRPC 1.0]"), "honoured");
+    assert_eq!(trusted.declaration("capabilities.streaming"), "honoured");
+    assert_eq!(trusted.declaration("lifecycle.cancel"), "honoured");
+
+    let insecure = check(&card_url, &["--insecure"]);
+    assert_eq!(insecure.code, 0, "{}", insecure.explain());
+    assert_eq!(insecure.report()["tool"]["insecure"], true);
+
+    let mtls = tls_front(&format!("http://{grpc_addr}"), h2(true));
+    let target = format!("https://127.0.0.1:{}", mtls.port);
+    let card = serve_static(200, "application/json", tls_grpc_card(&target));
+    let card_url = format!("{}/.well-known/agent-card.json", card.base_url);
+    let (cert, key) = (pki.path("client.pem"), pki.path("client.key"));
+    let with_identity = check(
+        &card_url,
+        &["--cacert", &cacert, "--cert", &cert, "--key", &key],
+    );
+    assert_eq!(with_identity.code, 0, "{}", with_identity.explain());
+    assert_eq!(
+        with_identity.declaration("interfaces[GRPC 1.0]"),
+        "honoured"
+    );
+    let without = check(&card_url, &["--cacert", &cacert]);
+    assert_eq!(without.code, 3, "{}", without.explain());
+}

@@ -4,6 +4,7 @@
 //! trust store, rustls-native-certs), it is trusted; --insecure is accepted
 //! with a warning in every format and `tool.insecure: true`; mTLS required by
 //! the front is satisfied by --cert/--key. A proxy never sees loopback.
+//! `grpc` reuses the CA and the front for gRPC over TLS.
 
 use crate::common;
 use a2a_conform::mock::Behaviour;
@@ -19,7 +20,7 @@ use tokio_rustls::rustls::{self, pki_types};
 const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
 
 /// A CA, a server certificate for 127.0.0.1 and a client certificate, as PEM files.
-struct Pki {
+pub(crate) struct Pki {
     dir: tempfile::TempDir,
     ca_der: pki_types::CertificateDer<'static>,
     server_der: pki_types::CertificateDer<'static>,
@@ -27,7 +28,7 @@ struct Pki {
 }
 
 impl Pki {
-    fn new() -> Pki {
+    pub(crate) fn new() -> Pki {
         let dir = tempfile::tempdir().unwrap();
         let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
@@ -59,11 +60,11 @@ impl Pki {
         }
     }
 
-    fn path(&self, name: &str) -> String {
+    pub(crate) fn path(&self, name: &str) -> String {
         self.dir.path().join(name).display().to_string()
     }
 
-    fn server_config(&self, require_client_cert: bool) -> Arc<rustls::ServerConfig> {
+    pub(crate) fn server_config(&self, require_client_cert: bool) -> Arc<rustls::ServerConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
@@ -89,12 +90,12 @@ impl Pki {
 }
 
 /// A TLS front on 127.0.0.1 that forwards each connection to `backend`.
-struct TlsFront {
-    port: u16,
+pub(crate) struct TlsFront {
+    pub(crate) port: u16,
     _runtime: tokio::runtime::Runtime,
 }
 
-fn tls_front(backend: &str, config: Arc<rustls::ServerConfig>) -> TlsFront {
+pub(crate) fn tls_front(backend: &str, config: Arc<rustls::ServerConfig>) -> TlsFront {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

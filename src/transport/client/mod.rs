@@ -337,6 +337,7 @@ impl PeerClient {
             max_stream: self.config.max_stream,
             limits: self.config.limits,
             note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
+            tls: self.config.tls.clone(),
         })
     }
 
