@@ -415,6 +415,15 @@ fn sdk_js_v1_0_rest_keeps_every_declaration() {
 }
 
 #[test]
+fn sdk_js_v1_0_grpc_keeps_every_declaration() {
+    // @a2a-js/sdk's grpcService (@grpc/grpc-js) on a second port, declared
+    // as `host:port`, over the same request handler as its JSON-RPC and
+    // REST routes. Unlike a2a-sdk 1.3.0 it checks `a2a-version` over gRPC too.
+    let agent = start(Sdk::Js, &["--grpc"]);
+    assert_keeps_every_declaration(&agent, "1.0", "grpc", &["--protocol", "1.0"]);
+}
+
+#[test]
 fn sdk_js_v0_3_rest_keeps_every_declaration() {
     let agent = start(Sdk::Js, &[]);
     assert_keeps_every_declaration(&agent, "0.3", "rest", &["--protocol", "0.3"]);
