@@ -4,7 +4,7 @@
 //! masked, messages as JSON, status, a grpcurl reproduction).
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
+use a2a_conform::mock::{Behaviour, MockPki};
 use a2a_conform::protocol::ProtocolVersion;
 use serde_json::Value;
 
@@ -383,12 +383,13 @@ fn tls_grpc_card(target: &str) -> Vec<u8> {
 /// without them.
 #[test]
 fn grpc_over_tls_honours_cacert_insecure_and_client_certificates() {
-    use crate::tls::{tls_front, Pki};
-    let pki = Pki::new();
+    let pki = MockPki::generate().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let files = pki.write_to(dir.path()).unwrap();
     let peer = start_peer(ProtocolVersion::V1_0, Behaviour::GrpcOnly);
     let grpc_addr = peer.peer.grpc_addr().expect("gRPC served");
     let h2 = |require_client_cert: bool| {
-        let mut config = (*pki.server_config(require_client_cert)).clone();
+        let mut config = (*pki.server_config(require_client_cert).unwrap()).clone();
         config.alpn_protocols = vec![b"h2".to_vec()];
         std::sync::Arc::new(config)
     };
@@ -406,7 +407,7 @@ fn grpc_over_tls_honours_cacert_insecure_and_client_certificates() {
         untrusted.explain()
     );
 
-    let cacert = pki.path("ca.pem");
+    let cacert = files.ca.display().to_string();
     let trusted = check(&card_url, &["--cacert", &cacert]);
     assert_eq!(trusted.code, 0, "{}", trusted.explain());
     assert_eq!(trusted.report()["peers"][0]["binding"], "grpc");
@@ -423,7 +424,10 @@ fn grpc_over_tls_honours_cacert_insecure_and_client_certificates() {
     let target = format!("https://127.0.0.1:{}", mtls.port);
     let card = serve_static(200, "application/json", tls_grpc_card(&target));
     let card_url = format!("{}/.well-known/agent-card.json", card.base_url);
-    let (cert, key) = (pki.path("client.pem"), pki.path("client.key"));
+    let (cert, key) = (
+        files.client_cert.display().to_string(),
+        files.client_key.display().to_string(),
+    );
     let with_identity = check(
         &card_url,
         &["--cacert", &cacert, "--cert", &cert, "--key", &key],
@@ -435,4 +439,52 @@ fn grpc_over_tls_honours_cacert_insecure_and_client_certificates() {
     );
     let without = check(&card_url, &["--cacert", &cacert]);
     assert_eq!(without.code, 3, "{}", without.explain());
+}
+
+/// A TLS front on 127.0.0.1 that forwards each connection to `backend` (the
+/// mock's plaintext gRPC port).
+struct TlsFront {
+    port: u16,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn tls_front(
+    backend: &str,
+    config: std::sync::Arc<tokio_rustls::rustls::ServerConfig>,
+) -> TlsFront {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let backend = url::Url::parse(backend).unwrap();
+    let backend = format!(
+        "{}:{}",
+        backend.host_str().unwrap(),
+        backend.port().unwrap()
+    );
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let acceptor = tokio_rustls::TlsAcceptor::from(config);
+    runtime.spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            let backend = backend.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(socket).await else {
+                    return;
+                };
+                let Ok(mut plain) = tokio::net::TcpStream::connect(&backend).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+            });
+        }
+    });
+    TlsFront {
+        port,
+        _runtime: runtime,
+    }
 }
