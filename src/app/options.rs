@@ -15,9 +15,11 @@ use crate::report::{self};
 use crate::runner::RunOptions;
 use crate::scenario::Suite;
 use crate::transport::client::ClientConfig;
-use crate::transport::http::TlsOptions;
+use crate::transport::http::{GrpcIdentity, TlsOptions};
 use crate::transport::Limits;
 use crate::transport::Redactor;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -286,6 +288,13 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
                 path: path.clone(),
                 reason: format!("not a PEM certificate: {e}"),
             })?;
+        tls.extra_roots_der = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| UsageError::TlsFile {
+                flag: "--cacert",
+                path: path.clone(),
+                reason: format!("not a PEM certificate: {e}"),
+            })?;
         if tls.extra_roots.is_empty() {
             return Err(UsageError::TlsFile {
                 flag: "--cacert",
@@ -306,6 +315,17 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
                     reason: format!("not a PEM certificate and key: {e}"),
                 })?,
             );
+        // The same identity for gRPC channels (rustls): the chain and the key.
+        let bad = |e: rustls::pki_types::pem::Error| UsageError::TlsFile {
+            flag: "--cert",
+            path: cert.clone(),
+            reason: format!("not a PEM certificate and key: {e}"),
+        };
+        let chain = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(bad)?;
+        let key = PrivateKeyDer::from_pem_slice(&pem).map_err(bad)?;
+        tls.identity_der = Some(Arc::new(GrpcIdentity { chain, key }));
     }
     if args.insecure {
         eprintln!("warning: {}", report::INSECURE_NOTE);

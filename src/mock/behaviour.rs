@@ -52,6 +52,8 @@ pub enum Behaviour {
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
     GrpcRefused,
+    /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).
+    RestUnserved,
     /// Declares a required API key in the `X-API-Key` header and refuses requests without it.
     SecuredApiKey,
     /// Declares a required OAuth 2.0 client-credentials scheme, serves its token endpoint, and refuses
@@ -145,6 +147,10 @@ impl Behaviour {
                 "declares a gRPC interface after JSON-RPC whose server answers \
                  every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
             }
+            Behaviour::RestUnserved => {
+                "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
+                 there (HTTP 404)"
+            }
             Behaviour::SecuredApiKey => {
                 "declares a required apiKey scheme (header X-API-Key) and answers every \
                  A2A request without the key (mock-peer --token-env, else \
@@ -163,6 +169,11 @@ impl Behaviour {
                  with a JSON data part needs a token with echo:data (HTTP 403 otherwise)"
             }
         }
+    }
+
+    /// Whether the HTTP+JSON interface the card declares is served.
+    pub(crate) fn serves_rest(self) -> bool {
+        self != Behaviour::RestUnserved
     }
 
     /// Whether a v1.0 peer serves and declares gRPC.
@@ -282,6 +293,7 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "rest-unserved",
                 "secured-api-key",
                 "secured-oauth",
                 "secured-skill-scopes",

@@ -39,6 +39,8 @@ struct Row {
     /// The card's default input modes include JSON (not for
     /// `secured-skill-scopes`, whose skill alone declares it).
     default_json: bool,
+    /// `interfaces[HTTP+JSON <version>]`, declared by every card but gRPC-only.
+    rest: &'static str,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -59,6 +61,7 @@ fn expected(behaviour: Behaviour) -> Row {
         grpc: None,
         grpc_only: false,
         default_json: true,
+        rest: "honoured",
     };
     match behaviour {
         Honest => honest,
@@ -158,6 +161,11 @@ fn expected(behaviour: Behaviour) -> Row {
             grpc: Some("diverged"),
             ..honest
         },
+        RestUnserved => Row {
+            exit: 1,
+            rest: "diverged",
+            ..honest
+        },
         // Checked with the credentials the card's scheme names (see
         // `cell`): an API key, or tokens from the mock's token endpoint.
         SecuredApiKey | SecuredOauth => Row {
@@ -234,12 +242,11 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     };
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
+    let rest = format!("interfaces[HTTP+JSON {v}]");
     let mut rows = vec![(VERSION, negotiation)];
     if !want.grpc_only {
         rows.push((jsonrpc.as_str(), "honoured"));
-        if version == ProtocolVersion::V1_0 {
-            rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
-        }
+        rows.push((rest.as_str(), want.rest));
     }
     if let Some(grpc) = want.grpc {
         rows.push(("interfaces[GRPC 1.0]", grpc));
@@ -354,6 +361,7 @@ matrix! {
     grpc: Grpc,
     grpc_only: GrpcOnly,
     grpc_refused: GrpcRefused,
+    rest_unserved: RestUnserved,
     secured_api_key: SecuredApiKey,
     secured_oauth: SecuredOauth,
     secured_skill_scopes: SecuredSkillScopes,

@@ -349,6 +349,7 @@ impl PeerClient {
             max_stream: self.config.max_stream,
             limits: self.config.limits,
             note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
+            tls: self.config.tls.clone(),
         })
     }
 
@@ -381,7 +382,7 @@ impl PeerClient {
                 )
             }
             Binding::Rest => {
-                let route = rest::route(&self.endpoint, op, &params)
+                let route = rest::route(&self.endpoint, self.version, op, &params)
                     .map_err(|e| Reply::Broken(e.to_string()))?;
                 (route.method, route.url, route.body, route.label)
             }
@@ -433,11 +434,13 @@ impl PeerClient {
         })
     }
 
-    /// The media type of request bodies: JSON-RPC is `application/json`; the
-    /// v1.0 REST binding uses `application/a2a+json` (v1 §11).
+    /// The media type of request bodies: JSON-RPC and the v0.3 REST binding
+    /// are `application/json`; the v1.0 REST binding uses
+    /// `application/a2a+json` (v1 §11).
     fn body_content_type(&self) -> &'static str {
         match self.binding {
             Binding::Jsonrpc => "application/json",
+            Binding::Rest if self.version == ProtocolVersion::V0_3 => "application/json",
             Binding::Rest => "application/a2a+json",
             Binding::Grpc => "application/grpc",
         }
