@@ -120,6 +120,8 @@ pub struct Found<'a> {
     pub name: &'a str,
     /// The card's security scheme names (for the auth hook).
     pub security_schemes: &'a [String],
+    /// What the card's schemes need (`auth::profile_hints`).
+    pub auth_hints: &'a [crate::auth::AuthHint],
     pub preconditions: &'a [crate::report::PreconditionReport],
 }
 
@@ -173,7 +175,7 @@ pub fn render_init(found: &Found<'_>) -> String {
         let _ = writeln!(out, "vars:\n{}", vars.join("\n"));
     }
     let _ = writeln!(out);
-    out.push_str(&auth_hook(found.security_schemes));
+    out.push_str(&auth_hook(found.security_schemes, found.auth_hints));
     out
 }
 
@@ -193,23 +195,43 @@ fn comment_text(text: &str, max: usize) -> String {
     crate::report::evidence::one_line(&flat, max)
 }
 
-/// AUTH HOOK: the credentials part of an initialised profile. Only the
-/// names of environment variables belong here, never a secret. Today it
-/// names the card's schemes and leaves `bearer_env` commented out; the
-/// credentials-from-security-schemes work (issue #15, `src/auth/`) fills it
-/// in per scheme.
-pub fn auth_hook(schemes: &[String]) -> String {
-    let mut out = String::from("# --- auth (environment variable names only, never values) ---\n");
+/// The credentials part of an initialised profile: environment variable
+/// names only, never a secret, each commented out for a person to confirm.
+/// `bearer_env` is a profile key; the other settings are `check` flags (and
+/// config-file keys), named as such.
+pub fn auth_hook(schemes: &[String], hints: &[crate::auth::AuthHint]) -> String {
+    let mut out =
+        String::from("# --- auth (environment variable names only, never values) ---\n");
     if schemes.is_empty() {
         out.push_str("# The card declares no security scheme.\n");
-    } else {
-        let names: Vec<String> = schemes.iter().map(|s| comment_text(s, 80)).collect();
-        out.push_str(&format!(
-            "# The card declares the security scheme(s): {}.\n",
-            names.join(", ")
-        ));
+        return out;
     }
-    out.push_str("# bearer_env: A2A_TOKEN   # the variable holding a bearer token\n");
+    let names: Vec<String> = schemes.iter().map(|s| comment_text(s, 80)).collect();
+    out.push_str(&format!(
+        "# The card declares the security scheme(s): {}.\n",
+        names.join(", ")
+    ));
+    for hint in hints {
+        out.push_str(&format!(
+            "# scheme {}: {}\n",
+            comment_text(&hint.scheme, 80),
+            comment_text(&hint.description, 160)
+        ));
+        for setting in &hint.settings {
+            let suggested = comment_text(&setting.suggested, 120);
+            if setting.flag == "--bearer-env" {
+                out.push_str(&format!("# bearer_env: {suggested}\n"));
+            } else {
+                out.push_str(&format!(
+                    "#   {} {suggested}   (a check flag; config-file key `{}`)\n",
+                    setting.flag, setting.config_key
+                ));
+            }
+        }
+        if let Some(note) = &hint.note {
+            out.push_str(&format!("#   note: {}\n", comment_text(note, 200)));
+        }
+    }
     out
 }
 
@@ -260,6 +282,7 @@ mod tests {
             card_url: "http://p/.well-known/agent-card.json",
             name: "peer\nvars: {evil: 1}",
             security_schemes: &schemes,
+            auth_hints: &[],
             preconditions: &found,
         });
         let profile = Profile::parse("init.yaml", &text).expect(&text);
@@ -280,6 +303,7 @@ mod tests {
             card_url: "http://p",
             name: "p",
             security_schemes: &[],
+            auth_hints: &[],
             preconditions: &missing,
         });
         let profile = Profile::parse("init.yaml", &text).expect(&text);

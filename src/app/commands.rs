@@ -166,7 +166,7 @@ pub(super) async fn card(args: CardArgs, config: Option<&ConfigFile>) -> Result<
         "  endpoint: A2A {} over {} at {}",
         card.protocol_version(),
         card.binding(),
-        terminal(card.endpoint.url.as_str())
+        terminal(card.endpoint.shown_target())
     );
     for i in &card.interfaces {
         println!(

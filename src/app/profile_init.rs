@@ -55,7 +55,9 @@ pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
     let (card, preconditions) = runner::search_peer(&args.peer, &options)
         .await
         .map_err(|e| AppError::Peer(terminal(&e.reason).into_owned()))?;
+    let auth_hints = crate::auth::profile_hints(&card);
     let text = crate::profile::render_init(&crate::profile::Found {
+        auth_hints: &auth_hints,
         card_url: &card.fetched_from,
         name: &card.name,
         security_schemes: &card.security_schemes,

@@ -52,6 +52,15 @@ pub enum Behaviour {
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
     GrpcRefused,
+    /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).
+    RestUnserved,
+    /// Declares a required API key in the `X-API-Key` header and refuses requests without it.
+    SecuredApiKey,
+    /// Declares a required OAuth 2.0 client-credentials scheme, serves its token endpoint, and refuses
+    /// requests without a valid token.
+    SecuredOauth,
+    /// As `secured-oauth`, with a skill whose own requirement needs one more scope for JSON input.
+    SecuredSkillScopes,
     /// Never asks for input, whatever the text, and answers a blocking send
     /// at once with the task still working: no prompt reaches input-required.
     InputUnreachable,
@@ -144,6 +153,27 @@ impl Behaviour {
                 "declares a gRPC interface after JSON-RPC whose server answers \
                  every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
             }
+            Behaviour::RestUnserved => {
+                "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
+                 there (HTTP 404)"
+            }
+            Behaviour::SecuredApiKey => {
+                "declares a required apiKey scheme (header X-API-Key) and answers every \
+                 A2A request without the key (mock-peer --token-env, else \
+                 a2a-conform-mock-token) with HTTP 401; the card stays public"
+            }
+            Behaviour::SecuredOauth => {
+                "declares a required oauth2 client-credentials scheme (scope a2a:invoke) \
+                 and serves its token endpoint at /oauth/token (client \
+                 a2a-conform-mock-client, secret from mock-peer --token-env, else \
+                 a2a-conform-mock-token; tokens expire after 60 s); A2A requests \
+                 without a valid token get HTTP 401, with too few scopes 403"
+            }
+            Behaviour::SecuredSkillScopes => {
+                "as secured-oauth, and the skill `echo` requires the scopes a2a:invoke \
+                 and echo:data: the card's default input is text only, and a message \
+                 with a JSON data part needs a token with echo:data (HTTP 403 otherwise)"
+            }
             Behaviour::InputUnreachable => {
                 "never asks for input, whatever the text (its declared input modes \
                  cannot be verified), and answers a blocking send at once with the \
@@ -155,6 +185,11 @@ impl Behaviour {
                  which work as the honest peer's do"
             }
         }
+    }
+
+    /// Whether the HTTP+JSON interface the card declares is served.
+    pub(crate) fn serves_rest(self) -> bool {
+        self != Behaviour::RestUnserved
     }
 
     /// Whether a v1.0 peer serves and declares gRPC.
@@ -203,7 +238,22 @@ impl Behaviour {
 
     /// Whether the card declares a bearer scheme and requires it.
     pub(crate) fn declares_security(self) -> bool {
-        matches!(self, Behaviour::Secured | Behaviour::SecurityUnenforced)
+        matches!(
+            self,
+            Behaviour::Secured
+                | Behaviour::SecurityUnenforced
+                | Behaviour::SecuredApiKey
+                | Behaviour::SecuredOauth
+                | Behaviour::SecuredSkillScopes
+        )
+    }
+
+    /// Whether the card declares an oauth2 scheme and the peer serves its token endpoint.
+    pub(crate) fn issues_tokens(self) -> bool {
+        matches!(
+            self,
+            Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes
+        )
     }
 
     /// Whether requests without the token are refused with 401.
@@ -269,6 +319,10 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "rest-unserved",
+                "secured-api-key",
+                "secured-oauth",
+                "secured-skill-scopes",
                 "input-unreachable",
                 "instant-unless-example",
             ]

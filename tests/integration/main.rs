@@ -7,6 +7,7 @@
 mod common;
 mod gating;
 
+mod auth_schemes;
 mod baseline;
 mod check;
 mod config;
@@ -23,6 +24,7 @@ mod mock_push;
 mod properties;
 mod push;
 mod reports;
+mod rest_v0_3;
 mod security;
 mod stream_refusals;
 mod suites;
