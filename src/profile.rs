@@ -200,8 +200,7 @@ fn comment_text(text: &str, max: usize) -> String {
 /// `bearer_env` is a profile key; the other settings are `check` flags (and
 /// config-file keys), named as such.
 pub fn auth_hook(schemes: &[String], hints: &[crate::auth::AuthHint]) -> String {
-    let mut out =
-        String::from("# --- auth (environment variable names only, never values) ---\n");
+    let mut out = String::from("# --- auth (environment variable names only, never values) ---\n");
     if schemes.is_empty() {
         out.push_str("# The card declares no security scheme.\n");
         return out;
