@@ -88,11 +88,26 @@ pub enum DeclarationId {
     /// A suite's own id, `x-…`: no card declares it; a scenario verifying it
     /// gets a row of its own.
     Custom(String),
+    /// `protocol.unknownTask`: GetTask and CancelTask on an id the peer never
+    /// issued answer TaskNotFound (-32001), both versions.
+    UnknownTask,
+    /// `protocol.terminalSubscribe`: SubscribeToTask on a terminal task is
+    /// refused with UnsupportedOperation (-32004), v1 §3.1.6.
+    TerminalSubscribe,
+    /// `protocol.contextMismatch`: a message whose `contextId` contradicts its
+    /// task's is rejected (v1 §3.4.3).
+    ContextMismatch,
+    /// `protocol.listTasks`: ListTasks (v1.0 only) lists a task just created
+    /// and honours `pageSize` (v1 §3.1.4).
+    ListTasks,
+    /// `protocol.historyLength`: GetTask's `historyLength` bounds the history
+    /// returned (v1 §3.2.4).
+    HistoryLength,
 }
 
 impl DeclarationId {
     /// The card-level ids with a fixed spelling, in report order.
-    pub const FIXED: [DeclarationId; 8] = [
+    pub const FIXED: [DeclarationId; 13] = [
         DeclarationId::Capability(Capability::Streaming),
         DeclarationId::Capability(Capability::PushNotifications),
         DeclarationId::Capability(Capability::ExtendedAgentCard),
@@ -101,6 +116,11 @@ impl DeclarationId {
         DeclarationId::Completion,
         DeclarationId::VersionNegotiation,
         DeclarationId::SecurityEnforced,
+        DeclarationId::UnknownTask,
+        DeclarationId::TerminalSubscribe,
+        DeclarationId::ContextMismatch,
+        DeclarationId::ListTasks,
+        DeclarationId::HistoryLength,
     ];
 
     /// An `interfaces[…]` id for the first (or only) interface of a binding and version.
@@ -171,6 +191,11 @@ impl fmt::Display for DeclarationId {
                 )
             }
             DeclarationId::Custom(s) => f.write_str(s),
+            DeclarationId::UnknownTask => f.write_str("protocol.unknownTask"),
+            DeclarationId::TerminalSubscribe => f.write_str("protocol.terminalSubscribe"),
+            DeclarationId::ContextMismatch => f.write_str("protocol.contextMismatch"),
+            DeclarationId::ListTasks => f.write_str("protocol.listTasks"),
+            DeclarationId::HistoryLength => f.write_str("protocol.historyLength"),
         }
     }
 }
@@ -464,6 +489,11 @@ mod tests {
             "interfaces[JSONRPC 1.0]",
             "interfaces[HTTP+JSON 0.3 #2]",
             "x-acme.refunds",
+            "protocol.unknownTask",
+            "protocol.terminalSubscribe",
+            "protocol.contextMismatch",
+            "protocol.listTasks",
+            "protocol.historyLength",
         ] {
             let id: DeclarationId = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(id.to_string(), text);

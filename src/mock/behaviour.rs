@@ -52,6 +52,16 @@ pub enum Behaviour {
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
     GrpcRefused,
+    /// Answers GetTask/CancelTask on an unknown id with a made-up task.
+    UnknownTaskLenient,
+    /// Serves SubscribeToTask on a terminal task instead of refusing it (v1.0).
+    TerminalSubscribeLenient,
+    /// Accepts a message whose contextId contradicts its task (v1.0).
+    ContextLax,
+    /// ListTasks ignores pageSize and lists every task (v1.0).
+    ListTasksUnpaged,
+    /// GetTask ignores historyLength and returns the whole history.
+    HistoryUnbounded,
 }
 
 impl Behaviour {
@@ -138,6 +148,22 @@ impl Behaviour {
                 "declares a gRPC interface after JSON-RPC whose server answers \
                  every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
             }
+            Behaviour::UnknownTaskLenient => {
+                "answers GetTask and CancelTask on an id it never issued with a \
+                 made-up task instead of TaskNotFound (-32001)"
+            }
+            Behaviour::TerminalSubscribeLenient => {
+                "serves SubscribeToTask on a finished task (its snapshot, then \
+                 the stream closes) instead of refusing it with -32004"
+            }
+            Behaviour::ContextLax => {
+                "accepts a message naming a task and a contextId other than the \
+                 task's instead of rejecting it"
+            }
+            Behaviour::ListTasksUnpaged => "ListTasks ignores pageSize and lists every task",
+            Behaviour::HistoryUnbounded => {
+                "GetTask ignores historyLength and returns the whole history"
+            }
         }
     }
 
@@ -195,6 +221,31 @@ impl Behaviour {
         self == Behaviour::Secured
     }
 
+    /// Whether GetTask/CancelTask on an unknown id answer a made-up task.
+    pub(crate) fn invents_unknown_tasks(self) -> bool {
+        self == Behaviour::UnknownTaskLenient
+    }
+
+    /// Whether SubscribeToTask on a terminal task is refused with -32004.
+    pub(crate) fn refuses_terminal_subscribe(self) -> bool {
+        self != Behaviour::TerminalSubscribeLenient
+    }
+
+    /// Whether a message whose contextId contradicts its task is rejected.
+    pub(crate) fn checks_context(self) -> bool {
+        self != Behaviour::ContextLax
+    }
+
+    /// Whether ListTasks honours pageSize.
+    pub(crate) fn pages_task_lists(self) -> bool {
+        self != Behaviour::ListTasksUnpaged
+    }
+
+    /// Whether GetTask honours historyLength.
+    pub(crate) fn bounds_history(self) -> bool {
+        self != Behaviour::HistoryUnbounded
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -243,6 +294,11 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "unknown-task-lenient",
+                "terminal-subscribe-lenient",
+                "context-lax",
+                "list-tasks-unpaged",
+                "history-unbounded",
             ]
         );
         for b in Behaviour::all() {

@@ -44,6 +44,7 @@ mod service;
 mod shared;
 mod sse;
 mod store;
+mod task_basics;
 
 pub use behaviour::Behaviour;
 pub use shared::MockTiming;

@@ -9,6 +9,7 @@ mod plan;
 mod poll;
 mod push;
 pub mod steps;
+mod steps_protocol;
 pub mod stream_end;
 pub mod webhook;
 pub mod window;

@@ -64,6 +64,11 @@ impl RunContext<'_> {
             }
             Step::SetPushConfig(s) => self.set_push_config(s).await,
             Step::ExpectWebhook(s) => self.expect_webhook(s).await,
+            Step::CallTask(s) => self.call_task(s).await,
+            Step::ListTasks(s) => self.list_tasks(s).await,
+            Step::SendInTask(s) => self.send_in_task(s).await,
+            Step::ExpectCount(s) => self.expect_count(s),
+            Step::ExpectListed(s) => self.expect_listed(s),
         }
     }
 
@@ -162,7 +167,11 @@ impl RunContext<'_> {
     }
 
     /// Calls and turns the reply into a capture; malformed replies fail the run.
-    async fn answer(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
+    pub(super) async fn answer(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+    ) -> Result<Capture, Stop> {
         self.answer_with(op, params, &CallOptions::default()).await
     }
 
@@ -599,6 +608,6 @@ fn client_credentials(choice: model::Credentials) -> Credentials {
     }
 }
 
-fn new_message_id() -> String {
+pub(super) fn new_message_id() -> String {
     format!("a2a-conform-{}", uuid::Uuid::new_v4())
 }

@@ -43,6 +43,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/security.yaml",
         include_str!("../../scenarios/security.yaml"),
     ),
+    (
+        "scenarios/protocol.yaml",
+        include_str!("../../scenarios/protocol.yaml"),
+    ),
 ];
 
 /// A suite error: where and what, with the offending line shown.
@@ -531,6 +535,46 @@ impl Checker<'_> {
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
+            }
+            Step::CallTask(s) => {
+                match (&s.task, &s.id) {
+                    (Some(task), None) => need(task, None, captures)?,
+                    (None, Some(id)) => texts.push(id),
+                    _ => return Err(self.err(
+                        step,
+                        "`call_task` takes exactly one of `task` (a capture) and `id` (a task id)"
+                            .to_string(),
+                    )),
+                }
+                defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::ListTasks(s) => {
+                if let Some(task) = &s.context_of {
+                    need(task, None, captures)?;
+                }
+                defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::SendInTask(s) => {
+                need(&s.task, None, captures)?;
+                texts.push(&s.context_id);
+                texts.extend(&s.text);
+                defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::ExpectCount(s) => {
+                need(&s.of, None, captures)?;
+                if s.at_least.is_none() && s.at_most.is_none() {
+                    return Err(self.err(
+                        step,
+                        "`expect_count` needs `at_least`, `at_most` or both".to_string(),
+                    ));
+                }
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
+            }
+            Step::ExpectListed(s) => {
+                need(&s.of, None, captures)?;
+                need(&s.task, None, captures)?;
+                texts.extend(&s.fail);
             }
         }
         for text in texts {

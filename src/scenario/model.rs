@@ -7,6 +7,9 @@
 //! [`EventKind`]s, texts [`Template`]s, durations and counts checked values
 //! or templates the run resolves.
 
+pub use super::protocol_steps::{
+    CallTaskStep, Counted, ExpectCountStep, ExpectListedStep, ListTasksStep, SendInTaskStep, TaskOp,
+};
 use super::template::Template;
 use super::vars::{Count, DurationValue};
 use crate::protocol::Event;
@@ -105,6 +108,16 @@ pub enum Step {
     SetPushConfig(SetPushConfigStep),
     /// Wait for a push notification on the run's webhook receiver, within a window.
     ExpectWebhook(ExpectWebhookStep),
+    /// GetTask or CancelTask on a captured task or on an id of the scenario's.
+    CallTask(CallTaskStep),
+    /// One ListTasks call (v1.0).
+    ListTasks(ListTasksStep),
+    /// A message to a captured task with another `contextId`.
+    SendInTask(SendInTaskStep),
+    /// A count in a capture (history messages, listed tasks) within bounds.
+    ExpectCount(ExpectCountStep),
+    /// A ListTasks capture lists a captured task.
+    ExpectListed(ExpectListedStep),
 }
 
 impl Step {
@@ -126,6 +139,11 @@ impl Step {
             Step::Sleep(_) => "sleep",
             Step::SetPushConfig(_) => "set_push_config",
             Step::ExpectWebhook(_) => "expect_webhook",
+            Step::CallTask(_) => "call_task",
+            Step::ListTasks(_) => "list_tasks",
+            Step::SendInTask(_) => "send_in_task",
+            Step::ExpectCount(_) => "expect_count",
+            Step::ExpectListed(_) => "expect_listed",
         }
     }
 }

@@ -85,16 +85,40 @@ pub fn route(base: &url::Url, op: Operation, params: &Value) -> Result<Route, Ro
         Operation::GetExtendedCard => (Method::GET, "extendedAgentCard".to_string(), None),
     };
     let joined = format!("{}/{}", base.as_str().trim_end_matches('/'), path);
-    let url = url::Url::parse(&joined).map_err(|source| RouteError::BadUrl {
+    let mut url = url::Url::parse(&joined).map_err(|source| RouteError::BadUrl {
         url: joined.clone(),
         source,
     })?;
+    if method == Method::GET {
+        add_query(&mut url, params);
+    }
     Ok(Route {
         label: format!("{op:?} (HTTP+JSON)"),
         method,
         url,
         body,
     })
+}
+
+/// A GET carries its parameters in the query (`historyLength`, `pageSize`,
+/// `contextId`, …): every scalar one except the ids already in the path.
+fn add_query(url: &mut url::Url, params: &Value) {
+    let Some(params) = params.as_object() else {
+        return;
+    };
+    let pairs: Vec<(&String, String)> = params
+        .iter()
+        .filter(|(key, _)| !matches!(key.as_str(), "id" | "taskId" | "name"))
+        .filter_map(|(key, value)| match value {
+            Value::String(s) => Some((key, s.clone())),
+            Value::Number(n) => Some((key, n.to_string())),
+            Value::Bool(b) => Some((key, b.to_string())),
+            _ => None,
+        })
+        .collect();
+    if !pairs.is_empty() {
+        url.query_pairs_mut().extend_pairs(pairs);
+    }
 }
 
 /// Why an operation has no REST route: its params lack an id the path needs.
@@ -207,6 +231,23 @@ mod tests {
         assert_eq!(r.url.as_str(), "http://h/a2a/rest/tasks/t1");
         assert!(r.body.is_none());
         assert!(route(&base, Operation::GetTask, &json!({})).is_err());
+        let r = route(
+            &base,
+            Operation::GetTask,
+            &json!({"id": "t1", "historyLength": 1}),
+        )
+        .unwrap();
+        assert_eq!(r.url.as_str(), "http://h/a2a/rest/tasks/t1?historyLength=1");
+        let r = route(
+            &base,
+            Operation::ListTasks,
+            &json!({"pageSize": 1, "contextId": "c 1"}),
+        )
+        .unwrap();
+        assert_eq!(
+            r.url.as_str(),
+            "http://h/a2a/rest/tasks?pageSize=1&contextId=c+1"
+        );
     }
 
     #[test]

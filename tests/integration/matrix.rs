@@ -17,6 +17,11 @@ const SKILL_TEXT: &str = "skills[echo].inputModes[text/plain]";
 const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
 const VERSION: &str = "protocol.versionNegotiation";
 const SECURITY: &str = "security.enforced";
+const UNKNOWN_TASK: &str = "protocol.unknownTask";
+const TERMINAL_SUBSCRIBE: &str = "protocol.terminalSubscribe";
+const CONTEXT: &str = "protocol.contextMismatch";
+const LIST_TASKS: &str = "protocol.listTasks";
+const HISTORY: &str = "protocol.historyLength";
 
 /// Expected verdicts, in the order of the declaration constants above.
 struct Row {
@@ -36,6 +41,14 @@ struct Row {
     grpc: Option<&'static str>,
     /// The v1.0 card declares only its gRPC interface.
     grpc_only: bool,
+    unknown_task: &'static str,
+    /// `protocol.terminalSubscribe` on a v1.0 peer that declares streaming.
+    terminal_subscribe: &'static str,
+    /// `protocol.contextMismatch` on a v1.0 peer.
+    context: &'static str,
+    /// `protocol.listTasks` on a v1.0 peer.
+    list_tasks: &'static str,
+    history: &'static str,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -55,6 +68,11 @@ fn expected(behaviour: Behaviour) -> Row {
         security: "not-declared",
         grpc: None,
         grpc_only: false,
+        unknown_task: "honoured",
+        terminal_subscribe: "honoured",
+        context: "honoured",
+        list_tasks: "honoured",
+        history: "honoured",
     };
     match behaviour {
         Honest => honest,
@@ -154,6 +172,32 @@ fn expected(behaviour: Behaviour) -> Row {
             grpc: Some("diverged"),
             ..honest
         },
+        UnknownTaskLenient => Row {
+            exit: 1,
+            unknown_task: "diverged",
+            ..honest
+        },
+        // v1.0 only (see `cell`): a v0.3 peer of these breaks no promise.
+        TerminalSubscribeLenient => Row {
+            exit: 1,
+            terminal_subscribe: "diverged",
+            ..honest
+        },
+        ContextLax => Row {
+            exit: 1,
+            context: "diverged",
+            ..honest
+        },
+        ListTasksUnpaged => Row {
+            exit: 1,
+            list_tasks: "diverged",
+            ..honest
+        },
+        HistoryUnbounded => Row {
+            exit: 1,
+            history: "diverged",
+            ..honest
+        },
     }
 }
 
@@ -193,6 +237,34 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         }
         "not-declared"
     };
+    // v0.3 has no ListTasks, no error for a subscribe to a finished task and
+    // no rule for a contradicting contextId: those rows are not declared, and
+    // a v0.3 peer breaking them breaks nothing.
+    let (terminal_subscribe, context, list_tasks) = if version == ProtocolVersion::V1_0 {
+        let streams = !matches!(
+            behaviour,
+            Behaviour::UndeclaredStreaming | Behaviour::UndeclaredStreamingRefused
+        );
+        (
+            if streams {
+                want.terminal_subscribe
+            } else {
+                "not-declared"
+            },
+            want.context,
+            want.list_tasks,
+        )
+    } else {
+        if matches!(
+            behaviour,
+            Behaviour::TerminalSubscribeLenient
+                | Behaviour::ContextLax
+                | Behaviour::ListTasksUnpaged
+        ) {
+            want.exit = 0;
+        }
+        ("not-declared", "not-declared", "not-declared")
+    };
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
     let mut rows = vec![(VERSION, negotiation)];
@@ -218,6 +290,11 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (SKILL_TEXT, want.text),
         (SKILL_JSON, want.json),
         (SECURITY, want.security),
+        (UNKNOWN_TASK, want.unknown_task),
+        (TERMINAL_SUBSCRIBE, terminal_subscribe),
+        (CONTEXT, context),
+        (LIST_TASKS, list_tasks),
+        (HISTORY, want.history),
     ]);
     let mut wrong = Vec::new();
     for (id, verdict) in &rows {
@@ -313,4 +390,9 @@ matrix! {
     grpc: Grpc,
     grpc_only: GrpcOnly,
     grpc_refused: GrpcRefused,
+    unknown_task_lenient: UnknownTaskLenient,
+    terminal_subscribe_lenient: TerminalSubscribeLenient,
+    context_lax: ContextLax,
+    list_tasks_unpaged: ListTasksUnpaged,
+    history_unbounded: HistoryUnbounded,
 }
