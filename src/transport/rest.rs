@@ -185,7 +185,12 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_string();
-    match reason.and_then(code_for_reason) {
+    // -32602 has no ErrorInfo reason of its own (v1 §5.4): a 400 whose
+    // status names INVALID_ARGUMENT is a valid invalid-params answer.
+    let invalid_params = (status == 400
+        && error.get("status").and_then(Value::as_str) == Some("INVALID_ARGUMENT"))
+    .then_some(codes::INVALID_PARAMS);
+    match reason.and_then(code_for_reason).or(invalid_params) {
         Some(code) => Reply::Err(RpcError {
             code,
             message,
@@ -258,5 +263,10 @@ mod tests {
             matches!(classify(500, b"<h1>down</h1>"), Reply::Broken(r) if r.contains("non-JSON"))
         );
         assert!(matches!(classify(200, br#"{"id":"t"}"#), Reply::Ok(_)));
+        let bare =
+            br#"{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"bad contextId"}}"#;
+        assert!(matches!(classify(400, bare), Reply::Err(e) if e.code == codes::INVALID_PARAMS));
+        let internal = br#"{"error":{"code":500,"status":"INTERNAL","message":"boom"}}"#;
+        assert!(matches!(classify(500, internal), Reply::Broken(_)));
     }
 }

@@ -98,13 +98,17 @@ fn expected(behaviour: Behaviour) -> Row {
             completion: "diverged",
             ..honest
         },
-        // Everything completes at once: nothing to stream, cancel or resume.
+        // Everything completes at once: nothing to stream, cancel or resume,
+        // no task in progress to send a contradicting contextId to, and no
+        // history longer than the first message to bound.
         Instant => Row {
             exit: 0,
             streaming: "unverified",
             cancel: "unverified",
             text: "unverified",
             json: "unverified",
+            context: "unverified",
+            history: "unverified",
             ..honest
         },
         UndeclaredStreaming => Row {
