@@ -103,6 +103,10 @@ pub enum DeclarationId {
     /// `protocol.historyLength`: GetTask's `historyLength` bounds the history
     /// returned (v1 §3.2.4).
     HistoryLength,
+    /// `signatures[<kid>]` (`signatures[#<n>]` for an entry with no kid or
+    /// a repeated one): the card signature verifies against the card as
+    /// served (v1 §8.4).
+    Signature(String),
 }
 
 impl DeclarationId {
@@ -196,6 +200,7 @@ impl fmt::Display for DeclarationId {
             DeclarationId::ContextMismatch => f.write_str("protocol.contextMismatch"),
             DeclarationId::ListTasks => f.write_str("protocol.listTasks"),
             DeclarationId::HistoryLength => f.write_str("protocol.historyLength"),
+            DeclarationId::Signature(label) => write!(f, "signatures[{label}]"),
         }
     }
 }
@@ -225,7 +230,7 @@ fn hint(suggestion: &Option<String>) -> String {
 }
 
 /// The bracketed families, as the suggestion lists them.
-const PATTERNS: [&str; 7] = [
+const PATTERNS: [&str; 8] = [
     "defaultInputModes[<type>]",
     "defaultOutputModes[<type>]",
     "skills[<id>]",
@@ -233,6 +238,7 @@ const PATTERNS: [&str; 7] = [
     "skills[<id>].outputModes[<type>]",
     "securitySchemes[<name>]",
     "interfaces[<BINDING> <version>]",
+    "signatures[<kid>]",
 ];
 
 impl FromStr for DeclarationId {
@@ -264,6 +270,9 @@ fn parse(text: &str) -> Option<DeclarationId> {
     }
     if let Some(inner) = bracketed(text, "interfaces") {
         return parse_interface(inner);
+    }
+    if let Some(label) = bracketed(text, "signatures") {
+        return Some(DeclarationId::Signature(label.to_string()));
     }
     let rest = text.strip_prefix("skills[")?;
     // A skill id may itself hold `]`: the mode suffix is found from the right.
@@ -494,6 +503,8 @@ mod tests {
             "protocol.contextMismatch",
             "protocol.listTasks",
             "protocol.historyLength",
+            "signatures[key-1]",
+            "signatures[#2]",
         ] {
             let id: DeclarationId = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(id.to_string(), text);

@@ -70,6 +70,11 @@ impl Card {
                 }),
         );
         out.extend(
+            super::signature::signature_declarations(&self.raw)
+                .into_iter()
+                .map(|(id, _)| Declaration { id, declared: true }),
+        );
+        out.extend(
             self.input_mode_declarations()
                 .into_iter()
                 .map(|(id, _)| Declaration { id, declared: true }),
@@ -158,6 +163,7 @@ impl Card {
     /// - `protocol.listTasks`, `protocol.contextMismatch`: whether the chosen
     ///   endpoint speaks 1.0 (0.3 has no ListTasks, and states no rule for a
     ///   contradicting `contextId`);
+    /// - `signatures[<kid>]`: whether the card carries such a signature;
     /// - `protocol.terminalSubscribe`: whether the chosen endpoint speaks 1.0
     ///   and the card declares streaming (0.3 defines no error for it, and
     ///   without streaming every subscribe is refused anyway);
@@ -199,6 +205,9 @@ impl Card {
             DeclarationId::ListTasks | DeclarationId::ContextMismatch => {
                 self.protocol_version() == ProtocolVersion::V1_0
             }
+            DeclarationId::Signature(_) => super::signature::signature_declarations(&self.raw)
+                .iter()
+                .any(|(d, _)| d == id),
             DeclarationId::TerminalSubscribe => {
                 self.protocol_version() == ProtocolVersion::V1_0
                     && self.is_declared(&DeclarationId::Capability(Capability::Streaming))

@@ -6,6 +6,8 @@
 //!   hybrid), every declared [`Interface`], the one chosen as `endpoint`, and what
 //!   the card declares ([`Card::declarations`], [`Card::is_declared`]).
 //!
+//! - [`signature`] reads and verifies the card's `signatures` (v1 §8.4).
+//!
 //! What is fatal and what is a warning is documented on [`parse_card`].
 
 mod declarations;
@@ -15,6 +17,7 @@ mod interfaces;
 mod model;
 mod parse;
 mod select;
+pub mod signature;
 
 #[cfg(test)]
 mod tests;
