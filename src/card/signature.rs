@@ -18,6 +18,13 @@ use std::str::FromStr;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
+/// A card as served, with the URL it came from: what a signature covers.
+#[derive(Debug, Clone)]
+pub struct ServedCard {
+    pub url: String,
+    pub card: Value,
+}
+
 /// One entry of the card's `signatures`, as read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CardSignature {
@@ -163,11 +170,10 @@ pub fn read_keys(source: &str, text: &str) -> Result<Vec<TrustedKey>, KeyError> 
         detail: e.to_string(),
     })?;
     if value.get("keys").is_some() {
-        let set: JwkSet =
-            serde_json::from_value(value).map_err(|e| KeyError::Unreadable {
-                origin: source.to_string(),
-                detail: e.to_string(),
-            })?;
+        let set: JwkSet = serde_json::from_value(value).map_err(|e| KeyError::Unreadable {
+            origin: source.to_string(),
+            detail: e.to_string(),
+        })?;
         let keys: Vec<TrustedKey> = set
             .keys
             .iter()
@@ -291,7 +297,10 @@ pub fn payloads(card: &Value) -> Vec<Vec<u8>> {
         map.remove("signatures");
     }
     let mut out = Vec::new();
-    for form in [unsigned.clone(), without_empty(&unsigned).unwrap_or(Value::Null)] {
+    for form in [
+        unsigned.clone(),
+        without_empty(&unsigned).unwrap_or(Value::Null),
+    ] {
         if let Ok(bytes) = serde_json_canonicalizer::to_vec(&form) {
             if !out.contains(&bytes) {
                 out.push(bytes);
@@ -421,15 +430,23 @@ mod tests {
     fn no_key_is_unverifiable_and_another_key_is_a_mismatch() {
         let (card, _) = signed();
         let sigs = card_signatures(&card);
-        assert!(matches!(verify(&card, &sigs[0], &[]), Check::Unverifiable(m) if m.contains("--trusted-key")));
+        assert!(
+            matches!(verify(&card, &sigs[0], &[]), Check::Unverifiable(m) if m.contains("--trusted-key"))
+        );
         // A key with another kid is not tried.
         let (_, other) = generate_es256("k2").unwrap();
         let other = read_keys("other.jwk", &other.to_string()).unwrap();
-        assert!(matches!(verify(&card, &sigs[0], &other), Check::Unverifiable(_)));
+        assert!(matches!(
+            verify(&card, &sigs[0], &other),
+            Check::Unverifiable(_)
+        ));
         // The same kid with another key material does not verify.
         let (_, imposter) = generate_es256("k1").unwrap();
         let imposter = read_keys("imposter.jwk", &imposter.to_string()).unwrap();
-        assert!(matches!(verify(&card, &sigs[0], &imposter), Check::Mismatch(_)));
+        assert!(matches!(
+            verify(&card, &sigs[0], &imposter),
+            Check::Mismatch(_)
+        ));
     }
 
     #[test]
@@ -447,7 +464,10 @@ mod tests {
         served["signatures"] = stripped["signatures"].clone();
         let keys = read_keys("k.jwk", &jwk.to_string()).unwrap();
         let sigs = card_signatures(&served);
-        assert!(matches!(verify(&served, &sigs[0], &keys), Check::Verified { .. }));
+        assert!(matches!(
+            verify(&served, &sigs[0], &keys),
+            Check::Verified { .. }
+        ));
     }
 
     #[test]
@@ -456,7 +476,9 @@ mod tests {
         card["signatures"] = json!([{"protected": "!!", "signature": "x"}, {"protected": B64.encode(r#"{"alg":"HS256","kid":"h"}"#), "signature": "x"}]);
         let sigs = card_signatures(&card);
         assert!(matches!(verify(&card, &sigs[0], &[]), Check::Mismatch(m) if m.contains("no JWS")));
-        assert!(matches!(verify(&card, &sigs[1], &[]), Check::Unverifiable(m) if m.contains("HS256")));
+        assert!(
+            matches!(verify(&card, &sigs[1], &[]), Check::Unverifiable(m) if m.contains("HS256"))
+        );
         assert_eq!(
             signature_declarations(&card)
                 .iter()
@@ -475,6 +497,10 @@ mod tests {
         assert_eq!(keys.len(), 2);
         assert_eq!(keys[1].kid.as_deref(), Some("b"));
         assert!(read_keys("x", "not a key").is_err());
-        assert!(read_keys("x", "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----").is_err());
+        assert!(read_keys(
+            "x",
+            "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----"
+        )
+        .is_err());
     }
 }

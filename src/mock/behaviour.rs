@@ -62,6 +62,11 @@ pub enum Behaviour {
     ListTasksUnpaged,
     /// GetTask ignores historyLength and returns the whole history.
     HistoryUnbounded,
+    /// Signs its card (ES256, a key made at start; its public JWK is what
+    /// `--trusted-key` takes).
+    SignedCard,
+    /// Signs its card, then changes it: the signature no longer matches.
+    SignedCardTampered,
 }
 
 impl Behaviour {
@@ -164,6 +169,14 @@ impl Behaviour {
             Behaviour::HistoryUnbounded => {
                 "GetTask ignores historyLength and returns the whole history"
             }
+            Behaviour::SignedCard => {
+                "signs its card (ES256, kid a2a-conform-mock-key, a key made at start; \
+                 mock-peer --public-key-out writes the public JWK)"
+            }
+            Behaviour::SignedCardTampered => {
+                "signs its card, then changes its description: the signature \
+                 no longer matches the card served"
+            }
         }
     }
 
@@ -246,6 +259,11 @@ impl Behaviour {
         self != Behaviour::HistoryUnbounded
     }
 
+    /// Whether the card carries a signature.
+    pub(crate) fn signs_card(self) -> bool {
+        matches!(self, Behaviour::SignedCard | Behaviour::SignedCardTampered)
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -299,6 +317,8 @@ mod tests {
                 "context-lax",
                 "list-tasks-unpaged",
                 "history-unbounded",
+                "signed-card",
+                "signed-card-tampered",
             ]
         );
         for b in Behaviour::all() {

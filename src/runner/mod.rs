@@ -8,6 +8,7 @@ mod options;
 mod plan;
 mod poll;
 mod push;
+mod signature;
 pub mod steps;
 mod steps_protocol;
 pub mod stream_end;
@@ -449,6 +450,10 @@ async fn run_once(
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     ctx.clamped_window = planned.clamped_window;
+    ctx.signing = planned.signed_card.clone().map(|card| context::Signing {
+        card,
+        trusted: options.trusted_keys.clone(),
+    });
     let steps = &planned.scenario.def.steps;
     let outcome = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {

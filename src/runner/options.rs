@@ -2,6 +2,7 @@
 //! client's settings and caps, scheduling bounds, and the cancellation a
 //! signal triggers.
 
+use crate::card::signature::TrustedKey;
 use crate::card::{BindingChoice, Card, ProtocolChoice};
 use crate::fleet::Shard;
 use crate::transport::client::ClientConfig;
@@ -56,6 +57,8 @@ pub struct RunOptions {
     /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
+    /// `--trusted-key`: the keys card signatures may verify against.
+    pub trusted_keys: Arc<Vec<TrustedKey>>,
 }
 
 /// The default of `--max-probe-window`.
@@ -79,6 +82,7 @@ impl Default for RunOptions {
             max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
+            trusted_keys: Arc::default(),
         }
     }
 }

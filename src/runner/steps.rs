@@ -69,6 +69,7 @@ impl RunContext<'_> {
             Step::SendInTask(s) => self.send_in_task(s).await,
             Step::ExpectCount(s) => self.expect_count(s),
             Step::ExpectListed(s) => self.expect_listed(s),
+            Step::VerifySignature(s) => self.verify_signature(s).await,
         }
     }
 

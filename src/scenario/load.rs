@@ -47,6 +47,10 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/protocol.yaml",
         include_str!("../../scenarios/protocol.yaml"),
     ),
+    (
+        "scenarios/signatures.yaml",
+        include_str!("../../scenarios/signatures.yaml"),
+    ),
 ];
 
 /// A suite error: where and what, with the offending line shown.
@@ -571,6 +575,7 @@ impl Checker<'_> {
                 texts.extend(&s.fail);
                 texts.extend(&s.otherwise_inconclusive);
             }
+            Step::VerifySignature(s) => texts.push(&s.signature),
             Step::ExpectListed(s) => {
                 need(&s.of, None, captures)?;
                 need(&s.task, None, captures)?;

@@ -8,7 +8,8 @@
 //! or templates the run resolves.
 
 pub use super::protocol_steps::{
-    CallTaskStep, Counted, ExpectCountStep, ExpectListedStep, ListTasksStep, SendInTaskStep, TaskOp,
+    CallTaskStep, Counted, ExpectCountStep, ExpectListedStep, ListTasksStep, SendInTaskStep,
+    TaskOp, VerifySignatureStep,
 };
 use super::template::Template;
 use super::vars::{Count, DurationValue};
@@ -63,6 +64,9 @@ pub enum ForEach {
     /// interface's URL, binding and version. Sets `${declaration}`
     /// (`interfaces[JSONRPC 1.0]`), `${binding}`, `${interface_version}`, `${url}`.
     Interfaces,
+    /// Every entry of the card's `signatures`. Sets `${declaration}`
+    /// (`signatures[<kid>]`), `${signature}` (its 1-based position) and `${kid}`.
+    Signatures,
 }
 
 impl std::fmt::Display for ForEach {
@@ -70,6 +74,7 @@ impl std::fmt::Display for ForEach {
         f.write_str(match self {
             ForEach::InputModes => "for each declared input mode",
             ForEach::Interfaces => "for each declared interface",
+            ForEach::Signatures => "for each card signature",
         })
     }
 }
@@ -118,6 +123,8 @@ pub enum Step {
     ExpectCount(ExpectCountStep),
     /// A ListTasks capture lists a captured task.
     ExpectListed(ExpectListedStep),
+    /// The card signature at a position verifies against the card as served.
+    VerifySignature(VerifySignatureStep),
 }
 
 impl Step {
@@ -144,6 +151,7 @@ impl Step {
             Step::SendInTask(_) => "send_in_task",
             Step::ExpectCount(_) => "expect_count",
             Step::ExpectListed(_) => "expect_listed",
+            Step::VerifySignature(_) => "verify_signature",
         }
     }
 }

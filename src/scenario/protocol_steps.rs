@@ -1,6 +1,7 @@
 //! The step structs of the task-basics scenarios (`scenarios/protocol.yaml`):
 //! calls on a task id of the scenario's choosing, ListTasks, a message whose
-//! `contextId` contradicts its task, and expectations on counts and lists.
+//! `contextId` contradicts its task, expectations on counts and lists, and
+//! the card-signature check.
 //! The `Step` variants that hold them live in `model`.
 
 use super::template::Template;
@@ -106,4 +107,13 @@ pub struct ExpectListedStep {
     pub task: String,
     #[serde(default)]
     pub fail: Option<Template>,
+}
+
+/// `verify_signature`: the card signature at a position (`${signature}`
+/// under `for_each: signatures`) verifies against the card as served, with
+/// the `--trusted-key` keys and those of its `jku`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifySignatureStep {
+    pub signature: Template,
 }

@@ -49,6 +49,9 @@ struct Row {
     /// `protocol.listTasks` on a v1.0 peer.
     list_tasks: &'static str,
     history: &'static str,
+    /// `signatures[a2a-conform-mock-key]`, when the card is signed (checked
+    /// with the mock's public key as --trusted-key, see `cell`).
+    signature: Option<&'static str>,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -73,6 +76,7 @@ fn expected(behaviour: Behaviour) -> Row {
         context: "honoured",
         list_tasks: "honoured",
         history: "honoured",
+        signature: None,
     };
     match behaviour {
         Honest => honest,
@@ -202,6 +206,15 @@ fn expected(behaviour: Behaviour) -> Row {
             history: "diverged",
             ..honest
         },
+        SignedCard => Row {
+            signature: Some("honoured"),
+            ..honest
+        },
+        SignedCardTampered => Row {
+            exit: 1,
+            signature: Some("diverged"),
+            ..honest
+        },
     }
 }
 
@@ -216,6 +229,14 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let mut extra: Vec<&str> = Vec::new();
     if behaviour == Behaviour::CancelLeak {
         extra.extend(["--var", "quiet_window=1500ms"]);
+    }
+    // A signed card is checked with the mock's public key, as a user pins theirs.
+    let key_dir = tempfile::tempdir().expect("a temp dir");
+    let key_file = key_dir.path().join("mock-key.jwk");
+    let key_arg = key_file.display().to_string();
+    if let Some(jwk) = peer.peer.public_jwk() {
+        std::fs::write(&key_file, jwk.to_string()).expect("the key file");
+        extra.extend(["--trusted-key", key_arg.as_str()]);
     }
     // Every report file is written too: the same run pins them (golden files).
     let out = match &token {
@@ -283,6 +304,9 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     }
     if want.unserved_interface {
         rows.push((unserved.as_str(), "diverged"));
+    }
+    if let Some(signature) = want.signature {
+        rows.push(("signatures[a2a-conform-mock-key]", signature));
     }
     rows.extend([
         (STREAMING, want.streaming),
@@ -399,4 +423,6 @@ matrix! {
     context_lax: ContextLax,
     list_tasks_unpaged: ListTasksUnpaged,
     history_unbounded: HistoryUnbounded,
+    signed_card: SignedCard,
+    signed_card_tampered: SignedCardTampered,
 }
