@@ -489,6 +489,29 @@ mod tests {
     }
 
     #[test]
+    fn a_pem_public_key_verifies_too() {
+        let (pkcs8, jwk) = generate_es256("k1").unwrap();
+        let mut card = card();
+        sign_es256(&mut card, &pkcs8, "k1", None).unwrap();
+        // SubjectPublicKeyInfo of a P-256 key: the fixed prefix, then the point.
+        let mut der = vec![
+            0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06,
+            0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00, 0x04,
+        ];
+        for coordinate in ["x", "y"] {
+            der.extend(B64.decode(jwk[coordinate].as_str().unwrap()).unwrap());
+        }
+        let body = base64::engine::general_purpose::STANDARD.encode(&der);
+        let pem = format!("-----BEGIN PUBLIC KEY-----\n{body}\n-----END PUBLIC KEY-----\n");
+        let keys = read_keys("key.pem", &pem).unwrap();
+        assert_eq!(keys[0].kid, None);
+        let sigs = card_signatures(&card);
+        assert!(
+            matches!(verify(&card, &sigs[0], &keys), Check::Verified { key } if key == "key.pem")
+        );
+    }
+
+    #[test]
     fn keys_read_from_a_jwk_set_and_refuse_garbage() {
         let (_, a) = generate_es256("a").unwrap();
         let (_, b) = generate_es256("b").unwrap();

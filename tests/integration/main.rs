@@ -24,6 +24,7 @@ mod properties;
 mod push;
 mod reports;
 mod security;
+mod signatures;
 mod stream_refusals;
 mod suites;
 mod tls;
