@@ -14,6 +14,7 @@ mod diff;
 mod fleet;
 mod grpc;
 mod hostile;
+mod hygiene;
 mod install;
 mod interop;
 mod live;
