@@ -76,9 +76,13 @@ impl RunContext<'_> {
     async fn send(&mut self, s: &SendStep, streaming: bool) -> StepResult {
         let text = self.text(s.text.as_ref().unwrap_or(&Template::var("prompt")))?;
         let parts = [MessagePart::Text(text)];
+        let context = match &s.context_of {
+            Some(name) => self.task_of(name)?.1,
+            None => None,
+        };
         let message = self
             .version()
-            .message(&parts, &new_message_id(), None, None);
+            .message(&parts, &new_message_id(), None, context.as_deref());
         let params = self
             .version()
             .send_params(message, s.blocking.unwrap_or(true));

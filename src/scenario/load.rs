@@ -447,6 +447,9 @@ impl Checker<'_> {
         let mut defines: Option<(&str, CaptureKind)> = None;
         match &step.value {
             Step::Send(s) | Step::Stream(s) => {
+                if let Some(name) = &s.context_of {
+                    need(name, None, captures)?;
+                }
                 texts.extend(&s.text);
                 texts.extend(&s.a2a_version);
                 if s.a2a_version.is_some() && matches!(step.value, Step::Stream(_)) {

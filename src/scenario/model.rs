@@ -179,6 +179,9 @@ pub struct SendStep {
     /// `none`, or `invalid` (a made-up bearer token), to probe enforcement.
     #[serde(default)]
     pub credentials: Credentials,
+    /// Start the new task in the context of this captured task (its `contextId`).
+    #[serde(default)]
+    pub context_of: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
