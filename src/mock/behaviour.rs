@@ -52,6 +52,8 @@ pub enum Behaviour {
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
     GrpcRefused,
+    /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).
+    RestUnserved,
     /// Answers GetTask/CancelTask on an unknown id with a made-up task.
     UnknownTaskLenient,
     /// Serves SubscribeToTask on a terminal task instead of refusing it (v1.0).
@@ -153,6 +155,10 @@ impl Behaviour {
                 "declares a gRPC interface after JSON-RPC whose server answers \
                  every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
             }
+            Behaviour::RestUnserved => {
+                "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
+                 there (HTTP 404)"
+            }
             Behaviour::UnknownTaskLenient => {
                 "answers GetTask and CancelTask on an id it never issued with a \
                  made-up task instead of TaskNotFound (-32001)"
@@ -178,6 +184,11 @@ impl Behaviour {
                  no longer matches the card served"
             }
         }
+    }
+
+    /// Whether the HTTP+JSON interface the card declares is served.
+    pub(crate) fn serves_rest(self) -> bool {
+        self != Behaviour::RestUnserved
     }
 
     /// Whether a v1.0 peer serves and declares gRPC.
@@ -312,6 +323,7 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "rest-unserved",
                 "unknown-task-lenient",
                 "terminal-subscribe-lenient",
                 "context-lax",

@@ -17,6 +17,17 @@ pub struct TlsOptions {
     pub identity: Option<reqwest::Identity>,
     /// `--insecure`: certificates are not verified (every report says so).
     pub insecure: bool,
+    /// The same `--cacert` CAs as DER, for gRPC channels (rustls, not reqwest).
+    pub extra_roots_der: Vec<rustls::pki_types::CertificateDer<'static>>,
+    /// The same `--cert`/`--key` identity as DER, for gRPC channels.
+    pub identity_der: Option<std::sync::Arc<GrpcIdentity>>,
+}
+
+/// An mTLS client certificate chain and its key, as rustls takes them.
+#[derive(Debug)]
+pub struct GrpcIdentity {
+    pub chain: Vec<rustls::pki_types::CertificateDer<'static>>,
+    pub key: rustls::pki_types::PrivateKeyDer<'static>,
 }
 
 /// The HTTP client used for cards and calls: bounded, and it follows no
@@ -27,6 +38,29 @@ pub fn http_client(
     timeout: Duration,
     tls: &TlsOptions,
 ) -> Result<reqwest::Client, ClientBuildError> {
+    builder(timeout, tls)?
+        .timeout(timeout)
+        .build()
+        .map_err(ClientBuildError::Build)
+}
+
+/// The client streams are read with: the same trust, identity, proxies and
+/// redirect policy as [`http_client`], but no whole-request timeout (a
+/// stream lives as long as its scenario's own bounds allow); connecting is
+/// still bounded.
+pub fn stream_client(
+    connect_timeout: Duration,
+    tls: &TlsOptions,
+) -> Result<reqwest::Client, ClientBuildError> {
+    builder(connect_timeout, tls)?
+        .build()
+        .map_err(ClientBuildError::Build)
+}
+
+fn builder(
+    connect_timeout: Duration,
+    tls: &TlsOptions,
+) -> Result<reqwest::ClientBuilder, ClientBuildError> {
     let mut builder = reqwest::Client::builder();
     for root in &tls.extra_roots {
         builder = builder.add_root_certificate(root.clone());
@@ -35,14 +69,11 @@ pub fn http_client(
         builder = builder.identity(identity.clone());
     }
     builder = with_env_proxies(builder)?;
-    builder
+    Ok(builder
         .danger_accept_invalid_certs(tls.insecure)
-        .timeout(timeout)
-        .connect_timeout(timeout)
+        .connect_timeout(connect_timeout)
         .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(ClientBuildError::Build)
+        .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION"))))
 }
 
 /// Why the HTTP client could not be built.

@@ -24,6 +24,7 @@ mod mock_push;
 mod properties;
 mod push;
 mod reports;
+mod rest_v0_3;
 mod security;
 mod signatures;
 mod stream_refusals;

@@ -41,6 +41,8 @@ struct Row {
     grpc: Option<&'static str>,
     /// The v1.0 card declares only its gRPC interface.
     grpc_only: bool,
+    /// `interfaces[HTTP+JSON <version>]`, declared by every card but gRPC-only.
+    rest: &'static str,
     unknown_task: &'static str,
     /// `protocol.terminalSubscribe` on a v1.0 peer that declares streaming.
     terminal_subscribe: &'static str,
@@ -71,6 +73,7 @@ fn expected(behaviour: Behaviour) -> Row {
         security: "not-declared",
         grpc: None,
         grpc_only: false,
+        rest: "honoured",
         unknown_task: "honoured",
         terminal_subscribe: "honoured",
         context: "honoured",
@@ -178,6 +181,11 @@ fn expected(behaviour: Behaviour) -> Row {
         GrpcRefused => Row {
             exit: 1,
             grpc: Some("diverged"),
+            ..honest
+        },
+        RestUnserved => Row {
+            exit: 1,
+            rest: "diverged",
             ..honest
         },
         UnknownTaskLenient => Row {
@@ -292,12 +300,11 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     };
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
+    let rest = format!("interfaces[HTTP+JSON {v}]");
     let mut rows = vec![(VERSION, negotiation)];
     if !want.grpc_only {
         rows.push((jsonrpc.as_str(), "honoured"));
-        if version == ProtocolVersion::V1_0 {
-            rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
-        }
+        rows.push((rest.as_str(), want.rest));
     }
     if let Some(grpc) = want.grpc {
         rows.push(("interfaces[GRPC 1.0]", grpc));
@@ -418,6 +425,7 @@ matrix! {
     grpc: Grpc,
     grpc_only: GrpcOnly,
     grpc_refused: GrpcRefused,
+    rest_unserved: RestUnserved,
     unknown_task_lenient: UnknownTaskLenient,
     terminal_subscribe_lenient: TerminalSubscribeLenient,
     context_lax: ContextLax,
