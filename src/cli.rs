@@ -258,6 +258,10 @@ pub struct RunArgs {
     /// the rest are skipped and the declarations they verify read unverified.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_runs_per_family: u32,
+    /// A public key (PEM, JWK or JWK set) card signatures may verify against (repeatable);
+    /// keys of a signature's `jku` are fetched too, without credentials.
+    #[arg(long = "trusted-key", value_name = "FILE")]
+    pub trusted_keys: Vec<PathBuf>,
     /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: u32,
@@ -498,6 +502,10 @@ pub struct MockPeerArgs {
     /// With --tls: refuse clients without a certificate the CA signed (mTLS).
     #[arg(long, requires = "tls")]
     pub require_client_cert: bool,
+    /// Write the public key the card is signed with (a JWK) to this file, for
+    /// `check --trusted-key` (signed-card, signed-card-tampered).
+    #[arg(long, value_name = "FILE")]
+    pub public_key_out: Option<std::path::PathBuf>,
 }
 
 /// A duration flag or profile value that cannot be used.

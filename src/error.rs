@@ -143,6 +143,9 @@ pub enum UsageError {
         path: PathBuf,
         reason: String,
     },
+    /// A `--trusted-key` file that cannot be read or holds no usable key.
+    #[error("--trusted-key {}: {reason}", path.display())]
+    TrustedKey { path: PathBuf, reason: String },
     #[error("only one of --json, --junit and --markdown can be `-` (stdout)")]
     StdoutTwice,
     #[error("--no-default-suite needs at least one --suite FILE")]

@@ -345,6 +345,13 @@ pub(super) async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
             address: format!("127.0.0.1:{}", args.port),
             source,
         })?;
+    if let (Some(path), Some(jwk)) = (&args.public_key_out, peer.public_jwk()) {
+        std::fs::write(path, format!("{jwk}\n")).map_err(|source| AppError::MockPeer {
+            action: "write the public key to",
+            address: path.display().to_string(),
+            source,
+        })?;
+    }
     println!("{}", peer.card_url());
     eprintln!(
         "mock peer ({behaviour}, A2A {}) serving on {}; Ctrl-C stops it",

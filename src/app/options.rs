@@ -3,6 +3,7 @@
 //! values, TLS files, peer URLs.
 
 use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
+use crate::card::signature::{self, TrustedKey};
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{BindingArg, MockProtocolArg, ProtocolArg, RunArgs, TlsArgs};
 use crate::config::ConfigFile;
@@ -251,6 +252,7 @@ pub(super) fn run_options(
     options.jobs = usize::from(args.jobs);
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
+    options.trusted_keys = Arc::new(trusted_keys(&args.trusted_keys)?);
     options.discover_budget = if args.no_discover {
         0
     } else {
@@ -270,6 +272,22 @@ pub(super) fn with_profile_tls(args: &TlsArgs, profile: &Profile) -> TlsArgs {
         (tls.cert, tls.key) = (profile.cert.clone(), profile.key.clone());
     }
     tls
+}
+
+/// The `--trusted-key` files, read once (each within the input cap).
+fn trusted_keys(paths: &[PathBuf]) -> Result<Vec<TrustedKey>, UsageError> {
+    let mut keys = Vec::new();
+    for path in paths {
+        let fail = |reason: String| UsageError::TrustedKey {
+            path: path.clone(),
+            reason,
+        };
+        let text = crate::input::read_capped(path, crate::input::YAML_CAP)
+            .map_err(|e| fail(e.to_string()))?;
+        let shown = path.display().to_string();
+        keys.extend(signature::read_keys(&shown, &text).map_err(|e| fail(e.to_string()))?);
+    }
+    Ok(keys)
 }
 
 /// The TLS flags read into client options: files are read here, once.

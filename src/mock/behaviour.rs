@@ -61,6 +61,21 @@ pub enum Behaviour {
     SecuredOauth,
     /// As `secured-oauth`, with a skill whose own requirement needs one more scope for JSON input.
     SecuredSkillScopes,
+    /// Answers GetTask/CancelTask on an unknown id with a made-up task.
+    UnknownTaskLenient,
+    /// Serves SubscribeToTask on a terminal task instead of refusing it (v1.0).
+    TerminalSubscribeLenient,
+    /// Accepts a message whose contextId contradicts its task (v1.0).
+    ContextLax,
+    /// ListTasks ignores pageSize and lists every task (v1.0).
+    ListTasksUnpaged,
+    /// GetTask ignores historyLength and returns the whole history.
+    HistoryUnbounded,
+    /// Signs its card (ES256, a key made at start; its public JWK is what
+    /// `--trusted-key` takes).
+    SignedCard,
+    /// Signs its card, then changes it: the signature no longer matches.
+    SignedCardTampered,
     /// Never asks for input, whatever the text, and answers a blocking send
     /// at once with the task still working: no prompt reaches input-required.
     InputUnreachable,
@@ -174,6 +189,30 @@ impl Behaviour {
                  and echo:data: the card's default input is text only, and a message \
                  with a JSON data part needs a token with echo:data (HTTP 403 otherwise)"
             }
+            Behaviour::UnknownTaskLenient => {
+                "answers GetTask and CancelTask on an id it never issued with a \
+                 made-up task instead of TaskNotFound (-32001)"
+            }
+            Behaviour::TerminalSubscribeLenient => {
+                "serves SubscribeToTask on a finished task (its snapshot, then \
+                 the stream closes) instead of refusing it with -32004"
+            }
+            Behaviour::ContextLax => {
+                "accepts a message naming a task and a contextId other than the \
+                 task's instead of rejecting it"
+            }
+            Behaviour::ListTasksUnpaged => "ListTasks ignores pageSize and lists every task",
+            Behaviour::HistoryUnbounded => {
+                "GetTask ignores historyLength and returns the whole history"
+            }
+            Behaviour::SignedCard => {
+                "signs its card (ES256, kid a2a-conform-mock-key, a key made at start; \
+                 mock-peer --public-key-out writes the public JWK)"
+            }
+            Behaviour::SignedCardTampered => {
+                "signs its card, then changes its description: the signature \
+                 no longer matches the card served"
+            }
             Behaviour::InputUnreachable => {
                 "never asks for input, whatever the text (its declared input modes \
                  cannot be verified), and answers a blocking send at once with the \
@@ -261,6 +300,36 @@ impl Behaviour {
         self == Behaviour::Secured
     }
 
+    /// Whether GetTask/CancelTask on an unknown id answer a made-up task.
+    pub(crate) fn invents_unknown_tasks(self) -> bool {
+        self == Behaviour::UnknownTaskLenient
+    }
+
+    /// Whether SubscribeToTask on a terminal task is refused with -32004.
+    pub(crate) fn refuses_terminal_subscribe(self) -> bool {
+        self != Behaviour::TerminalSubscribeLenient
+    }
+
+    /// Whether a message whose contextId contradicts its task is rejected.
+    pub(crate) fn checks_context(self) -> bool {
+        self != Behaviour::ContextLax
+    }
+
+    /// Whether ListTasks honours pageSize.
+    pub(crate) fn pages_task_lists(self) -> bool {
+        self != Behaviour::ListTasksUnpaged
+    }
+
+    /// Whether GetTask honours historyLength.
+    pub(crate) fn bounds_history(self) -> bool {
+        self != Behaviour::HistoryUnbounded
+    }
+
+    /// Whether the card carries a signature.
+    pub(crate) fn signs_card(self) -> bool {
+        matches!(self, Behaviour::SignedCard | Behaviour::SignedCardTampered)
+    }
+
     /// Whether a text containing `need-input` drives a task to input-required.
     pub(crate) fn asks_for_input(self) -> bool {
         self != Behaviour::InputUnreachable
@@ -323,6 +392,13 @@ mod tests {
                 "secured-api-key",
                 "secured-oauth",
                 "secured-skill-scopes",
+                "unknown-task-lenient",
+                "terminal-subscribe-lenient",
+                "context-lax",
+                "list-tasks-unpaged",
+                "history-unbounded",
+                "signed-card",
+                "signed-card-tampered",
                 "input-unreachable",
                 "instant-unless-example",
             ]

@@ -122,7 +122,10 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
     if behaviour.declares_security() && !auth::declare_schemes(&mut card, peer) {
         declare_security(&mut card, peer.protocol);
     }
-    card
+    match &peer.signing {
+        Some(key) => key.sign(card, behaviour),
+        None => card,
+    }
 }
 
 /// A required bearer scheme, in the version's shapes (v1.0

@@ -42,8 +42,10 @@ mod push_configs;
 mod rest;
 mod service;
 mod shared;
+mod signed;
 mod sse;
 mod store;
+mod task_basics;
 pub mod tls;
 mod token;
 
@@ -139,6 +141,7 @@ impl MockPeer {
             }),
             grpc_addr,
             tokens: token::Issued::default(),
+            signing: signed::SigningKey::for_behaviour(config.behaviour),
         });
         let grpc_server =
             grpc_listener.map(|listener| tokio::spawn(grpc::serve(shared.clone(), listener)));
@@ -220,6 +223,12 @@ impl MockPeer {
 
     pub fn behaviour(&self) -> Behaviour {
         self.shared.behaviour
+    }
+
+    /// The public key (a JWK with `kid`) the card is signed with, for the
+    /// signing behaviours: what `--trusted-key` takes.
+    pub fn public_jwk(&self) -> Option<serde_json::Value> {
+        self.shared.signing.as_ref().map(|k| k.jwk.clone())
     }
 
     /// The bearer token the peer's card requires (behaviours that declare

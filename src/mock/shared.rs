@@ -48,6 +48,8 @@ pub(crate) struct Shared {
     pub grpc_addr: Option<std::net::SocketAddr>,
     /// Access tokens the token endpoint issued (behaviours that issue tokens).
     pub tokens: super::token::Issued,
+    /// The card's signing key (the signing behaviours).
+    pub signing: Option<super::signed::SigningKey>,
 }
 
 impl Shared {

@@ -32,6 +32,8 @@ pub enum Captured {
     },
     /// HTTP 401/403: the peer refused the request's credentials.
     Refusal { status: u16 },
+    /// A ListTasks answer: the ids of the tasks it listed, in order.
+    TaskList { task_ids: Vec<String> },
 }
 
 /// A value a step captured under its `as` name.
@@ -46,6 +48,8 @@ pub struct Capture {
     /// Why there is no stream where one was asked for (the peer answered
     /// with `value` instead).
     pub no_stream: Option<String>,
+    /// How many messages a task answer's `history` held (`call_task`).
+    pub history: Option<usize>,
 }
 
 impl Capture {
@@ -56,6 +60,7 @@ impl Capture {
             summary: summary.into(),
             source: String::new(),
             no_stream: None,
+            history: None,
         }
     }
 
@@ -233,7 +238,10 @@ impl Capture {
             // that opened, nor a refusal, nor an answer where a stream was asked for.
             None => {
                 condition.ok
-                    && matches!(self.value, Captured::Task { .. } | Captured::Message)
+                    && matches!(
+                        self.value,
+                        Captured::Task { .. } | Captured::Message | Captured::TaskList { .. }
+                    )
                     && self.no_stream.is_none()
             }
         }

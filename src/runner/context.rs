@@ -143,6 +143,15 @@ pub struct RunContext<'a> {
     /// The card's probe window when `--max-probe-window` clamped it: a
     /// wait of that length that sees nothing is inconclusive, not a failure.
     pub clamped_window: Option<ProbeWindow>,
+    /// `for_each: signatures`: the card as served, and the `--trusted-key` keys.
+    pub signing: Option<Signing>,
+}
+
+/// What `verify_signature` checks: the card as served and the keys given.
+#[derive(Clone)]
+pub struct Signing {
+    pub card: Arc<crate::card::signature::ServedCard>,
+    pub trusted: Arc<Vec<crate::card::signature::TrustedKey>>,
 }
 
 impl<'a> RunContext<'a> {
@@ -159,6 +168,7 @@ impl<'a> RunContext<'a> {
             cursors: HashMap::new(),
             push: PushState::default(),
             clamped_window: None,
+            signing: None,
         }
     }
 

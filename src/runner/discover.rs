@@ -42,6 +42,10 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, CardU
     let mut card = card::parse_card(&url, &response.body, options.protocol, options.binding)
         .map_err(|e| fail(e.to_string()))?;
     card.warnings.extend(response.cross_origin_hops);
+    card.warnings.extend(card::hygiene::cache_warnings(
+        response.cache_control.as_deref(),
+        response.etag.as_deref(),
+    ));
     card.warnings
         .extend(endpoint_origin_warning(&url, &card, &options.client));
     redact_card(&mut card, &options.redactor);

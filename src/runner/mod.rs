@@ -9,7 +9,9 @@ mod plan;
 mod poll;
 mod precondition;
 mod push;
+mod signature;
 pub mod steps;
+mod steps_protocol;
 pub mod stream_end;
 pub mod webhook;
 pub mod window;
@@ -629,6 +631,10 @@ async fn run_once(
     }
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     ctx.clamped_window = planned.clamped_window;
+    ctx.signing = planned.signed_card.clone().map(|card| context::Signing {
+        card,
+        trusted: options.trusted_keys.clone(),
+    });
     let steps = &planned.scenario.def.steps;
     let outcome = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {

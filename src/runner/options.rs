@@ -2,6 +2,7 @@
 //! client's settings and caps, scheduling bounds, and the cancellation a
 //! signal triggers.
 
+use crate::card::signature::TrustedKey;
 use crate::card::{BindingChoice, Card, ProtocolChoice};
 use crate::fleet::Shard;
 use crate::transport::client::ClientConfig;
@@ -64,6 +65,8 @@ pub struct RunOptions {
     /// How this run's credentials were obtained (token requests), noted at
     /// the start of its evidence; set per run.
     pub auth_evidence: Vec<String>,
+    /// `--trusted-key`: the keys card signatures may verify against.
+    pub trusted_keys: Arc<Vec<TrustedKey>>,
     /// `--discover-budget`: the most tasks one peer's precondition search
     /// may start (`--no-discover`: 0, no search).
     pub discover_budget: usize,
@@ -93,6 +96,7 @@ impl Default for RunOptions {
             auth: Arc::new(crate::auth::AuthSettings::default()),
             issued: crate::auth::IssuedSecrets::default(),
             auth_evidence: Vec::new(),
+            trusted_keys: Arc::default(),
             discover_budget: super::precondition::DEFAULT_BUDGET,
         }
     }

@@ -397,6 +397,7 @@ impl<'a> Search<'a> {
             a2a_version: None,
             push: false,
             credentials: Credentials::Configured,
+            context_of: None,
         });
         ctx.step(&send).await.map_err(TryError::from)?;
         let capture = ctx.capture("t").map_err(TryError::from)?;
@@ -697,7 +698,7 @@ mod tests {
             .filter(|s| needs_input_prompt(s))
             .map(|s| s.id())
             .collect();
-        assert_eq!(needing, ["input-mode-resume"]);
+        assert_eq!(needing, ["input-mode-resume", "history-length-bounds-get"]);
         let retried: Vec<(&str, &str)> = suite
             .scenarios
             .iter()

@@ -102,12 +102,38 @@ fn route_v1_0(base: &url::Url, op: Operation, params: &Value) -> Result<Route, R
         ),
         Operation::GetExtendedCard => (Method::GET, "extendedAgentCard".to_string(), None),
     };
+    let mut url = join(base, &path)?;
+    if method == Method::GET {
+        add_query(&mut url, params);
+    }
     Ok(Route {
         label: format!("{op:?} (HTTP+JSON)"),
         method,
-        url: join(base, &path)?,
+        url,
         body,
     })
+}
+
+/// A v1.0 GET carries its parameters in the query (`historyLength`,
+/// `pageSize`, `contextId`, …): every scalar one except the ids already in
+/// the path.
+fn add_query(url: &mut url::Url, params: &Value) {
+    let Some(params) = params.as_object() else {
+        return;
+    };
+    let pairs: Vec<(&String, String)> = params
+        .iter()
+        .filter(|(key, _)| !matches!(key.as_str(), "id" | "taskId" | "name"))
+        .filter_map(|(key, value)| match value {
+            Value::String(s) => Some((key, s.clone())),
+            Value::Number(n) => Some((key, n.to_string())),
+            Value::Bool(b) => Some((key, b.to_string())),
+            _ => None,
+        })
+        .collect();
+    if !pairs.is_empty() {
+        url.query_pairs_mut().extend_pairs(pairs);
+    }
 }
 
 /// The 0.3 routes (`/v1/...`), with 0.3 proto JSON bodies. 0.3 JSON-RPC
@@ -280,7 +306,16 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
         .get("code")
         .and_then(Value::as_i64)
         .filter(|c| (-32768..=-32000).contains(c));
-    match reason.and_then(code_for_reason).or(a2a_code) {
+    // -32602 has no ErrorInfo reason of its own (v1 §5.4): a 400 whose
+    // status names INVALID_ARGUMENT is a valid invalid-params answer.
+    let invalid_params = (status == 400
+        && error.get("status").and_then(Value::as_str) == Some("INVALID_ARGUMENT"))
+    .then_some(codes::INVALID_PARAMS);
+    match reason
+        .and_then(code_for_reason)
+        .or(a2a_code)
+        .or(invalid_params)
+    {
         Some(code) => Reply::Err(RpcError {
             code,
             message,
@@ -327,6 +362,15 @@ mod tests {
         assert_eq!(r.url.as_str(), "http://h/a2a/rest/tasks/t1");
         assert!(r.body.is_none());
         assert!(route(&base, v1, Operation::GetTask, &json!({})).is_err());
+        let params = json!({"id": "t1", "historyLength": 1});
+        let r = route(&base, v1, Operation::GetTask, &params).unwrap();
+        assert_eq!(r.url.as_str(), "http://h/a2a/rest/tasks/t1?historyLength=1");
+        let params = json!({"pageSize": 1, "contextId": "c 1"});
+        let r = route(&base, v1, Operation::ListTasks, &params).unwrap();
+        assert_eq!(
+            r.url.as_str(),
+            "http://h/a2a/rest/tasks?pageSize=1&contextId=c+1"
+        );
     }
 
     #[test]
@@ -371,6 +415,11 @@ mod tests {
             matches!(classify(500, b"<h1>down</h1>"), Reply::Broken(r) if r.contains("non-JSON"))
         );
         assert!(matches!(classify(200, br#"{"id":"t"}"#), Reply::Ok(_)));
+        let bare =
+            br#"{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"bad contextId"}}"#;
+        assert!(matches!(classify(400, bare), Reply::Err(e) if e.code == codes::INVALID_PARAMS));
+        let internal = br#"{"error":{"code":500,"status":"INTERNAL","message":"boom"}}"#;
+        assert!(matches!(classify(500, internal), Reply::Broken(_)));
         // A 0.3 body naming the A2A code (@a2a-js/sdk); an HTTP code is none.
         assert!(matches!(
             classify(404, br#"{"code":-32001,"message":"no task"}"#),

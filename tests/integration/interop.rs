@@ -289,8 +289,16 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
             "capabilities.pushNotifications" => "not-declared",
             // The SDK agents declare no security.
             "security.enforced" => "not-declared",
-            // Version negotiation is a 1.0 server's duty.
-            "protocol.versionNegotiation" if version == "0.3" => "not-declared",
+            // Version negotiation, ListTasks, the contextId rule and the
+            // refused subscribe to a finished task are 1.0 duties.
+            "protocol.versionNegotiation"
+            | "protocol.listTasks"
+            | "protocol.contextMismatch"
+            | "protocol.terminalSubscribe"
+                if version == "0.3" =>
+            {
+                "not-declared"
+            }
             // Interfaces the tool does not speak yet keep their row, unverified.
             id if unspoken(id) => "unverified",
             _ => "honoured",

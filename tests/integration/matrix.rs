@@ -17,6 +17,11 @@ const SKILL_TEXT: &str = "skills[echo].inputModes[text/plain]";
 const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
 const VERSION: &str = "protocol.versionNegotiation";
 const SECURITY: &str = "security.enforced";
+const UNKNOWN_TASK: &str = "protocol.unknownTask";
+const TERMINAL_SUBSCRIBE: &str = "protocol.terminalSubscribe";
+const CONTEXT: &str = "protocol.contextMismatch";
+const LIST_TASKS: &str = "protocol.listTasks";
+const HISTORY: &str = "protocol.historyLength";
 
 /// Expected verdicts, in the order of the declaration constants above.
 struct Row {
@@ -41,6 +46,17 @@ struct Row {
     default_json: bool,
     /// `interfaces[HTTP+JSON <version>]`, declared by every card but gRPC-only.
     rest: &'static str,
+    unknown_task: &'static str,
+    /// `protocol.terminalSubscribe` on a v1.0 peer that declares streaming.
+    terminal_subscribe: &'static str,
+    /// `protocol.contextMismatch` on a v1.0 peer.
+    context: &'static str,
+    /// `protocol.listTasks` on a v1.0 peer.
+    list_tasks: &'static str,
+    history: &'static str,
+    /// `signatures[a2a-conform-mock-key]`, when the card is signed (checked
+    /// with the mock's public key as --trusted-key, see `cell`).
+    signature: Option<&'static str>,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -62,6 +78,12 @@ fn expected(behaviour: Behaviour) -> Row {
         grpc_only: false,
         default_json: true,
         rest: "honoured",
+        unknown_task: "honoured",
+        terminal_subscribe: "honoured",
+        context: "honoured",
+        list_tasks: "honoured",
+        history: "honoured",
+        signature: None,
     };
     match behaviour {
         Honest => honest,
@@ -87,13 +109,17 @@ fn expected(behaviour: Behaviour) -> Row {
             completion: "diverged",
             ..honest
         },
-        // Everything completes at once: nothing to stream, cancel or resume.
+        // Everything completes at once: nothing to stream, cancel or resume,
+        // no task in progress to send a contradicting contextId to, and no
+        // history longer than the first message to bound.
         Instant => Row {
             exit: 0,
             streaming: "unverified",
             cancel: "unverified",
             text: "unverified",
             json: "unverified",
+            context: "unverified",
+            history: "unverified",
             ..honest
         },
         UndeclaredStreaming => Row {
@@ -179,15 +205,59 @@ fn expected(behaviour: Behaviour) -> Row {
             default_json: false,
             ..honest
         },
-        // No prompt reaches input-required: the input modes stay unverified.
+        UnknownTaskLenient => Row {
+            exit: 1,
+            unknown_task: "diverged",
+            ..honest
+        },
+        // v1.0 only (see `cell`): a v0.3 peer of these breaks no promise.
+        TerminalSubscribeLenient => Row {
+            exit: 1,
+            terminal_subscribe: "diverged",
+            ..honest
+        },
+        ContextLax => Row {
+            exit: 1,
+            context: "diverged",
+            ..honest
+        },
+        ListTasksUnpaged => Row {
+            exit: 1,
+            list_tasks: "diverged",
+            ..honest
+        },
+        HistoryUnbounded => Row {
+            exit: 1,
+            history: "diverged",
+            ..honest
+        },
+        SignedCard => Row {
+            signature: Some("honoured"),
+            ..honest
+        },
+        SignedCardTampered => Row {
+            exit: 1,
+            signature: Some("diverged"),
+            ..honest
+        },
+        // No prompt reaches input-required, and a blocking send answers at
+        // once with the task working: the input modes, the history bound (it
+        // needs a second turn) and the subscribe to a finished task (none is
+        // finished when asked) stay unverified.
         InputUnreachable => Row {
             text: "unverified",
             json: "unverified",
+            history: "unverified",
+            terminal_subscribe: "unverified",
             ..honest
         },
         // The default prompt completes at once; the card's example works
-        // longer, and the stream and cancel probes retry with it.
-        InstantUnlessExample => honest,
+        // longer, and the stream and cancel probes retry with it. The
+        // context probe is not retried (its message is not a lone prompt).
+        InstantUnlessExample => Row {
+            context: "unverified",
+            ..honest
+        },
     }
 }
 
@@ -202,6 +272,14 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let mut extra: Vec<&str> = Vec::new();
     if behaviour == Behaviour::CancelLeak {
         extra.extend(["--var", "quiet_window=1500ms"]);
+    }
+    // A signed card is checked with the mock's public key, as a user pins theirs.
+    let key_dir = tempfile::tempdir().expect("a temp dir");
+    let key_file = key_dir.path().join("mock-key.jwk");
+    let key_arg = key_file.display().to_string();
+    if let Some(jwk) = peer.peer.public_jwk() {
+        std::fs::write(&key_file, jwk.to_string()).expect("the key file");
+        extra.extend(["--trusted-key", key_arg.as_str()]);
     }
     // Every report file is written too: the same run pins them (golden files).
     let client_id = a2a_conform::mock::auth::CLIENT_ID;
@@ -249,6 +327,34 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         }
         "not-declared"
     };
+    // v0.3 has no ListTasks, no error for a subscribe to a finished task and
+    // no rule for a contradicting contextId: those rows are not declared, and
+    // a v0.3 peer breaking them breaks nothing.
+    let (terminal_subscribe, context, list_tasks) = if version == ProtocolVersion::V1_0 {
+        let streams = !matches!(
+            behaviour,
+            Behaviour::UndeclaredStreaming | Behaviour::UndeclaredStreamingRefused
+        );
+        (
+            if streams {
+                want.terminal_subscribe
+            } else {
+                "not-declared"
+            },
+            want.context,
+            want.list_tasks,
+        )
+    } else {
+        if matches!(
+            behaviour,
+            Behaviour::TerminalSubscribeLenient
+                | Behaviour::ContextLax
+                | Behaviour::ListTasksUnpaged
+        ) {
+            want.exit = 0;
+        }
+        ("not-declared", "not-declared", "not-declared")
+    };
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
     let rest = format!("interfaces[HTTP+JSON {v}]");
@@ -263,6 +369,9 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     if want.unserved_interface {
         rows.push((unserved.as_str(), "diverged"));
     }
+    if let Some(signature) = want.signature {
+        rows.push(("signatures[a2a-conform-mock-key]", signature));
+    }
     rows.extend([
         (STREAMING, want.streaming),
         (PUSH, want.push),
@@ -272,6 +381,11 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (SKILL_TEXT, want.text),
         (SKILL_JSON, want.json),
         (SECURITY, want.security),
+        (UNKNOWN_TASK, want.unknown_task),
+        (TERMINAL_SUBSCRIBE, terminal_subscribe),
+        (CONTEXT, context),
+        (LIST_TASKS, list_tasks),
+        (HISTORY, want.history),
     ]);
     if want.default_json {
         rows.push((JSON, want.json));
@@ -374,6 +488,13 @@ matrix! {
     secured_api_key: SecuredApiKey,
     secured_oauth: SecuredOauth,
     secured_skill_scopes: SecuredSkillScopes,
+    unknown_task_lenient: UnknownTaskLenient,
+    terminal_subscribe_lenient: TerminalSubscribeLenient,
+    context_lax: ContextLax,
+    list_tasks_unpaged: ListTasksUnpaged,
+    history_unbounded: HistoryUnbounded,
+    signed_card: SignedCard,
+    signed_card_tampered: SignedCardTampered,
     input_unreachable: InputUnreachable,
     instant_unless_example: InstantUnlessExample,
 }
