@@ -10,6 +10,7 @@ use super::jsonrpc::classify_envelope;
 use super::limits::{Limits, RECORDED_COMMENTS};
 use super::reply::Reply;
 use super::sse::{SseFrame, SseItem, SseParser};
+use super::stream_log::StreamLog;
 use super::text::human_duration;
 use super::transcript::Transcript;
 use crate::protocol::{Event, ProtocolVersion, RpcError};
@@ -20,15 +21,6 @@ use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
-
-/// One protocol event with its arrival time.
-#[derive(Debug, Clone)]
-pub struct StreamItem {
-    pub at: Instant,
-    /// 1-based position among the stream's protocol events.
-    pub seq: usize,
-    pub event: Event,
-}
 
 /// How a stream ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +47,7 @@ impl StreamEnd {
 
 #[derive(Default)]
 struct Shared {
-    items: Vec<StreamItem>,
+    items: StreamLog,
     /// Comment lines seen, and their bytes: counted, only the first
     /// [`RECORDED_COMMENTS`] recorded one by one.
     comments: usize,
@@ -135,8 +127,10 @@ impl StreamHandle {
         }
     }
 
-    /// The events so far and the end, if the stream has ended.
-    pub fn snapshot(&self) -> (Vec<StreamItem>, Option<StreamEnd>) {
+    /// The events so far and the end, if the stream has ended. A copy of
+    /// the log, whose size follows the stream's changes of shape and socket
+    /// reads, not its events ([`StreamLog`]).
+    pub fn snapshot(&self) -> (StreamLog, Option<StreamEnd>) {
         let shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         (shared.items.clone(), shared.end.clone())
     }
@@ -153,7 +147,7 @@ impl StreamHandle {
     /// returns whether it held. The check runs on every new event and at the end.
     pub async fn wait_until<F>(&self, deadline: Instant, mut ready: F) -> bool
     where
-        F: FnMut(&[StreamItem], Option<&StreamEnd>) -> bool,
+        F: FnMut(&StreamLog, Option<&StreamEnd>) -> bool,
     {
         let mut changes = self.changes.clone();
         loop {
@@ -360,10 +354,10 @@ impl Reader {
                         EvidenceKind::Event,
                         at,
                         format!("event #{seq} {}", describe(&event)),
-                        Some(frame.data.clone()),
+                        Some(frame.data),
                         None,
                     );
-                    state.items.push(StreamItem { at, seq, event });
+                    state.items.push(at, event);
                     if state.comments > 0
                         && state.items.len() + state.comments >= self.limits.max_stream_events
                     {
@@ -429,7 +423,7 @@ fn decode_frame(
     event_name: Option<&str>,
     data: &str,
 ) -> Event {
-    let value: Value = match serde_json::from_str(data) {
+    let mut value: Value = match serde_json::from_str(data) {
         Ok(v) => v,
         Err(e) => {
             return Event::Unrecognized {
@@ -440,8 +434,15 @@ fn decode_frame(
     let is_envelope = value.get("jsonrpc").is_some()
         || (expect_id.is_some() && (value.get("result").is_some() || value.get("error").is_some()));
     if is_envelope {
+        // The result is read in place: the envelope is judged with a null
+        // standing in for it, so a large result is never copied.
+        let result = value
+            .get_mut("result")
+            .map(|r| std::mem::replace(r, Value::Null));
         return match classify_envelope(expect_id, &value) {
-            Ok(Reply::Ok(result)) => Event::from_result(version, &result),
+            Ok(Reply::Ok(_)) => {
+                Event::from_result(version, result.as_ref().unwrap_or(&Value::Null))
+            }
             Ok(Reply::Err(error)) => Event::Error(error),
             Ok(_) => Event::Unrecognized {
                 reason: "unexpected envelope".into(),
