@@ -3,6 +3,8 @@
 
 use super::reply::Reply;
 use super::text::human_duration;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 /// How the client trusts peers and proves itself: the system trust store
@@ -23,10 +25,54 @@ pub struct TlsOptions {
 /// redirect by itself — a call's redirect is what the peer answered, and the
 /// card's are followed by hand ([`super::redirect`]) so that credentials never
 /// cross to another origin.
+///
+/// Building a client reads and parses the whole system trust store
+/// (milliseconds of CPU), and a fleet check needs several per peer; so the
+/// clients of the usual trust (no `--cacert`, no `--cert`) are built once
+/// per timeout and `--insecure` and shared (a clone shares the connection
+/// pool too, whose connections are kept per origin).
 pub fn http_client(
     timeout: Duration,
     tls: &TlsOptions,
 ) -> Result<reqwest::Client, ClientBuildError> {
+    type Shared = Mutex<HashMap<(Duration, bool), reqwest::Client>>;
+    static SHARED: OnceLock<Shared> = OnceLock::new();
+    if !tls.extra_roots.is_empty() || tls.identity.is_some() {
+        return build_client(timeout, tls);
+    }
+    let shared = SHARED.get_or_init(Shared::default);
+    let key = (timeout, tls.insecure);
+    if let Some(client) = shared.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(client.clone());
+    }
+    let client = build_client(timeout, tls)?;
+    shared
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, client.clone());
+    Ok(client)
+}
+
+/// The client streams are read with: no whole-request timeout (it would cut
+/// streams), `connect_timeout` to connect; built once per connect timeout
+/// and shared, like [`http_client`]'s. `None` if reqwest cannot build one.
+pub fn stream_client(connect_timeout: Duration) -> Option<reqwest::Client> {
+    static SHARED: OnceLock<Mutex<HashMap<Duration, reqwest::Client>>> = OnceLock::new();
+    let shared = SHARED.get_or_init(Default::default);
+    let mut clients = shared.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(client) = clients.get(&connect_timeout) {
+        return Some(client.clone());
+    }
+    let client = reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .ok()?;
+    clients.insert(connect_timeout, client.clone());
+    Some(client)
+}
+
+fn build_client(timeout: Duration, tls: &TlsOptions) -> Result<reqwest::Client, ClientBuildError> {
     let mut builder = reqwest::Client::builder();
     for root in &tls.extra_roots {
         builder = builder.add_root_certificate(root.clone());

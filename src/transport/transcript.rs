@@ -364,6 +364,64 @@ mod tests {
     }
 
     #[test]
+    fn the_tail_is_redacted_when_read_with_the_secrets_known_at_recording() {
+        let t = Transcript::new(Arc::new(Redactor::new(vec!["peer-secret".to_string()])));
+        let at = t.start();
+        for n in 0..(EVIDENCE_HEAD + EVIDENCE_TAIL + 10) as u64 {
+            if n == (EVIDENCE_HEAD + EVIDENCE_TAIL) as u64 {
+                t.add_secret("run-token-2");
+            }
+            t.record(
+                EvidenceKind::Event,
+                at + Duration::from_millis(n),
+                format!("event {n} peer-secret run-token-2"),
+                Some(format!("{{\"n\":{n},\"s\":\"peer-secret\"}}")),
+                None,
+            );
+        }
+        let entries = t.take_entries();
+        assert_eq!(entries.len(), EVIDENCE_HEAD + 1 + EVIDENCE_TAIL);
+        for e in &entries {
+            assert!(!e.summary.contains("peer-secret"), "{}", e.summary);
+            assert!(!e.body.as_deref().unwrap_or("").contains("peer-secret"));
+        }
+        // Redacted as it would have been when recorded: the run's token is
+        // masked only in entries recorded after it was added.
+        let last = entries.last().unwrap();
+        assert!(!last.summary.contains("run-token-2"), "{}", last.summary);
+        let before = &entries[entries.len() - 11];
+        assert!(before.summary.contains("run-token-2"), "{}", before.summary);
+        assert!(t.take_entries().is_empty(), "taking moves the entries out");
+    }
+
+    #[test]
+    fn long_tail_entries_are_sealed_early_and_clipped() {
+        let t = Transcript::new(Arc::new(Redactor::new(vec!["hunter22".to_string()])));
+        let body = format!("hunter22{}", "x".repeat(400 * 1024));
+        for _ in 0..EVIDENCE_HEAD + EVIDENCE_TAIL {
+            t.record(
+                EvidenceKind::Event,
+                t.start(),
+                "e",
+                Some(body.clone()),
+                None,
+            );
+        }
+        let kept = t.entries.lock().unwrap();
+        assert!(
+            kept.tail_raw_bytes <= RAW_TAIL_BYTES,
+            "{}",
+            kept.tail_raw_bytes
+        );
+        drop(kept);
+        for e in t.entries() {
+            let b = e.body.unwrap();
+            assert!(b.starts_with(Redactor::MASK), "{}", &b[..20]);
+            assert!(b.chars().count() < EVIDENCE_BODY_CHARS + 40);
+        }
+    }
+
+    #[test]
     fn secrets_added_during_a_run_are_masked_from_then_on() {
         let t = Transcript::new(Arc::new(Redactor::new(vec!["peer-secret".to_string()])));
         t.add_secret("run-token-1");

@@ -424,13 +424,10 @@ impl PeerClient {
     }
 
     fn stream_client(&self) -> reqwest::Client {
-        // Built per stream: cheap next to a stream's life, and it keeps the
-        // non-stream client's whole-request timeout from cutting streams.
-        reqwest::Client::builder()
-            .connect_timeout(self.config.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_else(|_| self.http.clone())
+        // Without the non-stream client's whole-request timeout, which would
+        // cut streams; built once per connect timeout and shared, as building
+        // one reads the whole system trust store.
+        super::http::stream_client(self.config.timeout).unwrap_or_else(|| self.http.clone())
     }
 
     /// What the evidence says when `--same-origin-credentials` withheld the
