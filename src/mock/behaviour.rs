@@ -52,6 +52,8 @@ pub enum Behaviour {
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
     GrpcRefused,
+    /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).
+    RestUnserved,
 }
 
 impl Behaviour {
@@ -138,7 +140,16 @@ impl Behaviour {
                 "declares a gRPC interface after JSON-RPC whose server answers \
                  every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
             }
+            Behaviour::RestUnserved => {
+                "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
+                 there (HTTP 404)"
+            }
         }
+    }
+
+    /// Whether the HTTP+JSON interface the card declares is served.
+    pub(crate) fn serves_rest(self) -> bool {
+        self != Behaviour::RestUnserved
     }
 
     /// Whether a v1.0 peer serves and declares gRPC.
@@ -243,6 +254,7 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "rest-unserved",
             ]
         );
         for b in Behaviour::all() {

@@ -64,8 +64,9 @@ impl Shared {
         let _ = shutdown.wait_for(|down| *down).await;
     }
 
-    /// The HTTP+JSON binding is served for v1.0 only.
+    /// Whether the HTTP+JSON binding the card declares (both versions) is
+    /// served.
     pub fn serves_rest(&self) -> bool {
-        self.protocol == ProtocolVersion::V1_0
+        self.behaviour.serves_rest()
     }
 }

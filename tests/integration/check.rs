@@ -33,7 +33,7 @@ fn assert_all_honoured(out: &Outcome, version: &str, binding: &str) {
     let interfaces: &[&str] = if version == "1.0" {
         &["interfaces[JSONRPC 1.0]", "interfaces[HTTP+JSON 1.0]"]
     } else {
-        &["interfaces[JSONRPC 0.3]"]
+        &["interfaces[JSONRPC 0.3]", "interfaces[HTTP+JSON 0.3]"]
     };
     for id in interfaces {
         assert_eq!(out.declaration(id), "honoured", "{id}: {}", out.explain());

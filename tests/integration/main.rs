@@ -23,6 +23,7 @@ mod mock_push;
 mod properties;
 mod push;
 mod reports;
+mod rest_v0_3;
 mod security;
 mod stream_refusals;
 mod suites;

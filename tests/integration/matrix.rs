@@ -36,6 +36,8 @@ struct Row {
     grpc: Option<&'static str>,
     /// The v1.0 card declares only its gRPC interface.
     grpc_only: bool,
+    /// `interfaces[HTTP+JSON <version>]`, declared by every card but gRPC-only.
+    rest: &'static str,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -55,6 +57,7 @@ fn expected(behaviour: Behaviour) -> Row {
         security: "not-declared",
         grpc: None,
         grpc_only: false,
+        rest: "honoured",
     };
     match behaviour {
         Honest => honest,
@@ -154,6 +157,11 @@ fn expected(behaviour: Behaviour) -> Row {
             grpc: Some("diverged"),
             ..honest
         },
+        RestUnserved => Row {
+            exit: 1,
+            rest: "diverged",
+            ..honest
+        },
     }
 }
 
@@ -195,12 +203,11 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     };
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
+    let rest = format!("interfaces[HTTP+JSON {v}]");
     let mut rows = vec![(VERSION, negotiation)];
     if !want.grpc_only {
         rows.push((jsonrpc.as_str(), "honoured"));
-        if version == ProtocolVersion::V1_0 {
-            rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
-        }
+        rows.push((rest.as_str(), want.rest));
     }
     if let Some(grpc) = want.grpc {
         rows.push(("interfaces[GRPC 1.0]", grpc));
@@ -313,4 +320,5 @@ matrix! {
     grpc: Grpc,
     grpc_only: GrpcOnly,
     grpc_refused: GrpcRefused,
+    rest_unserved: RestUnserved,
 }

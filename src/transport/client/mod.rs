@@ -5,7 +5,9 @@
 
 pub use super::credentials::{ClientConfig, Credentials, SENSITIVE_HEADERS};
 use super::grpc::{self, GrpcCall};
-pub use super::http::{describe_reqwest_error, http_client, read_bounded, ClientBuildError};
+pub use super::http::{
+    describe_reqwest_error, http_client, read_bounded, stream_client, ClientBuildError,
+};
 use super::jsonrpc::classify_jsonrpc;
 use super::reply::Reply;
 use super::rest;
@@ -54,6 +56,9 @@ pub enum ClientError {
 /// A client for one peer endpoint.
 pub struct PeerClient {
     http: reqwest::Client,
+    /// Streams: the same trust, identity and proxies as `http`, without its
+    /// whole-request timeout; built on the first stream (many runs open none).
+    stream_http: std::sync::OnceLock<reqwest::Client>,
     pub endpoint: url::Url,
     pub version: ProtocolVersion,
     pub binding: Binding,
@@ -96,6 +101,7 @@ impl PeerClient {
         let http = http_client(config.timeout, &config.tls)?;
         Ok(PeerClient {
             http,
+            stream_http: std::sync::OnceLock::new(),
             endpoint,
             version,
             binding,
@@ -337,6 +343,7 @@ impl PeerClient {
             max_stream: self.config.max_stream,
             limits: self.config.limits,
             note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
+            tls: self.config.tls.clone(),
         })
     }
 
@@ -369,7 +376,7 @@ impl PeerClient {
                 )
             }
             Binding::Rest => {
-                let route = rest::route(&self.endpoint, op, &params)
+                let route = rest::route(&self.endpoint, self.version, op, &params)
                     .map_err(|e| Reply::Broken(e.to_string()))?;
                 (route.method, route.url, route.body, route.label)
             }
@@ -413,21 +420,25 @@ impl PeerClient {
         })
     }
 
-    /// The media type of request bodies: JSON-RPC is `application/json`; the
-    /// v1.0 REST binding uses `application/a2a+json` (v1 §11).
+    /// The media type of request bodies: JSON-RPC and the v0.3 REST binding
+    /// are `application/json`; the v1.0 REST binding uses
+    /// `application/a2a+json` (v1 §11).
     fn body_content_type(&self) -> &'static str {
         match self.binding {
             Binding::Jsonrpc => "application/json",
+            Binding::Rest if self.version == ProtocolVersion::V0_3 => "application/json",
             Binding::Rest => "application/a2a+json",
             Binding::Grpc => "application/grpc",
         }
     }
 
-    fn stream_client(&self) -> reqwest::Client {
-        // Without the non-stream client's whole-request timeout, which would
-        // cut streams; built once per connect timeout and shared, as building
-        // one reads the whole system trust store.
-        super::http::stream_client(self.config.timeout).unwrap_or_else(|| self.http.clone())
+    fn stream_client(&self) -> &reqwest::Client {
+        self.stream_http.get_or_init(|| {
+            // The same options already built `http`, so this cannot fail in
+            // practice; if it did, `http` still carries the trust settings.
+            stream_client(self.config.timeout, &self.config.tls)
+                .unwrap_or_else(|_| self.http.clone())
+        })
     }
 
     /// What the evidence says when `--same-origin-credentials` withheld the
