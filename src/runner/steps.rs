@@ -335,7 +335,7 @@ impl RunContext<'_> {
             item.seq > cursor
                 && !matches!(item.event, Event::Unrecognized { .. })
                 && (kinds.is_empty()
-                    || EventKind::of(&item.event).is_some_and(|k| kinds.contains(&k)))
+                    || EventKind::of(item.event).is_some_and(|k| kinds.contains(&k)))
                 && (states.is_empty() || item.event.state().is_some_and(|st| states.contains(&st)))
         };
         let found = stream
@@ -448,7 +448,7 @@ impl RunContext<'_> {
             .map(|i| {
                 format!(
                     "{} (event #{}) at {} after {after_label}",
-                    describe(&i.event),
+                    describe(i.event),
                     i.seq,
                     human_duration(i.at.saturating_duration_since(after))
                 )
