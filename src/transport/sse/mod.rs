@@ -197,7 +197,7 @@ impl SseParser {
                 bytes = &bytes[1..];
                 continue;
             }
-            match bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', bytes) {
                 Some(end) if self.line.is_empty() => {
                     // The whole line is in this chunk: read it in place.
                     let line = &bytes[..end];
