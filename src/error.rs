@@ -162,6 +162,9 @@ pub enum UsageError {
         suggestion: Option<String>,
         known: Vec<String>,
     },
+    /// `--basic-env` without the `:` between its two variable names.
+    #[error("--basic-env takes two environment variable names, USER_VAR:PASS_VAR")]
+    BasicEnvSyntax,
 }
 
 fn did_you_mean(suggestion: &Option<String>) -> String {

@@ -2,6 +2,7 @@
 //! before any request: variable and scenario names, header and token
 //! values, TLS files, peer URLs.
 
+use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{BindingArg, MockProtocolArg, ProtocolArg, RunArgs, TlsArgs};
 use crate::config::ConfigFile;
@@ -218,6 +219,7 @@ pub(super) fn run_options(
         Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
+    let auth = auth_settings(args)?;
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
     options.client = ClientConfig {
         timeout,
@@ -235,8 +237,12 @@ pub(super) fn run_options(
         ..ClientConfig::default()
     };
     options.max_probe_window = args.max_probe_window;
-    // Redaction is by value: every credential header's value, the token.
-    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
+    // Redaction is by value: every credential header's value, the token,
+    // the API key, basic password and OAuth client secret.
+    options.redactor = Arc::new(Redactor::new(
+        options.client.secrets().into_iter().chain(auth.secrets()),
+    ));
+    options.auth = Arc::new(auth);
     options.only = args.scenarios.clone();
     options.skip = args.skip.clone();
     options.protocol = protocol_choice(args.protocol);
@@ -438,6 +444,50 @@ pub(super) fn fleet_peer_options(
     if let Some(var) = &peer.bearer_env {
         options.client.bearer = Some((var.clone(), env_secret("--bearer-env", var)?));
     }
-    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
+    options.redactor = Arc::new(Redactor::new(
+        options
+            .client
+            .secrets()
+            .into_iter()
+            .chain(options.auth.secrets()),
+    ));
     Ok(options)
+}
+
+/// The card-scheme credentials of `--api-key-env`, `--basic-env` and
+/// `--oauth-client-*-env`, read from the environment once.
+fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
+    let read = |flag: &'static str, var: &str| -> Result<EnvSecret, UsageError> {
+        Ok(EnvSecret {
+            var: var.to_string(),
+            value: env_secret(flag, var)?,
+        })
+    };
+    let api_key = args
+        .api_key_env
+        .as_deref()
+        .map(|var| read("--api-key-env", var))
+        .transpose()?;
+    let basic = match args.basic_env.as_deref() {
+        Some(pair) => {
+            let (user, password) = pair.split_once(':').ok_or(UsageError::BasicEnvSyntax)?;
+            Some((
+                read("--basic-env", user.trim())?,
+                read("--basic-env", password.trim())?,
+            ))
+        }
+        None => None,
+    };
+    let oauth_client = match (&args.oauth_client_id_env, &args.oauth_client_secret_env) {
+        (Some(id), Some(secret)) => Some(OAuthClient {
+            id: read("--oauth-client-id-env", id)?,
+            secret: read("--oauth-client-secret-env", secret)?,
+        }),
+        _ => None,
+    };
+    Ok(AuthSettings {
+        api_key,
+        basic,
+        oauth_client,
+    })
 }

@@ -54,6 +54,13 @@ pub enum Behaviour {
     GrpcRefused,
     /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).
     RestUnserved,
+    /// Declares a required API key in the `X-API-Key` header and refuses requests without it.
+    SecuredApiKey,
+    /// Declares a required OAuth 2.0 client-credentials scheme, serves its token endpoint, and refuses
+    /// requests without a valid token.
+    SecuredOauth,
+    /// As `secured-oauth`, with a skill whose own requirement needs one more scope for JSON input.
+    SecuredSkillScopes,
 }
 
 impl Behaviour {
@@ -144,6 +151,23 @@ impl Behaviour {
                 "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
                  there (HTTP 404)"
             }
+            Behaviour::SecuredApiKey => {
+                "declares a required apiKey scheme (header X-API-Key) and answers every \
+                 A2A request without the key (mock-peer --token-env, else \
+                 a2a-conform-mock-token) with HTTP 401; the card stays public"
+            }
+            Behaviour::SecuredOauth => {
+                "declares a required oauth2 client-credentials scheme (scope a2a:invoke) \
+                 and serves its token endpoint at /oauth/token (client \
+                 a2a-conform-mock-client, secret from mock-peer --token-env, else \
+                 a2a-conform-mock-token; tokens expire after 60 s); A2A requests \
+                 without a valid token get HTTP 401, with too few scopes 403"
+            }
+            Behaviour::SecuredSkillScopes => {
+                "as secured-oauth, and the skill `echo` requires the scopes a2a:invoke \
+                 and echo:data: the card's default input is text only, and a message \
+                 with a JSON data part needs a token with echo:data (HTTP 403 otherwise)"
+            }
         }
     }
 
@@ -198,7 +222,22 @@ impl Behaviour {
 
     /// Whether the card declares a bearer scheme and requires it.
     pub(crate) fn declares_security(self) -> bool {
-        matches!(self, Behaviour::Secured | Behaviour::SecurityUnenforced)
+        matches!(
+            self,
+            Behaviour::Secured
+                | Behaviour::SecurityUnenforced
+                | Behaviour::SecuredApiKey
+                | Behaviour::SecuredOauth
+                | Behaviour::SecuredSkillScopes
+        )
+    }
+
+    /// Whether the card declares an oauth2 scheme and the peer serves its token endpoint.
+    pub(crate) fn issues_tokens(self) -> bool {
+        matches!(
+            self,
+            Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes
+        )
     }
 
     /// Whether requests without the token are refused with 401.
@@ -255,6 +294,9 @@ mod tests {
                 "grpc-only",
                 "grpc-refused",
                 "rest-unserved",
+                "secured-api-key",
+                "secured-oauth",
+                "secured-skill-scopes",
             ]
         );
         for b in Behaviour::all() {

@@ -115,7 +115,7 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
             card
         }
     };
-    if behaviour.declares_security() {
+    if behaviour.declares_security() && !auth::declare_schemes(&mut card, peer) {
         declare_security(&mut card, peer.protocol);
     }
     card

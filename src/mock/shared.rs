@@ -46,6 +46,8 @@ pub(crate) struct Shared {
     pub auth_token: Option<String>,
     /// Where gRPC is served (v1.0 peers of the gRPC behaviours).
     pub grpc_addr: Option<std::net::SocketAddr>,
+    /// Access tokens the token endpoint issued (behaviours that issue tokens).
+    pub tokens: super::token::Issued,
 }
 
 impl Shared {

@@ -279,6 +279,12 @@ impl<'a> RunContext<'a> {
                 "--same-origin-credentials kept the credentials to the card's origin {origin}, and this endpoint is on another"
             );
             withheld.as_str()
+        } else if let (true, Some(hint)) = (self.client.has_credentials(), self.client.auth_hint())
+        {
+            hint
+        } else if let Some(hint) = self.client.auth_hint() {
+            withheld = format!("no credentials were given: {hint}");
+            withheld.as_str()
         } else if self.client.has_credentials() {
             "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
         } else {

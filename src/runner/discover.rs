@@ -106,13 +106,19 @@ pub(super) fn redact_card(card: &mut Card, redactor: &Redactor) {
     }
 }
 
-/// The warning for a card that requires credentials when none were given:
-/// every request but the security probes will likely be refused.
+/// The warning for a card that requires credentials when none were given
+/// (nor obtained from its schemes): every request but the security probes
+/// will likely be refused. `client` is the card-level one [`crate::auth`]
+/// resolved; its hint names the scheme and the flag.
 pub fn credentials_warning(card: &Card, client: &ClientConfig) -> Option<String> {
     (card.security_required && !client.has_credentials()).then(|| {
-        "the card requires credentials (security requirements) but none were given: \
-         the peer will likely refuse every request with HTTP 401/403 and the scenarios \
-         read inconclusive; pass a token with --bearer-env VAR (or a header with --header)"
-            .to_string()
+        let how = client.auth_hint.clone().unwrap_or_else(|| {
+            "pass a token with --bearer-env VAR (or a header with --header)".to_string()
+        });
+        format!(
+            "the card requires credentials (security requirements) but none were given: \
+             the peer will likely refuse every request with HTTP 401/403 and the scenarios \
+             read inconclusive; {how}"
+        )
     })
 }

@@ -231,7 +231,23 @@ async fn check_peer(
         card_warnings: card.warnings.clone(),
         ..PeerReport::new(card.fetched_from.clone())
     };
-    if let Some(warning) = credentials_warning(&card, &options.client) {
+    // The card's security schemes: credentials per run (per skill), and a
+    // first token fetched now so that a broken token endpoint is a card
+    // warning before any run reads unverified because of it.
+    let auth = crate::auth::PeerAuth::new(
+        &card,
+        &options.client,
+        options.auth.clone(),
+        options.issued.clone(),
+    );
+    let card_auth = auth.before_runs().await;
+    report.card_warnings.extend(auth.warnings());
+    if let Some(trouble) = &card_auth.trouble {
+        report
+            .card_warnings
+            .push(options.redactor_with_issued().redact(trouble));
+    }
+    if let Some(warning) = credentials_warning(&card, &card_auth.config) {
         report.card_warnings.push(warning);
     }
     let window = probe_window(&card, options);
@@ -264,6 +280,7 @@ async fn check_peer(
         .collect();
     progress.peer_started(&report.card_url, Some(&card.name), plan.len());
     let client = &client;
+    let auth = &auth;
     let card_url = report.card_url.as_str();
     let runs = stream::iter(
         plan.into_iter()
@@ -272,10 +289,43 @@ async fn check_peer(
                 if options.cancel.is_cancelled() && planned.not_run.is_none() {
                     return (position, interrupted(&planned));
                 }
+                // A secured card: the run's own credentials (its skill's
+                // requirement), tokens fresh, their requests in its evidence.
+                let run_auth = match planned.not_run {
+                    None if auth.is_active() => Some(auth.for_run(run_skill(&planned)).await),
+                    _ => None,
+                };
+                let run_options;
+                let options = match &run_auth {
+                    Some(run_auth) => {
+                        run_options = RunOptions {
+                            redactor: options.redactor_with_issued(),
+                            auth_evidence: run_auth.evidence.clone(),
+                            ..options.clone()
+                        };
+                        &run_options
+                    }
+                    None => options,
+                };
+                let config = run_auth.as_ref().map_or(&options.client, |a| &a.config);
                 let own_client;
-                let client = match &planned.interface {
-                    Some(interface) if planned.not_run.is_none() => {
-                        match interface_client(interface, options) {
+                let client = match (&planned.interface, &run_auth) {
+                    (Some(interface), _) if planned.not_run.is_none() => {
+                        match interface_client(interface, config) {
+                            Ok(c) => {
+                                own_client = c;
+                                &own_client
+                            }
+                            Err(e) => return (position, errored(planned, e.to_string())),
+                        }
+                    }
+                    (None, Some(_)) => {
+                        match PeerClient::new(
+                            client.endpoint.clone(),
+                            client.version,
+                            client.binding,
+                            config.clone(),
+                        ) {
                             Ok(c) => {
                                 own_client = c;
                                 &own_client
@@ -321,10 +371,16 @@ fn in_plan_order<T>(mut finished: Vec<(usize, T)>) -> Vec<T> {
     finished.into_iter().map(|(_, item)| item).collect()
 }
 
+/// The skill a run verifies something of, whose security requirement (if
+/// it has its own) governs the run's credentials.
+fn run_skill<'p>(planned: &'p Planned<'_>) -> Option<&'p str> {
+    planned.verifies.iter().find_map(DeclarationId::skill)
+}
+
 /// A client for one declared interface (`for_each: interfaces`).
 fn interface_client(
     interface: &crate::card::Interface,
-    options: &RunOptions,
+    config: &crate::transport::client::ClientConfig,
 ) -> Result<PeerClient, InterfaceClientError> {
     let (Some(version), Some(binding)) = (interface.protocol_version, interface.binding) else {
         return Err(InterfaceClientError::NoBinding(interface.url.clone()));
@@ -333,12 +389,7 @@ fn interface_client(
         url: interface.url.clone(),
         source,
     })?;
-    Ok(PeerClient::new(
-        url,
-        version,
-        binding,
-        options.client.clone(),
-    )?)
+    Ok(PeerClient::new(url, version, binding, config.clone())?)
 }
 
 /// Why no client could be made for a declared interface (the run is an
@@ -464,6 +515,9 @@ async fn run_once(
     options: &RunOptions,
 ) -> ((ScenarioVerdict, Option<ErrorKind>), String, Vec<Evidence>) {
     let transcript = Transcript::new(options.redactor.clone());
+    for line in &options.auth_evidence {
+        transcript.note(line.clone());
+    }
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     ctx.clamped_window = planned.clamped_window;
     let steps = &planned.scenario.def.steps;

@@ -56,6 +56,14 @@ pub struct RunOptions {
     /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
+    /// What satisfies the card's security schemes (`--api-key-env`,
+    /// `--basic-env`, `--oauth-client-*-env`).
+    pub auth: Arc<crate::auth::AuthSettings>,
+    /// Access tokens obtained during the check, redacted from every output.
+    pub issued: crate::auth::IssuedSecrets,
+    /// How this run's credentials were obtained (token requests), noted at
+    /// the start of its evidence; set per run.
+    pub auth_evidence: Vec<String>,
 }
 
 /// The default of `--max-probe-window`.
@@ -79,6 +87,9 @@ impl Default for RunOptions {
             max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
+            auth: Arc::new(crate::auth::AuthSettings::default()),
+            issued: crate::auth::IssuedSecrets::default(),
+            auth_evidence: Vec::new(),
         }
     }
 }
@@ -91,5 +102,16 @@ impl RunOptions {
             options.client = self.client.for_card(&url);
         }
         options
+    }
+
+    /// The redactor plus every access token obtained so far.
+    pub fn redactor_with_issued(&self) -> Arc<Redactor> {
+        let issued = self.issued.all();
+        if issued.is_empty() {
+            return self.redactor.clone();
+        }
+        let mut secrets = self.redactor.secrets().to_vec();
+        secrets.extend(issued);
+        Arc::new(Redactor::new(secrets))
     }
 }

@@ -7,6 +7,7 @@
 mod common;
 mod gating;
 
+mod auth_schemes;
 mod baseline;
 mod check;
 mod config;

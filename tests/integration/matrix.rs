@@ -36,6 +36,9 @@ struct Row {
     grpc: Option<&'static str>,
     /// The v1.0 card declares only its gRPC interface.
     grpc_only: bool,
+    /// The card's default input modes include JSON (not for
+    /// `secured-skill-scopes`, whose skill alone declares it).
+    default_json: bool,
     /// `interfaces[HTTP+JSON <version>]`, declared by every card but gRPC-only.
     rest: &'static str,
 }
@@ -57,6 +60,7 @@ fn expected(behaviour: Behaviour) -> Row {
         security: "not-declared",
         grpc: None,
         grpc_only: false,
+        default_json: true,
         rest: "honoured",
     };
     match behaviour {
@@ -162,6 +166,19 @@ fn expected(behaviour: Behaviour) -> Row {
             rest: "diverged",
             ..honest
         },
+        // Checked with the credentials the card's scheme names (see
+        // `cell`): an API key, or tokens from the mock's token endpoint.
+        SecuredApiKey | SecuredOauth => Row {
+            security: "honoured",
+            ..honest
+        },
+        // The skill's JSON input needs its own scope: verified with a
+        // token that carries it.
+        SecuredSkillScopes => Row {
+            security: "honoured",
+            default_json: false,
+            ..honest
+        },
     }
 }
 
@@ -178,13 +195,35 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         extra.extend(["--var", "quiet_window=1500ms"]);
     }
     // Every report file is written too: the same run pins them (golden files).
-    let out = match &token {
-        Some(token) => check_every_format(
+    let client_id = a2a_conform::mock::auth::CLIENT_ID;
+    let out = match (&token, behaviour) {
+        (Some(token), Behaviour::SecuredApiKey) => check_every_format(
+            &peer.card_url(),
+            &[extra.as_slice(), &["--api-key-env", "MATRIX_TOKEN"]].concat(),
+            &[("MATRIX_TOKEN", token)],
+        ),
+        (Some(token), Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes) => {
+            check_every_format(
+                &peer.card_url(),
+                &[
+                    extra.as_slice(),
+                    &[
+                        "--oauth-client-id-env",
+                        "MATRIX_CLIENT_ID",
+                        "--oauth-client-secret-env",
+                        "MATRIX_TOKEN",
+                    ],
+                ]
+                .concat(),
+                &[("MATRIX_TOKEN", token), ("MATRIX_CLIENT_ID", client_id)],
+            )
+        }
+        (Some(token), _) => check_every_format(
             &peer.card_url(),
             &[extra.as_slice(), &["--bearer-env", "MATRIX_TOKEN"]].concat(),
             &[("MATRIX_TOKEN", token)],
         ),
-        None => check_every_format(&peer.card_url(), &extra, &[]),
+        (None, _) => check_every_format(&peer.card_url(), &extra, &[]),
     };
     let mut want = expected(behaviour);
     let cell = format!("{} × {version}", behaviour.name());
@@ -221,11 +260,13 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (CANCEL, want.cancel),
         (COMPLETION, want.completion),
         (TEXT, want.text),
-        (JSON, want.json),
         (SKILL_TEXT, want.text),
         (SKILL_JSON, want.json),
         (SECURITY, want.security),
     ]);
+    if want.default_json {
+        rows.push((JSON, want.json));
+    }
     let mut wrong = Vec::new();
     for (id, verdict) in &rows {
         let got = out.declaration(id);
@@ -321,4 +362,7 @@ matrix! {
     grpc_only: GrpcOnly,
     grpc_refused: GrpcRefused,
     rest_unserved: RestUnserved,
+    secured_api_key: SecuredApiKey,
+    secured_oauth: SecuredOauth,
+    secured_skill_scopes: SecuredSkillScopes,
 }

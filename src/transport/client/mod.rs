@@ -124,6 +124,12 @@ impl PeerClient {
         self.withheld_for.as_deref()
     }
 
+    /// What a refusal of this client's credentials means, from the card's
+    /// security schemes ([`ClientConfig::auth_hint`]).
+    pub fn auth_hint(&self) -> Option<&str> {
+        self.config.auth_hint.as_deref()
+    }
+
     /// The bound on each request's wait for an answer (`--timeout`).
     pub fn timeout(&self) -> Duration {
         self.config.timeout
@@ -386,6 +392,14 @@ impl PeerClient {
                 ))
             }
         };
+        let mut url = url;
+        if options.credentials == Credentials::Configured && !self.config.query.is_empty() {
+            // An API key the card puts in the query (redacted by value).
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &self.config.query {
+                pairs.append_pair(name, value);
+            }
+        }
         let mut builder = if streaming {
             self.stream_client().request(method.clone(), url.clone())
         } else {
@@ -649,7 +663,11 @@ impl PeerClient {
         } else if self.config.is_credential_header(name.as_str()) {
             match (&self.config.bearer, authorization) {
                 (Some((var, _)), true) => format!("Bearer ${var}"),
-                _ => Redactor::MASK.to_string(),
+                _ => self
+                    .config
+                    .shown_as(name.as_str())
+                    .unwrap_or(Redactor::MASK)
+                    .to_string(),
             }
         } else {
             value.to_str().unwrap_or("?").to_string()
