@@ -88,6 +88,9 @@ pub enum DeclarationId {
     /// A suite's own id, `x-…`: no card declares it; a scenario verifying it
     /// gets a row of its own.
     Custom(String),
+    /// `capabilities.extensions[<uri>]`: the card declares the extension (a
+    /// `required` one must be asked for by every request, v1 §3.3.4).
+    Extension(String),
 }
 
 impl DeclarationId {
@@ -171,6 +174,7 @@ impl fmt::Display for DeclarationId {
                 )
             }
             DeclarationId::Custom(s) => f.write_str(s),
+            DeclarationId::Extension(uri) => write!(f, "capabilities.extensions[{uri}]"),
         }
     }
 }
@@ -200,7 +204,7 @@ fn hint(suggestion: &Option<String>) -> String {
 }
 
 /// The bracketed families, as the suggestion lists them.
-const PATTERNS: [&str; 7] = [
+const PATTERNS: [&str; 8] = [
     "defaultInputModes[<type>]",
     "defaultOutputModes[<type>]",
     "skills[<id>]",
@@ -208,6 +212,7 @@ const PATTERNS: [&str; 7] = [
     "skills[<id>].outputModes[<type>]",
     "securitySchemes[<name>]",
     "interfaces[<BINDING> <version>]",
+    "capabilities.extensions[<uri>]",
 ];
 
 impl FromStr for DeclarationId {
@@ -239,6 +244,11 @@ fn parse(text: &str) -> Option<DeclarationId> {
     }
     if let Some(inner) = bracketed(text, "interfaces") {
         return parse_interface(inner);
+    }
+    // An extension URI holds `:`, `/`, `.` and may hold `[`/`]`: all of the
+    // bracketed part is the URI.
+    if let Some(uri) = bracketed(text, "capabilities.extensions") {
+        return Some(DeclarationId::Extension(uri.to_string()));
     }
     let rest = text.strip_prefix("skills[")?;
     // A skill id may itself hold `]`: the mode suffix is found from the right.
@@ -464,6 +474,8 @@ mod tests {
             "interfaces[JSONRPC 1.0]",
             "interfaces[HTTP+JSON 0.3 #2]",
             "x-acme.refunds",
+            "capabilities.extensions[https://example.com/ext/v1]",
+            "capabilities.extensions[urn:a2a:ext:x[1]]",
         ] {
             let id: DeclarationId = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(id.to_string(), text);

@@ -233,6 +233,7 @@ pub(super) fn run_options(
         ..ClientConfig::default()
     };
     options.max_probe_window = args.max_probe_window;
+    options.strict = args.strict;
     // Redaction is by value: every credential header's value, the token.
     options.redactor = Arc::new(Redactor::new(options.client.secrets()));
     options.only = args.scenarios.clone();

@@ -7,7 +7,7 @@
 use super::shared::Shared;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -33,8 +33,17 @@ pub(crate) async fn require(
     else {
         return next.run(request).await;
     };
-    let presented = request
-        .headers()
+    match refusal(token, request.headers()) {
+        None => next.run(request).await,
+        Some(refusal) => refusal,
+    }
+}
+
+/// HTTP 401 with a `WWW-Authenticate: Bearer` challenge, unless the headers
+/// carry `Authorization: Bearer <token>` (also used by the extended-card
+/// behaviours, which guard that one operation only).
+pub(crate) fn refusal(token: &str, headers: &HeaderMap) -> Option<Response> {
+    let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| {
@@ -44,7 +53,7 @@ pub(crate) async fn require(
                 .then(|| credential.trim())
         });
     let (error, description) = match presented {
-        Some(credential) if credential == token => return next.run(request).await,
+        Some(credential) if credential == token => return None,
         Some(_) => ("invalid_token", "the bearer token is not valid"),
         None => ("", "a bearer token is required"),
     };
@@ -60,20 +69,22 @@ pub(crate) async fn require(
             "message": description,
         }
     });
-    (
-        StatusCode::UNAUTHORIZED,
-        [
-            (
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_str(&challenge)
-                    .unwrap_or_else(|_| HeaderValue::from_static("Bearer")),
-            ),
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            ),
-        ],
-        Body::from(body.to_string()),
+    Some(
+        (
+            StatusCode::UNAUTHORIZED,
+            [
+                (
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_str(&challenge)
+                        .unwrap_or_else(|_| HeaderValue::from_static("Bearer")),
+                ),
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                ),
+            ],
+            Body::from(body.to_string()),
+        )
+            .into_response(),
     )
-        .into_response()
 }

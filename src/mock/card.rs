@@ -3,6 +3,7 @@
 
 use super::auth;
 use super::behaviour::Behaviour;
+use super::declared;
 use super::published::{INPUT_MODES, JSONRPC_PATH, OUTPUT_MODES, REST_PATH};
 use super::shared::Shared;
 use crate::protocol::ProtocolVersion;
@@ -112,6 +113,7 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
     if behaviour.declares_security() {
         declare_security(&mut card, peer.protocol);
     }
+    declared::shape_card(&mut card, peer);
     card
 }
 

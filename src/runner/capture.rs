@@ -32,6 +32,8 @@ pub enum Captured {
     },
     /// HTTP 401/403: the peer refused the request's credentials.
     Refusal { status: u16 },
+    /// An agent card a call answered (GetExtendedAgentCard), as received.
+    Card(serde_json::Value),
 }
 
 /// A value a step captured under its `as` name.
@@ -46,6 +48,9 @@ pub struct Capture {
     /// Why there is no stream where one was asked for (the peer answered
     /// with `value` instead).
     pub no_stream: Option<String>,
+    /// For a send answered with a task: the media type of every artifact
+    /// part, in order (`expect_output_modes` judges them).
+    pub part_types: Option<Vec<String>>,
 }
 
 impl Capture {
@@ -56,6 +61,7 @@ impl Capture {
             summary: summary.into(),
             source: String::new(),
             no_stream: None,
+            part_types: None,
         }
     }
 
@@ -233,11 +239,54 @@ impl Capture {
             // that opened, nor a refusal, nor an answer where a stream was asked for.
             None => {
                 condition.ok
-                    && matches!(self.value, Captured::Task { .. } | Captured::Message)
+                    && matches!(
+                        self.value,
+                        Captured::Task { .. } | Captured::Message | Captured::Card(_)
+                    )
                     && self.no_stream.is_none()
             }
         }
     }
+}
+
+/// The media type of every artifact part of a send result (v1.0 `{task}` or
+/// a bare task; v0.3 `kind`-tagged parts), in order. A part says its type in
+/// `mediaType` (v1.0) or `file.mimeType` (v0.3); otherwise its kind does:
+/// text is `text/plain`, data `application/json`, bytes or a URL
+/// `application/octet-stream`. Types are lowercased, parameters dropped.
+pub fn artifact_part_types(result: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    let task = result.get("task").unwrap_or(result);
+    let artifacts = task.get("artifacts").and_then(Value::as_array);
+    let parts = artifacts
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.get("parts").and_then(Value::as_array))
+        .flatten();
+    parts.map(part_type).collect()
+}
+
+fn part_type(part: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    let file = part.get("file");
+    let declared = text(part.get("mediaType"))
+        .or_else(|| text(file.and_then(|f| f.get("mimeType"))))
+        .or_else(|| text(file.and_then(|f| f.get("mediaType"))));
+    let natural = match part.get("kind").and_then(Value::as_str) {
+        Some("text") => "text/plain",
+        Some("data") => "application/json",
+        Some(_) => "application/octet-stream",
+        None if part.get("text").is_some() => "text/plain",
+        None if part.get("data").is_some() => "application/json",
+        None => "application/octet-stream",
+    };
+    let full = declared.unwrap_or_else(|| natural.to_string());
+    full.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 #[cfg(test)]
@@ -325,5 +374,21 @@ mod tests {
         assert!(config.matches(&not(&[-32003])));
         assert!(error(-32602).matches(&not(&[-32003])));
         assert!(!error(-32003).matches(&not(&[-32003])));
+    }
+
+    #[test]
+    fn part_types_read_both_versions_shapes() {
+        let v1 = serde_json::json!({"task": {"artifacts": [
+            {"parts": [{"text": "a"}, {"data": {}}, {"raw": "AA==", "mediaType": "Image/PNG; q=1"}]}
+        ]}});
+        assert_eq!(
+            artifact_part_types(&v1),
+            ["text/plain", "application/json", "image/png"]
+        );
+        let v03 = serde_json::json!({"kind": "task", "artifacts": [
+            {"parts": [{"kind": "text", "text": "a"}, {"kind": "file", "file": {"mimeType": "audio/wav"}}]}
+        ]});
+        assert_eq!(artifact_part_types(&v03), ["text/plain", "audio/wav"]);
+        assert!(artifact_part_types(&serde_json::json!({"task": {}})).is_empty());
     }
 }

@@ -143,6 +143,28 @@ pub struct RunContext<'a> {
     /// The card's probe window when `--max-probe-window` clamped it: a
     /// wait of that length that sees nothing is inconclusive, not a failure.
     pub clamped_window: Option<ProbeWindow>,
+    /// What steps compare the peer's answers with from its public card.
+    pub card: Arc<CardFacts>,
+    /// `--strict`: a broken SHOULD fails the run instead of leaving it inconclusive.
+    pub strict: bool,
+}
+
+/// What the public card says that steps compare answers with: its skill ids
+/// (the extended card must list them all) and every output media type it
+/// declares anywhere (lowercased).
+#[derive(Debug, Clone, Default)]
+pub struct CardFacts {
+    pub skills: Vec<String>,
+    pub output_types: Vec<String>,
+}
+
+impl CardFacts {
+    pub fn of(card: &crate::card::Card) -> CardFacts {
+        CardFacts {
+            skills: card.skills.iter().map(|s| s.id.clone()).collect(),
+            output_types: card.declared_output_types(),
+        }
+    }
 }
 
 impl<'a> RunContext<'a> {
@@ -159,6 +181,8 @@ impl<'a> RunContext<'a> {
             cursors: HashMap::new(),
             push: PushState::default(),
             clamped_window: None,
+            card: Arc::default(),
+            strict: false,
         }
     }
 
@@ -297,4 +321,13 @@ pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
         .map(T::to_string)
         .collect::<Vec<_>>()
         .join(" or ")
+}
+
+/// The scenario's `credentials` choice, as the HTTP client takes it.
+pub(super) fn client_credentials(choice: crate::scenario::model::Credentials) -> Credentials {
+    match choice {
+        crate::scenario::model::Credentials::Configured => Credentials::Configured,
+        crate::scenario::model::Credentials::None => Credentials::None,
+        crate::scenario::model::Credentials::Invalid => Credentials::Invalid,
+    }
 }

@@ -9,6 +9,7 @@ mod plan;
 mod poll;
 mod push;
 pub mod steps;
+mod steps_card;
 pub mod stream_end;
 pub mod webhook;
 pub mod window;
@@ -448,6 +449,8 @@ async fn run_once(
     let transcript = Transcript::new(options.redactor.clone());
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     ctx.clamped_window = planned.clamped_window;
+    ctx.card = planned.card.clone();
+    ctx.strict = options.strict;
     let steps = &planned.scenario.def.steps;
     let outcome = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {

@@ -56,6 +56,9 @@ pub struct RunOptions {
     /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
+    /// `--strict`: a broken SHOULD (output modes) is a divergence, not an
+    /// inconclusive run.
+    pub strict: bool,
 }
 
 /// The default of `--max-probe-window`.
@@ -79,6 +82,7 @@ impl Default for RunOptions {
             max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
+            strict: false,
         }
     }
 }
@@ -90,6 +94,10 @@ impl RunOptions {
         if let Ok(url) = url::Url::parse(&card.fetched_from) {
             options.client = self.client.for_card(&url);
         }
+        // A peer refuses every request that does not ask for its required
+        // extensions (v1 §3.3.4): ask for them, so the other promises can
+        // be checked at all.
+        options.client.extensions = card.required_extensions();
         options
     }
 }

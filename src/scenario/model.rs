@@ -60,6 +60,14 @@ pub enum ForEach {
     /// interface's URL, binding and version. Sets `${declaration}`
     /// (`interfaces[JSONRPC 1.0]`), `${binding}`, `${interface_version}`, `${url}`.
     Interfaces,
+    /// Every declared output mode: card defaults, then each skill's own modes.
+    /// Sets `${mode}`, `${declaration}` and `${skill}` (empty for defaults).
+    OutputModes,
+    /// Every declared extension. Sets `${uri}` and `${declaration}`
+    /// (`capabilities.extensions[<uri>]`).
+    Extensions,
+    /// Every extension the card marks `required: true`; sets the same.
+    RequiredExtensions,
 }
 
 impl std::fmt::Display for ForEach {
@@ -67,6 +75,9 @@ impl std::fmt::Display for ForEach {
         f.write_str(match self {
             ForEach::InputModes => "for each declared input mode",
             ForEach::Interfaces => "for each declared interface",
+            ForEach::OutputModes => "for each declared output mode",
+            ForEach::Extensions => "for each declared extension",
+            ForEach::RequiredExtensions => "for each required extension",
         })
     }
 }
@@ -105,6 +116,14 @@ pub enum Step {
     SetPushConfig(SetPushConfigStep),
     /// Wait for a push notification on the run's webhook receiver, within a window.
     ExpectWebhook(ExpectWebhookStep),
+    /// Ask for the extended agent card (GetExtendedAgentCard).
+    GetExtendedCard(GetExtendedCardStep),
+    /// A captured extended card must be a valid card listing every skill of
+    /// the public one.
+    ExpectExtendedCard(ExpectExtendedCardStep),
+    /// A captured send answer's artifacts must be of the accepted output
+    /// mode (or the send refused with -32005), and of types the card declares.
+    ExpectOutputModes(ExpectOutputModesStep),
 }
 
 impl Step {
@@ -126,6 +145,9 @@ impl Step {
             Step::Sleep(_) => "sleep",
             Step::SetPushConfig(_) => "set_push_config",
             Step::ExpectWebhook(_) => "expect_webhook",
+            Step::GetExtendedCard(_) => "get_extended_card",
+            Step::ExpectExtendedCard(_) => "expect_extended_card",
+            Step::ExpectOutputModes(_) => "expect_output_modes",
         }
     }
 }
@@ -153,6 +175,16 @@ pub struct SendStep {
     /// `none`, or `invalid` (a made-up bearer token), to probe enforcement.
     #[serde(default)]
     pub credentials: Credentials,
+    /// Ask for exactly these extensions (comma-separated URIs) in the
+    /// version's extensions header, instead of the card's required ones.
+    #[serde(default)]
+    pub extensions: Option<Template>,
+    /// Send no extensions header at all (not even the card's required ones).
+    #[serde(default)]
+    pub without_extensions: bool,
+    /// `configuration.acceptedOutputModes` (comma-separated media types).
+    #[serde(default)]
+    pub accepted_output_modes: Option<Template>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -521,4 +553,33 @@ pub struct ExpectWebhookStep {
     /// no notification comes.
     #[serde(default)]
     pub otherwise_inconclusive: Option<Template>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GetExtendedCardStep {
+    /// Capture name for the answer (the card, an error, or a refusal).
+    #[serde(rename = "as")]
+    pub capture: String,
+    /// Which credentials the request carries (default `configured`).
+    #[serde(default)]
+    pub credentials: Credentials,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectExtendedCardStep {
+    /// The `get_extended_card` capture to judge.
+    pub of: String,
+    #[serde(default)]
+    pub fail: Option<Template>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectOutputModesStep {
+    /// The send answer to judge.
+    pub of: String,
+    /// The media type the send accepted.
+    pub mode: Template,
 }

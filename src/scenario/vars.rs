@@ -105,7 +105,8 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 /// Variables set by `for_each` (`input_modes`: mode, declaration, skill;
-/// `interfaces`: declaration, binding, interface_version, url).
+/// `interfaces`: declaration, binding, interface_version, url; `output_modes`:
+/// as `input_modes`; `extensions`, `required_extensions`: uri, declaration).
 pub const FOR_EACH_VARS: &[&str] = &[
     "mode",
     "declaration",
@@ -113,6 +114,7 @@ pub const FOR_EACH_VARS: &[&str] = &[
     "binding",
     "interface_version",
     "url",
+    "uri",
 ];
 
 pub fn is_builtin(name: &str) -> bool {

@@ -73,6 +73,9 @@ pub struct ClientConfig {
     pub tls: super::http::TlsOptions,
     /// The caps on bodies and streams (`--max-*` flags).
     pub limits: super::limits::Limits,
+    /// Extension URIs every call asks for in the version's extensions
+    /// header: the card's required ones, set once the card is read.
+    pub extensions: Vec<String>,
 }
 
 impl Default for ClientConfig {
@@ -87,6 +90,7 @@ impl Default for ClientConfig {
             credentials_origin: None,
             tls: super::http::TlsOptions::default(),
             limits: super::limits::Limits::default(),
+            extensions: Vec::new(),
         }
     }
 }

@@ -10,6 +10,7 @@ mod gating;
 mod baseline;
 mod check;
 mod config;
+mod declared;
 mod diff;
 mod fleet;
 mod grpc;

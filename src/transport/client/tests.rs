@@ -103,6 +103,7 @@ fn credentials_none_and_invalid_leave_the_configured_ones_out() {
         let options = CallOptions {
             a2a_version: Some("0.5".into()),
             credentials,
+            ..CallOptions::default()
         };
         client
             .prepare(Operation::SendMessage, json!({}), false, &options)
