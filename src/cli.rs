@@ -428,6 +428,13 @@ pub struct MockPeerArgs {
     /// variable (default: a2a-conform-mock-token).
     #[arg(long, value_name = "VAR")]
     pub token_env: Option<String>,
+    /// Serve HTTPS with a fresh CA, writing ca.pem (for --cacert),
+    /// client.pem and client.key (for --cert/--key) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub tls: Option<PathBuf>,
+    /// With --tls: refuse clients without a certificate the CA signed (mTLS).
+    #[arg(long, requires = "tls")]
+    pub require_client_cert: bool,
 }
 
 /// A duration flag or profile value that cannot be used.

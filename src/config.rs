@@ -29,6 +29,13 @@ pub const CONFIG_ENV: &str = "A2A_CONFORM_CONFIG";
 pub const FILE_NAMES: [&str; 2] = ["a2a-conform.yaml", ".config/a2a-conform.yaml"];
 /// The subcommands whose flags take env vars and config-file defaults.
 const CONFIGURED: [&str; 2] = ["check", "demo"];
+/// `card` shares these flags with `check` (same name, same meaning), so it
+/// reads their env vars and config defaults too; its other flags (`--json`
+/// is a switch there, a report path for `check`) take none.
+const CARD: &str = "card";
+const CARD_SHARED: [&str; 7] = [
+    "protocol", "binding", "timeout", "cacert", "insecure", "cert", "key",
+];
 /// The config-file key holding per-peer sections; not a flag.
 const PEERS_KEY: &str = "peers";
 
@@ -42,16 +49,29 @@ pub fn env_name(long: &str) -> String {
 /// the configured subcommands (so `--help`, completions and man pages list
 /// them). Positional arguments (the peers) take none.
 pub fn command() -> clap::Command {
-    CONFIGURED.iter().fold(Cli::command(), |cmd, name| {
-        cmd.mut_subcommand(name, with_env)
+    subcommands().fold(Cli::command(), |cmd, (name, takes)| {
+        cmd.mut_subcommand(name, |sub| with_env(sub, takes))
     })
 }
 
-fn with_env(sub: clap::Command) -> clap::Command {
+/// Which flags of which subcommand take env vars and config defaults.
+type Takes = fn(&str) -> bool;
+
+fn subcommands() -> impl Iterator<Item = (&'static str, Takes)> {
+    let every: Takes = |_| true;
+    let shared: Takes = |long| CARD_SHARED.contains(&long);
+    CONFIGURED
+        .into_iter()
+        .map(move |name| (name, every))
+        .chain([(CARD, shared)])
+}
+
+fn with_env(sub: clap::Command, takes: Takes) -> clap::Command {
     let longs: Vec<(clap::Id, String)> = sub
         .get_arguments()
         .filter(|a| !a.is_positional())
         .filter_map(|a| a.get_long().map(|l| (a.get_id().clone(), l.to_string())))
+        .filter(|(_, long)| takes(long))
         .collect();
     longs.into_iter().fold(sub, |sub, (id, long)| {
         sub.mut_arg(id, |a| a.env(env_name(&long)))
@@ -68,6 +88,9 @@ pub enum ConfigError {
     },
     #[error(transparent)]
     Invalid(#[from] YamlError),
+    /// A per-peer section that cannot be used as a profile.
+    #[error(transparent)]
+    Section(Box<crate::profile::ProfileError>),
     /// A key that is no flag of `check` or `demo`.
     #[error("{file}:{line}:{column}: unknown key `{key}`{}: not a flag of `check` or `demo`, nor `peers`", did_you_mean(.suggestion))]
     UnknownKey {
@@ -136,6 +159,15 @@ pub struct PeerSection {
     pub timeout: Option<Duration>,
     #[serde(default)]
     pub bearer_env: Option<String>,
+    /// As `--cacert`, for this peer; relative to the config file's directory.
+    #[serde(default)]
+    pub cacert: Option<PathBuf>,
+    /// As `--cert`, for this peer (mTLS); needs `key`.
+    #[serde(default)]
+    pub cert: Option<PathBuf>,
+    /// As `--key`, for this peer; needs `cert`.
+    #[serde(default)]
+    pub key: Option<PathBuf>,
 }
 
 fn section_timeout<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
@@ -153,6 +185,9 @@ impl PeerSection {
             headers: self.headers.clone(),
             timeout: self.timeout,
             bearer_env: self.bearer_env.clone(),
+            cacert: self.cacert.clone(),
+            cert: self.cert.clone(),
+            key: self.key.clone(),
         }
     }
 }
@@ -200,10 +235,19 @@ impl ConfigFile {
         let yaml = |e: serde_saphyr::Error| YamlError::new(&file, &e);
         let entries: Option<HashMap<Spanned<String>, Spanned<serde_json::Value>>> =
             serde_saphyr::from_str(text).map_err(yaml)?;
-        let peers = serde_saphyr::from_str::<Option<PeersOnly>>(text)
+        let mut peers = serde_saphyr::from_str::<Option<PeersOnly>>(text)
             .map_err(yaml)?
             .map(|p| p.peers)
             .unwrap_or_default();
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for (name, section) in &mut peers {
+            let profile = section.profile().relative_to(dir);
+            profile
+                .check_identity(&format!("{file}, peer {name}"))
+                .map_err(|e| ConfigError::Section(Box::new(e)))?;
+            (section.cacert, section.cert, section.key) =
+                (profile.cacert, profile.cert, profile.key);
+        }
         let mut entries: Vec<_> = entries.unwrap_or_default().into_iter().collect();
         entries.sort_by_key(|(k, _)| (k.referenced.line(), k.referenced.column()));
         let args: Vec<&clap::Arg> = CONFIGURED
@@ -372,9 +416,9 @@ pub fn locate(args: &[OsString], cwd: &Path) -> Option<PathBuf> {
 pub fn configured_command(config: Option<&ConfigFile>) -> clap::Command {
     let mut cmd = command();
     if let Some(config) = config {
-        for name in CONFIGURED {
+        for (name, takes) in subcommands() {
             cmd = cmd.mut_subcommand(name, |mut sub| {
-                for flag in &config.flags {
+                for flag in config.flags.iter().filter(|f| takes(&f.long)) {
                     let id = sub
                         .get_arguments()
                         .find(|a| a.get_long() == Some(flag.long.as_str()))
@@ -571,6 +615,16 @@ pub fn show(config: Option<&ConfigFile>, peer: Option<&str>) -> Result<i32, Conf
         }
         if let Some(var) = &section.bearer_env {
             println!("  bearer_env: {var}");
+        }
+        // Paths, not contents: a key file's path is no secret.
+        for (key, path) in [
+            ("cacert", &section.cacert),
+            ("cert", &section.cert),
+            ("key", &section.key),
+        ] {
+            if let Some(path) = path {
+                println!("  {key}: {}", path.display());
+            }
         }
     }
     Ok(crate::exit::OK)

@@ -55,6 +55,12 @@ pub enum AppError {
         address: String,
         source: std::io::Error,
     },
+    /// `mock-peer --tls DIR`: the certificates could not be made or written.
+    #[error("cannot set up the mock peer's TLS in {}: {source}", dir.display())]
+    MockTls {
+        dir: std::path::PathBuf,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl AppError {
@@ -73,6 +79,7 @@ impl AppError {
             | AppError::WriteReport { .. }
             | AppError::Runtime(_) => exit::USAGE,
             AppError::Peer(_) | AppError::MockPeer { .. } => exit::PEER_UNREACHABLE,
+            AppError::MockTls { .. } => exit::USAGE,
         }
     }
 

@@ -5,7 +5,7 @@ use crate::input::ReadError;
 use crate::yaml::YamlError;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// A profile as written.
@@ -24,6 +24,17 @@ pub struct Profile {
     /// The environment variable holding a bearer token.
     #[serde(default)]
     pub bearer_env: Option<String>,
+    /// A CA (PEM) to trust for this peer, as `--cacert`. A relative path is
+    /// read from the profile's own directory.
+    #[serde(default)]
+    pub cacert: Option<PathBuf>,
+    /// The client certificate (PEM) this peer requires (mTLS), as `--cert`;
+    /// needs `key`.
+    #[serde(default)]
+    pub cert: Option<PathBuf>,
+    /// The client certificate's key (PEM), as `--key`; needs `cert`.
+    #[serde(default)]
+    pub key: Option<PathBuf>,
 }
 
 /// Why a profile could not be used (exit 2).
@@ -38,6 +49,15 @@ pub enum ProfileError {
     TooLarge { file: String },
     #[error(transparent)]
     Invalid(#[from] YamlError),
+    /// `cert` without `key`, or `key` without `cert`.
+    #[error(
+        "{file}: `{given}` needs `{missing}` (a client certificate is a certificate and its key)"
+    )]
+    HalfIdentity {
+        file: String,
+        given: &'static str,
+        missing: &'static str,
+    },
 }
 
 impl Profile {
@@ -49,11 +69,46 @@ impl Profile {
             Err(ReadError::TooLarge { .. }) => return Err(ProfileError::TooLarge { file }),
             Err(ReadError::Io(source)) => return Err(ProfileError::Read { file, source }),
         };
-        Profile::parse(&file, &text)
+        let profile = Profile::parse(&file, &text)?;
+        Ok(match path.parent() {
+            Some(dir) => profile.relative_to(dir),
+            None => profile,
+        })
     }
 
     pub fn parse(name: &str, text: &str) -> Result<Profile, ProfileError> {
-        Ok(serde_saphyr::from_str(text).map_err(|e| YamlError::new(name, &e))?)
+        let profile: Profile =
+            serde_saphyr::from_str(text).map_err(|e| YamlError::new(name, &e))?;
+        profile.check_identity(name)?;
+        Ok(profile)
+    }
+
+    /// A client certificate is given whole or not at all.
+    pub(crate) fn check_identity(&self, file: &str) -> Result<(), ProfileError> {
+        let half = |given, missing| ProfileError::HalfIdentity {
+            file: file.to_string(),
+            given,
+            missing,
+        };
+        match (&self.cert, &self.key) {
+            (Some(_), None) => Err(half("cert", "key")),
+            (None, Some(_)) => Err(half("key", "cert")),
+            _ => Ok(()),
+        }
+    }
+
+    /// The TLS files of a profile read from `dir`, so a profile (or config
+    /// file) kept beside its certificates works from any working directory.
+    pub fn relative_to(mut self, dir: &Path) -> Profile {
+        for path in [&mut self.cacert, &mut self.cert, &mut self.key]
+            .into_iter()
+            .flatten()
+        {
+            if path.is_relative() {
+                *path = dir.join(&*path);
+            }
+        }
+        self
     }
 }
 
@@ -77,6 +132,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("p.yaml:2:1: unknown field `timout`"), "{e}");
+    }
+
+    #[test]
+    fn tls_files_are_read_beside_the_profile_and_come_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("peer.yaml");
+        std::fs::write(
+            &path,
+            "cacert: ca.pem\ncert: /abs/client.pem\nkey: client.key\n",
+        )
+        .unwrap();
+        let p = Profile::load(&path).unwrap();
+        assert_eq!(p.cacert, Some(dir.path().join("ca.pem")));
+        assert_eq!(p.cert, Some(PathBuf::from("/abs/client.pem")));
+        assert_eq!(p.key, Some(dir.path().join("client.key")));
+        let e = Profile::parse("p.yaml", "cert: c.pem\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "p.yaml: `cert` needs `key` (a client certificate is a certificate and its key)"
+        );
     }
 
     #[test]

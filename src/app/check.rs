@@ -3,8 +3,8 @@
 //! report redacted and finished.
 
 use super::options::{
-    check_names, check_peer_urls, check_profile_vars, choose_profile, fleet_peer_options,
-    load_suite, mock_protocol, run_options, ChosenProfile,
+    check_names, check_peer_urls, choose_profile, fleet_peer_options, fleet_profile, load_suite,
+    mock_protocol, run_options, unknown_var, ChosenProfile,
 };
 use super::output::{finish, progress_mode, Outputs};
 use crate::baseline::Baseline;
@@ -18,7 +18,6 @@ use crate::progress::TerminalProgress;
 use crate::report::RunReport;
 use crate::runner::{self, RunOptions};
 use crate::transport::Redactor;
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -99,13 +98,16 @@ pub(super) async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Resul
     // configured secret is redacted from every peer's output.
     let mut secrets = Vec::new();
     let mut own: Vec<Option<RunOptions>> = vec![None; resolved.urls.len()];
+    let mut profiles = Vec::new();
     for peer in &fleet {
         if plain(peer) {
             own.push(None);
         } else {
-            let options = fleet_peer_options(&args.run, peer, &profile)?;
+            let own_profile = fleet_profile(peer)?;
+            let options = fleet_peer_options(&args.run, peer, own_profile.as_ref(), &profile)?;
             secrets.extend(options.client.secrets());
             own.push(Some(options));
+            profiles.extend(own_profile);
         }
     }
     let setup = CheckSetup {
@@ -113,7 +115,7 @@ pub(super) async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Resul
         shard: args.shard,
         own,
         secrets,
-        profiles: fleet.iter().filter_map(|p| p.profile.clone()).collect(),
+        profiles,
     };
     run_check(&inputs, &args.run, &[], None, &profile, setup).await
 }
@@ -128,7 +130,7 @@ pub(super) struct CheckSetup {
     /// The fleet's secrets, redacted from every peer's output.
     pub(super) secrets: Vec<String>,
     /// The fleet's own profiles: their variable names are checked like `--profile`'s.
-    pub(super) profiles: Vec<PathBuf>,
+    pub(super) profiles: Vec<ChosenProfile>,
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -172,8 +174,9 @@ pub(super) async fn run_check(
         .collect();
     let suite = load_suite(&args.suites, args.no_default_suite)?;
     check_names(&suite, args, &options, profile)?;
-    for path in &setup.profiles {
-        check_profile_vars(&suite, path)?;
+    let known = suite.variable_names();
+    for own in &setup.profiles {
+        unknown_var(&known, own)?;
     }
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
@@ -297,6 +300,7 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
             ..MockTiming::default()
         },
         auth_token: None,
+        ..MockConfig::default()
     };
     let peer = MockPeer::start(config)
         .await

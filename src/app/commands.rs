@@ -2,18 +2,19 @@
 
 use super::options::{
     binding_choice, check_peer_urls, env_secret, load_suite, mock_protocol, protocol_choice,
-    tls_options, DEFAULT_TIMEOUT,
+    tls_options, with_profile_tls, DEFAULT_TIMEOUT,
 };
 use super::output::{is_stdout, style, use_color, Outputs};
 use crate::baseline::Baseline;
 use crate::cli::{
     CardArgs, DiffArgs, MergeArgs, MockPeerArgs, OutputArgs, ProgressArg, SuiteCommand,
 };
+use crate::config::ConfigFile;
 use crate::diff;
 use crate::error::{AppError, UsageError};
 use crate::exit;
 use crate::inert::terminal;
-use crate::mock::{MockConfig, MockPeer, MockTiming};
+use crate::mock::{MockConfig, MockPeer, MockPki, MockTiming, MockTls};
 use crate::report::{self, human, junit, markdown};
 use crate::runner::{self, RunOptions};
 use crate::scenario::Suite;
@@ -126,20 +127,28 @@ pub(super) fn diff(args: DiffArgs) -> Result<i32, AppError> {
     Ok(if d.failed { exit::DIVERGED } else { exit::OK })
 }
 
-pub(super) async fn card(args: CardArgs) -> Result<i32, AppError> {
-    check_peer_urls(std::slice::from_ref(&args.peer))?;
-    let timeout = args.timeout.unwrap_or(DEFAULT_TIMEOUT);
+pub(super) async fn card(args: CardArgs, config: Option<&ConfigFile>) -> Result<i32, AppError> {
+    // A peer named by its config section reads that section's URL, timeout
+    // and TLS files, as `check` does (flags win).
+    let resolved = crate::config::resolve_peers(config, std::slice::from_ref(&args.peer))?;
+    let peer = resolved.urls.first().cloned().unwrap_or(args.peer.clone());
+    check_peer_urls(std::slice::from_ref(&peer))?;
+    let profile = resolved
+        .section
+        .map(|(_, section)| section.profile())
+        .unwrap_or_default();
+    let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
     let options = RunOptions {
         protocol: protocol_choice(args.protocol),
         binding: binding_choice(args.binding),
         client: ClientConfig {
             timeout,
-            tls: tls_options(&args.tls)?,
+            tls: tls_options(&with_profile_tls(&args.tls, &profile))?,
             ..ClientConfig::default()
         },
         ..RunOptions::default()
     };
-    let card = runner::fetch_card(&args.peer, &options)
+    let card = runner::fetch_card(&peer, &options)
         .await
         .map_err(|e| AppError::Peer(terminal(&e.reason).into_owned()))?;
     if args.json {
@@ -295,6 +304,39 @@ pub(super) async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
             ..MockTiming::default()
         },
         auth_token,
+        tls: None,
+    };
+    let config = match &args.tls {
+        None => config,
+        Some(dir) => {
+            let failed = |source: Box<dyn std::error::Error + Send + Sync>| AppError::MockTls {
+                dir: dir.clone(),
+                source,
+            };
+            let pki = MockPki::generate().map_err(|e| failed(e.into()))?;
+            let files = pki.write_to(dir).map_err(|e| failed(e.into()))?;
+            eprintln!(
+                "mock peer CA: {} (check with --cacert {}{})",
+                files.ca.display(),
+                files.ca.display(),
+                if args.require_client_cert {
+                    format!(
+                        " --cert {} --key {}",
+                        files.client_cert.display(),
+                        files.client_key.display()
+                    )
+                } else {
+                    String::new()
+                }
+            );
+            MockConfig {
+                tls: Some(MockTls {
+                    pki: std::sync::Arc::new(pki),
+                    require_client_cert: args.require_client_cert,
+                }),
+                ..config
+            }
+        }
     };
     let peer = MockPeer::start(config)
         .await

@@ -42,7 +42,7 @@ fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
             Command::Demo(args) => demo(args).await,
             Command::Diff(args) => diff(args),
             Command::Merge(args) => merge(args),
-            Command::Card(args) => card(args).await,
+            Command::Card(args) => card(args, config.as_ref()).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
             Command::Completions { shell } => crate::docs::completions(shell),

@@ -221,7 +221,7 @@ pub(super) fn run_options(
         timeout,
         headers,
         bearer,
-        tls: tls_options(&args.tls)?,
+        tls: tls_options(&with_profile_tls(&args.tls, profile))?,
         public_headers: args.public_headers.clone(),
         same_origin_credentials: args.same_origin_credentials,
         limits: Limits {
@@ -245,6 +245,19 @@ pub(super) fn run_options(
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     Ok(options)
+}
+
+/// The TLS flags, with the profile's files where no flag gives one (the
+/// flag wins; a client certificate comes whole from one or the other).
+pub(super) fn with_profile_tls(args: &TlsArgs, profile: &Profile) -> TlsArgs {
+    let mut tls = args.clone();
+    if tls.cacert.is_none() {
+        tls.cacert = profile.cacert.clone();
+    }
+    if tls.cert.is_none() {
+        (tls.cert, tls.key) = (profile.cert.clone(), profile.key.clone());
+    }
+    tls
 }
 
 /// The TLS flags read into client options: files are read here, once.
@@ -338,48 +351,54 @@ pub(super) fn check_names(
         }
     }
     let known = suite.variable_names();
-    let profile_vars: Vec<String> = profile.profile.vars.keys().cloned().collect();
-    let from_flags = args
-        .vars
-        .iter()
-        .filter_map(|v| v.split_once('=').map(|(n, _)| n.trim().to_string()));
-    let named = profile_vars
-        .into_iter()
-        .map(|n| (n, true))
-        .chain(from_flags.map(|n| (n, false)));
-    for (name, in_profile) in named {
-        if !known.contains(&name) {
-            let origin = match (&profile.origin, in_profile) {
-                (Some(origin), true) => origin.clone(),
-                _ => "--var".to_string(),
-            };
-            return Err(UsageError::UnknownVar {
-                suggestion: closest(&name, known.iter().map(String::as_str)).map(str::to_string),
-                origin,
-                name,
-                known: known.clone(),
-            });
+    unknown_var(&known, profile)?;
+    for var in &args.vars {
+        if let Some((name, _)) = var.split_once('=') {
+            unknown_var_named(&known, name.trim(), || "--var".to_string())?;
         }
     }
     Ok(())
 }
 
-/// A fleet peer's profile must name only variables the suite knows, as
-/// `--profile` must.
-pub(super) fn check_profile_vars(suite: &Suite, path: &Path) -> Result<(), AppError> {
-    let known = suite.variable_names();
-    for name in Profile::load(path)?.vars.into_keys() {
-        if !known.contains(&name) {
-            return Err(UsageError::UnknownVar {
-                suggestion: closest(&name, known.iter().map(String::as_str)).map(str::to_string),
-                origin: format!("profile {}", path.display()),
-                name,
-                known: known.clone(),
-            }
-            .into());
-        }
+/// A profile's variable names must be the suite's (`check` refuses a typo
+/// before any request, with the closest known name).
+pub(super) fn unknown_var(known: &[String], profile: &ChosenProfile) -> Result<(), UsageError> {
+    for name in profile.profile.vars.keys() {
+        unknown_var_named(known, name, || {
+            profile.origin.clone().unwrap_or_else(|| "profile".into())
+        })?;
     }
     Ok(())
+}
+
+fn unknown_var_named(
+    known: &[String],
+    name: &str,
+    origin: impl FnOnce() -> String,
+) -> Result<(), UsageError> {
+    if known.iter().any(|k| k == name) {
+        return Ok(());
+    }
+    Err(UsageError::UnknownVar {
+        suggestion: closest(name, known.iter().map(String::as_str)).map(str::to_string),
+        origin: origin(),
+        name: name.to_string(),
+        known: known.to_vec(),
+    })
+}
+
+/// A fleet file's own profile, read once: its options and its variable
+/// check both use it.
+pub(super) fn fleet_profile(peer: &FleetPeer) -> Result<Option<ChosenProfile>, AppError> {
+    peer.profile
+        .as_ref()
+        .map(|path| {
+            Ok(ChosenProfile {
+                profile: Profile::load(path)?,
+                origin: Some(format!("profile {}", path.display())),
+            })
+        })
+        .transpose()
 }
 
 /// Run options for a fleet file's peer: its own profile replaces the
@@ -388,19 +407,10 @@ pub(super) fn check_profile_vars(suite: &Suite, path: &Path) -> Result<(), AppEr
 pub(super) fn fleet_peer_options(
     args: &RunArgs,
     peer: &FleetPeer,
+    own: Option<&ChosenProfile>,
     chosen: &ChosenProfile,
 ) -> Result<RunOptions, AppError> {
-    let own;
-    let chosen = match &peer.profile {
-        Some(path) => {
-            own = ChosenProfile {
-                profile: Profile::load(path)?,
-                origin: Some(format!("profile {}", path.display())),
-            };
-            &own
-        }
-        None => chosen,
-    };
+    let chosen = own.unwrap_or(chosen);
     let mut options = run_options(args, &[], chosen)?;
     for (name, value) in &peer.headers {
         check_header(name, value)?;

@@ -45,9 +45,11 @@ mod service;
 mod shared;
 mod sse;
 mod store;
+pub mod tls;
 
 pub use behaviour::Behaviour;
 pub use shared::MockTiming;
+pub use tls::{MockPki, MockTls, PkiFiles};
 
 use crate::protocol::ProtocolVersion;
 use axum::routing::{any, get, post};
@@ -73,6 +75,9 @@ pub struct MockConfig {
     /// The bearer token the `secured` behaviour requires; `None` is
     /// [`auth::DEFAULT_TOKEN`]. Other behaviours check no credentials.
     pub auth_token: Option<String>,
+    /// Serve HTTPS (the card and both HTTP bindings) with this PKI's server
+    /// certificate instead of plain HTTP.
+    pub tls: Option<MockTls>,
 }
 
 impl Default for MockConfig {
@@ -83,6 +88,7 @@ impl Default for MockConfig {
             port: 0,
             timing: MockTiming::default(),
             auth_token: None,
+            tls: None,
         }
     }
 }
@@ -114,7 +120,14 @@ impl MockPeer {
             protocol: config.protocol,
             behaviour: config.behaviour,
             timing: config.timing,
-            base_url: format!("http://{addr}"),
+            base_url: format!(
+                "{}://{addr}",
+                if config.tls.is_some() {
+                    "https"
+                } else {
+                    "http"
+                }
+            ),
             store: store::Store::new(capacity),
             push: Registry::new(),
             shutdown: shutdown_rx.clone(),
@@ -132,15 +145,29 @@ impl MockPeer {
             grpc_listener.map(|listener| tokio::spawn(grpc::serve(shared.clone(), listener)));
         let app = router(shared.clone());
         let mut signal = shutdown_rx;
-        let server = tokio::spawn(async move {
-            let graceful = async move {
-                let _ = signal.wait_for(|down| *down).await;
-            };
-            // An accept error ends the server; the peer then reads as unreachable.
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(graceful)
-                .await;
-        });
+        let graceful = async move {
+            let _ = signal.wait_for(|down| *down).await;
+        };
+        let server = match &config.tls {
+            None => tokio::spawn(async move {
+                // An accept error ends the server; the peer then reads as unreachable.
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(graceful)
+                    .await;
+            }),
+            Some(tls) => {
+                let server_config = tls
+                    .pki
+                    .server_config(tls.require_client_cert)
+                    .map_err(std::io::Error::other)?;
+                let listener = tls::TlsListener::new(listener, server_config)?;
+                tokio::spawn(async move {
+                    let _ = axum::serve(listener, app)
+                        .with_graceful_shutdown(graceful)
+                        .await;
+                })
+            }
+        };
         Ok(MockPeer {
             addr,
             shared,
@@ -150,7 +177,7 @@ impl MockPeer {
         })
     }
 
-    /// `http://127.0.0.1:PORT`
+    /// `http://127.0.0.1:PORT` (`https://` when serving TLS)
     pub fn base_url(&self) -> String {
         self.shared.base_url.clone()
     }

@@ -27,6 +27,29 @@ pub fn http_client(
     timeout: Duration,
     tls: &TlsOptions,
 ) -> Result<reqwest::Client, ClientBuildError> {
+    builder(timeout, tls)?
+        .timeout(timeout)
+        .build()
+        .map_err(ClientBuildError::Build)
+}
+
+/// The client streams are read with: the same trust, identity, proxies and
+/// redirect policy as [`http_client`], but no whole-request timeout (a
+/// stream lives as long as its scenario's own bounds allow); connecting is
+/// still bounded.
+pub fn stream_client(
+    connect_timeout: Duration,
+    tls: &TlsOptions,
+) -> Result<reqwest::Client, ClientBuildError> {
+    builder(connect_timeout, tls)?
+        .build()
+        .map_err(ClientBuildError::Build)
+}
+
+fn builder(
+    connect_timeout: Duration,
+    tls: &TlsOptions,
+) -> Result<reqwest::ClientBuilder, ClientBuildError> {
     let mut builder = reqwest::Client::builder();
     for root in &tls.extra_roots {
         builder = builder.add_root_certificate(root.clone());
@@ -35,14 +58,11 @@ pub fn http_client(
         builder = builder.identity(identity.clone());
     }
     builder = with_env_proxies(builder)?;
-    builder
+    Ok(builder
         .danger_accept_invalid_certs(tls.insecure)
-        .timeout(timeout)
-        .connect_timeout(timeout)
+        .connect_timeout(connect_timeout)
         .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(ClientBuildError::Build)
+        .user_agent(concat!("a2a-conform/", env!("CARGO_PKG_VERSION"))))
 }
 
 /// Why the HTTP client could not be built.

@@ -33,6 +33,7 @@ async fn start(version: ProtocolVersion, behaviour: Behaviour) -> Peer {
             ..MockTiming::default()
         },
         auth_token: None,
+        ..MockConfig::default()
     })
     .await
     .expect("mock peer starts");

@@ -1,61 +1,34 @@
-//! Real peers' transport: a TLS front (rustls, certificates from a CA made
-//! here with rcgen) before the mock peer. Without the CA the card is refused
+//! Real peers' transport: the mock peer serving HTTPS (`MockConfig::tls`,
+//! `mock-peer --tls`) with a throwaway CA. Without the CA the card is refused
 //! (exit 3, naming --cacert); with --cacert, or SSL_CERT_FILE (the system
-//! trust store, rustls-native-certs), it is trusted; --insecure is accepted
-//! with a warning in every format and `tool.insecure: true`; mTLS required by
-//! the front is satisfied by --cert/--key. A proxy never sees loopback.
+//! trust store, rustls-native-certs), it is trusted — card, calls and
+//! streams; --insecure is accepted with a warning in every format and
+//! `tool.insecure: true`; mTLS required by the peer is satisfied by
+//! --cert/--key, a profile or a config section. A proxy never sees loopback.
 
 use crate::common;
-use a2a_conform::mock::Behaviour;
+use a2a_conform::mock::{Behaviour, MockConfig, MockPki, MockTls};
 use a2a_conform::protocol::ProtocolVersion;
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair, KeyUsagePurpose,
-};
-
 use std::process::{Command, Output};
 use std::sync::Arc;
-use tokio_rustls::rustls::{self, pki_types};
 
 const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
 
-/// A CA, a server certificate for 127.0.0.1 and a client certificate, as PEM files.
+/// The mock's throwaway CA with its PEM files (`ca.pem`, `client.pem`,
+/// `client.key`) in a temporary directory.
 struct Pki {
     dir: tempfile::TempDir,
-    ca_der: pki_types::CertificateDer<'static>,
-    server_der: pki_types::CertificateDer<'static>,
-    server_key: Vec<u8>,
+    pki: Arc<MockPki>,
 }
 
 impl Pki {
     fn new() -> Pki {
         let dir = tempfile::tempdir().unwrap();
-        let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(DnType::CommonName, "a2a-conform test CA");
-        ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
-        let server_key = KeyPair::generate().unwrap();
-        let server = CertificateParams::new(vec!["127.0.0.1".to_string()])
-            .unwrap()
-            .signed_by(&server_key, &ca)
-            .unwrap();
-        let client_key = KeyPair::generate().unwrap();
-        let mut client_params =
-            CertificateParams::new(vec!["a2a-conform-client".to_string()]).unwrap();
-        client_params
-            .distinguished_name
-            .push(DnType::CommonName, "a2a-conform client");
-        let client = client_params.signed_by(&client_key, &ca).unwrap();
-        std::fs::write(dir.path().join("ca.pem"), ca.pem()).unwrap();
-        std::fs::write(dir.path().join("client.pem"), client.pem()).unwrap();
-        std::fs::write(dir.path().join("client.key"), client_key.serialize_pem()).unwrap();
+        let pki = MockPki::generate().unwrap();
+        pki.write_to(dir.path()).unwrap();
         Pki {
-            ca_der: ca.der().clone(),
-            server_der: server.der().clone(),
-            server_key: server_key.serialize_der(),
             dir,
+            pki: Arc::new(pki),
         }
     }
 
@@ -63,72 +36,16 @@ impl Pki {
         self.dir.path().join(name).display().to_string()
     }
 
-    fn server_config(&self, require_client_cert: bool) -> Arc<rustls::ServerConfig> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .unwrap();
-        let builder = if require_client_cert {
-            let mut roots = rustls::RootCertStore::empty();
-            roots.add(self.ca_der.clone()).unwrap();
-            let verifier =
-                rustls::server::WebPkiClientVerifier::builder_with_provider(roots.into(), provider)
-                    .build()
-                    .unwrap();
-            builder.with_client_cert_verifier(verifier)
-        } else {
-            builder.with_no_client_auth()
-        };
-        let key = pki_types::PrivateKeyDer::Pkcs8(self.server_key.clone().into());
-        let mut config = builder
-            .with_single_cert(vec![self.server_der.clone()], key)
-            .unwrap();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Arc::new(config)
-    }
-}
-
-/// A TLS front on 127.0.0.1 that forwards each connection to `backend`.
-struct TlsFront {
-    port: u16,
-    _runtime: tokio::runtime::Runtime,
-}
-
-fn tls_front(backend: &str, config: Arc<rustls::ServerConfig>) -> TlsFront {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let backend = url::Url::parse(backend).unwrap();
-    let backend = format!(
-        "{}:{}",
-        backend.host_str().unwrap(),
-        backend.port().unwrap()
-    );
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let acceptor = tokio_rustls::TlsAcceptor::from(config);
-    runtime.spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            let backend = backend.clone();
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(socket).await else {
-                    return;
-                };
-                let Ok(mut plain) = tokio::net::TcpStream::connect(&backend).await else {
-                    return;
-                };
-                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
-            });
-        }
-    });
-    TlsFront {
-        port,
-        _runtime: runtime,
+    /// An honest v1.0 mock peer serving HTTPS with this CA's certificate
+    /// (and demanding a client certificate it signed, for mTLS).
+    fn peer(&self, require_client_cert: bool) -> common::Peer {
+        common::start_peer_config(MockConfig {
+            tls: Some(MockTls {
+                pki: self.pki.clone(),
+                require_client_cert,
+            }),
+            ..common::peer_config(ProtocolVersion::V1_0, Behaviour::Honest)
+        })
     }
 }
 
@@ -163,9 +80,9 @@ fn explain(out: &Output) -> String {
 #[test]
 fn a_tls_peer_is_trusted_through_its_ca_and_refused_without_it() {
     let pki = Pki::new();
-    let peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
-    let front = tls_front(&peer.base_url(), pki.server_config(false));
-    let url = format!("https://127.0.0.1:{}/", front.port);
+    let peer = pki.peer(false);
+    let url = format!("{}/", peer.base_url());
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
 
     let out = run(&["card", &url], &[]);
     assert_eq!(out.status.code(), Some(3), "{}", explain(&out));
@@ -196,9 +113,9 @@ fn a_tls_peer_is_trusted_through_its_ca_and_refused_without_it() {
 #[test]
 fn insecure_is_accepted_and_every_format_says_so() {
     let pki = Pki::new();
-    let peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
-    let front = tls_front(&peer.base_url(), pki.server_config(false));
-    let url = format!("https://127.0.0.1:{}/", front.port);
+    let peer = pki.peer(false);
+    let url = format!("{}/", peer.base_url());
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
     let out = common::check_every_format(
         &url,
         &[
@@ -233,16 +150,16 @@ fn insecure_is_accepted_and_every_format_says_so() {
         .unwrap_or_default()
         .contains("Insecure"));
     // Without --insecure the report does not carry the field at all.
-    let plain = common::check(&peer.card_url(), &["--scenario", "interface-served"]);
+    let plain_peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let plain = common::check(&plain_peer.card_url(), &["--scenario", "interface-served"]);
     assert!(plain.report()["tool"].get("insecure").is_none());
 }
 
 #[test]
 fn mtls_required_by_the_peer_is_satisfied_by_cert_and_key() {
     let pki = Pki::new();
-    let peer = common::start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
-    let front = tls_front(&peer.base_url(), pki.server_config(true));
-    let url = format!("https://127.0.0.1:{}/", front.port);
+    let peer = pki.peer(true);
+    let url = format!("{}/", peer.base_url());
     let ca = pki.path("ca.pem");
     let out = run(&["card", &url, "--cacert", &ca], &[]);
     assert_eq!(
@@ -309,6 +226,7 @@ fn start_late(
                     port,
                     timing: common::fast_timing(),
                     auth_token: None,
+                    ..a2a_conform::mock::MockConfig::default()
                 },
             ))
             .unwrap();
@@ -339,5 +257,196 @@ fn wait_for_card_polls_a_peer_that_is_still_starting() {
     assert!(
         warnings.contains("refused") || warnings.contains("HTTP "),
         "the failed attempts are shown: {warnings}"
+    );
+}
+
+/// A `mock-peer` child process, killed when dropped.
+struct MockPeerProcess {
+    child: std::process::Child,
+    card_url: String,
+}
+
+impl Drop for MockPeerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `a2a-conform mock-peer ARGS` and waits (bounded) for the card URL
+/// it prints.
+fn mock_peer_process(args: &[&str]) -> MockPeerProcess {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let mut child = Command::new(BIN)
+        .arg("mock-peer")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("mock-peer starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let mut process = MockPeerProcess {
+        child,
+        card_url: String::new(),
+    };
+    process.card_url = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("mock-peer prints its card URL within 30 s")
+        .trim()
+        .to_string();
+    process
+}
+
+#[test]
+fn mock_peer_tls_serves_https_trusted_through_the_ca_it_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem").display().to_string();
+    let peer = mock_peer_process(&["--tls", &dir.path().display().to_string()]);
+    assert!(
+        peer.card_url.starts_with("https://127.0.0.1:"),
+        "{}",
+        peer.card_url
+    );
+
+    let out = run(&["card", &peer.card_url], &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", explain(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--cacert FILE"),
+        "{}",
+        explain(&out)
+    );
+
+    // Every interface the card declares is on https too: the whole suite runs.
+    let report = dir.path().join("report.json");
+    let out = run(
+        &[
+            "check",
+            &peer.card_url,
+            "--cacert",
+            &ca,
+            "--json",
+            &report.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(report["summary"]["runs"]["error"], 0, "{report:#}");
+    assert_eq!(
+        report["summary"]["declarations"]["diverged"], 0,
+        "{report:#}"
+    );
+    assert!(
+        report["peers"][0]["declarations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["id"] == "capabilities.streaming" && d["verdict"] == "honoured"),
+        "{report:#}"
+    );
+
+    // `card` reads the env var of the flag it shares with `check`; its own
+    // `--json` switch takes none (for `check` it is a report path).
+    let out = run(
+        &["card", &peer.card_url],
+        &[
+            ("A2A_CONFORM_CACERT", &ca),
+            ("A2A_CONFORM_JSON", "somewhere.json"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("declarations:"));
+}
+
+#[test]
+fn mock_peer_mtls_is_satisfied_by_a_profile_or_a_config_section_beside_the_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem").display().to_string();
+    let peer = mock_peer_process(&[
+        "--tls",
+        &dir.path().display().to_string(),
+        "--require-client-cert",
+    ]);
+
+    // Trusting the server is not enough: it wants a client certificate.
+    let out = run(&["card", &peer.card_url, "--cacert", &ca], &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", explain(&out));
+
+    // A profile names the files relative to itself, so it works from any
+    // working directory.
+    let profile = dir.path().join("peer.yaml");
+    std::fs::write(
+        &profile,
+        "cacert: ca.pem\ncert: client.pem\nkey: client.key\n",
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "check",
+            &peer.card_url,
+            "--profile",
+            &profile.display().to_string(),
+            "--scenario",
+            "completion-stability",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+
+    // A config file's per-peer section does the same for `check` and `card`,
+    // the peer named by the section.
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(
+        work.path().join("a2a-conform.yaml"),
+        format!(
+            "peers:\n  staging:\n    url: {}\n    cacert: {}\n    cert: {}\n    key: {}\n",
+            peer.card_url,
+            ca,
+            dir.path().join("client.pem").display(),
+            dir.path().join("client.key").display()
+        ),
+    )
+    .unwrap();
+    let in_work = |args: &[&str]| {
+        let mut command = Command::new(BIN);
+        command
+            .args(args)
+            .current_dir(work.path())
+            .env("NO_COLOR", "1")
+            .env_remove("A2A_CONFORM_CONFIG");
+        command.output().unwrap()
+    };
+    let out = in_work(&["config", "show", "staging"]);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains(&format!("  cacert: {ca}")), "{shown}");
+    let out = in_work(&["card", "staging"]);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+    let out = in_work(&["check", "staging", "--scenario", "completion-stability"]);
+    assert_eq!(out.status.code(), Some(0), "{}", explain(&out));
+
+    // Half a client certificate is refused before any request, naming where.
+    std::fs::write(&profile, "cert: client.pem\n").unwrap();
+    let out = run(
+        &[
+            "check",
+            &peer.card_url,
+            "--profile",
+            &profile.display().to_string(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", explain(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`cert` needs `key`"),
+        "{}",
+        explain(&out)
     );
 }

@@ -5,7 +5,9 @@
 
 pub use super::credentials::{ClientConfig, Credentials, SENSITIVE_HEADERS};
 use super::grpc::{self, GrpcCall};
-pub use super::http::{describe_reqwest_error, http_client, read_bounded, ClientBuildError};
+pub use super::http::{
+    describe_reqwest_error, http_client, read_bounded, stream_client, ClientBuildError,
+};
 use super::jsonrpc::classify_jsonrpc;
 use super::reply::Reply;
 use super::rest;
@@ -69,6 +71,9 @@ pub enum ClientError {
 /// A client for one peer endpoint.
 pub struct PeerClient {
     http: reqwest::Client,
+    /// Streams: the same trust, identity and proxies as `http`, without its
+    /// whole-request timeout; built on the first stream (many runs open none).
+    stream_http: std::sync::OnceLock<reqwest::Client>,
     pub endpoint: url::Url,
     pub version: ProtocolVersion,
     pub binding: Binding,
@@ -111,6 +116,7 @@ impl PeerClient {
         let http = http_client(config.timeout, &config.tls)?;
         Ok(PeerClient {
             http,
+            stream_http: std::sync::OnceLock::new(),
             endpoint,
             version,
             binding,
@@ -457,14 +463,13 @@ impl PeerClient {
         }
     }
 
-    fn stream_client(&self) -> reqwest::Client {
-        // Built per stream: cheap next to a stream's life, and it keeps the
-        // non-stream client's whole-request timeout from cutting streams.
-        reqwest::Client::builder()
-            .connect_timeout(self.config.timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap_or_else(|_| self.http.clone())
+    fn stream_client(&self) -> &reqwest::Client {
+        self.stream_http.get_or_init(|| {
+            // The same options already built `http`, so this cannot fail in
+            // practice; if it did, `http` still carries the trust settings.
+            stream_client(self.config.timeout, &self.config.tls)
+                .unwrap_or_else(|_| self.http.clone())
+        })
     }
 
     /// What the evidence says when `--same-origin-credentials` withheld the

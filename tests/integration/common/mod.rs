@@ -56,19 +56,33 @@ pub fn start_peer_with(
     timing: MockTiming,
     auth_token: Option<&str>,
 ) -> Peer {
+    start_peer_config(MockConfig {
+        timing,
+        auth_token: auth_token.map(str::to_string),
+        ..peer_config(protocol, behaviour)
+    })
+}
+
+/// The config [`start_peer`] uses: loopback, a free port, the fast pace.
+pub fn peer_config(protocol: ProtocolVersion, behaviour: Behaviour) -> MockConfig {
+    MockConfig {
+        protocol,
+        behaviour,
+        port: 0,
+        timing: fast_timing(),
+        ..MockConfig::default()
+    }
+}
+
+/// A mock peer of any config, on its own runtime.
+pub fn start_peer_config(config: MockConfig) -> Peer {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
     let peer = runtime
-        .block_on(MockPeer::start(MockConfig {
-            protocol,
-            behaviour,
-            port: 0,
-            timing,
-            auth_token: auth_token.map(str::to_string),
-        }))
+        .block_on(MockPeer::start(config))
         .expect("mock peer starts on 127.0.0.1:0");
     Peer {
         peer,

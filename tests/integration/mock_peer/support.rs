@@ -61,6 +61,7 @@ pub(crate) async fn start_with(
         port: 0,
         timing,
         auth_token: None,
+        ..MockConfig::default()
     })
     .await
     .expect("mock peer starts");
