@@ -5,7 +5,7 @@
 
 use super::capture::{Capture, Captured};
 use super::context::{client_credentials, Answered, RunContext, StepResult, Stop};
-use crate::card::{parse_card, BindingChoice, ProtocolChoice};
+use crate::card::{parse_card, BindingChoice, CardError, ProtocolChoice};
 use crate::protocol::{codes, Operation};
 use crate::scenario::model::{ExpectExtendedCardStep, ExpectOutputModesStep, GetExtendedCardStep};
 use crate::transport::client::CallOptions;
@@ -63,8 +63,16 @@ impl RunContext<'_> {
             ProtocolChoice::Force(self.version()),
             BindingChoice::Auto,
         );
-        let parsed = match parsed {
-            Ok(parsed) => parsed,
+        let skills: Vec<String> = match parsed {
+            Ok(parsed) => parsed.skills.into_iter().map(|s| s.id).collect(),
+            // A valid card may list only interfaces this tool does not speak:
+            // that says nothing about the card, so its skills are read as is.
+            Err(CardError::NoUsableInterface { reason, .. }) => {
+                self.transcript.note(format!(
+                    "the extended agent card lists no interface a2a-conform speaks ({reason}); its skills are read as listed"
+                ));
+                listed_skill_ids(card)
+            }
             Err(e) => {
                 return Err(Stop::fail(format!(
                     "the extended agent card is not a valid agent card: {e}"
@@ -75,20 +83,20 @@ impl RunContext<'_> {
             .card
             .skills
             .iter()
-            .filter(|id| !parsed.skills.iter().any(|s| s.id == **id))
+            .filter(|id| !skills.contains(id))
             .map(String::as_str)
             .collect();
         if !missing.is_empty() {
             return Err(Stop::fail(format!(
                 "the extended agent card leaves out skill(s) of the public card: {} (it lists {})",
                 missing.join(", "),
-                listed(parsed.skills.iter().map(|s| s.id.as_str()))
+                listed(skills.iter().map(String::as_str))
             )));
         }
         self.transcript.note(format!(
             "the extended agent card parses and lists all {} public skill(s) among its {}",
             self.card.skills.len(),
-            parsed.skills.len()
+            skills.len()
         ));
         Ok(())
     }
@@ -160,11 +168,28 @@ impl RunContext<'_> {
     }
 }
 
-/// Whether a part's media type is a declared one: equal ignoring case, or
-/// matched by a `type/*` wildcard.
+/// The `id` of every skill a card's JSON lists.
+fn listed_skill_ids(card: &serde_json::Value) -> Vec<String> {
+    card.get("skills")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("id").and_then(serde_json::Value::as_str))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether a part's media type is a declared one: the same essence
+/// (parameters dropped, case ignored), or matched by a `type/*` wildcard.
 fn same_type(part: &str, declared: &str) -> bool {
-    let declared = declared.trim().to_ascii_lowercase();
-    let part = part.to_ascii_lowercase();
+    let essence = |t: &str| {
+        t.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    };
+    let (declared, part) = (essence(declared), essence(part));
     if declared == part || declared == "*/*" {
         return true;
     }
@@ -199,5 +224,6 @@ mod tests {
         assert!(same_type("image/png", "image/*"));
         assert!(!same_type("text/plain", "application/json"));
         assert!(!same_type("application/json", "text/*"));
+        assert!(same_type("text/plain", "text/plain; charset=utf-8"));
     }
 }

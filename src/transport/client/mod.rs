@@ -339,7 +339,8 @@ impl PeerClient {
                 .map(String::as_str)
                 .collect(),
         };
-        asked.dedup();
+        let mut seen = std::collections::HashSet::new();
+        asked.retain(|uri| seen.insert(*uri));
         if !asked.is_empty() {
             let list = asked.join(", ");
             let value = HeaderValue::from_str(&list).map_err(|_| {
