@@ -8,6 +8,7 @@ use super::webhook::WebhookReceiver;
 use super::window::ProbeWindow;
 use crate::protocol::{Operation, ProtocolVersion, RpcError};
 use crate::report::ErrorKind;
+use crate::scenario::model::Credentials as Choice;
 use crate::scenario::template::{Element, Template};
 use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
 use crate::transport::client::Credentials;
@@ -324,10 +325,10 @@ pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
 }
 
 /// The scenario's `credentials` choice, as the HTTP client takes it.
-pub(super) fn client_credentials(choice: crate::scenario::model::Credentials) -> Credentials {
+pub(super) fn client_credentials(choice: Choice) -> Credentials {
     match choice {
-        crate::scenario::model::Credentials::Configured => Credentials::Configured,
-        crate::scenario::model::Credentials::None => Credentials::None,
-        crate::scenario::model::Credentials::Invalid => Credentials::Invalid,
+        Choice::Configured => Credentials::Configured,
+        Choice::None => Credentials::None,
+        Choice::Invalid => Credentials::Invalid,
     }
 }
