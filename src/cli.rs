@@ -170,6 +170,23 @@ pub struct RunArgs {
     /// Read a bearer token from this environment variable (never pass secrets in argv).
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,
+    /// Read an API key from this environment variable, for a card scheme of type apiKey: sent in the
+    /// header, query parameter or cookie the card names.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Read HTTP basic credentials from two environment variables (user, password), for a card scheme
+    /// `http` basic.
+    #[arg(long, value_name = "USER_VAR:PASS_VAR")]
+    pub basic_env: Option<String>,
+    /// Read an OAuth 2.0 client id from this environment variable: with --oauth-client-secret-env, tokens
+    /// come from the card's oauth2 clientCredentials tokenUrl (or openIdConnect discovery), with the
+    /// scopes each requirement names, cached and refreshed for the check.
+    #[arg(long, value_name = "VAR", requires = "oauth_client_secret_env")]
+    pub oauth_client_id_env: Option<String>,
+    /// Read the OAuth 2.0 client secret from this environment variable; it goes only to the token URL the
+    /// card names (https, or http to loopback; the card's origin only under --same-origin-credentials).
+    #[arg(long, value_name = "VAR", requires = "oauth_client_id_env")]
+    pub oauth_client_secret_env: Option<String>,
     /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
@@ -200,6 +217,10 @@ pub struct RunArgs {
     /// the rest are skipped and the declarations they verify read unverified.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub max_runs_per_family: u32,
+    /// A public key (PEM, JWK or JWK set) card signatures may verify against (repeatable);
+    /// keys of a signature's `jku` are fetched too, without credentials.
+    #[arg(long = "trusted-key", value_name = "FILE")]
+    pub trusted_keys: Vec<PathBuf>,
     /// Re-run a failing scenario up to N times; pass-after-fail reads `flaky`.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=10))]
     pub retries: u32,
@@ -435,6 +456,10 @@ pub struct MockPeerArgs {
     /// With --tls: refuse clients without a certificate the CA signed (mTLS).
     #[arg(long, requires = "tls")]
     pub require_client_cert: bool,
+    /// Write the public key the card is signed with (a JWK) to this file, for
+    /// `check --trusted-key` (signed-card, signed-card-tampered).
+    #[arg(long, value_name = "FILE")]
+    pub public_key_out: Option<std::path::PathBuf>,
 }
 
 /// A duration flag or profile value that cannot be used.

@@ -88,6 +88,25 @@ pub enum DeclarationId {
     /// A suite's own id, `x-…`: no card declares it; a scenario verifying it
     /// gets a row of its own.
     Custom(String),
+    /// `protocol.unknownTask`: GetTask and CancelTask on an id the peer never
+    /// issued answer TaskNotFound (-32001), both versions.
+    UnknownTask,
+    /// `protocol.terminalSubscribe`: SubscribeToTask on a terminal task is
+    /// refused with UnsupportedOperation (-32004), v1 §3.1.6.
+    TerminalSubscribe,
+    /// `protocol.contextMismatch`: a message whose `contextId` contradicts its
+    /// task's is rejected (v1 §3.4.3).
+    ContextMismatch,
+    /// `protocol.listTasks`: ListTasks (v1.0 only) lists a task just created
+    /// and honours `pageSize` (v1 §3.1.4).
+    ListTasks,
+    /// `protocol.historyLength`: GetTask's `historyLength` bounds the history
+    /// returned (v1 §3.2.4).
+    HistoryLength,
+    /// `signatures[<kid>]` (`signatures[#<n>]` for an entry with no kid or
+    /// a repeated one): the card signature verifies against the card as
+    /// served (v1 §8.4).
+    Signature(String),
     /// `capabilities.extensions[<uri>]`: the card declares the extension (a
     /// `required` one must be asked for by every request, v1 §3.3.4).
     Extension(String),
@@ -95,7 +114,7 @@ pub enum DeclarationId {
 
 impl DeclarationId {
     /// The card-level ids with a fixed spelling, in report order.
-    pub const FIXED: [DeclarationId; 8] = [
+    pub const FIXED: [DeclarationId; 13] = [
         DeclarationId::Capability(Capability::Streaming),
         DeclarationId::Capability(Capability::PushNotifications),
         DeclarationId::Capability(Capability::ExtendedAgentCard),
@@ -104,6 +123,11 @@ impl DeclarationId {
         DeclarationId::Completion,
         DeclarationId::VersionNegotiation,
         DeclarationId::SecurityEnforced,
+        DeclarationId::UnknownTask,
+        DeclarationId::TerminalSubscribe,
+        DeclarationId::ContextMismatch,
+        DeclarationId::ListTasks,
+        DeclarationId::HistoryLength,
     ];
 
     /// An `interfaces[…]` id for the first (or only) interface of a binding and version.
@@ -174,6 +198,12 @@ impl fmt::Display for DeclarationId {
                 )
             }
             DeclarationId::Custom(s) => f.write_str(s),
+            DeclarationId::UnknownTask => f.write_str("protocol.unknownTask"),
+            DeclarationId::TerminalSubscribe => f.write_str("protocol.terminalSubscribe"),
+            DeclarationId::ContextMismatch => f.write_str("protocol.contextMismatch"),
+            DeclarationId::ListTasks => f.write_str("protocol.listTasks"),
+            DeclarationId::HistoryLength => f.write_str("protocol.historyLength"),
+            DeclarationId::Signature(label) => write!(f, "signatures[{label}]"),
             DeclarationId::Extension(uri) => write!(f, "capabilities.extensions[{uri}]"),
         }
     }
@@ -204,7 +234,7 @@ fn hint(suggestion: &Option<String>) -> String {
 }
 
 /// The bracketed families, as the suggestion lists them.
-const PATTERNS: [&str; 8] = [
+const PATTERNS: [&str; 9] = [
     "defaultInputModes[<type>]",
     "defaultOutputModes[<type>]",
     "skills[<id>]",
@@ -212,6 +242,7 @@ const PATTERNS: [&str; 8] = [
     "skills[<id>].outputModes[<type>]",
     "securitySchemes[<name>]",
     "interfaces[<BINDING> <version>]",
+    "signatures[<kid>]",
     "capabilities.extensions[<uri>]",
 ];
 
@@ -244,6 +275,9 @@ fn parse(text: &str) -> Option<DeclarationId> {
     }
     if let Some(inner) = bracketed(text, "interfaces") {
         return parse_interface(inner);
+    }
+    if let Some(label) = bracketed(text, "signatures") {
+        return Some(DeclarationId::Signature(label.to_string()));
     }
     // An extension URI holds `:`, `/`, `.` and may hold `[`/`]`: all of the
     // bracketed part is the URI.
@@ -474,6 +508,13 @@ mod tests {
             "interfaces[JSONRPC 1.0]",
             "interfaces[HTTP+JSON 0.3 #2]",
             "x-acme.refunds",
+            "protocol.unknownTask",
+            "protocol.terminalSubscribe",
+            "protocol.contextMismatch",
+            "protocol.listTasks",
+            "protocol.historyLength",
+            "signatures[key-1]",
+            "signatures[#2]",
             "capabilities.extensions[https://example.com/ext/v1]",
             "capabilities.extensions[urn:a2a:ext:x[1]]",
         ] {

@@ -143,6 +143,9 @@ pub enum UsageError {
         path: PathBuf,
         reason: String,
     },
+    /// A `--trusted-key` file that cannot be read or holds no usable key.
+    #[error("--trusted-key {}: {reason}", path.display())]
+    TrustedKey { path: PathBuf, reason: String },
     #[error("only one of --json, --junit and --markdown can be `-` (stdout)")]
     StdoutTwice,
     #[error("--no-default-suite needs at least one --suite FILE")]
@@ -162,6 +165,9 @@ pub enum UsageError {
         suggestion: Option<String>,
         known: Vec<String>,
     },
+    /// `--basic-env` without the `:` between its two variable names.
+    #[error("--basic-env takes two environment variable names, USER_VAR:PASS_VAR")]
+    BasicEnvSyntax,
 }
 
 fn did_you_mean(suggestion: &Option<String>) -> String {

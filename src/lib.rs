@@ -4,7 +4,8 @@
 //! The pieces, in the order a check uses them: [`card`] discovers and parses
 //! the agent card, whose promises are [`declaration`] ids (one grammar for
 //! the card, the suites, the planner and the reports); [`scenario`] loads
-//! YAML suites; [`runner`] executes their steps over [`transport`] (recording every exchange as evidence) in the
+//! YAML suites; [`runner`] executes their steps over [`transport`] (recording every exchange as evidence,
+//! with credentials [`auth`] obtains from the card's security schemes) in the
 //! shapes of [`protocol`]; [`verdict`] decides what counts, with known
 //! divergences from a [`baseline`]; [`report`] renders the one versioned
 //! report (terminal, JSON, JUnit, Markdown), with peer text made [`inert`]
@@ -31,6 +32,7 @@
 //! ```
 
 pub mod app;
+pub mod auth;
 pub mod baseline;
 pub mod card;
 pub mod cli;

@@ -13,7 +13,7 @@ use crate::config::ConfigFile;
 use crate::error::AppError;
 use crate::exit;
 use crate::fleet::{self, FleetPeer, Shard};
-use crate::mock::{MockConfig, MockPeer, MockTiming};
+use crate::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
 use crate::progress::TerminalProgress;
 use crate::report::RunReport;
 use crate::runner::{self, RunOptions};
@@ -116,6 +116,7 @@ pub(super) async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Resul
         own,
         secrets,
         profiles,
+        auth: None,
     };
     run_check(&inputs, &args.run, &[], None, &profile, setup).await
 }
@@ -131,6 +132,9 @@ pub(super) struct CheckSetup {
     pub(super) secrets: Vec<String>,
     /// The fleet's own profiles: their variable names are checked like `--profile`'s.
     pub(super) profiles: Vec<ChosenProfile>,
+    /// Card-scheme credentials given by the tool itself (the demo's own
+    /// API-key or OAuth mock) rather than through the flags.
+    pub(super) auth: Option<crate::auth::AuthSettings>,
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -152,6 +156,12 @@ pub(super) async fn run_check(
     for secret in setup.secrets {
         options.redactor = Arc::new(options.redactor.with_secret(secret));
     }
+    if let Some(auth) = setup.auth {
+        for secret in auth.secrets() {
+            options.redactor = Arc::new(options.redactor.with_secret(secret));
+        }
+        options.auth = Arc::new(auth);
+    }
     if setup.peers_in_flight > 0 {
         options.peers_in_flight = setup.peers_in_flight;
     }
@@ -164,6 +174,7 @@ pub(super) async fn run_check(
             options: setup.own.get(i).cloned().flatten().map(|own| {
                 Arc::new(RunOptions {
                     redactor: options.redactor.clone(),
+                    issued: options.issued.clone(),
                     cancel: options.cancel.clone(),
                     peers_in_flight: options.peers_in_flight,
                     shard: options.shard,
@@ -195,7 +206,7 @@ pub(super) async fn run_check(
     }
     watcher.abort();
     // Every format is rendered from this one redacted report.
-    let mut report = redacted(report, &options.redactor);
+    let mut report = redacted(report, &options.redactor_with_issued());
     report.fail_on_flaky = args.fail_on_flaky;
     report.tool.insecure = options.client.tls.insecure;
     report.fail_on_unverified = args.fail_on_unverified;
@@ -329,20 +340,67 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
     .iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect();
-    // A secured mock is checked with its own token, as a user would pass theirs.
-    let bearer = peer
-        .auth_token()
-        .filter(|_| args.run.bearer_env.is_none())
-        .map(|token| ("A2A_CONFORM_DEMO_TOKEN".to_string(), token));
+    // A secured mock is checked with its own token (or API key, or OAuth
+    // client), as a user would pass theirs.
+    let (bearer, auth) = demo_credentials(&peer, &args.run);
     let code = run_check(
         &[peer.card_url()],
         &args.run,
         &defaults,
         bearer,
         &profile,
-        CheckSetup::default(),
+        CheckSetup {
+            auth,
+            ..CheckSetup::default()
+        },
     )
     .await;
     peer.shutdown().await;
     code
+}
+
+/// The credentials the demo gives its own secured mock, unless the user gave
+/// some: the bearer token, the API key, or the OAuth client, by behaviour.
+fn demo_credentials(
+    peer: &MockPeer,
+    args: &RunArgs,
+) -> (Option<(String, String)>, Option<crate::auth::AuthSettings>) {
+    use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
+    let Some(token) = peer.auth_token() else {
+        return (None, None);
+    };
+    let secret = |var: &str, value: &str| EnvSecret {
+        var: var.to_string(),
+        value: value.to_string(),
+    };
+    match peer.behaviour() {
+        Behaviour::SecuredApiKey if args.api_key_env.is_none() => (
+            None,
+            Some(AuthSettings {
+                api_key: Some(secret("A2A_CONFORM_DEMO_TOKEN", &token)),
+                ..AuthSettings::default()
+            }),
+        ),
+        Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes
+            if args.oauth_client_id_env.is_none() =>
+        {
+            (
+                None,
+                Some(AuthSettings {
+                    oauth_client: Some(OAuthClient {
+                        id: secret("A2A_CONFORM_DEMO_CLIENT_ID", crate::mock::auth::CLIENT_ID),
+                        secret: secret("A2A_CONFORM_DEMO_TOKEN", &token),
+                    }),
+                    ..AuthSettings::default()
+                }),
+            )
+        }
+        Behaviour::SecuredApiKey | Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes => {
+            (None, None)
+        }
+        _ if args.bearer_env.is_none() => {
+            (Some(("A2A_CONFORM_DEMO_TOKEN".to_string(), token)), None)
+        }
+        _ => (None, None),
+    }
 }

@@ -166,7 +166,7 @@ pub(super) async fn card(args: CardArgs, config: Option<&ConfigFile>) -> Result<
         "  endpoint: A2A {} over {} at {}",
         card.protocol_version(),
         card.binding(),
-        terminal(card.endpoint.url.as_str())
+        terminal(card.endpoint.shown_target())
     );
     for i in &card.interfaces {
         println!(
@@ -345,6 +345,13 @@ pub(super) async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
             address: format!("127.0.0.1:{}", args.port),
             source,
         })?;
+    if let (Some(path), Some(jwk)) = (&args.public_key_out, peer.public_jwk()) {
+        std::fs::write(path, format!("{jwk}\n")).map_err(|source| AppError::MockPeer {
+            action: "write the public key to",
+            address: path.display().to_string(),
+            source,
+        })?;
+    }
     println!("{}", peer.card_url());
     eprintln!(
         "mock peer ({behaviour}, A2A {}) serving on {}; Ctrl-C stops it",

@@ -2,6 +2,8 @@
 //! before any request: variable and scenario names, header and token
 //! values, TLS files, peer URLs.
 
+use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
+use crate::card::signature::{self, TrustedKey};
 use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{BindingArg, MockProtocolArg, ProtocolArg, RunArgs, TlsArgs};
 use crate::config::ConfigFile;
@@ -14,9 +16,11 @@ use crate::report::{self};
 use crate::runner::RunOptions;
 use crate::scenario::Suite;
 use crate::transport::client::ClientConfig;
-use crate::transport::http::TlsOptions;
+use crate::transport::http::{GrpcIdentity, TlsOptions};
 use crate::transport::Limits;
 use crate::transport::Redactor;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -216,6 +220,7 @@ pub(super) fn run_options(
         Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
+    let auth = auth_settings(args)?;
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
     options.client = ClientConfig {
         timeout,
@@ -234,8 +239,12 @@ pub(super) fn run_options(
     };
     options.max_probe_window = args.max_probe_window;
     options.strict = args.strict;
-    // Redaction is by value: every credential header's value, the token.
-    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
+    // Redaction is by value: every credential header's value, the token,
+    // the API key, basic password and OAuth client secret.
+    options.redactor = Arc::new(Redactor::new(
+        options.client.secrets().into_iter().chain(auth.secrets()),
+    ));
+    options.auth = Arc::new(auth);
     options.only = args.scenarios.clone();
     options.skip = args.skip.clone();
     options.protocol = protocol_choice(args.protocol);
@@ -244,6 +253,7 @@ pub(super) fn run_options(
     options.jobs = usize::from(args.jobs);
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
+    options.trusted_keys = Arc::new(trusted_keys(&args.trusted_keys)?);
     Ok(options)
 }
 
@@ -258,6 +268,22 @@ pub(super) fn with_profile_tls(args: &TlsArgs, profile: &Profile) -> TlsArgs {
         (tls.cert, tls.key) = (profile.cert.clone(), profile.key.clone());
     }
     tls
+}
+
+/// The `--trusted-key` files, read once (each within the input cap).
+fn trusted_keys(paths: &[PathBuf]) -> Result<Vec<TrustedKey>, UsageError> {
+    let mut keys = Vec::new();
+    for path in paths {
+        let fail = |reason: String| UsageError::TrustedKey {
+            path: path.clone(),
+            reason,
+        };
+        let text = crate::input::read_capped(path, crate::input::YAML_CAP)
+            .map_err(|e| fail(e.to_string()))?;
+        let shown = path.display().to_string();
+        keys.extend(signature::read_keys(&shown, &text).map_err(|e| fail(e.to_string()))?);
+    }
+    Ok(keys)
 }
 
 /// The TLS flags read into client options: files are read here, once.
@@ -277,6 +303,13 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
         let pem = read("--cacert", path)?;
         tls.extra_roots =
             reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| UsageError::TlsFile {
+                flag: "--cacert",
+                path: path.clone(),
+                reason: format!("not a PEM certificate: {e}"),
+            })?;
+        tls.extra_roots_der = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| UsageError::TlsFile {
                 flag: "--cacert",
                 path: path.clone(),
                 reason: format!("not a PEM certificate: {e}"),
@@ -301,6 +334,17 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
                     reason: format!("not a PEM certificate and key: {e}"),
                 })?,
             );
+        // The same identity for gRPC channels (rustls): the chain and the key.
+        let bad = |e: rustls::pki_types::pem::Error| UsageError::TlsFile {
+            flag: "--cert",
+            path: cert.clone(),
+            reason: format!("not a PEM certificate and key: {e}"),
+        };
+        let chain = CertificateDer::pem_slice_iter(&pem)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(bad)?;
+        let key = PrivateKeyDer::from_pem_slice(&pem).map_err(bad)?;
+        tls.identity_der = Some(Arc::new(GrpcIdentity { chain, key }));
     }
     if args.insecure {
         eprintln!("warning: {}", report::INSECURE_NOTE);
@@ -419,6 +463,50 @@ pub(super) fn fleet_peer_options(
     if let Some(var) = &peer.bearer_env {
         options.client.bearer = Some((var.clone(), env_secret("--bearer-env", var)?));
     }
-    options.redactor = Arc::new(Redactor::new(options.client.secrets()));
+    options.redactor = Arc::new(Redactor::new(
+        options
+            .client
+            .secrets()
+            .into_iter()
+            .chain(options.auth.secrets()),
+    ));
     Ok(options)
+}
+
+/// The card-scheme credentials of `--api-key-env`, `--basic-env` and
+/// `--oauth-client-*-env`, read from the environment once.
+fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
+    let read = |flag: &'static str, var: &str| -> Result<EnvSecret, UsageError> {
+        Ok(EnvSecret {
+            var: var.to_string(),
+            value: env_secret(flag, var)?,
+        })
+    };
+    let api_key = args
+        .api_key_env
+        .as_deref()
+        .map(|var| read("--api-key-env", var))
+        .transpose()?;
+    let basic = match args.basic_env.as_deref() {
+        Some(pair) => {
+            let (user, password) = pair.split_once(':').ok_or(UsageError::BasicEnvSyntax)?;
+            Some((
+                read("--basic-env", user.trim())?,
+                read("--basic-env", password.trim())?,
+            ))
+        }
+        None => None,
+    };
+    let oauth_client = match (&args.oauth_client_id_env, &args.oauth_client_secret_env) {
+        (Some(id), Some(secret)) => Some(OAuthClient {
+            id: read("--oauth-client-id-env", id)?,
+            secret: read("--oauth-client-secret-env", secret)?,
+        }),
+        _ => None,
+    };
+    Ok(AuthSettings {
+        api_key,
+        basic,
+        oauth_client,
+    })
 }

@@ -34,7 +34,11 @@ impl Card {
     /// `lifecycle.cancel` and `lifecycle.completion` (always declared: every A2A
     /// peer promises them), `protocol.versionNegotiation` (declared when the
     /// chosen endpoint speaks 1.0), `security.enforced` (declared when the
-    /// card requires credentials, see [`Card::security_required`]), the interfaces of
+    /// card requires credentials, see [`Card::security_required`]), the task
+    /// basics every peer promises by speaking A2A (`protocol.unknownTask`,
+    /// `protocol.historyLength`; on a 1.0 endpoint also `protocol.listTasks`,
+    /// `protocol.contextMismatch`, and `protocol.terminalSubscribe` when it
+    /// declares streaming), the interfaces of
     /// [`Card::interface_declarations`], then the input modes of
     /// [`Card::input_mode_declarations`].
     pub fn declarations(&self) -> Vec<Declaration> {
@@ -46,6 +50,11 @@ impl Card {
             DeclarationId::Completion,
             DeclarationId::VersionNegotiation,
             DeclarationId::SecurityEnforced,
+            DeclarationId::UnknownTask,
+            DeclarationId::TerminalSubscribe,
+            DeclarationId::ContextMismatch,
+            DeclarationId::ListTasks,
+            DeclarationId::HistoryLength,
         ]
         .into_iter()
         .map(|id| Declaration {
@@ -60,6 +69,11 @@ impl Card {
                     id: d.id,
                     declared: true,
                 }),
+        );
+        out.extend(
+            super::signature::signature_declarations(&self.raw)
+                .into_iter()
+                .map(|(id, _)| Declaration { id, declared: true }),
         );
         out.extend(
             self.input_mode_declarations()
@@ -208,6 +222,15 @@ impl Card {
     ///   interface (see [`Card::interface_declarations`]);
     /// - `protocol.versionNegotiation`: whether the chosen endpoint speaks 1.0;
     /// - `security.enforced`: whether the card requires credentials;
+    /// - `protocol.unknownTask`, `protocol.historyLength`: always true
+    ///   (speaking A2A promises them);
+    /// - `protocol.listTasks`, `protocol.contextMismatch`: whether the chosen
+    ///   endpoint speaks 1.0 (0.3 has no ListTasks, and states no rule for a
+    ///   contradicting `contextId`);
+    /// - `signatures[<kid>]`: whether the card carries such a signature;
+    /// - `protocol.terminalSubscribe`: whether the chosen endpoint speaks 1.0
+    ///   and the card declares streaming (0.3 defines no error for it, and
+    ///   without streaming every subscribe is refused anyway);
     /// - a suite's own `x-…` id: false (no card declares it);
     /// - `capabilities.extensions[<uri>]`: whether the extension is declared.
     pub fn is_declared(&self, id: &DeclarationId) -> bool {
@@ -243,6 +266,17 @@ impl Card {
                 self.interface_declarations().iter().any(|d| d.id == *id)
             }
             DeclarationId::Custom(_) => false,
+            DeclarationId::UnknownTask | DeclarationId::HistoryLength => true,
+            DeclarationId::ListTasks | DeclarationId::ContextMismatch => {
+                self.protocol_version() == ProtocolVersion::V1_0
+            }
+            DeclarationId::Signature(_) => super::signature::signature_declarations(&self.raw)
+                .iter()
+                .any(|(d, _)| d == id),
+            DeclarationId::TerminalSubscribe => {
+                self.protocol_version() == ProtocolVersion::V1_0
+                    && self.is_declared(&DeclarationId::Capability(Capability::Streaming))
+            }
             DeclarationId::Extension(uri) => caps.extensions.iter().any(|e| e.uri == *uri),
         }
     }

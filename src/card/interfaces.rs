@@ -185,6 +185,7 @@ impl Reader<'_> {
             return None;
         };
         let declared_url = declared_url.trim().to_string();
+        let spelled = declared_url.clone();
         let binding_name = raw.binding.unwrap_or_default();
         let binding = Binding::from_card(&binding_name);
         let url = match Url::parse(&declared_url) {
@@ -238,12 +239,26 @@ impl Reader<'_> {
         }
         Some(Interface {
             url,
+            declared_url: spelled,
             binding,
             binding_name,
             protocol_version: raw.version,
             declared_version: raw.declared_version,
             tenant: raw.tenant,
         })
+    }
+}
+
+impl Interface {
+    /// Where the interface is, as reports show it: a gRPC target as the card
+    /// spells it (`host:port`, the form grpcurl and gRPC clients take), any
+    /// other interface by its resolved URL.
+    pub fn shown_target(&self) -> &str {
+        if self.binding == Some(Binding::Grpc) && !self.declared_url.is_empty() {
+            &self.declared_url
+        } else {
+            &self.url
+        }
     }
 }
 

@@ -6,15 +6,20 @@
 //!   hybrid), every declared [`Interface`], the one chosen as `endpoint`, and what
 //!   the card declares ([`Card::declarations`], [`Card::is_declared`]).
 //!
+//! - [`hygiene`] warns about what the spec asks with SHOULD (caching headers).
+//! - [`signature`] reads and verifies the card's `signatures` (v1 §8.4).
+//!
 //! What is fatal and what is a warning is documented on [`parse_card`].
 
 mod declarations;
 mod discovery;
 mod error;
+pub mod hygiene;
 mod interfaces;
 mod model;
 mod parse;
 mod select;
+pub mod signature;
 
 #[cfg(test)]
 mod tests;

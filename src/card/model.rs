@@ -94,8 +94,11 @@ pub struct Card {
 /// One declared interface.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Interface {
-    /// Absolute URL (relative ones are resolved against the card URL, with a warning).
+    /// Absolute URL (relative ones are resolved against the card URL, with a
+    /// warning; a gRPC `host:port` gets its scheme).
     pub url: String,
+    /// The URL as the card spells it (a gRPC target is often `host:port`).
+    pub declared_url: String,
     /// `None`: a binding the tool does not speak (e.g. `GRPC`) or does not know.
     pub binding: Option<Binding>,
     /// The binding as the card spells it (`JSONRPC` when a v0.3 card omits `preferredTransport`).

@@ -14,11 +14,12 @@ pub(super) fn card_name(binding: Binding) -> &'static str {
     }
 }
 
-/// Whether the tool speaks this version over this binding. 0.3 HTTP+JSON uses a
-/// different proto JSON than 1.0, and 0.3 gRPC another service
-/// (`a2a.v1.A2AService`); the tool implements neither.
+/// Whether the tool speaks this version over this binding: every binding of
+/// 1.0; JSON-RPC and HTTP+JSON (the `/v1` routes and 0.3 proto JSON) of 0.3.
+/// 0.3 gRPC is another service (`a2a.v1.A2AService`) the tool does not
+/// implement.
 pub(super) fn speaks(version: ProtocolVersion, binding: Binding) -> bool {
-    version == ProtocolVersion::V1_0 || binding == Binding::Jsonrpc
+    version == ProtocolVersion::V1_0 || binding != Binding::Grpc
 }
 
 /// Whether an interface URL is one the tool can send to.
@@ -87,8 +88,9 @@ pub(super) fn choose(
     pool.retain(|i| matches!((i.protocol_version, i.binding), (Some(v), Some(b)) if speaks(v, b)));
     if pool.is_empty() {
         return fail(
-            "the tool speaks 0.3 only over JSONRPC (0.3 HTTP+JSON uses a different JSON, \
-             0.3 gRPC another service), and the card's candidate 0.3 interfaces use neither"
+            "the tool speaks 0.3 over JSONRPC and HTTP+JSON, not GRPC (0.3 gRPC is \
+             another service, a2a.v1.A2AService), and the card's candidate 0.3 interfaces \
+             are all GRPC"
                 .to_string(),
         );
     }

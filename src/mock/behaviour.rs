@@ -52,6 +52,30 @@ pub enum Behaviour {
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
     GrpcRefused,
+    /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).
+    RestUnserved,
+    /// Declares a required API key in the `X-API-Key` header and refuses requests without it.
+    SecuredApiKey,
+    /// Declares a required OAuth 2.0 client-credentials scheme, serves its token endpoint, and refuses
+    /// requests without a valid token.
+    SecuredOauth,
+    /// As `secured-oauth`, with a skill whose own requirement needs one more scope for JSON input.
+    SecuredSkillScopes,
+    /// Answers GetTask/CancelTask on an unknown id with a made-up task.
+    UnknownTaskLenient,
+    /// Serves SubscribeToTask on a terminal task instead of refusing it (v1.0).
+    TerminalSubscribeLenient,
+    /// Accepts a message whose contextId contradicts its task (v1.0).
+    ContextLax,
+    /// ListTasks ignores pageSize and lists every task (v1.0).
+    ListTasksUnpaged,
+    /// GetTask ignores historyLength and returns the whole history.
+    HistoryUnbounded,
+    /// Signs its card (ES256, a key made at start; its public JWK is what
+    /// `--trusted-key` takes).
+    SignedCard,
+    /// Signs its card, then changes it: the signature no longer matches.
+    SignedCardTampered,
     /// Declares an extended agent card and serves it to a client with the token.
     ExtendedCard,
     /// Declares an extended agent card but answers ExtendedAgentCardNotConfigured.
@@ -152,6 +176,51 @@ impl Behaviour {
                 "declares a gRPC interface after JSON-RPC whose server answers \
                  every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
             }
+            Behaviour::RestUnserved => {
+                "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
+                 there (HTTP 404)"
+            }
+            Behaviour::SecuredApiKey => {
+                "declares a required apiKey scheme (header X-API-Key) and answers every \
+                 A2A request without the key (mock-peer --token-env, else \
+                 a2a-conform-mock-token) with HTTP 401; the card stays public"
+            }
+            Behaviour::SecuredOauth => {
+                "declares a required oauth2 client-credentials scheme (scope a2a:invoke) \
+                 and serves its token endpoint at /oauth/token (client \
+                 a2a-conform-mock-client, secret from mock-peer --token-env, else \
+                 a2a-conform-mock-token; tokens expire after 60 s); A2A requests \
+                 without a valid token get HTTP 401, with too few scopes 403"
+            }
+            Behaviour::SecuredSkillScopes => {
+                "as secured-oauth, and the skill `echo` requires the scopes a2a:invoke \
+                 and echo:data: the card's default input is text only, and a message \
+                 with a JSON data part needs a token with echo:data (HTTP 403 otherwise)"
+            }
+            Behaviour::UnknownTaskLenient => {
+                "answers GetTask and CancelTask on an id it never issued with a \
+                 made-up task instead of TaskNotFound (-32001)"
+            }
+            Behaviour::TerminalSubscribeLenient => {
+                "serves SubscribeToTask on a finished task (its snapshot, then \
+                 the stream closes) instead of refusing it with -32004"
+            }
+            Behaviour::ContextLax => {
+                "accepts a message naming a task and a contextId other than the \
+                 task's instead of rejecting it"
+            }
+            Behaviour::ListTasksUnpaged => "ListTasks ignores pageSize and lists every task",
+            Behaviour::HistoryUnbounded => {
+                "GetTask ignores historyLength and returns the whole history"
+            }
+            Behaviour::SignedCard => {
+                "signs its card (ES256, kid a2a-conform-mock-key, a key made at start; \
+                 mock-peer --public-key-out writes the public JWK)"
+            }
+            Behaviour::SignedCardTampered => {
+                "signs its card, then changes its description: the signature \
+                 no longer matches the card served"
+            }
             Behaviour::ExtendedCard => {
                 "declares an extended agent card and serves it, with one more skill, \
                  to a request with the bearer token (mock-peer --token-env, else \
@@ -181,6 +250,11 @@ impl Behaviour {
                  whatever the send accepts"
             }
         }
+    }
+
+    /// Whether the HTTP+JSON interface the card declares is served.
+    pub(crate) fn serves_rest(self) -> bool {
+        self != Behaviour::RestUnserved
     }
 
     /// Whether a v1.0 peer serves and declares gRPC.
@@ -229,12 +303,57 @@ impl Behaviour {
 
     /// Whether the card declares a bearer scheme and requires it.
     pub(crate) fn declares_security(self) -> bool {
-        matches!(self, Behaviour::Secured | Behaviour::SecurityUnenforced)
+        matches!(
+            self,
+            Behaviour::Secured
+                | Behaviour::SecurityUnenforced
+                | Behaviour::SecuredApiKey
+                | Behaviour::SecuredOauth
+                | Behaviour::SecuredSkillScopes
+        )
+    }
+
+    /// Whether the card declares an oauth2 scheme and the peer serves its token endpoint.
+    pub(crate) fn issues_tokens(self) -> bool {
+        matches!(
+            self,
+            Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes
+        )
     }
 
     /// Whether requests without the token are refused with 401.
     pub(crate) fn enforces_security(self) -> bool {
         self == Behaviour::Secured
+    }
+
+    /// Whether GetTask/CancelTask on an unknown id answer a made-up task.
+    pub(crate) fn invents_unknown_tasks(self) -> bool {
+        self == Behaviour::UnknownTaskLenient
+    }
+
+    /// Whether SubscribeToTask on a terminal task is refused with -32004.
+    pub(crate) fn refuses_terminal_subscribe(self) -> bool {
+        self != Behaviour::TerminalSubscribeLenient
+    }
+
+    /// Whether a message whose contextId contradicts its task is rejected.
+    pub(crate) fn checks_context(self) -> bool {
+        self != Behaviour::ContextLax
+    }
+
+    /// Whether ListTasks honours pageSize.
+    pub(crate) fn pages_task_lists(self) -> bool {
+        self != Behaviour::ListTasksUnpaged
+    }
+
+    /// Whether GetTask honours historyLength.
+    pub(crate) fn bounds_history(self) -> bool {
+        self != Behaviour::HistoryUnbounded
+    }
+
+    /// Whether the card carries a signature.
+    pub(crate) fn signs_card(self) -> bool {
+        matches!(self, Behaviour::SignedCard | Behaviour::SignedCardTampered)
     }
 
     /// Whether streams go quiet after their first event.
@@ -285,6 +404,17 @@ mod tests {
                 "grpc",
                 "grpc-only",
                 "grpc-refused",
+                "rest-unserved",
+                "secured-api-key",
+                "secured-oauth",
+                "secured-skill-scopes",
+                "unknown-task-lenient",
+                "terminal-subscribe-lenient",
+                "context-lax",
+                "list-tasks-unpaged",
+                "history-unbounded",
+                "signed-card",
+                "signed-card-tampered",
                 "extended-card",
                 "extended-card-unconfigured",
                 "extended-card-partial",

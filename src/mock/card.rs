@@ -45,18 +45,19 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
     let version = env!("CARGO_PKG_VERSION");
     let mut card = match peer.protocol {
         ProtocolVersion::V1_0 => {
-            let mut interfaces = vec![json!({
-                "url": format!("{base}{}", JSONRPC_PATH),
-                "protocolBinding": "JSONRPC",
-                "protocolVersion": ProtocolVersion::V1_0.as_str(),
-            })];
-            if peer.serves_rest() {
-                interfaces.push(json!({
+            // HTTP+JSON is declared whether or not it is served (rest-unserved).
+            let mut interfaces = vec![
+                json!({
+                    "url": format!("{base}{}", JSONRPC_PATH),
+                    "protocolBinding": "JSONRPC",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                }),
+                json!({
                     "url": format!("{base}{}", REST_PATH),
                     "protocolBinding": "HTTP+JSON",
                     "protocolVersion": ProtocolVersion::V1_0.as_str(),
-                }));
-            }
+                }),
+            ];
             if behaviour == Behaviour::InterfaceUnserved {
                 interfaces.push(json!({
                     "url": format!("{base}{UNSERVED_PATH}"),
@@ -101,20 +102,28 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
                 "defaultOutputModes": OUTPUT_MODES,
                 "skills": skills,
             });
+            let mut additional = vec![json!({
+                "url": format!("{base}{}", REST_PATH),
+                "transport": "HTTP+JSON",
+            })];
             if behaviour == Behaviour::InterfaceUnserved {
-                card["additionalInterfaces"] = json!([{
+                additional.push(json!({
                     "url": format!("{base}{UNSERVED_PATH}"),
                     "transport": "JSONRPC",
-                }]);
+                }));
             }
+            card["additionalInterfaces"] = Value::Array(additional);
             card
         }
     };
-    if behaviour.declares_security() {
+    if behaviour.declares_security() && !auth::declare_schemes(&mut card, peer) {
         declare_security(&mut card, peer.protocol);
     }
     declared::shape_card(&mut card, peer);
-    card
+    match &peer.signing {
+        Some(key) => key.sign(card, behaviour),
+        None => card,
+    }
 }
 
 /// A required bearer scheme, in the version's shapes (v1.0

@@ -114,7 +114,7 @@ fn continue_task(
     peer.store
         .with(task_id, |entry| {
             if let Some(context_id) = &message.context_id {
-                if *context_id != entry.task.context_id {
+                if *context_id != entry.task.context_id && peer.behaviour.checks_context() {
                     return Err(A2aError::invalid_params(format!(
                         "contextId `{context_id}` does not match task `{task_id}` (context `{}`)",
                         entry.task.context_id
@@ -403,7 +403,7 @@ pub(crate) fn subscribe(peer: &Shared, task_id: &str) -> Result<Opened, A2aError
     peer.store
         .with(task_id, |entry| {
             let state = entry.task.status.state;
-            if state.is_terminal() {
+            if state.is_terminal() && peer.behaviour.refuses_terminal_subscribe() {
                 return Err(A2aError::unsupported(format!(
                     "task `{task_id}` is {state}, a terminal state; there is nothing to subscribe to"
                 )));

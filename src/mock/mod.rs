@@ -22,7 +22,7 @@
 //! second loopback port, for the gRPC behaviours), `service` is the
 //! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
 //! `sse` writes streams, `push` keeps push configs and delivers notifications,
-//! `auth` checks credentials, `model` renders the wire shapes of each version,
+//! `auth` checks credentials (and `token` issues OAuth tokens), `model` renders the wire shapes of each version,
 //! `bench` serves numbered cards and fast streams for the benchmark.
 //! Leaves the others import instead of each other or this file: `published`
 //! (paths and media modes), `shared` (what handlers share), `push_configs`.
@@ -43,9 +43,12 @@ mod push_configs;
 mod rest;
 mod service;
 mod shared;
+mod signed;
 mod sse;
 mod store;
+mod task_basics;
 pub mod tls;
+mod token;
 
 pub use behaviour::Behaviour;
 pub use shared::MockTiming;
@@ -140,6 +143,8 @@ impl MockPeer {
                     .unwrap_or_else(|| auth::DEFAULT_TOKEN.to_string())
             }),
             grpc_addr,
+            tokens: token::Issued::default(),
+            signing: signed::SigningKey::for_behaviour(config.behaviour),
         });
         let grpc_server =
             grpc_listener.map(|listener| tokio::spawn(grpc::serve(shared.clone(), listener)));
@@ -223,6 +228,12 @@ impl MockPeer {
         self.shared.behaviour
     }
 
+    /// The public key (a JWK with `kid`) the card is signed with, for the
+    /// signing behaviours: what `--trusted-key` takes.
+    pub fn public_jwk(&self) -> Option<serde_json::Value> {
+        self.shared.signing.as_ref().map(|k| k.jwk.clone())
+    }
+
     /// The bearer token the peer's card requires (behaviours that declare
     /// security; only `secured` checks it).
     pub fn auth_token(&self) -> Option<String> {
@@ -274,7 +285,11 @@ fn router(shared: Arc<Shared>) -> Router {
         shared.clone(),
         auth::require,
     ));
-    Router::new()
+    let mut router = Router::new();
+    if shared.behaviour.issues_tokens() {
+        router = router.route(token::TOKEN_PATH, post(token::issue));
+    }
+    router
         .route(CARD_PATH, get(card::serve))
         .route(bench::FLEET_CARD_ROUTE, get(bench::serve_card))
         .merge(a2a)

@@ -6,7 +6,7 @@
 pub(crate) const CARD_PATH: &str = "/.well-known/agent-card.json";
 /// Where the JSON-RPC interface is served.
 pub(crate) const JSONRPC_PATH: &str = "/a2a/jsonrpc";
-/// Where the HTTP+JSON interface is served (v1.0 only).
+/// Where the HTTP+JSON interface is served (v0.3 below its `/v1`).
 pub(crate) const REST_PATH: &str = "/a2a/rest";
 
 /// The input modes the card declares (card defaults and the one skill).

@@ -1,6 +1,8 @@
-//! The v1.0 HTTP+JSON (REST) binding under `/a2a/rest` (v1 §11.3). axum
-//! cannot route `/tasks/{id}:cancel`, so one catch-all handler splits the
-//! path itself. Errors are google.rpc.Status bodies with an ErrorInfo.
+//! The HTTP+JSON (REST) binding under `/a2a/rest`: v1.0's routes (v1 §11.3),
+//! or v0.3's under `/v1` with the 0.3 proto's JSON (`GET /v1/card` for the
+//! extended card). axum cannot route `/tasks/{id}:cancel`, so one catch-all
+//! handler splits the path itself. Errors are google.rpc.Status bodies with
+//! an ErrorInfo, in both versions (as the official SDKs answer).
 
 use super::declared::{self, Refusal};
 use super::error::A2aError;
@@ -9,7 +11,8 @@ use super::published::REST_PATH;
 use super::service::{self, Reply};
 use super::shared::Shared;
 use super::sse::{self, Framing};
-use crate::protocol::{codes, Operation};
+use crate::protocol::v0_3::proto;
+use crate::protocol::{codes, Operation, ProtocolVersion};
 use axum::body::{to_bytes, Body};
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
@@ -17,8 +20,13 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
-/// The REST content type (v1 §11: SHOULD).
-const CONTENT_TYPE: &str = "application/a2a+json";
+/// The REST content type (v1 §11: SHOULD); v0.3 used plain JSON.
+fn content_type(version: ProtocolVersion) -> HeaderValue {
+    HeaderValue::from_static(match version {
+        ProtocolVersion::V1_0 => "application/a2a+json",
+        ProtocolVersion::V0_3 => "application/json",
+    })
+}
 
 pub(crate) async fn handle(
     State(peer): State<Arc<Shared>>,
@@ -30,7 +38,7 @@ pub(crate) async fn handle(
 ) -> Response {
     match serve(&peer, &rest, &method, &headers, &uri, body).await {
         Ok(response) => response,
-        Err(error) => error_response(&error),
+        Err(error) => error_response(&error, peer.protocol),
     }
 }
 
@@ -42,8 +50,12 @@ async fn serve(
     uri: &Uri,
     body: Body,
 ) -> Result<Response, A2aError> {
-    let (op, mut params) = route(rest, method)?;
-    if peer.behaviour.negotiates_version() {
+    let version = peer.protocol;
+    let (op, mut params) = match version {
+        ProtocolVersion::V1_0 => route(rest, method)?,
+        ProtocolVersion::V0_3 => route_v0_3(rest, method)?,
+    };
+    if version == ProtocolVersion::V1_0 && peer.behaviour.negotiates_version() {
         check_version(headers, uri)?;
     }
     match declared::admit(peer, op, headers) {
@@ -82,15 +94,78 @@ async fn serve(
             }
         }
     }
+    if version == ProtocolVersion::V0_3 {
+        // The 0.3 proto names the inline push config `pushNotification`.
+        if let Some(Value::Object(config)) = params.get_mut("configuration") {
+            if let Some(push) = config.remove("pushNotification") {
+                config.insert("pushNotificationConfig".into(), push);
+            }
+        }
+    }
     Ok(match service::call(peer, op, &params).await? {
-        Reply::Json(value) => (
-            StatusCode::OK,
-            [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
-            value.to_string(),
-        )
-            .into_response(),
-        Reply::Stream { opened, view } => sse::respond(peer, opened, view, Framing::Rest),
+        Reply::Json(value) => {
+            let value = match version {
+                ProtocolVersion::V1_0 => value,
+                ProtocolVersion::V0_3 => proto_result(op, &value),
+            };
+            (
+                StatusCode::OK,
+                [(header::CONTENT_TYPE, content_type(version))],
+                value.to_string(),
+            )
+                .into_response()
+        }
+        Reply::Stream { opened, view } => {
+            let framing = match version {
+                ProtocolVersion::V1_0 => Framing::Rest,
+                ProtocolVersion::V0_3 => Framing::RestV0_3,
+            };
+            sse::respond(peer, opened, view, framing)
+        }
     })
+}
+
+/// A 0.3 result in the 0.3 proto's JSON: SendMessageResponse, Task,
+/// TaskPushNotificationConfig, ListTaskPushNotificationConfigResponse, Empty.
+fn proto_result(op: Operation, value: &Value) -> Value {
+    match op {
+        Operation::SendMessage => proto::wrapped(value),
+        Operation::GetTask | Operation::CancelTask => proto::task(value),
+        Operation::CreatePushConfig | Operation::GetPushConfig => proto::push_config_result(value),
+        Operation::ListPushConfigs => {
+            let configs: Vec<Value> = value
+                .as_array()
+                .map(|list| list.iter().map(proto::push_config_result).collect())
+                .unwrap_or_default();
+            serde_json::json!({ "configs": configs })
+        }
+        Operation::DeletePushConfig => serde_json::json!({}),
+        _ => value.clone(),
+    }
+}
+
+/// The 0.3 routes: the 1.0 ones under `v1/`, the extended card at
+/// `v1/card`, no ListTasks, and 0.3 JSON-RPC's names for the ids.
+fn route_v0_3(rest: &str, method: &Method) -> Result<(Operation, Map<String, Value>), A2aError> {
+    let Some(below) = rest.trim_start_matches('/').strip_prefix("v1/") else {
+        return Err(not_found(rest));
+    };
+    if below == "card" {
+        return match *method {
+            Method::GET => Ok((Operation::GetExtendedCard, Map::new())),
+            _ => Err(not_allowed(method, rest)),
+        };
+    }
+    if below.starts_with("extendedAgentCard") || below.trim_end_matches('/') == "tasks" {
+        return Err(not_found(rest));
+    }
+    let (op, mut params) = route(below, method)?;
+    if matches!(op, Operation::GetPushConfig | Operation::DeletePushConfig) {
+        if let Some(config) = params.remove("id") {
+            params.insert("pushNotificationConfigId".into(), config);
+        }
+    }
+    Ok((op, params))
 }
 
 /// Maps a path below `/a2a/rest/` and a verb to an operation and the
@@ -172,7 +247,7 @@ fn not_allowed(method: &Method, rest: &str) -> A2aError {
 }
 
 /// A google.rpc.Status body with the HTTP status of v1 §5.4.
-fn error_response(error: &A2aError) -> Response {
+fn error_response(error: &A2aError, version: ProtocolVersion) -> Response {
     let (mut http, _) = error.http_status();
     let mut body = error.rest_body();
     if error.code == WRONG_VERB {
@@ -182,7 +257,7 @@ fn error_response(error: &A2aError) -> Response {
     }
     (
         http,
-        [(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE))],
+        [(header::CONTENT_TYPE, content_type(version))],
         body.to_string(),
     )
         .into_response()

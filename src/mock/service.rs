@@ -11,6 +11,7 @@ use super::model::{self, TaskView};
 use super::push;
 use super::push_configs::PushConfig;
 use super::shared::Shared;
+use super::task_basics;
 use crate::protocol::{codes, Operation, ProtocolVersion, TaskState};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -55,16 +56,17 @@ pub(crate) async fn call(
         Operation::GetTask => {
             let id = task_id(params)?;
             let view = TaskView {
-                history_length: count(params, "historyLength")?,
+                history_length: count(params, "historyLength")?
+                    .filter(|_| peer.behaviour.bounds_history()),
                 include_artifacts: true,
             };
-            let task = lifecycle::get(peer, &id)?;
+            let task = task_basics::or_made_up(peer, &id, lifecycle::get(peer, &id))?;
             Ok(Reply::Json(model::task_json(&task, version, view)))
         }
         Operation::ListTasks => list_tasks(peer, params).map(Reply::Json),
         Operation::CancelTask => {
             let id = task_id(params)?;
-            let task = lifecycle::cancel(peer, &id)?;
+            let task = task_basics::or_made_up(peer, &id, lifecycle::cancel(peer, &id))?;
             Ok(Reply::Json(model::task_json(
                 &task,
                 version,
@@ -247,6 +249,12 @@ fn list_tasks(peer: &Shared, params: &Map<String, Value>) -> Result<Value, A2aEr
             "`pageSize` must be between 1 and 100",
         ));
     }
+    // list-tasks-unpaged: every task on one page, whatever was asked.
+    let page_size = if peer.behaviour.pages_task_lists() {
+        page_size
+    } else {
+        usize::MAX / 2
+    };
     let offset = match params.get("pageToken").and_then(Value::as_str) {
         None | Some("") => 0,
         Some(token) => token

@@ -46,6 +46,10 @@ pub(crate) struct Shared {
     pub auth_token: Option<String>,
     /// Where gRPC is served (v1.0 peers of the gRPC behaviours).
     pub grpc_addr: Option<std::net::SocketAddr>,
+    /// Access tokens the token endpoint issued (behaviours that issue tokens).
+    pub tokens: super::token::Issued,
+    /// The card's signing key (the signing behaviours).
+    pub signing: Option<super::signed::SigningKey>,
 }
 
 impl Shared {
@@ -64,8 +68,9 @@ impl Shared {
         let _ = shutdown.wait_for(|down| *down).await;
     }
 
-    /// The HTTP+JSON binding is served for v1.0 only.
+    /// Whether the HTTP+JSON binding the card declares (both versions) is
+    /// served.
     pub fn serves_rest(&self) -> bool {
-        self.protocol == ProtocolVersion::V1_0
+        self.behaviour.serves_rest()
     }
 }

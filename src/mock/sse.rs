@@ -30,6 +30,8 @@ pub(crate) enum Framing {
     JsonRpc { id: Value },
     /// The bare StreamResponse (HTTP+JSON binding).
     Rest,
+    /// The 0.3 HTTP+JSON binding: the 0.3 proto's StreamResponse JSON.
+    RestV0_3,
 }
 
 impl Framing {
@@ -37,6 +39,7 @@ impl Framing {
         let value = match self {
             Framing::JsonRpc { id } => jsonrpc_result(id, payload),
             Framing::Rest => payload,
+            Framing::RestV0_3 => crate::protocol::v0_3::proto::wrapped(&payload),
         };
         Bytes::from(format!("data: {value}\n\n"))
     }

@@ -110,10 +110,11 @@ impl TaskState {
         let text = value.as_str()?;
         let upper = text.to_ascii_uppercase();
         if upper.starts_with("TASK_STATE_") {
+            // 0.3's proto spells one state differently (`TASK_STATE_CANCELLED`).
             return TaskState::VARIANTS
                 .iter()
                 .copied()
-                .find(|s| v1_0::state_name(*s) == upper);
+                .find(|s| v1_0::state_name(*s) == upper || v0_3::proto::state_name(*s) == upper);
         }
         text.parse().ok()
     }
@@ -147,6 +148,10 @@ mod tests {
             Some(TaskState::Canceled)
         );
         assert_eq!(TaskState::from_wire(&json!(5)), Some(TaskState::Canceled));
+        assert_eq!(
+            TaskState::from_wire(&json!("TASK_STATE_CANCELLED")),
+            Some(TaskState::Canceled)
+        );
         assert_eq!(TaskState::from_wire(&json!("finished")), None);
     }
 

@@ -1,6 +1,8 @@
 //! A2A v0.3 wire shapes: slash-style JSON-RPC methods, kebab-case states,
 //! `kind` discriminators, bare `message/send` results and `final` on status updates.
 
+pub mod proto;
+
 use super::model::{Operation, TaskState};
 use super::view::MessagePart;
 use serde_json::{json, Value};

@@ -32,6 +32,8 @@ pub enum Captured {
     },
     /// HTTP 401/403: the peer refused the request's credentials.
     Refusal { status: u16 },
+    /// A ListTasks answer: the ids of the tasks it listed, in order.
+    TaskList { task_ids: Vec<String> },
     /// An agent card a call answered (GetExtendedAgentCard), as received.
     Card(serde_json::Value),
 }
@@ -48,6 +50,8 @@ pub struct Capture {
     /// Why there is no stream where one was asked for (the peer answered
     /// with `value` instead).
     pub no_stream: Option<String>,
+    /// How many messages a task answer's `history` held (`call_task`).
+    pub history: Option<usize>,
     /// For a send answered with a task: the media type of every artifact
     /// part, in order (`expect_output_modes` judges them).
     pub part_types: Option<Vec<String>>,
@@ -61,6 +65,7 @@ impl Capture {
             summary: summary.into(),
             source: String::new(),
             no_stream: None,
+            history: None,
             part_types: None,
         }
     }
@@ -241,7 +246,10 @@ impl Capture {
                 condition.ok
                     && matches!(
                         self.value,
-                        Captured::Task { .. } | Captured::Message | Captured::Card(_)
+                        Captured::Task { .. }
+                            | Captured::Message
+                            | Captured::TaskList { .. }
+                            | Captured::Card(_)
                     )
                     && self.no_stream.is_none()
             }

@@ -144,6 +144,8 @@ pub struct RunContext<'a> {
     /// The card's probe window when `--max-probe-window` clamped it: a
     /// wait of that length that sees nothing is inconclusive, not a failure.
     pub clamped_window: Option<ProbeWindow>,
+    /// `for_each: signatures`: the card as served, and the `--trusted-key` keys.
+    pub signing: Option<Signing>,
     /// What steps compare the peer's answers with from its public card.
     pub card: Arc<CardFacts>,
     /// `--strict`: a broken SHOULD fails the run instead of leaving it inconclusive.
@@ -168,6 +170,13 @@ impl CardFacts {
     }
 }
 
+/// What `verify_signature` checks: the card as served and the keys given.
+#[derive(Clone)]
+pub struct Signing {
+    pub card: Arc<crate::card::signature::ServedCard>,
+    pub trusted: Arc<Vec<crate::card::signature::TrustedKey>>,
+}
+
 impl<'a> RunContext<'a> {
     pub fn new(
         client: &'a PeerClient,
@@ -182,6 +191,7 @@ impl<'a> RunContext<'a> {
             cursors: HashMap::new(),
             push: PushState::default(),
             clamped_window: None,
+            signing: None,
             card: Arc::default(),
             strict: false,
         }
@@ -303,6 +313,12 @@ impl<'a> RunContext<'a> {
             withheld = format!(
                 "--same-origin-credentials kept the credentials to the card's origin {origin}, and this endpoint is on another"
             );
+            withheld.as_str()
+        } else if let (true, Some(hint)) = (self.client.has_credentials(), self.client.auth_hint())
+        {
+            hint
+        } else if let Some(hint) = self.client.auth_hint() {
+            withheld = format!("no credentials were given: {hint}");
             withheld.as_str()
         } else if self.client.has_credentials() {
             "the configured credentials were not accepted: check the token of --bearer-env and the --header values"

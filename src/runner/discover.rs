@@ -42,6 +42,10 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, CardU
     let mut card = card::parse_card(&url, &response.body, options.protocol, options.binding)
         .map_err(|e| fail(e.to_string()))?;
     card.warnings.extend(response.cross_origin_hops);
+    card.warnings.extend(card::hygiene::cache_warnings(
+        response.cache_control.as_deref(),
+        response.etag.as_deref(),
+    ));
     card.warnings
         .extend(endpoint_origin_warning(&url, &card, &options.client));
     redact_card(&mut card, &options.redactor);
@@ -106,13 +110,19 @@ pub(super) fn redact_card(card: &mut Card, redactor: &Redactor) {
     }
 }
 
-/// The warning for a card that requires credentials when none were given:
-/// every request but the security probes will likely be refused.
+/// The warning for a card that requires credentials when none were given
+/// (nor obtained from its schemes): every request but the security probes
+/// will likely be refused. `client` is the card-level one [`crate::auth`]
+/// resolved; its hint names the scheme and the flag.
 pub fn credentials_warning(card: &Card, client: &ClientConfig) -> Option<String> {
     (card.security_required && !client.has_credentials()).then(|| {
-        "the card requires credentials (security requirements) but none were given: \
-         the peer will likely refuse every request with HTTP 401/403 and the scenarios \
-         read inconclusive; pass a token with --bearer-env VAR (or a header with --header)"
-            .to_string()
+        let how = client.auth_hint.clone().unwrap_or_else(|| {
+            "pass a token with --bearer-env VAR (or a header with --header)".to_string()
+        });
+        format!(
+            "the card requires credentials (security requirements) but none were given: \
+             the peer will likely refuse every request with HTTP 401/403 and the scenarios \
+             read inconclusive; {how}"
+        )
     })
 }

@@ -8,8 +8,10 @@ mod options;
 mod plan;
 mod poll;
 mod push;
+mod signature;
 pub mod steps;
 mod steps_card;
+mod steps_protocol;
 pub mod stream_end;
 pub mod webhook;
 pub mod window;
@@ -217,11 +219,27 @@ async fn check_peer(
         card_digest: Some(card.digest.clone()),
         protocol_version: Some(card.protocol_version().as_str().into()),
         binding: Some(card.binding().as_str().into()),
-        endpoint: Some(endpoint.clone()),
+        endpoint: Some(card.endpoint.shown_target().to_string()),
         card_warnings: card.warnings.clone(),
         ..PeerReport::new(card.fetched_from.clone())
     };
-    if let Some(warning) = credentials_warning(&card, &options.client) {
+    // The card's security schemes: credentials per run (per skill), and a
+    // first token fetched now so that a broken token endpoint is a card
+    // warning before any run reads unverified because of it.
+    let auth = crate::auth::PeerAuth::new(
+        &card,
+        &options.client,
+        options.auth.clone(),
+        options.issued.clone(),
+    );
+    let card_auth = auth.before_runs().await;
+    report.card_warnings.extend(auth.warnings());
+    if let Some(trouble) = &card_auth.trouble {
+        report
+            .card_warnings
+            .push(options.redactor_with_issued().redact(trouble));
+    }
+    if let Some(warning) = credentials_warning(&card, &card_auth.config) {
         report.card_warnings.push(warning);
     }
     let window = probe_window(&card, options);
@@ -254,6 +272,7 @@ async fn check_peer(
         .collect();
     progress.peer_started(&report.card_url, Some(&card.name), plan.len());
     let client = &client;
+    let auth = &auth;
     let card_url = report.card_url.as_str();
     let runs = stream::iter(
         plan.into_iter()
@@ -262,10 +281,43 @@ async fn check_peer(
                 if options.cancel.is_cancelled() && planned.not_run.is_none() {
                     return (position, interrupted(&planned));
                 }
+                // A secured card: the run's own credentials (its skill's
+                // requirement), tokens fresh, their requests in its evidence.
+                let run_auth = match planned.not_run {
+                    None if auth.is_active() => Some(auth.for_run(run_skill(&planned)).await),
+                    _ => None,
+                };
+                let run_options;
+                let options = match &run_auth {
+                    Some(run_auth) => {
+                        run_options = RunOptions {
+                            redactor: options.redactor_with_issued(),
+                            auth_evidence: run_auth.evidence.clone(),
+                            ..options.clone()
+                        };
+                        &run_options
+                    }
+                    None => options,
+                };
+                let config = run_auth.as_ref().map_or(&options.client, |a| &a.config);
                 let own_client;
-                let client = match &planned.interface {
-                    Some(interface) if planned.not_run.is_none() => {
-                        match interface_client(interface, options) {
+                let client = match (&planned.interface, &run_auth) {
+                    (Some(interface), _) if planned.not_run.is_none() => {
+                        match interface_client(interface, config) {
+                            Ok(c) => {
+                                own_client = c;
+                                &own_client
+                            }
+                            Err(e) => return (position, errored(planned, e.to_string())),
+                        }
+                    }
+                    (None, Some(_)) => {
+                        match PeerClient::new(
+                            client.endpoint.clone(),
+                            client.version,
+                            client.binding,
+                            config.clone(),
+                        ) {
                             Ok(c) => {
                                 own_client = c;
                                 &own_client
@@ -304,10 +356,16 @@ fn in_plan_order<T>(mut finished: Vec<(usize, T)>) -> Vec<T> {
     finished.into_iter().map(|(_, item)| item).collect()
 }
 
+/// The skill a run verifies something of, whose security requirement (if
+/// it has its own) governs the run's credentials.
+fn run_skill<'p>(planned: &'p Planned<'_>) -> Option<&'p str> {
+    planned.verifies.iter().find_map(DeclarationId::skill)
+}
+
 /// A client for one declared interface (`for_each: interfaces`).
 fn interface_client(
     interface: &crate::card::Interface,
-    options: &RunOptions,
+    config: &crate::transport::client::ClientConfig,
 ) -> Result<PeerClient, InterfaceClientError> {
     let (Some(version), Some(binding)) = (interface.protocol_version, interface.binding) else {
         return Err(InterfaceClientError::NoBinding(interface.url.clone()));
@@ -316,12 +374,7 @@ fn interface_client(
         url: interface.url.clone(),
         source,
     })?;
-    Ok(PeerClient::new(
-        url,
-        version,
-        binding,
-        options.client.clone(),
-    )?)
+    Ok(PeerClient::new(url, version, binding, config.clone())?)
 }
 
 /// Why no client could be made for a declared interface (the run is an
@@ -447,8 +500,15 @@ async fn run_once(
     options: &RunOptions,
 ) -> ((ScenarioVerdict, Option<ErrorKind>), String, Vec<Evidence>) {
     let transcript = Transcript::new(options.redactor.clone());
+    for line in &options.auth_evidence {
+        transcript.note(line.clone());
+    }
     let mut ctx = RunContext::new(client, transcript.clone(), planned.vars.clone());
     ctx.clamped_window = planned.clamped_window;
+    ctx.signing = planned.signed_card.clone().map(|card| context::Signing {
+        card,
+        trusted: options.trusted_keys.clone(),
+    });
     ctx.card = planned.card.clone();
     ctx.strict = options.strict;
     let steps = &planned.scenario.def.steps;
@@ -672,10 +732,8 @@ mod tests {
         };
         assert_eq!(not_run("interface-served[JSONRPC 1.0]"), None);
         assert_eq!(not_run("interface-served[GRPC 1.0]"), None);
-        for (run_id, named) in [
-            ("interface-served[GRPC 0.3]", "(GRPC 0.3)"),
-            ("interface-served[HTTP+JSON 0.3]", "(HTTP+JSON 0.3)"),
-        ] {
+        assert_eq!(not_run("interface-served[HTTP+JSON 0.3]"), None);
+        for (run_id, named) in [("interface-served[GRPC 0.3]", "(GRPC 0.3)")] {
             match not_run(run_id) {
                 Some(NotRun::Skip(reason)) => {
                     assert!(

@@ -2,6 +2,7 @@
 //! client's settings and caps, scheduling bounds, and the cancellation a
 //! signal triggers.
 
+use crate::card::signature::TrustedKey;
 use crate::card::{BindingChoice, Card, ProtocolChoice};
 use crate::fleet::Shard;
 use crate::transport::client::ClientConfig;
@@ -56,6 +57,16 @@ pub struct RunOptions {
     /// Cancelled on SIGINT/SIGTERM: runs still in flight stop at once and
     /// read `error` ("interrupted"); finished runs are kept.
     pub cancel: CancellationToken,
+    /// What satisfies the card's security schemes (`--api-key-env`,
+    /// `--basic-env`, `--oauth-client-*-env`).
+    pub auth: Arc<crate::auth::AuthSettings>,
+    /// Access tokens obtained during the check, redacted from every output.
+    pub issued: crate::auth::IssuedSecrets,
+    /// How this run's credentials were obtained (token requests), noted at
+    /// the start of its evidence; set per run.
+    pub auth_evidence: Vec<String>,
+    /// `--trusted-key`: the keys card signatures may verify against.
+    pub trusted_keys: Arc<Vec<TrustedKey>>,
     /// `--strict`: a broken SHOULD (output modes) is a divergence, not an
     /// inconclusive run.
     pub strict: bool,
@@ -82,6 +93,10 @@ impl Default for RunOptions {
             max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),
+            auth: Arc::new(crate::auth::AuthSettings::default()),
+            issued: crate::auth::IssuedSecrets::default(),
+            auth_evidence: Vec::new(),
+            trusted_keys: Arc::default(),
             strict: false,
         }
     }
@@ -99,5 +114,16 @@ impl RunOptions {
         // be checked at all.
         options.client.extensions = card.required_extensions();
         options
+    }
+
+    /// The redactor plus every access token obtained so far.
+    pub fn redactor_with_issued(&self) -> Arc<Redactor> {
+        let issued = self.issued.all();
+        if issued.is_empty() {
+            return self.redactor.clone();
+        }
+        let mut secrets = self.redactor.secrets().to_vec();
+        secrets.extend(issued);
+        Arc::new(Redactor::new(secrets))
     }
 }

@@ -11,6 +11,7 @@ use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{Scenario, Suite};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One planned scenario run.
 pub(super) struct Planned<'a> {
@@ -26,8 +27,10 @@ pub(super) struct Planned<'a> {
     pub(super) interface: Option<crate::card::Interface>,
     /// The card's probe window, when `--max-probe-window` clamped it.
     pub(super) clamped_window: Option<ProbeWindow>,
+    /// `for_each: signatures`: the card as served, whose signature the run checks.
+    pub(super) signed_card: Option<Arc<crate::card::signature::ServedCard>>,
     /// What steps compare answers with from the public card.
-    pub(super) card: std::sync::Arc<CardFacts>,
+    pub(super) card: Arc<CardFacts>,
 }
 
 /// Why a planned run does not run.
@@ -84,7 +87,7 @@ pub(super) fn plan_runs<'a>(
     options: &RunOptions,
 ) -> Vec<Planned<'a>> {
     let base = base_vars(card, suite, options);
-    let facts = std::sync::Arc::new(CardFacts::of(card));
+    let facts = Arc::new(CardFacts::of(card));
     let mut plan = Vec::new();
     for scenario in &suite.scenarios {
         let skip = filter_reason(scenario.id(), options).or_else(|| {
@@ -139,6 +142,7 @@ pub(super) fn plan_runs<'a>(
                 vars,
                 not_run,
                 interface: expansion.interface,
+                signed_card: expansion.signed_card,
                 clamped_window: probe_window(card, options).filter(ProbeWindow::clamped),
                 card: facts.clone(),
             });
@@ -166,6 +170,7 @@ pub(super) struct Expansion {
     pub(super) unsupported: Option<String>,
     pub(super) vars: HashMap<String, Option<String>>,
     pub(super) interface: Option<crate::card::Interface>,
+    pub(super) signed_card: Option<Arc<crate::card::signature::ServedCard>>,
 }
 
 /// A scenario's runs: one, or one per declaration its `for_each` names.
@@ -180,6 +185,7 @@ pub(super) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
             unsupported: None,
             vars: HashMap::new(),
             interface: None,
+            signed_card: None,
         }],
         Some(each @ (ForEach::InputModes | ForEach::OutputModes)) => match each {
             ForEach::OutputModes => card.output_mode_declarations(),
@@ -201,6 +207,7 @@ pub(super) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
                     ("skill", Some(skill.unwrap_or_default())),
                 ]),
                 interface: None,
+                signed_card: None,
             }
         })
         .collect(),
@@ -220,6 +227,7 @@ pub(super) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
                     ),
                 ]),
                 interface: None,
+                signed_card: None,
             })
             .collect(),
         Some(ForEach::Interfaces) => card
@@ -238,7 +246,41 @@ pub(super) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
                 ]),
                 unsupported: d.unsupported,
                 interface: Some(d.interface),
+                signed_card: None,
             })
             .collect(),
+        Some(ForEach::Signatures) => {
+            let card_value = Arc::new(crate::card::signature::ServedCard {
+                url: card.fetched_from.clone(),
+                card: card.raw.clone(),
+            });
+            let signatures = crate::card::signature::card_signatures(&card.raw);
+            crate::card::signature::signature_declarations(&card.raw)
+                .into_iter()
+                .map(|(declaration, index)| {
+                    let kid = signatures
+                        .iter()
+                        .find(|s| s.index == index)
+                        .and_then(|s| s.kid.clone());
+                    Expansion {
+                        run_id: format!(
+                            "{id}[{}]",
+                            declaration
+                                .to_string()
+                                .trim_start_matches("signatures[")
+                                .trim_end_matches(']')
+                        ),
+                        unsupported: None,
+                        vars: set(vec![
+                            ("declaration", Some(declaration.to_string())),
+                            ("signature", Some(index.to_string())),
+                            ("kid", Some(kid.unwrap_or_default())),
+                        ]),
+                        interface: None,
+                        signed_card: Some(card_value.clone()),
+                    }
+                })
+                .collect()
+        }
     }
 }

@@ -66,6 +66,12 @@ impl RunContext<'_> {
             }
             Step::SetPushConfig(s) => self.set_push_config(s).await,
             Step::ExpectWebhook(s) => self.expect_webhook(s).await,
+            Step::CallTask(s) => self.call_task(s).await,
+            Step::ListTasks(s) => self.list_tasks(s).await,
+            Step::SendInTask(s) => self.send_in_task(s).await,
+            Step::ExpectCount(s) => self.expect_count(s),
+            Step::ExpectListed(s) => self.expect_listed(s),
+            Step::VerifySignature(s) => self.verify_signature(s).await,
             Step::GetExtendedCard(s) => self.get_extended_card(s).await,
             Step::ExpectExtendedCard(s) => self.expect_extended_card(s),
             Step::ExpectOutputModes(s) => self.expect_output_modes(s),
@@ -75,9 +81,13 @@ impl RunContext<'_> {
     async fn send(&mut self, s: &SendStep, streaming: bool) -> StepResult {
         let text = self.text(s.text.as_ref().unwrap_or(&Template::var("prompt")))?;
         let parts = [MessagePart::Text(text)];
+        let context = match &s.context_of {
+            Some(name) => self.task_of(name)?.1,
+            None => None,
+        };
         let message = self
             .version()
-            .message(&parts, &new_message_id(), None, None);
+            .message(&parts, &new_message_id(), None, context.as_deref());
         let params = self
             .version()
             .send_params(message, s.blocking.unwrap_or(true));
@@ -180,7 +190,11 @@ impl RunContext<'_> {
     }
 
     /// Calls and turns the reply into a capture; malformed replies fail the run.
-    async fn answer(&self, op: Operation, params: serde_json::Value) -> Result<Capture, Stop> {
+    pub(super) async fn answer(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+    ) -> Result<Capture, Stop> {
         self.answer_with(op, params, &CallOptions::default()).await
     }
 
@@ -621,6 +635,6 @@ fn comma_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn new_message_id() -> String {
+pub(super) fn new_message_id() -> String {
     format!("a2a-conform-{}", uuid::Uuid::new_v4())
 }

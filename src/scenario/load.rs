@@ -44,6 +44,14 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../scenarios/security.yaml"),
     ),
     (
+        "scenarios/protocol.yaml",
+        include_str!("../../scenarios/protocol.yaml"),
+    ),
+    (
+        "scenarios/signatures.yaml",
+        include_str!("../../scenarios/signatures.yaml"),
+    ),
+    (
         "scenarios/extended-card.yaml",
         include_str!("../../scenarios/extended-card.yaml"),
     ),
@@ -451,6 +459,9 @@ impl Checker<'_> {
         let mut defines: Option<(&str, CaptureKind)> = None;
         match &step.value {
             Step::Send(s) | Step::Stream(s) => {
+                if let Some(name) = &s.context_of {
+                    need(name, None, captures)?;
+                }
                 texts.extend(&s.text);
                 texts.extend(&s.a2a_version);
                 texts.extend(&s.extensions);
@@ -561,6 +572,47 @@ impl Checker<'_> {
                 if let Some(c) = &s.capture {
                     defines = Some((c, CaptureKind::Answer));
                 }
+            }
+            Step::CallTask(s) => {
+                match (&s.task, &s.id) {
+                    (Some(task), None) => need(task, None, captures)?,
+                    (None, Some(id)) => texts.push(id),
+                    _ => return Err(self.err(
+                        step,
+                        "`call_task` takes exactly one of `task` (a capture) and `id` (a task id)"
+                            .to_string(),
+                    )),
+                }
+                defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::ListTasks(s) => {
+                if let Some(task) = &s.context_of {
+                    need(task, None, captures)?;
+                }
+                defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::SendInTask(s) => {
+                need(&s.task, None, captures)?;
+                texts.push(&s.context_id);
+                texts.extend(&s.text);
+                defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::ExpectCount(s) => {
+                need(&s.of, None, captures)?;
+                if s.at_least.is_none() && s.at_most.is_none() {
+                    return Err(self.err(
+                        step,
+                        "`expect_count` needs `at_least`, `at_most` or both".to_string(),
+                    ));
+                }
+                texts.extend(&s.fail);
+                texts.extend(&s.otherwise_inconclusive);
+            }
+            Step::VerifySignature(s) => texts.push(&s.signature),
+            Step::ExpectListed(s) => {
+                need(&s.of, None, captures)?;
+                need(&s.task, None, captures)?;
+                texts.extend(&s.fail);
             }
         }
         for text in texts {

@@ -3,6 +3,7 @@
 
 pub mod load;
 pub mod model;
+pub mod protocol_steps;
 pub mod template;
 pub mod vars;
 

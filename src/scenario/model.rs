@@ -7,6 +7,10 @@
 //! [`EventKind`]s, texts [`Template`]s, durations and counts checked values
 //! or templates the run resolves.
 
+pub use super::protocol_steps::{
+    CallTaskStep, Counted, ExpectCountStep, ExpectListedStep, ListTasksStep, SendInTaskStep,
+    TaskOp, VerifySignatureStep,
+};
 use super::template::Template;
 use super::vars::{Count, DurationValue};
 use crate::protocol::Event;
@@ -60,6 +64,9 @@ pub enum ForEach {
     /// interface's URL, binding and version. Sets `${declaration}`
     /// (`interfaces[JSONRPC 1.0]`), `${binding}`, `${interface_version}`, `${url}`.
     Interfaces,
+    /// Every entry of the card's `signatures`. Sets `${declaration}`
+    /// (`signatures[<kid>]`), `${signature}` (its 1-based position) and `${kid}`.
+    Signatures,
     /// Every declared output mode: card defaults, then each skill's own modes.
     /// Sets `${mode}`, `${declaration}` and `${skill}` (empty for defaults).
     OutputModes,
@@ -75,6 +82,7 @@ impl std::fmt::Display for ForEach {
         f.write_str(match self {
             ForEach::InputModes => "for each declared input mode",
             ForEach::Interfaces => "for each declared interface",
+            ForEach::Signatures => "for each card signature",
             ForEach::OutputModes => "for each declared output mode",
             ForEach::Extensions => "for each declared extension",
             ForEach::RequiredExtensions => "for each required extension",
@@ -116,6 +124,18 @@ pub enum Step {
     SetPushConfig(SetPushConfigStep),
     /// Wait for a push notification on the run's webhook receiver, within a window.
     ExpectWebhook(ExpectWebhookStep),
+    /// GetTask or CancelTask on a captured task or on an id of the scenario's.
+    CallTask(CallTaskStep),
+    /// One ListTasks call (v1.0).
+    ListTasks(ListTasksStep),
+    /// A message to a captured task with another `contextId`.
+    SendInTask(SendInTaskStep),
+    /// A count in a capture (history messages, listed tasks) within bounds.
+    ExpectCount(ExpectCountStep),
+    /// A ListTasks capture lists a captured task.
+    ExpectListed(ExpectListedStep),
+    /// The card signature at a position verifies against the card as served.
+    VerifySignature(VerifySignatureStep),
     /// Ask for the extended agent card (GetExtendedAgentCard).
     GetExtendedCard(GetExtendedCardStep),
     /// A captured extended card must be a valid card listing every skill of
@@ -145,6 +165,12 @@ impl Step {
             Step::Sleep(_) => "sleep",
             Step::SetPushConfig(_) => "set_push_config",
             Step::ExpectWebhook(_) => "expect_webhook",
+            Step::CallTask(_) => "call_task",
+            Step::ListTasks(_) => "list_tasks",
+            Step::SendInTask(_) => "send_in_task",
+            Step::ExpectCount(_) => "expect_count",
+            Step::ExpectListed(_) => "expect_listed",
+            Step::VerifySignature(_) => "verify_signature",
             Step::GetExtendedCard(_) => "get_extended_card",
             Step::ExpectExtendedCard(_) => "expect_extended_card",
             Step::ExpectOutputModes(_) => "expect_output_modes",
@@ -175,8 +201,11 @@ pub struct SendStep {
     /// `none`, or `invalid` (a made-up bearer token), to probe enforcement.
     #[serde(default)]
     pub credentials: Credentials,
-    /// Ask for exactly these extensions (comma-separated URIs) in the
-    /// version's extensions header, instead of the card's required ones.
+    /// Start the new task in the context of this captured task (its `contextId`).
+    #[serde(default)]
+    pub context_of: Option<String>,
+    /// Also ask for these extensions (comma-separated URIs) in the version's
+    /// extensions header, besides the card's required ones.
     #[serde(default)]
     pub extensions: Option<Template>,
     /// Send no extensions header at all (not even the card's required ones).

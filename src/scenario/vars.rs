@@ -105,8 +105,9 @@ pub const BUILTINS: &[Builtin] = &[
 ];
 
 /// Variables set by `for_each` (`input_modes`: mode, declaration, skill;
-/// `interfaces`: declaration, binding, interface_version, url; `output_modes`:
-/// as `input_modes`; `extensions`, `required_extensions`: uri, declaration).
+/// `interfaces`: declaration, binding, interface_version, url;
+/// `signatures`: declaration, signature, kid; `output_modes`: as
+/// `input_modes`; `extensions`, `required_extensions`: uri, declaration).
 pub const FOR_EACH_VARS: &[&str] = &[
     "mode",
     "declaration",
@@ -114,6 +115,8 @@ pub const FOR_EACH_VARS: &[&str] = &[
     "binding",
     "interface_version",
     "url",
+    "signature",
+    "kid",
     "uri",
 ];
 

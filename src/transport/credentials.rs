@@ -1,6 +1,8 @@
 //! What a peer is given: the connection settings, which of them are
-//! credentials (the bearer token and every `--header`/profile header not
-//! named public), the values to redact for them, and the origin they were
+//! credentials (the bearer token, every `--header`/profile header not
+//! named public, and what [`crate::auth`] obtained from the card's security
+//! schemes: headers, query parameters, access tokens), the values to
+//! redact for them, and the origin they were
 //! given for — credentials never follow a redirect to another origin, and
 //! under `--same-origin-credentials` never reach an endpoint on one.
 
@@ -73,6 +75,17 @@ pub struct ClientConfig {
     pub tls: super::http::TlsOptions,
     /// The caps on bodies and streams (`--max-*` flags).
     pub limits: super::limits::Limits,
+    /// Query parameters that are credentials (an `apiKey` scheme `in:
+    /// query`), appended to every call that carries the credentials.
+    pub query: Vec<(String, String)>,
+    /// What a refusal of these credentials means, from the card's security
+    /// schemes: the scheme and the flag that would satisfy it, or which
+    /// obtained credentials were refused (see [`crate::auth`]).
+    pub auth_hint: Option<String>,
+    /// How reproductions show a credential header whose value comes from
+    /// the environment (`X-API-Key` → `$PEER_KEY`), by header name; other
+    /// credential headers show as masked.
+    pub shown_as: Vec<(String, String)>,
     /// Extension URIs every call asks for in the version's extensions
     /// header: the card's required ones, set once the card is read.
     pub extensions: Vec<String>,
@@ -90,6 +103,9 @@ impl Default for ClientConfig {
             credentials_origin: None,
             tls: super::http::TlsOptions::default(),
             limits: super::limits::Limits::default(),
+            query: Vec::new(),
+            auth_hint: None,
+            shown_as: Vec::new(),
             extensions: Vec::new(),
         }
     }
@@ -115,10 +131,22 @@ impl ClientConfig {
                 .any(|(n, _)| n.trim().eq_ignore_ascii_case(name) && !self.is_public(n))
     }
 
+    /// How a reproduction shows the credential header `name`, when its
+    /// value comes from the environment ([`Self::shown_as`]).
+    pub fn shown_as(&self, name: &str) -> Option<&str> {
+        let name = name.trim();
+        self.shown_as
+            .iter()
+            .find(|(n, _)| n.trim().eq_ignore_ascii_case(name))
+            .map(|(_, shown)| shown.as_str())
+    }
+
     /// Whether any credentials are configured: a bearer token (`--bearer-env`)
     /// or a header not named public.
     pub fn has_credentials(&self) -> bool {
-        self.bearer.is_some() || self.headers.iter().any(|(n, _)| !self.is_public(n))
+        self.bearer.is_some()
+            || !self.query.is_empty()
+            || self.headers.iter().any(|(n, _)| !self.is_public(n))
     }
 
     /// The names (lower case, once each) of the headers that carry credentials.
@@ -146,6 +174,7 @@ impl ClientConfig {
             secrets.push(token.clone());
             secrets.push(token.trim().to_string());
         }
+        secrets.extend(self.query.iter().map(|(_, value)| value.clone()));
         for (name, value) in &self.headers {
             if self.is_public(name) {
                 continue;
@@ -193,6 +222,7 @@ impl ClientConfig {
                 .cloned()
                 .collect(),
             bearer: None,
+            query: Vec::new(),
             ..self.clone()
         }
     }

@@ -7,6 +7,9 @@
 //! exchange is recorded with its metadata (secrets masked), messages as
 //! JSON, status, timing and a `grpcurl` line that reproduces it.
 
+mod tls;
+
+use super::http::TlsOptions;
 use super::limits::Limits;
 use super::reply::Reply;
 use super::rest::code_for_reason;
@@ -25,7 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::metadata::MetadataMap;
-use tonic::transport::{Channel, ClientTlsConfig, Endpoint};
+use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 use tonic_types::StatusExt;
 
@@ -47,6 +50,8 @@ pub(super) struct GrpcCall {
     pub limits: Limits,
     /// What the evidence says about the credentials (names, never values).
     pub note: String,
+    /// The HTTP client's trust and identity, for `https` endpoints.
+    pub tls: TlsOptions,
 }
 
 /// The v1.0 gRPC method of an operation.
@@ -293,7 +298,8 @@ fn with_metadata<T>(call: &GrpcCall, message: T) -> tonic::Request<T> {
 }
 
 /// A bounded channel to the endpoint: connect within the timeout, messages
-/// capped at `--max-body-bytes` both ways. TLS for `https` endpoints.
+/// capped at `--max-body-bytes` both ways. TLS for `https` endpoints, with
+/// the HTTP client's roots, `--cacert`, `--cert`/`--key` and `--insecure`.
 async fn connect(
     call: &GrpcCall,
     transcript: &Transcript,
@@ -303,17 +309,31 @@ async fn connect(
         transcript.note(reason.clone());
         Reply::Unreachable(reason)
     };
-    let mut endpoint = Endpoint::from_shared(call.endpoint.to_string())
+    let secure = call.endpoint.scheme() == "https";
+    // tonic is given the `http` form: TLS is the connector's (see `tls`).
+    let mut plain = call.endpoint.clone();
+    if secure {
+        let _ = plain.set_scheme("http");
+    }
+    let endpoint = Endpoint::from_shared(plain.to_string())
         .map_err(|e| unreachable(e.to_string()))?
         .connect_timeout(call.timeout);
-    if call.endpoint.scheme() == "https" {
-        endpoint = endpoint
-            .tls_config(ClientTlsConfig::new().with_webpki_roots())
-            .map_err(|e| unreachable(e.to_string()))?;
-    }
-    let channel = match tokio::time::timeout(call.timeout, endpoint.connect()).await {
+    let connected = if secure {
+        tokio::time::timeout(call.timeout, async {
+            tls::connect(endpoint, &call.tls)
+                .await
+                .map_err(|e| describe_error(&e))
+        })
+        .await
+    } else {
+        tokio::time::timeout(call.timeout, async {
+            endpoint.connect().await.map_err(|e| describe_error(&e))
+        })
+        .await
+    };
+    let channel = match connected {
         Err(_) => return Err(unreachable("connect timed out".into())),
-        Ok(Err(e)) => return Err(unreachable(describe_error(&e))),
+        Ok(Err(reason)) => return Err(unreachable(reason)),
         Ok(Ok(channel)) => channel,
     };
     let mut grpc = tonic::client::Grpc::new(channel)
@@ -332,6 +352,12 @@ fn describe_error(error: &dyn std::error::Error) -> String {
     while let Some(cause) = source {
         text.push_str(&format!(": {cause}"));
         source = cause.source();
+    }
+    if text.contains("UnknownIssuer") || text.contains("invalid peer certificate") {
+        text.push_str(
+            "; the peer's TLS certificate is not trusted: pass the CA that issued it \
+             with --cacert FILE (PEM), or skip verification with --insecure",
+        );
     }
     text
 }
@@ -601,6 +627,7 @@ mod tests {
             max_stream: Duration::from_secs(1),
             limits: Limits::default(),
             note: String::new(),
+            tls: TlsOptions::default(),
         };
         let params = json!({"message": {"messageId": "m1", "role": "ROLE_USER",
             "parts": [{"text": "hi"}]}, "unknownKey": 1});

@@ -17,6 +17,17 @@ pub struct TlsOptions {
     pub identity: Option<reqwest::Identity>,
     /// `--insecure`: certificates are not verified (every report says so).
     pub insecure: bool,
+    /// The same `--cacert` CAs as DER, for gRPC channels (rustls, not reqwest).
+    pub extra_roots_der: Vec<rustls::pki_types::CertificateDer<'static>>,
+    /// The same `--cert`/`--key` identity as DER, for gRPC channels.
+    pub identity_der: Option<std::sync::Arc<GrpcIdentity>>,
+}
+
+/// An mTLS client certificate chain and its key, as rustls takes them.
+#[derive(Debug)]
+pub struct GrpcIdentity {
+    pub chain: Vec<rustls::pki_types::CertificateDer<'static>>,
+    pub key: rustls::pki_types::PrivateKeyDer<'static>,
 }
 
 /// The HTTP client used for cards and calls: bounded, and it follows no

@@ -20,6 +20,9 @@ pub struct CardResponse {
     pub body: Vec<u8>,
     /// One line per redirect that left the credentials' origin.
     pub cross_origin_hops: Vec<String>,
+    /// The final response's `Cache-Control` and `ETag` (card hygiene).
+    pub cache_control: Option<String>,
+    pub etag: Option<String>,
 }
 
 /// Why the card could not be read at all.
@@ -87,6 +90,15 @@ pub async fn get_card(
             current = next;
             continue;
         }
+        let header = |name: reqwest::header::HeaderName| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let cache_control = header(reqwest::header::CACHE_CONTROL);
+        let etag = header(reqwest::header::ETAG);
         let body = read_bounded(response, config.timeout, config.limits.max_body_bytes)
             .await
             .map_err(|error| CardGetError::Body {
@@ -97,6 +109,8 @@ pub async fn get_card(
             status,
             body,
             cross_origin_hops,
+            cache_control,
+            etag,
         });
     }
     Err(CardGetError::TooManyRedirects { url: url.clone() })

@@ -15,6 +15,16 @@ const DECLARED: &[&str] = &[
     "skills[echo].inputModes[application/json]",
     "defaultOutputModes[text/plain]",
     "skills[echo].outputModes[text/plain]",
+    "protocol.unknownTask",
+    "protocol.historyLength",
+];
+
+/// The task basics only a v1.0 endpoint declares.
+const DECLARED_V1_0: &[&str] = &[
+    "protocol.versionNegotiation",
+    "protocol.terminalSubscribe",
+    "protocol.contextMismatch",
+    "protocol.listTasks",
 ];
 
 fn assert_all_honoured(out: &Outcome, version: &str, binding: &str) {
@@ -43,18 +53,26 @@ fn assert_all_honoured(out: &Outcome, version: &str, binding: &str) {
     let interfaces: &[&str] = if version == "1.0" {
         &["interfaces[JSONRPC 1.0]", "interfaces[HTTP+JSON 1.0]"]
     } else {
-        &["interfaces[JSONRPC 0.3]"]
+        &["interfaces[JSONRPC 0.3]", "interfaces[HTTP+JSON 0.3]"]
     };
     for id in interfaces {
         assert_eq!(out.declaration(id), "honoured", "{id}: {}", out.explain());
     }
-    let negotiation = if version == "1.0" {
+    let v1_only = if version == "1.0" {
         "honoured"
     } else {
         "not-declared"
     };
-    assert_eq!(out.declaration("protocol.versionNegotiation"), negotiation);
-    let honoured = DECLARED.len() + interfaces.len() + usize::from(version == "1.0");
+    for id in DECLARED_V1_0 {
+        assert_eq!(out.declaration(id), v1_only, "{id}: {}", out.explain());
+    }
+    let honoured = DECLARED.len()
+        + interfaces.len()
+        + if version == "1.0" {
+            DECLARED_V1_0.len()
+        } else {
+            0
+        };
     let headline = out.stdout.lines().last().unwrap_or_default();
     assert!(
         headline.starts_with("pass — ")

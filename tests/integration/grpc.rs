@@ -4,7 +4,7 @@
 //! masked, messages as JSON, status, a grpcurl reproduction).
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
+use a2a_conform::mock::{Behaviour, MockPki};
 use a2a_conform::protocol::ProtocolVersion;
 use serde_json::Value;
 
@@ -42,7 +42,14 @@ fn a_grpc_only_peer_keeps_every_declaration_over_grpc() {
     assert_eq!(out.code, 0, "{}", out.explain());
     let report = &out.report()["peers"][0];
     assert_eq!(report["binding"], "grpc", "{}", out.explain());
-    assert_eq!(report["endpoint"], format!("http://{grpc_addr}"));
+    // The target as the card spells it (`host:port`), not the URL it is read as.
+    assert_eq!(report["endpoint"], grpc_addr.to_string());
+    assert!(
+        out.stdout
+            .contains(&format!("A2A 1.0 over grpc at {grpc_addr}\n")),
+        "{}",
+        out.stdout
+    );
     let rows = declared_rows(&out);
     assert!(
         rows.iter()
@@ -345,5 +352,139 @@ fn a_silent_or_garbled_grpc_peer_is_a_finding_within_the_timeout() {
         for text in [&out.stdout, &out.stderr, &out.report().to_string()] {
             assert!(!text.contains(secret), "{case}: the token leaked");
         }
+    }
+}
+
+/// A v1.0 card declaring only a gRPC interface at `target`, with the
+/// declarations the mock's gRPC server keeps.
+fn tls_grpc_card(target: &str) -> Vec<u8> {
+    serde_json::json!({
+        "name": "a2a-conform mock peer behind TLS",
+        "description": "The mock peer's gRPC server behind a TLS front.",
+        "version": "1",
+        "supportedInterfaces": [
+            {"url": target, "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+        ],
+        "capabilities": {"streaming": true, "pushNotifications": false},
+        "defaultInputModes": ["text/plain", "application/json"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "echo", "name": "Chunked echo", "description": "echo",
+            "tags": ["mock"], "inputModes": ["text/plain", "application/json"],
+            "outputModes": ["text/plain"]}]
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// The gRPC client honours the HTTP client's TLS options (issue #12): a
+/// gRPC interface behind TLS (a CA made here, ALPN h2) is refused without
+/// its CA, naming --cacert; trusted with --cacert; accepted with --insecure;
+/// and an mTLS front is satisfied by --cert/--key and refuses a client
+/// without them.
+#[test]
+fn grpc_over_tls_honours_cacert_insecure_and_client_certificates() {
+    let pki = MockPki::generate().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let files = pki.write_to(dir.path()).unwrap();
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::GrpcOnly);
+    let grpc_addr = peer.peer.grpc_addr().expect("gRPC served");
+    let h2 = |require_client_cert: bool| {
+        let mut config = (*pki.server_config(require_client_cert).unwrap()).clone();
+        config.alpn_protocols = vec![b"h2".to_vec()];
+        std::sync::Arc::new(config)
+    };
+    let front = tls_front(&format!("http://{grpc_addr}"), h2(false));
+    let target = format!("https://127.0.0.1:{}", front.port);
+    let card = serve_static(200, "application/json", tls_grpc_card(&target));
+    let card_url = format!("{}/.well-known/agent-card.json", card.base_url);
+
+    let untrusted = check(&card_url, &[]);
+    assert_eq!(untrusted.code, 3, "{}", untrusted.explain());
+    let all = format!("{}{}", untrusted.stdout, untrusted.stderr);
+    assert!(
+        all.contains("not trusted") && all.contains("--cacert FILE"),
+        "{}",
+        untrusted.explain()
+    );
+
+    let cacert = files.ca.display().to_string();
+    let trusted = check(&card_url, &["--cacert", &cacert]);
+    assert_eq!(trusted.code, 0, "{}", trusted.explain());
+    assert_eq!(trusted.report()["peers"][0]["binding"], "grpc");
+    assert_eq!(trusted.report()["peers"][0]["endpoint"], target.as_str());
+    assert_eq!(trusted.declaration("interfaces[GRPC 1.0]"), "honoured");
+    assert_eq!(trusted.declaration("capabilities.streaming"), "honoured");
+    assert_eq!(trusted.declaration("lifecycle.cancel"), "honoured");
+
+    let insecure = check(&card_url, &["--insecure"]);
+    assert_eq!(insecure.code, 0, "{}", insecure.explain());
+    assert_eq!(insecure.report()["tool"]["insecure"], true);
+
+    let mtls = tls_front(&format!("http://{grpc_addr}"), h2(true));
+    let target = format!("https://127.0.0.1:{}", mtls.port);
+    let card = serve_static(200, "application/json", tls_grpc_card(&target));
+    let card_url = format!("{}/.well-known/agent-card.json", card.base_url);
+    let (cert, key) = (
+        files.client_cert.display().to_string(),
+        files.client_key.display().to_string(),
+    );
+    let with_identity = check(
+        &card_url,
+        &["--cacert", &cacert, "--cert", &cert, "--key", &key],
+    );
+    assert_eq!(with_identity.code, 0, "{}", with_identity.explain());
+    assert_eq!(
+        with_identity.declaration("interfaces[GRPC 1.0]"),
+        "honoured"
+    );
+    let without = check(&card_url, &["--cacert", &cacert]);
+    assert_eq!(without.code, 3, "{}", without.explain());
+}
+
+/// A TLS front on 127.0.0.1 that forwards each connection to `backend` (the
+/// mock's plaintext gRPC port).
+struct TlsFront {
+    port: u16,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn tls_front(
+    backend: &str,
+    config: std::sync::Arc<tokio_rustls::rustls::ServerConfig>,
+) -> TlsFront {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let backend = url::Url::parse(backend).unwrap();
+    let backend = format!(
+        "{}:{}",
+        backend.host_str().unwrap(),
+        backend.port().unwrap()
+    );
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let acceptor = tokio_rustls::TlsAcceptor::from(config);
+    runtime.spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            let backend = backend.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(socket).await else {
+                    return;
+                };
+                let Ok(mut plain) = tokio::net::TcpStream::connect(&backend).await else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut plain).await;
+            });
+        }
+    });
+    TlsFront {
+        port,
+        _runtime: runtime,
     }
 }

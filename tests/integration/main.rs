@@ -7,6 +7,7 @@
 mod common;
 mod gating;
 
+mod auth_schemes;
 mod baseline;
 mod check;
 mod config;
@@ -15,6 +16,7 @@ mod diff;
 mod fleet;
 mod grpc;
 mod hostile;
+mod hygiene;
 mod install;
 mod interop;
 mod live;
@@ -24,7 +26,9 @@ mod mock_push;
 mod properties;
 mod push;
 mod reports;
+mod rest_v0_3;
 mod security;
+mod signatures;
 mod stream_refusals;
 mod suites;
 mod tls;

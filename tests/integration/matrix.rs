@@ -17,6 +17,11 @@ const SKILL_TEXT: &str = "skills[echo].inputModes[text/plain]";
 const SKILL_JSON: &str = "skills[echo].inputModes[application/json]";
 const VERSION: &str = "protocol.versionNegotiation";
 const SECURITY: &str = "security.enforced";
+const UNKNOWN_TASK: &str = "protocol.unknownTask";
+const TERMINAL_SUBSCRIBE: &str = "protocol.terminalSubscribe";
+const CONTEXT: &str = "protocol.contextMismatch";
+const LIST_TASKS: &str = "protocol.listTasks";
+const HISTORY: &str = "protocol.historyLength";
 const EXTENDED_CARD: &str = "capabilities.extendedAgentCard";
 const OUT_TEXT: &str = "defaultOutputModes[text/plain]";
 const OUT_JSON: &str = "defaultOutputModes[application/json]";
@@ -45,6 +50,22 @@ struct Row {
     grpc: Option<&'static str>,
     /// The v1.0 card declares only its gRPC interface.
     grpc_only: bool,
+    /// The card's default input modes include JSON (not for
+    /// `secured-skill-scopes`, whose skill alone declares it).
+    default_json: bool,
+    /// `interfaces[HTTP+JSON <version>]`, declared by every card but gRPC-only.
+    rest: &'static str,
+    unknown_task: &'static str,
+    /// `protocol.terminalSubscribe` on a v1.0 peer that declares streaming.
+    terminal_subscribe: &'static str,
+    /// `protocol.contextMismatch` on a v1.0 peer.
+    context: &'static str,
+    /// `protocol.listTasks` on a v1.0 peer.
+    list_tasks: &'static str,
+    history: &'static str,
+    /// `signatures[a2a-conform-mock-key]`, when the card is signed (checked
+    /// with the mock's public key as --trusted-key, see `cell`).
+    signature: Option<&'static str>,
     /// `capabilities.extendedAgentCard`.
     extended_card: &'static str,
     /// The text/plain output mode rows (card default and the skill's), when declared.
@@ -74,6 +95,14 @@ fn expected(behaviour: Behaviour) -> Row {
         security: "not-declared",
         grpc: None,
         grpc_only: false,
+        default_json: true,
+        rest: "honoured",
+        unknown_task: "honoured",
+        terminal_subscribe: "honoured",
+        context: "honoured",
+        list_tasks: "honoured",
+        history: "honoured",
+        signature: None,
         // Not declared, and refused as the spec requires.
         extended_card: "not-declared",
         output_text: Some("honoured"),
@@ -105,13 +134,17 @@ fn expected(behaviour: Behaviour) -> Row {
             completion: "diverged",
             ..honest
         },
-        // Everything completes at once: nothing to stream, cancel or resume.
+        // Everything completes at once: nothing to stream, cancel or resume,
+        // no task in progress to send a contradicting contextId to, and no
+        // history longer than the first message to bound.
         Instant => Row {
             exit: 0,
             streaming: "unverified",
             cancel: "unverified",
             text: "unverified",
             json: "unverified",
+            context: "unverified",
+            history: "unverified",
             ..honest
         },
         UndeclaredStreaming => Row {
@@ -179,6 +212,59 @@ fn expected(behaviour: Behaviour) -> Row {
             grpc: Some("diverged"),
             ..honest
         },
+        RestUnserved => Row {
+            exit: 1,
+            rest: "diverged",
+            ..honest
+        },
+        // Checked with the credentials the card's scheme names (see
+        // `cell`): an API key, or tokens from the mock's token endpoint.
+        SecuredApiKey | SecuredOauth => Row {
+            security: "honoured",
+            ..honest
+        },
+        // The skill's JSON input needs its own scope: verified with a
+        // token that carries it.
+        SecuredSkillScopes => Row {
+            security: "honoured",
+            default_json: false,
+            ..honest
+        },
+        UnknownTaskLenient => Row {
+            exit: 1,
+            unknown_task: "diverged",
+            ..honest
+        },
+        // v1.0 only (see `cell`): a v0.3 peer of these breaks no promise.
+        TerminalSubscribeLenient => Row {
+            exit: 1,
+            terminal_subscribe: "diverged",
+            ..honest
+        },
+        ContextLax => Row {
+            exit: 1,
+            context: "diverged",
+            ..honest
+        },
+        ListTasksUnpaged => Row {
+            exit: 1,
+            list_tasks: "diverged",
+            ..honest
+        },
+        HistoryUnbounded => Row {
+            exit: 1,
+            history: "diverged",
+            ..honest
+        },
+        SignedCard => Row {
+            signature: Some("honoured"),
+            ..honest
+        },
+        SignedCardTampered => Row {
+            exit: 1,
+            signature: Some("diverged"),
+            ..honest
+        },
         // Checked with the mock's token (see `cell`): the extended card
         // is served to it, and refused without it.
         ExtendedCard => Row {
@@ -232,14 +318,44 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     if expected(behaviour).strict {
         extra.push("--strict");
     }
+    // A signed card is checked with the mock's public key, as a user pins theirs.
+    let key_dir = tempfile::tempdir().expect("a temp dir");
+    let key_file = key_dir.path().join("mock-key.jwk");
+    let key_arg = key_file.display().to_string();
+    if let Some(jwk) = peer.peer.public_jwk() {
+        std::fs::write(&key_file, jwk.to_string()).expect("the key file");
+        extra.extend(["--trusted-key", key_arg.as_str()]);
+    }
     // Every report file is written too: the same run pins them (golden files).
-    let out = match &token {
-        Some(token) => check_every_format(
+    let client_id = a2a_conform::mock::auth::CLIENT_ID;
+    let out = match (&token, behaviour) {
+        (Some(token), Behaviour::SecuredApiKey) => check_every_format(
+            &peer.card_url(),
+            &[extra.as_slice(), &["--api-key-env", "MATRIX_TOKEN"]].concat(),
+            &[("MATRIX_TOKEN", token)],
+        ),
+        (Some(token), Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes) => {
+            check_every_format(
+                &peer.card_url(),
+                &[
+                    extra.as_slice(),
+                    &[
+                        "--oauth-client-id-env",
+                        "MATRIX_CLIENT_ID",
+                        "--oauth-client-secret-env",
+                        "MATRIX_TOKEN",
+                    ],
+                ]
+                .concat(),
+                &[("MATRIX_TOKEN", token), ("MATRIX_CLIENT_ID", client_id)],
+            )
+        }
+        (Some(token), _) => check_every_format(
             &peer.card_url(),
             &[extra.as_slice(), &["--bearer-env", "MATRIX_TOKEN"]].concat(),
             &[("MATRIX_TOKEN", token)],
         ),
-        None => check_every_format(&peer.card_url(), &extra, &[]),
+        (None, _) => check_every_format(&peer.card_url(), &extra, &[]),
     };
     let mut want = expected(behaviour);
     let cell = format!("{} × {version}", behaviour.name());
@@ -256,14 +372,41 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         }
         "not-declared"
     };
+    // v0.3 has no ListTasks, no error for a subscribe to a finished task and
+    // no rule for a contradicting contextId: those rows are not declared, and
+    // a v0.3 peer breaking them breaks nothing.
+    let (terminal_subscribe, context, list_tasks) = if version == ProtocolVersion::V1_0 {
+        let streams = !matches!(
+            behaviour,
+            Behaviour::UndeclaredStreaming | Behaviour::UndeclaredStreamingRefused
+        );
+        (
+            if streams {
+                want.terminal_subscribe
+            } else {
+                "not-declared"
+            },
+            want.context,
+            want.list_tasks,
+        )
+    } else {
+        if matches!(
+            behaviour,
+            Behaviour::TerminalSubscribeLenient
+                | Behaviour::ContextLax
+                | Behaviour::ListTasksUnpaged
+        ) {
+            want.exit = 0;
+        }
+        ("not-declared", "not-declared", "not-declared")
+    };
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
+    let rest = format!("interfaces[HTTP+JSON {v}]");
     let mut rows = vec![(VERSION, negotiation)];
     if !want.grpc_only {
         rows.push((jsonrpc.as_str(), "honoured"));
-        if version == ProtocolVersion::V1_0 {
-            rows.push(("interfaces[HTTP+JSON 1.0]", "honoured"));
-        }
+        rows.push((rest.as_str(), want.rest));
     }
     if let Some(grpc) = want.grpc {
         rows.push(("interfaces[GRPC 1.0]", grpc));
@@ -271,16 +414,23 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     if want.unserved_interface {
         rows.push((unserved.as_str(), "diverged"));
     }
+    if let Some(signature) = want.signature {
+        rows.push(("signatures[a2a-conform-mock-key]", signature));
+    }
     rows.extend([
         (STREAMING, want.streaming),
         (PUSH, want.push),
         (CANCEL, want.cancel),
         (COMPLETION, want.completion),
         (TEXT, want.text),
-        (JSON, want.json),
         (SKILL_TEXT, want.text),
         (SKILL_JSON, want.json),
         (SECURITY, want.security),
+        (UNKNOWN_TASK, want.unknown_task),
+        (TERMINAL_SUBSCRIBE, terminal_subscribe),
+        (CONTEXT, context),
+        (LIST_TASKS, list_tasks),
+        (HISTORY, want.history),
         (EXTENDED_CARD, want.extended_card),
     ]);
     if let Some(verdict) = want.output_text {
@@ -294,6 +444,9 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
             (REQUIRED_EXTENSION, required),
             (OPTIONAL_EXTENSION, optional),
         ]);
+    }
+    if want.default_json {
+        rows.push((JSON, want.json));
     }
     let mut wrong = Vec::new();
     for (id, verdict) in &rows {
@@ -389,6 +542,17 @@ matrix! {
     grpc: Grpc,
     grpc_only: GrpcOnly,
     grpc_refused: GrpcRefused,
+    rest_unserved: RestUnserved,
+    secured_api_key: SecuredApiKey,
+    secured_oauth: SecuredOauth,
+    secured_skill_scopes: SecuredSkillScopes,
+    unknown_task_lenient: UnknownTaskLenient,
+    terminal_subscribe_lenient: TerminalSubscribeLenient,
+    context_lax: ContextLax,
+    list_tasks_unpaged: ListTasksUnpaged,
+    history_unbounded: HistoryUnbounded,
+    signed_card: SignedCard,
+    signed_card_tampered: SignedCardTampered,
     extended_card: ExtendedCard,
     extended_card_unconfigured: ExtendedCardUnconfigured,
     extended_card_partial: ExtendedCardPartial,

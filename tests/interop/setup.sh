@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned official A2A SDKs for the interop tests (tests/integration/interop.rs):
 #   tests/interop/python/.venv          a2a-sdk and its server deps (requirements.txt)
-#   tests/interop/js/node_modules       @a2a-js/sdk and express (package-lock.json)
+#   tests/interop/js/node_modules       @a2a-js/sdk, express and the gRPC peers
+#                                       (@grpc/grpc-js, @bufbuild/protobuf) (package-lock.json)
 #
 # Idempotent: each install is stamped with a digest of its pin file and is
 # skipped while the pins are unchanged. Bounded: each network step gets

@@ -64,6 +64,11 @@ fn v1_0_card() {
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
             decl("security.enforced", true),
+            decl("protocol.unknownTask", true),
+            decl("protocol.terminalSubscribe", true),
+            decl("protocol.contextMismatch", true),
+            decl("protocol.listTasks", true),
+            decl("protocol.historyLength", true),
             decl("interfaces[JSONRPC 1.0]", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
@@ -225,9 +230,14 @@ fn v0_3_card() {
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", false),
             decl("security.enforced", true),
+            decl("protocol.unknownTask", true),
+            decl("protocol.terminalSubscribe", false),
+            decl("protocol.contextMismatch", false),
+            decl("protocol.listTasks", false),
+            decl("protocol.historyLength", true),
             decl("interfaces[JSONRPC 0.3]", true),
-            // Declared but not spoken by this version: listed, to read unverified.
             decl("interfaces[HTTP+JSON 0.3]", true),
+            // Declared but not spoken by this version: listed, to read unverified.
             decl("interfaces[GRPC 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),
@@ -237,7 +247,7 @@ fn v0_3_card() {
 }
 
 #[test]
-fn v0_3_card_cannot_be_forced_to_1_0_or_rest() {
+fn v0_3_card_cannot_be_forced_to_1_0_or_grpc() {
     let body = fixture("v0_3.json");
     let err = parse_with(
         &body,
@@ -260,20 +270,36 @@ fn v0_3_card_cannot_be_forced_to_1_0_or_rest() {
         "{msg}"
     );
 
+    // 0.3 HTTP+JSON is spoken: forcing REST takes the declared REST interface.
     for protocol in [
         ProtocolChoice::Auto,
         ProtocolChoice::Force(ProtocolVersion::V0_3),
     ] {
-        let err = parse_with(&body, protocol, BindingChoice::Force(Binding::Rest)).unwrap_err();
-        let CardError::NoUsableInterface { reason, .. } = &err else {
-            panic!("{err:?}")
-        };
-        assert!(
-            reason.starts_with("the tool speaks 0.3 only over JSONRPC"),
-            "{reason}"
+        let card = parse_with(&body, protocol, BindingChoice::Force(Binding::Rest)).unwrap();
+        assert_eq!(
+            endpoint_of(&card),
+            (
+                "https://agent.example.com/a2a/rest",
+                Binding::Rest,
+                ProtocolVersion::V0_3
+            )
         );
-        assert_one_line(&err);
     }
+    // 0.3 gRPC is not.
+    let err = parse_with(
+        &body,
+        ProtocolChoice::Force(ProtocolVersion::V0_3),
+        BindingChoice::Force(Binding::Grpc),
+    )
+    .unwrap_err();
+    let CardError::NoUsableInterface { reason, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        reason.starts_with("the tool speaks 0.3 over JSONRPC and HTTP+JSON, not GRPC"),
+        "{reason}"
+    );
+    assert_one_line(&err);
 }
 
 #[test]
@@ -318,6 +344,11 @@ fn hybrid_card_prefers_supported_interfaces() {
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
             decl("security.enforced", true),
+            decl("protocol.unknownTask", true),
+            decl("protocol.terminalSubscribe", true),
+            decl("protocol.contextMismatch", true),
+            decl("protocol.listTasks", true),
+            decl("protocol.historyLength", true),
             decl("interfaces[JSONRPC 1.0]", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("interfaces[JSONRPC 0.3]", true),
@@ -368,18 +399,19 @@ fn hybrid_card_forced_choices() {
         )
     );
 
-    let err = parse_with(
+    let rest_0_3 = parse_with(
         &body,
         ProtocolChoice::Force(ProtocolVersion::V0_3),
         BindingChoice::Force(Binding::Rest),
     )
-    .unwrap_err();
-    let CardError::NoUsableInterface { reason, .. } = &err else {
-        panic!("{err:?}")
-    };
-    assert!(
-        reason.starts_with("the tool speaks 0.3 only over JSONRPC"),
-        "{reason}"
+    .unwrap();
+    assert_eq!(
+        endpoint_of(&rest_0_3),
+        (
+            "https://agent.example.com/a2a/rest",
+            Binding::Rest,
+            ProtocolVersion::V0_3
+        )
     );
 }
 
@@ -459,6 +491,11 @@ fn rest_first_card_keeps_preference_order_and_tenant() {
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
             decl("security.enforced", false),
+            decl("protocol.unknownTask", true),
+            decl("protocol.terminalSubscribe", false),
+            decl("protocol.contextMismatch", true),
+            decl("protocol.listTasks", true),
+            decl("protocol.historyLength", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("interfaces[JSONRPC 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
@@ -480,6 +517,9 @@ fn grpc_only_card_is_spoken_over_grpc_and_its_scheme_less_url_accepted() {
             )
         );
         assert!(card.warnings.is_empty(), "{:?}", card.warnings);
+        // Reports show the target as the card spells it.
+        assert_eq!(card.endpoint.declared_url, "grpc.agent.example.com:443");
+        assert_eq!(card.endpoint.shown_target(), "grpc.agent.example.com:443");
     }
     let err = parse_with(
         &fixture("grpc_only.json"),
@@ -607,6 +647,11 @@ fn skills_modes_and_timeout() {
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
             decl("security.enforced", false),
+            decl("protocol.unknownTask", true),
+            decl("protocol.terminalSubscribe", true),
+            decl("protocol.contextMismatch", true),
+            decl("protocol.listTasks", true),
+            decl("protocol.historyLength", true),
             decl("interfaces[JSONRPC 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),

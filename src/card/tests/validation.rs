@@ -146,6 +146,11 @@ fn spec_required_fields_missing_are_warnings() {
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
             decl("security.enforced", false),
+            decl("protocol.unknownTask", true),
+            decl("protocol.terminalSubscribe", false),
+            decl("protocol.contextMismatch", true),
+            decl("protocol.listTasks", true),
+            decl("protocol.historyLength", true),
             decl("interfaces[JSONRPC 1.0]", true),
         ]
     );

@@ -139,6 +139,12 @@ impl PeerClient {
         self.withheld_for.as_deref()
     }
 
+    /// What a refusal of this client's credentials means, from the card's
+    /// security schemes ([`ClientConfig::auth_hint`]).
+    pub fn auth_hint(&self) -> Option<&str> {
+        self.config.auth_hint.as_deref()
+    }
+
     /// The bound on each request's wait for an answer (`--timeout`).
     pub fn timeout(&self) -> Duration {
         self.config.timeout
@@ -378,6 +384,7 @@ impl PeerClient {
             max_stream: self.config.max_stream,
             limits: self.config.limits,
             note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
+            tls: self.config.tls.clone(),
         })
     }
 
@@ -410,7 +417,7 @@ impl PeerClient {
                 )
             }
             Binding::Rest => {
-                let route = rest::route(&self.endpoint, op, &params)
+                let route = rest::route(&self.endpoint, self.version, op, &params)
                     .map_err(|e| Reply::Broken(e.to_string()))?;
                 (route.method, route.url, route.body, route.label)
             }
@@ -420,6 +427,14 @@ impl PeerClient {
                 ))
             }
         };
+        let mut url = url;
+        if options.credentials == Credentials::Configured && !self.config.query.is_empty() {
+            // An API key the card puts in the query (redacted by value).
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &self.config.query {
+                pairs.append_pair(name, value);
+            }
+        }
         let mut builder = if streaming {
             self.stream_client().request(method.clone(), url.clone())
         } else {
@@ -454,11 +469,13 @@ impl PeerClient {
         })
     }
 
-    /// The media type of request bodies: JSON-RPC is `application/json`; the
-    /// v1.0 REST binding uses `application/a2a+json` (v1 §11).
+    /// The media type of request bodies: JSON-RPC and the v0.3 REST binding
+    /// are `application/json`; the v1.0 REST binding uses
+    /// `application/a2a+json` (v1 §11).
     fn body_content_type(&self) -> &'static str {
         match self.binding {
             Binding::Jsonrpc => "application/json",
+            Binding::Rest if self.version == ProtocolVersion::V0_3 => "application/json",
             Binding::Rest => "application/a2a+json",
             Binding::Grpc => "application/grpc",
         }
@@ -681,7 +698,11 @@ impl PeerClient {
         } else if self.config.is_credential_header(name.as_str()) {
             match (&self.config.bearer, authorization) {
                 (Some((var, _)), true) => format!("Bearer ${var}"),
-                _ => Redactor::MASK.to_string(),
+                _ => self
+                    .config
+                    .shown_as(name.as_str())
+                    .unwrap_or(Redactor::MASK)
+                    .to_string(),
             }
         } else {
             value.to_str().unwrap_or("?").to_string()

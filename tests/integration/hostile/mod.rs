@@ -10,7 +10,8 @@
 //! card's numbers: clamped, never a panic), `secrets` (credentials kept to
 //! their origin, redacted by value in every encoding), `inert` (peer text
 //! made harmless in every sink, file inputs capped), `bounded` (floods,
-//! huge cards and usage errors before any request). Other cases add their
+//! huge cards and usage errors before any request), `task_basics` (the
+//! `protocol.*` calls answered by malfunctions). Other cases add their
 //! own module here and use the harness.
 
 mod bounded;
@@ -19,4 +20,5 @@ pub mod harness;
 mod inert;
 mod malfunction;
 mod secrets;
+mod task_basics;
 mod windows;

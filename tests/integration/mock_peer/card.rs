@@ -86,7 +86,13 @@ async fn v03_card_uses_the_legacy_layout() {
         card["skills"][0]["inputModes"],
         json!(["text/plain", "application/json"])
     );
-    assert!(p.peer.rest_url().is_none());
+    // HTTP+JSON, served below the interface URL's `/v1`.
+    let rest = p.peer.rest_url().expect("a v0.3 peer serves HTTP+JSON");
+    assert_eq!(rest, format!("{}/a2a/rest", p.peer.base_url()));
+    assert_eq!(
+        card["additionalInterfaces"],
+        json!([{"url": rest, "transport": "HTTP+JSON"}])
+    );
 }
 
 #[tokio::test]

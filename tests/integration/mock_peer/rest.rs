@@ -145,3 +145,68 @@ async fn rest_binding_runs_the_same_lifecycle() {
         "PUSH_NOTIFICATION_NOT_SUPPORTED"
     );
 }
+
+/// v0.3: the `/v1` routes under `/a2a/rest`, in the 0.3 proto's JSON.
+#[tokio::test]
+async fn v0_3_rest_binding_speaks_the_0_3_proto_json() {
+    let p = start(ProtocolVersion::V0_3, Behaviour::Honest).await;
+    let base = p.peer.rest_url().expect("REST served for 0.3");
+    let http = &p.http;
+    let body = json!({"message": {"messageId": "m1", "role": "ROLE_USER",
+        "content": [{"text": "hi"}]}, "configuration": {"blocking": true}});
+    let response = within(
+        WAIT,
+        "send",
+        http.post(format!("{base}/v1/message:send"))
+            .json(&body)
+            .send(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let answer: Value = response.json().await.unwrap();
+    let task = &answer["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{answer}");
+    assert!(task.get("kind").is_none(), "{answer}");
+    assert_eq!(task["history"][0]["role"], "ROLE_USER", "{answer}");
+    assert_eq!(task["history"][0]["content"][0], json!({"text": "hi"}));
+    assert!(
+        task["artifacts"][0]["parts"][0]["text"].is_string(),
+        "{answer}"
+    );
+
+    let id = task["id"].as_str().unwrap();
+    let got: Value = http
+        .get(format!("{base}/v1/tasks/{id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got["id"], id, "a bare Task: {got}");
+    // A terminal task is not cancelable: a google.rpc.Status with its reason.
+    let refused = http
+        .post(format!("{base}/v1/tasks/{id}:cancel"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    let error: Value = refused.json().await.unwrap();
+    assert_eq!(
+        error["error"]["details"][0]["reason"],
+        "TASK_NOT_CANCELABLE"
+    );
+    // 1.0's paths are not 0.3's, and 0.3 has no ListTasks.
+    for path in ["/message:send", "/v1/tasks"] {
+        let status = http
+            .post(format!("{base}{path}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert_eq!(status, 404, "{path}");
+    }
+}

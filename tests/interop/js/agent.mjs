@@ -19,6 +19,9 @@
 // a hybrid card to callers that do not ask for 1.0.
 //
 //     node agent.mjs --port 0      # 0: any free port; the ready line names it
+//     node agent.mjs --grpc        # also serve v1.0 gRPC (the SDK's grpcService,
+//                                  # @grpc/grpc-js) on a second port, declared
+//                                  # last as host:port
 //
 // Prints one line `READY <card-url>` on stdout once the server listens.
 
@@ -170,9 +173,12 @@ class InteropExecutor {
   };
 }
 
-function card(base) {
+function card(base, grpcTarget) {
   const jsonrpc = `${base}/a2a/jsonrpc`;
   const rest = `${base}/a2a/rest`;
+  const grpcInterfaces = grpcTarget
+    ? [{ url: grpcTarget, protocolBinding: 'GRPC', tenant: '', protocolVersion: '1.0' }]
+    : [];
   return {
     name: 'a2a-conform interop agent (JavaScript SDK)',
     description:
@@ -183,6 +189,7 @@ function card(base) {
       { url: rest, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' },
       { url: jsonrpc, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '0.3' },
       { url: rest, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '0.3' },
+      ...grpcInterfaces,
     ],
     version: '1.0.0',
     capabilities: {
@@ -218,6 +225,8 @@ const { values } = parseArgs({
     port: { type: 'string', default: process.env.PORT ?? '0' },
     // Exit when stdin closes: a test harness that dies takes the agent along.
     'exit-with-stdin': { type: 'boolean', default: false },
+    // Also serve v1.0 gRPC on a second port (the SDK's grpcService).
+    grpc: { type: 'boolean', default: false },
   },
 });
 if (values['exit-with-stdin']) {
@@ -230,11 +239,37 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+// `--grpc`: the gRPC server binds first, so the card can name its port.
+// Imported only then: the JSON-RPC and REST agent needs no gRPC packages.
+let grpcTarget;
+let grpcServer;
+if (values.grpc) {
+  const grpc = await import('@grpc/grpc-js');
+  grpcServer = new grpc.Server();
+  const grpcPort = await new Promise((resolve, reject) =>
+    grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p)
+    )
+  );
+  grpcTarget = `127.0.0.1:${grpcPort}`;
+}
+
 const app = express();
 // Bind first, so the card names the real port and the ready line is true.
-const server = app.listen(port, '127.0.0.1', () => {
+const server = app.listen(port, '127.0.0.1', async () => {
   const base = `http://127.0.0.1:${server.address().port}`;
-  const requestHandler = new DefaultRequestHandler(card(base), new InMemoryTaskStore(), new InteropExecutor());
+  const requestHandler = new DefaultRequestHandler(
+    card(base, grpcTarget),
+    new InMemoryTaskStore(),
+    new InteropExecutor()
+  );
+  if (grpcServer) {
+    const { A2AService, grpcService } = await import('@a2a-js/sdk/server/grpc');
+    grpcServer.addService(
+      A2AService,
+      grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication })
+    );
+  }
   const legacyCompat = { enabled: true };
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
   app.use(

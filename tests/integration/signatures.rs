@@ -1,0 +1,116 @@
+//! Card signatures end to end: a card signed in the test with a generated
+//! key whose `jku` names a JWK set on the same loopback server verifies
+//! without any --trusted-key, and the key set is fetched without the
+//! credentials the check was given; a tampered copy diverges; a signed card
+//! with no key anywhere reads unverified.
+
+use crate::common::*;
+use a2a_conform::card::signature::{generate_es256, sign_es256};
+use axum::http::HeaderMap;
+use axum::routing::get;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+
+fn card(base: &str) -> Value {
+    json!({
+        "name": "signed", "description": "a signed card", "version": "1",
+        "supportedInterfaces": [{"url": format!("{base}/rpc"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": false},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]
+    })
+}
+
+/// Serves a signed card (changed after signing when `tamper`), and its key
+/// set at `/jwks.json` when `with_jku`; records the key set requests' headers.
+fn signed_peer(tamper: bool, with_jku: bool) -> (Served, Arc<Mutex<Vec<HeaderMap>>>) {
+    let seen: Arc<Mutex<Vec<HeaderMap>>> = Arc::default();
+    let log = seen.clone();
+    let served = serve_at(move |base| {
+        let (pkcs8, jwk) = generate_es256("k1").unwrap();
+        let mut card = card(base);
+        let jku = format!("{base}/jwks.json");
+        sign_es256(&mut card, &pkcs8, "k1", with_jku.then_some(jku.as_str())).unwrap();
+        if tamper {
+            card["name"] = json!("signed, then renamed");
+        }
+        let set = json!({"keys": [jwk]});
+        axum::Router::new()
+            .route(
+                "/.well-known/agent-card.json",
+                get(move || {
+                    let card = card.clone();
+                    async move { axum::Json(card) }
+                }),
+            )
+            .route(
+                "/jwks.json",
+                get(move |headers: HeaderMap| {
+                    log.lock().unwrap().push(headers);
+                    let set = set.clone();
+                    async move { axum::Json(set) }
+                }),
+            )
+    });
+    (served, seen)
+}
+
+fn check_signatures(base: &str) -> Outcome {
+    run_env(
+        &[
+            "check",
+            base,
+            "--scenario",
+            "signature-verifies",
+            "--bearer-env",
+            "SIG_TOKEN",
+            "--header",
+            "X-Api-Key: sig-header-secret",
+        ],
+        &[("SIG_TOKEN", "sig-bearer-secret")],
+    )
+}
+
+#[test]
+fn a_signature_verifies_against_its_jku_fetched_without_credentials() {
+    let (peer, seen) = signed_peer(false, true);
+    let out = check_signatures(&peer.base_url);
+    assert_eq!(
+        out.declaration("signatures[k1]"),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    let requests = seen.lock().unwrap();
+    assert_eq!(requests.len(), 1, "the key set is fetched once");
+    for headers in requests.iter() {
+        assert!(headers.get("authorization").is_none(), "{headers:?}");
+        assert!(headers.get("x-api-key").is_none(), "{headers:?}");
+    }
+}
+
+#[test]
+fn a_tampered_card_diverges_on_its_signature() {
+    let (peer, _) = signed_peer(true, true);
+    let out = check_signatures(&peer.base_url);
+    assert_eq!(
+        out.declaration("signatures[k1]"),
+        "diverged",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(out.code, 1, "{}", out.explain());
+}
+
+#[test]
+fn a_signature_no_key_can_check_is_unverified() {
+    let (peer, seen) = signed_peer(false, false);
+    let out = check_signatures(&peer.base_url);
+    assert_eq!(
+        out.declaration("signatures[k1]"),
+        "unverified",
+        "{}",
+        out.explain()
+    );
+    assert!(seen.lock().unwrap().is_empty());
+}
