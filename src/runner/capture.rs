@@ -117,9 +117,9 @@ impl Capture {
     }
 
     /// A stream event a step waited for: an error, or what it says of its task.
-    pub fn from_event(item: &StreamItem) -> Capture {
-        let summary = format!("event #{} {}", item.seq, describe(&item.event));
-        let mut capture = match &item.event {
+    pub fn from_event(item: &StreamItem<'_>) -> Capture {
+        let summary = format!("event #{} {}", item.seq, describe(item.event));
+        let mut capture = match item.event {
             Event::Error(e) => Capture::new(Captured::Error(e.clone()), item.at, summary),
             event => Capture::about_task(
                 event.task_id().map(str::to_string),
@@ -182,8 +182,8 @@ impl Capture {
             } => (Some(id.clone()), context_id.clone()),
             Captured::Stream { handle, .. } => {
                 let (items, _) = handle.snapshot();
-                for item in &items {
-                    if let Event::Task(task) = &item.event {
+                for item in items.iter() {
+                    if let Event::Task(task) = item.event {
                         return (task.id.clone(), task.context_id.clone());
                     }
                 }

@@ -16,7 +16,7 @@ use crate::scenario::model::{
 use crate::scenario::template::Template;
 use crate::transport::client::{CallOptions, Extensions};
 use crate::transport::stream::describe;
-use crate::transport::{human_duration, StreamEnd, StreamItem, StreamOpen};
+use crate::transport::{human_duration, StreamEnd, StreamItem, StreamLog, StreamOpen};
 use std::time::Instant;
 
 impl RunContext<'_> {
@@ -312,7 +312,7 @@ impl RunContext<'_> {
             })
             .await;
         let (items, end) = handle.snapshot();
-        let first = items.into_iter().next();
+        let first = items.first();
         // A stream that ends or speaks nonsense before its first event is
         // neither a refusal nor a served stream.
         if first.is_none() {
@@ -336,6 +336,7 @@ impl RunContext<'_> {
             ..
         }) = first
         {
+            let error = error.clone();
             capture.summary = format!(
                 "error {} {} (stream event #{seq}: refused inside the stream)",
                 error.code, error.message
@@ -370,15 +371,17 @@ impl RunContext<'_> {
             item.seq > cursor
                 && !matches!(item.event, Event::Unrecognized { .. })
                 && (kinds.is_empty()
-                    || EventKind::of(&item.event).is_some_and(|k| kinds.contains(&k)))
+                    || EventKind::of(item.event).is_some_and(|k| kinds.contains(&k)))
                 && (states.is_empty() || item.event.state().is_some_and(|st| states.contains(&st)))
         };
         let found = stream
-            .wait_until(started + within, |items, _| items.iter().any(&matches))
+            .wait_until(started + within, |items, _| {
+                items.iter_after(cursor).any(|i| matches(&i))
+            })
             .await;
         let (items, end) = stream.snapshot();
         if found {
-            let item = items.iter().find(|i| matches(i)).cloned();
+            let item = items.iter_after(cursor).find(|i| matches(i));
             if let Some(item) = item {
                 self.cursors.insert(s.stream.clone(), item.seq);
                 if let Some(name) = &s.capture {
@@ -394,13 +397,13 @@ impl RunContext<'_> {
             return Err(stop);
         }
         if let Some(bad) = items
-            .iter()
-            .find(|i| i.seq > cursor && matches!(i.event, Event::Unrecognized { .. }))
+            .iter_after(cursor)
+            .find(|i| matches!(i.event, Event::Unrecognized { .. }))
         {
             return Err(Stop::malfunction_in(format!(
                 "stream event #{} is not a valid A2A event: {}",
                 bad.seq,
-                describe(&bad.event)
+                describe(bad.event)
             )));
         }
         // A window the tool clamped did not wait as long as the card asked.
@@ -465,35 +468,35 @@ impl RunContext<'_> {
         {
             return Err(stop);
         }
-        let offenders: Vec<&StreamItem> = items
+        let mut offenders = items
             .iter()
             .filter(|i| i.at > after)
-            .filter(|i| EventKind::of(&i.event).is_some_and(|k| kinds.contains(&k)))
-            .filter(|i| !i.event.state().is_some_and(|st| allowed.contains(&st)))
-            .collect();
-        if offenders.is_empty() {
+            .filter(|i| EventKind::of(i.event).is_some_and(|k| kinds.contains(&k)))
+            .filter(|i| !i.event.state().is_some_and(|st| allowed.contains(&st)));
+        // The first few are named, the rest counted: a long stream may hold millions.
+        let named: Vec<StreamItem<'_>> = offenders.by_ref().take(5).collect();
+        if named.is_empty() {
             return Ok(());
         }
-        let lines: Vec<String> = offenders
+        let more = offenders.count();
+        let lines: Vec<String> = named
             .iter()
-            .take(5)
             .map(|i| {
                 format!(
                     "{} (event #{}) at {} after {after_label}",
-                    describe(&i.event),
+                    describe(i.event),
                     i.seq,
                     human_duration(i.at.saturating_duration_since(after))
                 )
             })
             .collect();
-        let more = offenders.len().saturating_sub(5);
         let lead = match &s.fail {
             Some(text) => self.text(text)?,
             None => "events arrived that must not".into(),
         };
         Err(Stop::fail(format!(
             "{lead}: {} event(s): {}{}",
-            offenders.len(),
+            named.len() + more,
             lines.join("; "),
             if more > 0 {
                 format!("; and {more} more")
@@ -562,7 +565,7 @@ struct Missed {
 }
 
 impl Missed {
-    fn describe(&self, ctx: &RunContext, items: &[StreamItem], end: Option<&StreamEnd>) -> String {
+    fn describe(&self, ctx: &RunContext, items: &StreamLog, end: Option<&StreamEnd>) -> String {
         let Missed {
             wanted,
             within,
@@ -592,10 +595,10 @@ impl Missed {
             ),
         };
         let invalid: Vec<String> = items
-            .iter()
-            .filter(|i| i.seq > *cursor && matches!(i.event, Event::Unrecognized { .. }))
+            .iter_after(*cursor)
+            .filter(|i| matches!(i.event, Event::Unrecognized { .. }))
             .take(3)
-            .map(|i| format!("event #{} {}", i.seq, describe(&i.event)))
+            .map(|i| format!("event #{} {}", i.seq, describe(i.event)))
             .collect();
         if invalid.is_empty() {
             situation
