@@ -11,6 +11,7 @@ mod precondition;
 mod push;
 mod signature;
 pub mod steps;
+mod steps_card;
 mod steps_protocol;
 pub mod stream_end;
 pub mod webhook;
@@ -653,6 +654,8 @@ async fn run_once(
         card,
         trusted: options.trusted_keys.clone(),
     });
+    ctx.card = planned.card.clone();
+    ctx.strict = options.strict;
     let steps = &planned.scenario.def.steps;
     let outcome = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {

@@ -67,6 +67,9 @@ pub struct RunOptions {
     pub auth_evidence: Vec<String>,
     /// `--trusted-key`: the keys card signatures may verify against.
     pub trusted_keys: Arc<Vec<TrustedKey>>,
+    /// `--strict`: a broken SHOULD (output modes) is a divergence, not an
+    /// inconclusive run.
+    pub strict: bool,
     /// `--discover-budget`: the most tasks one peer's precondition search
     /// may start (`--no-discover`: 0, no search).
     pub discover_budget: usize,
@@ -97,6 +100,7 @@ impl Default for RunOptions {
             issued: crate::auth::IssuedSecrets::default(),
             auth_evidence: Vec::new(),
             trusted_keys: Arc::default(),
+            strict: false,
             discover_budget: super::precondition::DEFAULT_BUDGET,
         }
     }
@@ -109,6 +113,10 @@ impl RunOptions {
         if let Ok(url) = url::Url::parse(&card.fetched_from) {
             options.client = self.client.for_card(&url);
         }
+        // A peer refuses every request that does not ask for its required
+        // extensions (v1 §3.3.4): ask for them, so the other promises can
+        // be checked at all.
+        options.client.extensions = card.required_extensions();
         options
     }
 

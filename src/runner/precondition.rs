@@ -398,6 +398,9 @@ impl<'a> Search<'a> {
             push: false,
             credentials: Credentials::Configured,
             context_of: None,
+            extensions: None,
+            without_extensions: false,
+            accepted_output_modes: None,
         });
         ctx.step(&send).await.map_err(TryError::from)?;
         let capture = ctx.capture("t").map_err(TryError::from)?;

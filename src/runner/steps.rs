@@ -2,17 +2,19 @@
 //! stops the run with a verdict and the reason; a failed check is a result,
 //! never an `Err`.
 
-use super::capture::{Capture, Captured};
-use super::context::{or_list, Answered, RunContext, StepResult, Stop, StopKind};
+use super::capture::{artifact_part_types, Capture, Captured};
+use super::context::{
+    client_credentials, or_list, Answered, RunContext, StepResult, Stop, StopKind,
+};
 use super::stream_end::Improper;
 use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState};
 use crate::report::ErrorKind;
 use crate::scenario::model::{
-    self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
+    Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
     ResumeStep, SendStep, Step,
 };
 use crate::scenario::template::Template;
-use crate::transport::client::{CallOptions, Credentials};
+use crate::transport::client::{CallOptions, Extensions};
 use crate::transport::stream::describe;
 use crate::transport::{human_duration, StreamEnd, StreamItem, StreamLog, StreamOpen};
 use std::time::Instant;
@@ -70,6 +72,9 @@ impl RunContext<'_> {
             Step::ExpectCount(s) => self.expect_count(s),
             Step::ExpectListed(s) => self.expect_listed(s),
             Step::VerifySignature(s) => self.verify_signature(s).await,
+            Step::GetExtendedCard(s) => self.get_extended_card(s).await,
+            Step::ExpectExtendedCard(s) => self.expect_extended_card(s),
+            Step::ExpectOutputModes(s) => self.expect_output_modes(s),
         }
     }
 
@@ -91,12 +96,25 @@ impl RunContext<'_> {
         } else {
             params
         };
+        let params = match &s.accepted_output_modes {
+            Some(modes) => {
+                let modes = comma_list(&self.text(modes)?);
+                self.version().with_accepted_output_modes(params, &modes)
+            }
+            None => params,
+        };
+        let extensions = match &s.extensions {
+            _ if s.without_extensions => Extensions::Without,
+            Some(uris) => Extensions::Also(comma_list(&self.text(uris)?)),
+            None => Extensions::Configured,
+        };
         let options = CallOptions {
             a2a_version: match &s.a2a_version {
                 Some(v) => Some(self.text(v)?),
                 None => None,
             },
             credentials: client_credentials(s.credentials),
+            extensions,
         };
         let capture = if streaming {
             self.open_with(Operation::SendStreamingMessage, params, &options)
@@ -196,7 +214,11 @@ impl RunContext<'_> {
         let at = Instant::now();
         let mut capture = match self.answered(op, reply, options.credentials)? {
             Answered::Result(result) => match SendResult::from_result(&result) {
-                SendResult::Task(task) => Capture::from_task(&task, at),
+                SendResult::Task(task) => {
+                    let mut capture = Capture::from_task(&task, at);
+                    capture.part_types = Some(artifact_part_types(&result));
+                    capture
+                }
                 SendResult::Message => {
                     Capture::new(Captured::Message, at, "a direct Message (no task)")
                 }
@@ -607,13 +629,13 @@ fn end_words(end: &StreamEnd) -> String {
     }
 }
 
-/// The scenario's `credentials` choice, as the HTTP client takes it.
-fn client_credentials(choice: model::Credentials) -> Credentials {
-    match choice {
-        model::Credentials::Configured => Credentials::Configured,
-        model::Credentials::None => Credentials::None,
-        model::Credentials::Invalid => Credentials::Invalid,
-    }
+/// `a, b` → `["a", "b"]` (empty items dropped).
+fn comma_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 pub(super) fn new_message_id() -> String {
