@@ -36,6 +36,21 @@ pub struct Profile {
     /// The client certificate's key (PEM), as `--key`; needs `cert`.
     #[serde(default)]
     pub key: Option<PathBuf>,
+    /// The environment variable holding the API key of the card's apiKey
+    /// scheme, as `--api-key-env`.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// `USER_VAR:PASS_VAR` for the card's http basic scheme, as `--basic-env`.
+    #[serde(default)]
+    pub basic_env: Option<String>,
+    /// The OAuth 2.0 client id's variable, as `--oauth-client-id-env`; needs
+    /// `oauth_client_secret_env`.
+    #[serde(default)]
+    pub oauth_client_id_env: Option<String>,
+    /// The OAuth 2.0 client secret's variable, as `--oauth-client-secret-env`;
+    /// needs `oauth_client_id_env`.
+    #[serde(default)]
+    pub oauth_client_secret_env: Option<String>,
 }
 
 /// Why a profile could not be used (exit 2).
@@ -50,14 +65,14 @@ pub enum ProfileError {
     TooLarge { file: String },
     #[error(transparent)]
     Invalid(#[from] YamlError),
-    /// `cert` without `key`, or `key` without `cert`.
-    #[error(
-        "{file}: `{given}` needs `{missing}` (a client certificate is a certificate and its key)"
-    )]
-    HalfIdentity {
+    /// One of two keys that only work together (`cert`/`key`, the OAuth
+    /// client's id and secret) without the other.
+    #[error("{file}: `{given}` needs `{missing}` ({why})")]
+    HalfPair {
         file: String,
         given: &'static str,
         missing: &'static str,
+        why: &'static str,
     },
 }
 
@@ -80,22 +95,40 @@ impl Profile {
     pub fn parse(name: &str, text: &str) -> Result<Profile, ProfileError> {
         let profile: Profile =
             serde_saphyr::from_str(text).map_err(|e| YamlError::new(name, &e))?;
-        profile.check_identity(name)?;
+        profile.check_pairs(name)?;
         Ok(profile)
     }
 
-    /// A client certificate is given whole or not at all.
-    pub(crate) fn check_identity(&self, file: &str) -> Result<(), ProfileError> {
-        let half = |given, missing| ProfileError::HalfIdentity {
-            file: file.to_string(),
-            given,
-            missing,
-        };
-        match (&self.cert, &self.key) {
-            (Some(_), None) => Err(half("cert", "key")),
-            (None, Some(_)) => Err(half("key", "cert")),
-            _ => Ok(()),
+    /// Keys that only work together are given together: a client
+    /// certificate and its key, an OAuth client's id and secret.
+    pub(crate) fn check_pairs(&self, file: &str) -> Result<(), ProfileError> {
+        let pairs = [
+            (
+                ("cert", self.cert.is_some()),
+                ("key", self.key.is_some()),
+                "a client certificate is a certificate and its key",
+            ),
+            (
+                ("oauth_client_id_env", self.oauth_client_id_env.is_some()),
+                (
+                    "oauth_client_secret_env",
+                    self.oauth_client_secret_env.is_some(),
+                ),
+                "an OAuth client is an id and a secret",
+            ),
+        ];
+        for ((a, has_a), (b, has_b), why) in pairs {
+            if has_a != has_b {
+                let (given, missing) = if has_a { (a, b) } else { (b, a) };
+                return Err(ProfileError::HalfPair {
+                    file: file.to_string(),
+                    given,
+                    missing,
+                    why,
+                });
+            }
         }
+        Ok(())
     }
 
     /// The TLS files of a profile read from `dir`, so a profile (or config
@@ -196,9 +229,8 @@ fn comment_text(text: &str, max: usize) -> String {
 }
 
 /// The credentials part of an initialised profile: environment variable
-/// names only, never a secret, each commented out for a person to confirm.
-/// `bearer_env` is a profile key; the other settings are `check` flags (and
-/// config-file keys), named as such.
+/// names only, never a secret, each commented out for a person to confirm
+/// (a profile naming an unset variable is refused).
 pub fn auth_hook(schemes: &[String], hints: &[crate::auth::AuthHint]) -> String {
     let mut out = String::from("# --- auth (environment variable names only, never values) ---\n");
     if schemes.is_empty() {
@@ -217,15 +249,12 @@ pub fn auth_hook(schemes: &[String], hints: &[crate::auth::AuthHint]) -> String 
             comment_text(&hint.description, 160)
         ));
         for setting in &hint.settings {
-            let suggested = comment_text(&setting.suggested, 120);
-            if setting.flag == "--bearer-env" {
-                out.push_str(&format!("# bearer_env: {suggested}\n"));
-            } else {
-                out.push_str(&format!(
-                    "#   {} {suggested}   (a check flag; config-file key `{}`)\n",
-                    setting.flag, setting.config_key
-                ));
-            }
+            // Every credential flag is also a profile key of the same name.
+            let key = setting.flag.trim_start_matches("--").replace('-', "_");
+            out.push_str(&format!(
+                "# {key}: {}\n",
+                comment_text(&setting.suggested, 120)
+            ));
         }
         if let Some(note) = &hint.note {
             out.push_str(&format!("#   note: {}\n", comment_text(note, 200)));
