@@ -117,7 +117,32 @@ pub struct ProfileInitArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub binding: BindingArg,
     #[command(flatten)]
+    pub schemes: SchemeCredentialArgs,
+    #[command(flatten)]
     pub tls: TlsArgs,
+}
+
+/// Credentials for the card's own security schemes, each read from the
+/// environment variable a flag names (README, "Credentials from the card").
+#[derive(Debug, Clone, Default, Args)]
+pub struct SchemeCredentialArgs {
+    /// Read an API key from this environment variable, for a card scheme of type apiKey: sent in the
+    /// header, query parameter or cookie the card names.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Read HTTP basic credentials from two environment variables (user, password), for a card scheme
+    /// `http` basic.
+    #[arg(long, value_name = "USER_VAR:PASS_VAR")]
+    pub basic_env: Option<String>,
+    /// Read an OAuth 2.0 client id from this environment variable: with --oauth-client-secret-env, tokens
+    /// come from the card's oauth2 clientCredentials tokenUrl (or openIdConnect discovery), with the
+    /// scopes each requirement names, cached and refreshed for the check.
+    #[arg(long, value_name = "VAR", requires = "oauth_client_secret_env")]
+    pub oauth_client_id_env: Option<String>,
+    /// Read the OAuth 2.0 client secret from this environment variable; it goes only to the token URL the
+    /// card names (https, or http to loopback; the card's origin only under --same-origin-credentials).
+    #[arg(long, value_name = "VAR", requires = "oauth_client_id_env")]
+    pub oauth_client_secret_env: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -211,23 +236,8 @@ pub struct RunArgs {
     /// Read a bearer token from this environment variable (never pass secrets in argv).
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,
-    /// Read an API key from this environment variable, for a card scheme of type apiKey: sent in the
-    /// header, query parameter or cookie the card names.
-    #[arg(long, value_name = "VAR")]
-    pub api_key_env: Option<String>,
-    /// Read HTTP basic credentials from two environment variables (user, password), for a card scheme
-    /// `http` basic.
-    #[arg(long, value_name = "USER_VAR:PASS_VAR")]
-    pub basic_env: Option<String>,
-    /// Read an OAuth 2.0 client id from this environment variable: with --oauth-client-secret-env, tokens
-    /// come from the card's oauth2 clientCredentials tokenUrl (or openIdConnect discovery), with the
-    /// scopes each requirement names, cached and refreshed for the check.
-    #[arg(long, value_name = "VAR", requires = "oauth_client_secret_env")]
-    pub oauth_client_id_env: Option<String>,
-    /// Read the OAuth 2.0 client secret from this environment variable; it goes only to the token URL the
-    /// card names (https, or http to loopback; the card's origin only under --same-origin-credentials).
-    #[arg(long, value_name = "VAR", requires = "oauth_client_id_env")]
-    pub oauth_client_secret_env: Option<String>,
+    #[command(flatten)]
+    pub schemes: SchemeCredentialArgs,
     /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,

@@ -5,7 +5,9 @@
 use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
 use crate::card::signature::{self, TrustedKey};
 use crate::card::{BindingChoice, ProtocolChoice};
-use crate::cli::{BindingArg, MockProtocolArg, ProtocolArg, RunArgs, TlsArgs};
+use crate::cli::{
+    BindingArg, MockProtocolArg, ProtocolArg, RunArgs, SchemeCredentialArgs, TlsArgs,
+};
 use crate::config::ConfigFile;
 use crate::declaration::closest;
 use crate::error::{AppError, UsageError};
@@ -220,7 +222,7 @@ pub(super) fn run_options(
         Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
-    let auth = auth_settings(args, profile)?;
+    let auth = auth_settings(&args.schemes, profile)?;
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
     options.client = ClientConfig {
         timeout,
@@ -481,7 +483,10 @@ pub(super) fn fleet_peer_options(
 /// The card-scheme credentials of `--api-key-env`, `--basic-env` and
 /// `--oauth-client-*-env`, read from the environment once.
 /// A flag wins over the profile's key of the same name.
-fn auth_settings(args: &RunArgs, profile: &Profile) -> Result<AuthSettings, UsageError> {
+pub(super) fn auth_settings(
+    args: &SchemeCredentialArgs,
+    profile: &Profile,
+) -> Result<AuthSettings, UsageError> {
     let read = |flag: &'static str, var: &str| -> Result<EnvSecret, UsageError> {
         Ok(EnvSecret {
             var: var.to_string(),

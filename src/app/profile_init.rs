@@ -2,8 +2,8 @@
 //! set, run once against a peer, and written as a profile a CI job pins.
 
 use super::options::{
-    binding_choice, check_header, check_peer_urls, env_secret, protocol_choice, tls_options,
-    DEFAULT_TIMEOUT,
+    auth_settings, binding_choice, check_header, check_peer_urls, env_secret, protocol_choice,
+    tls_options, DEFAULT_TIMEOUT,
 };
 use crate::cli::ProfileInitArgs;
 use crate::error::{AppError, UsageError};
@@ -37,11 +37,15 @@ pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
         tls: tls_options(&args.tls)?,
         ..ClientConfig::default()
     };
+    let auth = auth_settings(&args.schemes, &crate::profile::Profile::default())?;
     let options = RunOptions {
         protocol: protocol_choice(args.protocol),
         binding: binding_choice(args.binding),
-        redactor: Arc::new(Redactor::new(client.secrets())),
+        redactor: Arc::new(Redactor::new(
+            client.secrets().into_iter().chain(auth.secrets()),
+        )),
         client,
+        auth: Arc::new(auth),
         discover_budget: args.discover_budget as usize,
         ..RunOptions::default()
     };

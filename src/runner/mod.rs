@@ -287,8 +287,22 @@ async fn check_peer(
         .map(|(_, planned)| planned)
         .collect();
     progress.peer_started(&report.card_url, Some(&card.name), plan.len());
+    // The search sends what the runs send: the credentials of the card's
+    // own requirement (a secured peer refuses a prompt without them).
+    let secured_client = auth
+        .is_active()
+        .then(|| {
+            PeerClient::new(
+                client.endpoint.clone(),
+                client.version,
+                client.binding,
+                card_auth.config.clone(),
+            )
+            .ok()
+        })
+        .flatten();
     let search = precondition::Search::new(
-        &client,
+        secured_client.as_ref().unwrap_or(&client),
         &card,
         options.discover_budget,
         options.redactor.clone(),

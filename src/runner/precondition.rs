@@ -581,13 +581,21 @@ pub async fn search_peer(
             card.endpoint.url
         ))
     })?;
-    let client = PeerClient::new(
-        url,
-        card.protocol_version(),
-        card.binding(),
-        options.client.clone(),
-    )
-    .map_err(|e| unusable(e.to_string()))?;
+    // The card's security schemes, resolved as `check` resolves them, so a
+    // secured peer gets the credentials the flags (or the profile) name.
+    let auth = crate::auth::PeerAuth::new(
+        &card,
+        &options.client,
+        options.auth.clone(),
+        options.issued.clone(),
+    );
+    let config = if auth.is_active() {
+        auth.before_runs().await.config
+    } else {
+        options.client.clone()
+    };
+    let client = PeerClient::new(url, card.protocol_version(), card.binding(), config)
+        .map_err(|e| unusable(e.to_string()))?;
     let search = Search::new(
         &client,
         &card,

@@ -532,3 +532,49 @@ fn a_profile_carries_the_cards_credential_settings_as_the_flags_do() {
         out.explain()
     );
 }
+
+#[test]
+fn the_prompt_search_and_profile_init_send_the_cards_credentials() {
+    let peer = start_peer_with_token(
+        ProtocolVersion::V1_0,
+        Behaviour::SecuredApiKey,
+        Some(SECRET),
+    );
+    // No prompt_input_required anywhere: the search must reach the peer
+    // with the API key, as every run does.
+    let out = run_env(
+        &[
+            "check",
+            &peer.card_url(),
+            "--api-key-env",
+            "PEER_KEY",
+            "--scenario",
+            "input-mode-resume",
+        ],
+        &[("PEER_KEY", SECRET)],
+    );
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(
+        out.declaration("defaultInputModes[text/plain]"),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    let init = run_env(
+        &[
+            "profile",
+            "init",
+            &peer.card_url(),
+            "--api-key-env",
+            "PEER_KEY",
+        ],
+        &[("PEER_KEY", SECRET)],
+    );
+    assert_eq!(init.code, 0, "{}", init.explain());
+    assert!(
+        init.stdout.contains("prompt_input_required:"),
+        "{}",
+        init.explain()
+    );
+    assert!(!init.explain().contains(SECRET));
+}
