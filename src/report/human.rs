@@ -485,7 +485,10 @@ mod tests {
         let why = "signature-verifies[k] inconclusive: no key to verify signature #1 \
                    (kid a2a-conform-mock-key): give one with --trusted-key FILE";
         let (line, hint) = fit(why, 70, 0);
-        assert!(line.ends_with("… give one with --trusted-key FILE"), "{line}");
+        assert!(
+            line.ends_with("… give one with --trusted-key FILE"),
+            "{line}"
+        );
         assert!(line.chars().count() <= 70 && hint.is_none(), "{line}");
         let why = "streaming-probe inconclusive: the peer refused SendStreamingMessage with \
                    HTTP 401 (WWW-Authenticate: Bearer realm=\"a2a\"; body: {\"code\":401}); \
@@ -498,9 +501,15 @@ mod tests {
         );
         let why = "streaming-probe error: the tool's cap of 2 events was reached; \
                    raise it with --max-stream-events";
-        assert!(fit(why, 50, 0).0.ends_with("… raise it with --max-stream-events"));
+        assert!(fit(why, 50, 0)
+            .0
+            .ends_with("… raise it with --max-stream-events"));
         // No flag, or `--` that is no flag: a plain cut.
-        let (line, hint) = fit(&format!("{}: see https://a--b.example/x", "w".repeat(80)), 40, 0);
+        let (line, hint) = fit(
+            &format!("{}: see https://a--b.example/x", "w".repeat(80)),
+            40,
+            0,
+        );
         assert!(line.starts_with("www") && line.ends_with('…'), "{line}");
         assert_eq!(hint, None);
         // Too little of the reason would be left beside the hint: it gets
@@ -524,10 +533,16 @@ mod tests {
     fn a_failure_fits_the_terminal_but_its_reproduction_stays_whole() {
         use crate::report::transcript::{Evidence, EvidenceKind};
         let leak = "artifact-update artifactId=72e964bc-3a8b-4982-9f67-bdb9cd6de8b3 append";
-        let curl = format!("curl -sS -X POST 'http://127.0.0.1:1/a2a' -d '{}'", "x".repeat(120));
+        let curl = format!(
+            "curl -sS -X POST 'http://127.0.0.1:1/a2a' -d '{}'",
+            "x".repeat(120)
+        );
         let run = ScenarioReport::builder("cancel-then-stream", ScenarioVerdict::Fail)
             .title("A canceled task stops emitting and reads canceled on every later read of it")
-            .message(&format!("the stream kept emitting: {}", [leak; 4].join("; ")))
+            .message(&format!(
+                "the stream kept emitting: {}",
+                [leak; 4].join("; ")
+            ))
             .evidence(vec![Evidence {
                 at_ms: 200,
                 kind: EvidenceKind::Event,
@@ -556,10 +571,19 @@ mod tests {
             text.contains("    the stream kept emitting: artifact-update"),
             "{text}"
         );
-        assert_eq!(words(&text).iter().filter(|w| w.starts_with("artifactId=")).count(), 4 + 1);
+        assert_eq!(
+            words(&text)
+                .iter()
+                .filter(|w| w.starts_with("artifactId="))
+                .count(),
+            4 + 1
+        );
         // A log (no terminal) keeps the message on one line.
         let log = render(&report, style(None));
-        assert!(log.contains(&format!("    the stream kept emitting: {}\n", [leak; 4].join("; "))));
+        assert!(log.contains(&format!(
+            "    the stream kept emitting: {}\n",
+            [leak; 4].join("; ")
+        )));
     }
 
     #[test]
@@ -570,7 +594,10 @@ mod tests {
         let text = "the stream kept emitting after the cancel was acknowledged: 4 event(s)";
         for width in [10, 20, 33] {
             let lines = wrap(text, width);
-            assert!(lines.iter().all(|l| l.chars().count() <= width), "{lines:?}");
+            assert!(
+                lines.iter().all(|l| l.chars().count() <= width),
+                "{lines:?}"
+            );
             if width > 13 {
                 assert_eq!(lines.join(" "), text);
             }

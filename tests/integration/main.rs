@@ -24,6 +24,7 @@ mod mock_peer;
 mod mock_push;
 mod properties;
 mod push;
+mod readme;
 mod reports;
 mod rest_v0_3;
 mod security;
