@@ -180,12 +180,20 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
             terminal(peer.endpoint.as_deref().unwrap_or("?"))
         );
         for warning in &peer.card_warnings {
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint(style, "33", "card warning:"),
-                terminal(warning)
-            );
+            let text = format!("card warning: {}", terminal(warning));
+            // On a terminal a long warning wraps under its indent.
+            let lines = match style.width {
+                Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
+                None => vec![text],
+            };
+            for (n, line) in lines.iter().enumerate() {
+                let _ = match line.strip_prefix("card warning:") {
+                    Some(rest) if n == 0 => {
+                        writeln!(out, "  {}{rest}", paint(style, "33", "card warning:"))
+                    }
+                    _ => writeln!(out, "    {line}"),
+                };
+            }
         }
         let _ = writeln!(out);
     }
@@ -552,6 +560,11 @@ mod tests {
             }])
             .build();
         let mut peer = PeerReport::new("http://peer/card");
+        peer.card_warnings.push(format!(
+            "the card requires credentials but none were given: {}; the card's scheme \
+             `bearer` (HTTP bearer) needs --bearer-env VAR",
+            "the peer will likely refuse every request with HTTP 401/403 ".repeat(2)
+        ));
         peer.scenarios.push(run);
         let report = RunReport::new(vec![peer]);
         let style = |width| Style {
@@ -565,6 +578,11 @@ mod tests {
             assert!(line.chars().count() <= 80, "{line}\n{text}");
         }
         assert!(text.contains(&format!("    reproduce: {curl}\n")), "{text}");
+        assert!(
+            text.contains("\n  card warning: the card requires credentials"),
+            "{text}"
+        );
+        assert!(text.contains("needs --bearer-env VAR\n"), "{text}");
         // The message is wrapped, not cut: every word of it is there.
         let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
         assert!(
