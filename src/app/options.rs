@@ -220,7 +220,7 @@ pub(super) fn run_options(
         Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
-    let auth = auth_settings(args)?;
+    let auth = auth_settings(args, profile)?;
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
     options.client = ClientConfig {
         timeout,
@@ -254,6 +254,11 @@ pub(super) fn run_options(
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     options.trusted_keys = Arc::new(trusted_keys(&args.trusted_keys)?);
+    options.discover_budget = if args.no_discover {
+        0
+    } else {
+        args.discover_budget as usize
+    };
     Ok(options)
 }
 
@@ -475,7 +480,8 @@ pub(super) fn fleet_peer_options(
 
 /// The card-scheme credentials of `--api-key-env`, `--basic-env` and
 /// `--oauth-client-*-env`, read from the environment once.
-fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
+/// A flag wins over the profile's key of the same name.
+fn auth_settings(args: &RunArgs, profile: &Profile) -> Result<AuthSettings, UsageError> {
     let read = |flag: &'static str, var: &str| -> Result<EnvSecret, UsageError> {
         Ok(EnvSecret {
             var: var.to_string(),
@@ -485,9 +491,10 @@ fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
     let api_key = args
         .api_key_env
         .as_deref()
+        .or(profile.api_key_env.as_deref())
         .map(|var| read("--api-key-env", var))
         .transpose()?;
-    let basic = match args.basic_env.as_deref() {
+    let basic = match args.basic_env.as_deref().or(profile.basic_env.as_deref()) {
         Some(pair) => {
             let (user, password) = pair.split_once(':').ok_or(UsageError::BasicEnvSyntax)?;
             Some((
@@ -497,7 +504,15 @@ fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
         }
         None => None,
     };
-    let oauth_client = match (&args.oauth_client_id_env, &args.oauth_client_secret_env) {
+    let from_flags = (&args.oauth_client_id_env, &args.oauth_client_secret_env);
+    let oauth_pair = match from_flags {
+        (Some(_), Some(_)) => from_flags,
+        _ => (
+            &profile.oauth_client_id_env,
+            &profile.oauth_client_secret_env,
+        ),
+    };
+    let oauth_client = match oauth_pair {
         (Some(id), Some(secret)) => Some(OAuthClient {
             id: read("--oauth-client-id-env", id)?,
             secret: read("--oauth-client-secret-env", secret)?,

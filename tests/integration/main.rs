@@ -34,3 +34,4 @@ mod signatures;
 mod stream_refusals;
 mod suites;
 mod tls;
+mod zero_config;
