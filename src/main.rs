@@ -3,6 +3,7 @@
 //! calls for.
 
 fn main() -> std::process::ExitCode {
+    a2a_conform::app::pipe::exit_quietly_on_broken_pipe();
     let code = match a2a_conform::config::parse() {
         Ok(parsed) => a2a_conform::app::run_parsed(parsed),
         Err(e) => {

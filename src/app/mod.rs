@@ -6,6 +6,7 @@ mod check;
 mod commands;
 mod options;
 mod output;
+pub mod pipe;
 mod profile_init;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
