@@ -20,3 +20,6 @@ pub const NOTHING_VERIFIED: i32 = 4;
 pub const INTERRUPTED: i32 = 130;
 /// SIGTERM stopped the check (128 + 15), e.g. a CI job's timeout.
 pub const TERMINATED: i32 = 143;
+/// Stdout was closed before the output ended (`… | head`): 128 + SIGPIPE,
+/// as a shell reports a tool SIGPIPE ended.
+pub const BROKEN_PIPE: i32 = 141;

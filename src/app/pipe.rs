@@ -6,11 +6,8 @@
 //! process too; catching the one panic `println!` raises keeps sockets out
 //! of it.
 
-/// The exit status of a process ended by SIGPIPE in a shell (128 + 13).
-pub const BROKEN_PIPE_EXIT: i32 = 141;
-
 /// Installs the hook: a panic that is `println!`/`print!` failing on a
-/// broken pipe exits with [`BROKEN_PIPE_EXIT`] and prints nothing; any other
+/// broken pipe exits with [`crate::exit::BROKEN_PIPE`] and prints nothing; any other
 /// panic is reported as before.
 pub fn exit_quietly_on_broken_pipe() {
     let default = std::panic::take_hook();
@@ -22,7 +19,7 @@ pub fn exit_quietly_on_broken_pipe() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or_default();
         if is_broken_stdout(message) {
-            std::process::exit(BROKEN_PIPE_EXIT);
+            std::process::exit(crate::exit::BROKEN_PIPE);
         }
         default(info);
     }));
