@@ -101,12 +101,19 @@ fn pace_rules() -> &'static [(Regex, String)] {
         // finished task with one event and closes; the close may be read
         // before or after the runner notes the divergence.
         let subscribed = r"step \d+ `expect` \(scenarios/protocol.yaml:\d+\)";
-        let closed = entry("stream-end", "stream closed by the peer");
+        // A whole note entry, up to its closing brace.
+        let note_entry = |summary: &str| format!(r"{}[^\n]*\n {{12}}\}}", note(summary));
         // Events after the first, and the stream's end, as JSON entries and as lines.
         let later = format!(
             "(?:{}|{})+",
             entry("event", r"event #(?:[2-9]|\d\d+) [^\n]*"),
             entry("stream-end", "stream closed by the peer")
+        );
+        // The same entries after another one: each after a comma.
+        let later_after = format!(
+            "(?:,(?:{}|{}))+",
+            entry("event", r"event #(?:[2-9]|\d\d+) [^\n]*").trim_end_matches(','),
+            entry("stream-end", "stream closed by the peer").trim_end_matches(',')
         );
         let later_lines = r"(?:[ \t]*\+\[T\]s (?:event #(?:[2-9]|\d\d+) |stream closed by the peer)[^\n]*\n)+";
         [
@@ -115,19 +122,15 @@ fn pace_rules() -> &'static [(Regex, String)] {
             (format!("{later}{}", note(instant)), "$1".into()),
             (format!("{later}{}", note(undeclared)), "$1".into()),
             (format!("{later}{}", note(subscribed)), "$1".into()),
-            // …and the close read after the note, as the last JSON entry or line.
+            // …and the events and close read after the note.
+            (format!("({}){later_after}", note_entry(undeclared)), "$1".into()),
+            (format!("({}){later_after}", note_entry(subscribed)), "$1".into()),
             (
-                format!(
-                    r#"({}[^\n]*\n {{12}}\}}),{}"#,
-                    note(subscribed),
-                    closed.trim_end_matches(',')
-                ),
+                format!(r"(?m)^([ \t]*\+\[T\]s {undeclared}[^\n]*\n){later_lines}"),
                 "$1".into(),
             ),
             (
-                format!(
-                    r"(?m)^([ \t]*\+\[T\]s {subscribed}[^\n]*\n)[ \t]*\+\[T\]s stream closed by the peer[^\n]*\n"
-                ),
+                format!(r"(?m)^([ \t]*\+\[T\]s {subscribed}[^\n]*\n){later_lines}"),
                 "$1".into(),
             ),
             (
@@ -255,4 +258,35 @@ fn a_stream_close_read_before_or_after_the_divergence_note_normalizes_alike() {
     let after = lines([note, "stream closed by the peer"]);
     assert_eq!(normalize(&before, &[]), normalize(&after, &[]));
     assert!(!normalize(&after, &[]).contains("stream closed"));
+}
+
+#[test]
+fn an_update_read_after_the_undeclared_stream_note_normalizes_away() {
+    let note = "step 2 `expect` (scenarios/streaming.yaml:45): served";
+    let with = format!(
+        "    +[T]s event #1 task\n    +[T]s {note}\n    +[T]s event #2 status-update state=working\n    reproduce: curl\n"
+    );
+    let without = format!("    +[T]s event #1 task\n    +[T]s {note}\n    reproduce: curl\n");
+    assert_eq!(normalize(&with, &[]), normalize(&without, &[]));
+    let entry = |n: u32, kind: &str, summary: &str| {
+        format!(
+            "            {{\n              \"at_ms\": {n},\n              \"kind\": \"{kind}\",\n              \"summary\": \"{summary}\"\n            }}"
+        )
+    };
+    let json = |entries: Vec<String>| {
+        format!(
+            "          \"evidence\": [\n{}\n          ]\n",
+            entries.join(",\n")
+        )
+    };
+    let with = json(vec![
+        entry(1, "event", "event #1 task"),
+        entry(2, "note", note),
+        entry(3, "event", "event #2 status-update state=working"),
+    ]);
+    let without = json(vec![
+        entry(1, "event", "event #1 task"),
+        entry(2, "note", note),
+    ]);
+    assert_eq!(normalize(&with, &[]), normalize(&without, &[]));
 }
