@@ -168,13 +168,18 @@ fn mtls_required_by_the_peer_is_satisfied_by_cert_and_key() {
         "no client certificate: {}",
         explain(&out)
     );
-    // The refusal names the fix, not only rustls's alert.
-    assert!(
-        String::from_utf8_lossy(&out.stderr)
-            .contains("the peer requires a client certificate (received fatal alert: CertificateRequired): pass one with --cert FILE --key FILE"),
-        "{}",
-        explain(&out)
-    );
+    // The refusal names the fix, not only rustls's alert. In TLS 1.3 the
+    // server judges the client's certificate after the client has finished
+    // its handshake, so under load the client may see the connection close
+    // before it reads the alert; the hint goes with the alert.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if stderr.contains("CertificateRequired") {
+        assert!(
+            stderr.contains("the peer requires a client certificate (received fatal alert: CertificateRequired): pass one with --cert FILE --key FILE"),
+            "{}",
+            explain(&out)
+        );
+    }
     let out = run(
         &[
             "card",
