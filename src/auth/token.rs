@@ -189,6 +189,12 @@ impl TokenCache {
             })?;
         let answer: Option<TokenAnswer> = serde_json::from_slice(&body).ok();
         if !(200..300).contains(&status) {
+            // The peer's words, with the client secret masked before they
+            // are clipped: a clip that cut the secret in half would leave a
+            // half the report's redactor cannot recognise.
+            let masker = Redactor::new([self.client.secret.value.clone()]);
+            let peer_text =
+                |text: &str, max: usize| crate::transport::clip(&masker.redact(text), max);
             let detail = answer
                 .as_ref()
                 .and_then(|a| a.error.as_deref())
@@ -196,9 +202,9 @@ impl TokenCache {
                     let description = answer
                         .as_ref()
                         .and_then(|a| a.error_description.as_deref())
-                        .map(|d| format!(": {}", crate::transport::clip(d, 160)))
+                        .map(|d| format!(": {}", peer_text(d, 160)))
                         .unwrap_or_default();
-                    format!(" ({e}{description})")
+                    format!(" ({}{description})", peer_text(e, 60))
                 })
                 .unwrap_or_default();
             return Err(TokenError::Refused {
@@ -223,6 +229,32 @@ impl TokenCache {
         };
         // Registered before anything can show it.
         self.issued.add(&access_token);
+        // RFC 6749 §A.12: an access token is visible ASCII and spaces. Any
+        // other character (CR, LF, controls) cannot go in a header: refused
+        // here, named, rather than failing each request or injecting one.
+        if !access_token.chars().all(|c| (' '..='~').contains(&c)) {
+            return Err(TokenError::NoToken {
+                url,
+                status,
+                reason: "the access_token holds characters a header cannot carry (RFC 6749 §A.12: visible ASCII only)".into(),
+            });
+        }
+        // RFC 6750: only a Bearer token goes in `Authorization: Bearer`;
+        // one of another type (`mac`, `DPoP`) would be sent wrongly.
+        if let Some(kind) = answer
+            .token_type
+            .as_deref()
+            .filter(|t| !t.eq_ignore_ascii_case("bearer"))
+        {
+            return Err(TokenError::NoToken {
+                url,
+                status,
+                reason: format!(
+                    "token_type `{}`, not Bearer: the tool sends bearer tokens only",
+                    crate::transport::clip(kind, 40)
+                ),
+            });
+        }
         let lifetime = answer
             .expires_in
             .as_ref()

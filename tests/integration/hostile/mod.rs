@@ -14,6 +14,7 @@
 //! `protocol.*` calls answered by malfunctions). Other cases add their
 //! own module here and use the harness.
 
+mod auth;
 mod bounded;
 mod caps;
 pub mod harness;
