@@ -53,9 +53,19 @@ impl HostilePeer {
         card_extra: Value,
         answer: impl Fn(&Call, &mut TcpStream) + Send + Sync + 'static,
     ) -> HostilePeer {
+        HostilePeer::start_served(|base| card(base, card_extra), answer)
+    }
+
+    /// As [`HostilePeer::start`], serving the card `make_card` builds from
+    /// the peer's base URL as it is (a signed card, a card naming URLs on
+    /// its own origin).
+    pub fn start_served(
+        make_card: impl FnOnce(&str) -> Value,
+        answer: impl Fn(&Call, &mut TcpStream) + Send + Sync + 'static,
+    ) -> HostilePeer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let card = card(&base, card_extra);
+        let card = make_card(&base);
         let calls: Arc<Mutex<Vec<Call>>> = Arc::default();
         let answer: Arc<Answer> = Arc::new(answer);
         let seen = calls.clone();
@@ -66,6 +76,11 @@ impl HostilePeer {
             }
         });
         HostilePeer { base, calls }
+    }
+
+    /// Every call received so far (the card's GETs excepted), in order.
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
     }
 
     /// The JSON-RPC methods called so far, in order.

@@ -21,5 +21,6 @@ pub mod harness;
 mod inert;
 mod malfunction;
 mod secrets;
+mod signatures;
 mod task_basics;
 mod windows;
