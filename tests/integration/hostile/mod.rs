@@ -23,4 +23,5 @@ mod malfunction;
 mod secrets;
 mod signatures;
 mod task_basics;
+mod task_pages;
 mod windows;
