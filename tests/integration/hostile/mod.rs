@@ -20,6 +20,7 @@ mod caps;
 pub mod harness;
 mod inert;
 mod malfunction;
+mod rest_v0_3;
 mod secrets;
 mod signatures;
 mod task_basics;
