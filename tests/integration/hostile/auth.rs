@@ -389,3 +389,25 @@ fn discovery_documents_huge_garbage_or_naming_unsafe_endpoints_are_refused_and_n
         seen.lock().unwrap()
     );
 }
+
+#[test]
+fn a_discovery_document_naming_another_origin_is_said_in_every_run_that_used_it() {
+    let (other, seen) = elsewhere();
+    let document = json!({"token_endpoint": format!("{other}/token")}).to_string();
+    let peer = peer(oidc_card("/oidc"), move |_, stream| {
+        respond(stream, 200, "application/json", document.as_bytes())
+    });
+    // -v: a passing run's evidence is in the report.
+    let out = run(&peer, &["-v"]);
+    assert_eq!(out.run(SCENARIO)["verdict"], "pass", "{}", out.explain());
+    let evidence = &out.json_text;
+    assert!(
+        evidence.contains("another origin than the card's")
+            && evidence.contains(&other)
+            && evidence.contains("--same-origin-credentials"),
+        "{evidence}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1, "one token request there");
+    out.assert_bounded(WITHIN, MAX_RSS_MIB);
+    out.assert_absent(&[CLIENT_SECRET, GOOD_TOKEN]);
+}
