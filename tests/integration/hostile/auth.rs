@@ -411,3 +411,55 @@ fn a_discovery_document_naming_another_origin_is_said_in_every_run_that_used_it(
     out.assert_bounded(WITHIN, MAX_RSS_MIB);
     out.assert_absent(&[CLIENT_SECRET, GOOD_TOKEN]);
 }
+
+#[test]
+fn a_peer_echoing_the_api_key_and_basic_credentials_gets_neither_shown() {
+    const API_KEY: &str = "Ak5fW2qZ8xN3cV6bM1lJ";
+    const PASSWORD: &str = "Pw7gH3jK9dS2aL5qE0rT";
+    let card = json!({
+        "securitySchemes": {
+            "key": {"apiKeySecurityScheme": {"location": "query", "name": "api_key"}},
+            "basic": {"httpAuthSecurityScheme": {"scheme": "Basic"}}
+        },
+        "securityRequirements": [{"schemes": {"key": {"list": []}, "basic": {"list": []}}}]
+    });
+    // Every answer echoes the whole request: the query carrying the key and
+    // the Basic header carrying `user:password` in base64, raw and escaped.
+    let peer = HostilePeer::start(card, |call, stream| {
+        let echoed = format!("{}{}", call.head, call.body);
+        match call.rpc.as_str() {
+            "SendMessage" => {
+                let body = json!({"jsonrpc": "2.0", "id": call.id,
+                    "error": {"code": -32603, "message": echoed, "data": {"echo": echoed}}});
+                respond(stream, 200, "application/json", body.to_string().as_bytes())
+            }
+            _ => respond(stream, 500, "text/html", echoed.as_bytes()),
+        }
+    });
+    let mut args: Vec<&str> = FAST.to_vec();
+    args.extend(["--scenario", SCENARIO, "--timeout", "2s", "-v"]);
+    args.extend([
+        "--api-key-env",
+        "HOSTILE_API_KEY",
+        "--basic-env",
+        "HOSTILE_USER:HOSTILE_PASSWORD",
+    ]);
+    let out = check_env(
+        &[&peer.base],
+        &args,
+        &[
+            ("HOSTILE_API_KEY", API_KEY),
+            ("HOSTILE_USER", "alice"),
+            ("HOSTILE_PASSWORD", PASSWORD),
+        ],
+    );
+    let sent = peer.calls();
+    assert!(
+        sent.iter().any(|c| c.head.contains(API_KEY)),
+        "the key was sent where the card says: {sent:?}"
+    );
+    out.assert_no_false_verdict();
+    assert_ne!(out.run(SCENARIO)["verdict"], "fail", "{}", out.explain());
+    out.assert_bounded(WITHIN, MAX_RSS_MIB);
+    out.assert_absent(&[API_KEY, PASSWORD]);
+}
