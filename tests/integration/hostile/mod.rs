@@ -17,6 +17,7 @@
 mod auth;
 mod bounded;
 mod caps;
+mod grpc_tls;
 pub mod harness;
 mod inert;
 mod malfunction;
