@@ -19,6 +19,7 @@ mod bounded;
 mod caps;
 mod grpc_tls;
 pub mod harness;
+mod hygiene;
 mod inert;
 mod malfunction;
 mod rest_v0_3;
