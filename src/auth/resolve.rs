@@ -94,7 +94,10 @@ impl PeerAuth {
         let tokens = settings.oauth_client.clone().and_then(|client| {
             crate::transport::client::http_client(base.timeout, &base.tls)
                 .ok()
-                .map(|http| TokenCache::new(http, client, issued))
+                .map(|http| {
+                    TokenCache::new(http, client, issued)
+                        .masking([base.secrets(), settings.secrets()].concat())
+                })
         });
         PeerAuth {
             security: CardSecurity::read(card),

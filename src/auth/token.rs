@@ -86,17 +86,31 @@ pub struct TokenCache {
     tokens: Mutex<HashMap<(String, String), Cached>>,
     token_endpoints: Mutex<HashMap<String, String>>,
     issued: IssuedSecrets,
+    /// Masks the configured secrets in the endpoint's words before they are
+    /// clipped: a clip that cut a reflected secret in half would leave a
+    /// half the report's redactor cannot recognise.
+    masker: Redactor,
 }
 
 impl TokenCache {
     pub fn new(http: reqwest::Client, client: OAuthClient, issued: IssuedSecrets) -> TokenCache {
         TokenCache {
             http,
-            client,
             tokens: Mutex::new(HashMap::new()),
             token_endpoints: Mutex::new(HashMap::new()),
+            masker: Redactor::new([client.secret.value.clone()]),
+            client,
             issued,
         }
+    }
+
+    /// This cache, also masking `secrets` (every configured credential) in
+    /// what the token endpoint says.
+    pub fn masking(mut self, secrets: Vec<String>) -> TokenCache {
+        let mut all = self.masker.secrets().to_vec();
+        all.extend(secrets);
+        self.masker = Redactor::new(all);
+        self
     }
 
     /// A token from `token_url` carrying `scopes`: the cached one while it
@@ -189,12 +203,7 @@ impl TokenCache {
             })?;
         let answer: Option<TokenAnswer> = serde_json::from_slice(&body).ok();
         if !(200..300).contains(&status) {
-            // The peer's words, with the client secret masked before they
-            // are clipped: a clip that cut the secret in half would leave a
-            // half the report's redactor cannot recognise.
-            let masker = Redactor::new([self.client.secret.value.clone()]);
-            let peer_text =
-                |text: &str, max: usize| crate::transport::clip(&masker.redact(text), max);
+            let peer_text = |text: &str, max: usize| self.peer_text(text, max);
             let detail = answer
                 .as_ref()
                 .and_then(|a| a.error.as_deref())
@@ -251,7 +260,7 @@ impl TokenCache {
                 status,
                 reason: format!(
                     "token_type `{}`, not Bearer: the tool sends bearer tokens only",
-                    crate::transport::clip(kind, 40)
+                    self.peer_text(kind, 40)
                 ),
             });
         }
@@ -280,6 +289,11 @@ impl TokenCache {
             },
             evidence,
         ))
+    }
+
+    /// The endpoint's own words, secrets masked, then clipped to `max`.
+    fn peer_text(&self, text: &str, max: usize) -> String {
+        crate::transport::clip(&self.masker.redact(text), max)
     }
 
     /// The token endpoint an OpenID Connect discovery document names (read

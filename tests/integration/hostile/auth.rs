@@ -309,11 +309,21 @@ fn a_token_with_line_breaks_or_controls_injects_no_header_and_never_shows() {
 
 #[test]
 fn a_token_endpoint_echoing_the_client_secret_never_gets_it_shown() {
-    // The secret placed where a clip of the description would cut it in half.
-    for padding in [0usize, 130, 138, 5000] {
-        let description = format!("{}bad client secret {CLIENT_SECRET}", "x".repeat(padding));
+    // The secret placed where a clip of the description would cut it in
+    // half; the bearer token and the header the card's origin also received
+    // echoed the same way.
+    for (padding, echoed) in [
+        (0usize, CLIENT_SECRET),
+        (130, CLIENT_SECRET),
+        (138, CLIENT_SECRET),
+        (5000, CLIENT_SECRET),
+        (135, SECRET),
+        (135, HEADER_SECRET),
+    ] {
+        let description = format!("{}bad client secret {echoed}", "x".repeat(padding));
+        let code = format!("{}invalid_client {echoed}", "y".repeat(padding.min(50)));
         let peer = peer(oauth_card("/token"), move |_, stream| {
-            let body = json!({"error": format!("invalid_client {CLIENT_SECRET}"), "error_description": description});
+            let body = json!({"error": code, "error_description": description});
             respond(stream, 401, "application/json", body.to_string().as_bytes())
         });
         let out = run(&peer, &[]);
