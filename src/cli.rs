@@ -238,6 +238,11 @@ pub struct RunArgs {
     /// A stale baseline entry (its target now honours or passes) fails the run.
     #[arg(long, requires = "baseline")]
     pub strict_baseline: bool,
+    /// A broken SHOULD is a divergence: an artifact part of a type the send did not
+    /// accept (acceptedOutputModes) or the card declares nowhere fails the run;
+    /// by default it leaves the output-mode row unverified with a warning.
+    #[arg(long)]
+    pub strict: bool,
     /// Write the JSON report here (the API; `diff` reads it); `-` is stdout
     /// (the terminal report then goes to stderr).
     #[arg(long, value_name = "FILE")]

@@ -107,6 +107,9 @@ pub enum DeclarationId {
     /// a repeated one): the card signature verifies against the card as
     /// served (v1 §8.4).
     Signature(String),
+    /// `capabilities.extensions[<uri>]`: the card declares the extension (a
+    /// `required` one must be asked for by every request, v1 §3.3.4).
+    Extension(String),
 }
 
 impl DeclarationId {
@@ -201,6 +204,7 @@ impl fmt::Display for DeclarationId {
             DeclarationId::ListTasks => f.write_str("protocol.listTasks"),
             DeclarationId::HistoryLength => f.write_str("protocol.historyLength"),
             DeclarationId::Signature(label) => write!(f, "signatures[{label}]"),
+            DeclarationId::Extension(uri) => write!(f, "capabilities.extensions[{uri}]"),
         }
     }
 }
@@ -230,7 +234,7 @@ fn hint(suggestion: &Option<String>) -> String {
 }
 
 /// The bracketed families, as the suggestion lists them.
-const PATTERNS: [&str; 8] = [
+const PATTERNS: [&str; 9] = [
     "defaultInputModes[<type>]",
     "defaultOutputModes[<type>]",
     "skills[<id>]",
@@ -239,6 +243,7 @@ const PATTERNS: [&str; 8] = [
     "securitySchemes[<name>]",
     "interfaces[<BINDING> <version>]",
     "signatures[<kid>]",
+    "capabilities.extensions[<uri>]",
 ];
 
 impl FromStr for DeclarationId {
@@ -273,6 +278,11 @@ fn parse(text: &str) -> Option<DeclarationId> {
     }
     if let Some(label) = bracketed(text, "signatures") {
         return Some(DeclarationId::Signature(label.to_string()));
+    }
+    // An extension URI holds `:`, `/`, `.` and may hold `[`/`]`: all of the
+    // bracketed part is the URI.
+    if let Some(uri) = bracketed(text, "capabilities.extensions") {
+        return Some(DeclarationId::Extension(uri.to_string()));
     }
     let rest = text.strip_prefix("skills[")?;
     // A skill id may itself hold `]`: the mode suffix is found from the right.
@@ -505,6 +515,8 @@ mod tests {
             "protocol.historyLength",
             "signatures[key-1]",
             "signatures[#2]",
+            "capabilities.extensions[https://example.com/ext/v1]",
+            "capabilities.extensions[urn:a2a:ext:x[1]]",
         ] {
             let id: DeclarationId = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(id.to_string(), text);

@@ -238,6 +238,7 @@ pub(super) fn run_options(
         ..ClientConfig::default()
     };
     options.max_probe_window = args.max_probe_window;
+    options.strict = args.strict;
     // Redaction is by value: every credential header's value, the token,
     // the API key, basic password and OAuth client secret.
     options.redactor = Arc::new(Redactor::new(

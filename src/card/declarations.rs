@@ -45,6 +45,7 @@ impl Card {
         let mut out: Vec<Declaration> = [
             DeclarationId::Capability(Capability::Streaming),
             DeclarationId::Capability(Capability::PushNotifications),
+            DeclarationId::Capability(Capability::ExtendedAgentCard),
             DeclarationId::Cancel,
             DeclarationId::Completion,
             DeclarationId::VersionNegotiation,
@@ -79,7 +80,70 @@ impl Card {
                 .into_iter()
                 .map(|(id, _)| Declaration { id, declared: true }),
         );
+        out.extend(
+            self.output_mode_declarations()
+                .into_iter()
+                .map(|(id, _)| Declaration { id, declared: true }),
+        );
+        out.extend(self.capabilities.extensions.iter().map(|e| Declaration {
+            id: DeclarationId::Extension(e.uri.clone()),
+            declared: true,
+        }));
         out
+    }
+
+    /// Declared output modes to expand over, as (declaration id, media type):
+    /// `defaultOutputModes[<type>]`, then each skill's own as
+    /// `skills[<id>].outputModes[<type>]`; repeats listed once, as for
+    /// [`Card::input_mode_declarations`].
+    pub fn output_mode_declarations(&self) -> Vec<(DeclarationId, String)> {
+        let mut out = Vec::new();
+        for mode in unique(&self.default_output_modes) {
+            out.push((DeclarationId::DefaultOutputMode(mode.clone()), mode.clone()));
+        }
+        let mut seen_skills = std::collections::HashSet::new();
+        for skill in &self.skills {
+            if !seen_skills.insert(skill.id.as_str()) {
+                continue;
+            }
+            for mode in unique(skill.output_modes.as_deref().unwrap_or_default()) {
+                let id = DeclarationId::SkillOutputMode {
+                    skill: skill.id.clone(),
+                    mode: mode.clone(),
+                };
+                out.push((id, mode.clone()));
+            }
+        }
+        out
+    }
+
+    /// Every output media type the card declares anywhere (defaults and
+    /// every skill's own), lowercased: a part of another type is one the card
+    /// never promised.
+    pub fn declared_output_types(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .default_output_modes
+            .iter()
+            .chain(
+                self.skills
+                    .iter()
+                    .flat_map(|s| s.output_modes.iter().flatten()),
+            )
+            .map(|m| m.to_ascii_lowercase())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// The URIs of the extensions the card marks `required: true`.
+    pub fn required_extensions(&self) -> Vec<String> {
+        self.capabilities
+            .extensions
+            .iter()
+            .filter(|e| e.required)
+            .map(|e| e.uri.clone())
+            .collect()
     }
 
     /// Every declared interface as a declaration, in the card's preference
@@ -167,7 +231,8 @@ impl Card {
     /// - `protocol.terminalSubscribe`: whether the chosen endpoint speaks 1.0
     ///   and the card declares streaming (0.3 defines no error for it, and
     ///   without streaming every subscribe is refused anyway);
-    /// - a suite's own `x-…` id: false (no card declares it).
+    /// - a suite's own `x-…` id: false (no card declares it);
+    /// - `capabilities.extensions[<uri>]`: whether the extension is declared.
     pub fn is_declared(&self, id: &DeclarationId) -> bool {
         let caps = &self.capabilities;
         match id {
@@ -212,6 +277,7 @@ impl Card {
                 self.protocol_version() == ProtocolVersion::V1_0
                     && self.is_declared(&DeclarationId::Capability(Capability::Streaming))
             }
+            DeclarationId::Extension(uri) => caps.extensions.iter().any(|e| e.uri == *uri),
         }
     }
 

@@ -27,7 +27,7 @@ mod tests;
 pub use discovery::{discovery_url, WELL_KNOWN_PATH};
 pub use error::CardError;
 pub use model::{
-    BindingChoice, Capabilities, Card, CardLayout, Declaration, Interface, InterfaceDeclaration,
-    ProtocolChoice, Skill, MAX_CARD_BYTES,
+    BindingChoice, Capabilities, Card, CardLayout, Declaration, Extension, Interface,
+    InterfaceDeclaration, ProtocolChoice, Skill, MAX_CARD_BYTES,
 };
 pub use parse::parse_card;

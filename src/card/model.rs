@@ -121,6 +121,17 @@ pub struct Capabilities {
     pub extended_agent_card: Option<bool>,
     /// v0.3 only (removed in 1.0).
     pub state_transition_history: Option<bool>,
+    /// `capabilities.extensions`, in card order; an entry without a `uri` is
+    /// left out (with a warning).
+    pub extensions: Vec<Extension>,
+}
+
+/// An extension the card declares (`capabilities.extensions[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Extension {
+    pub uri: String,
+    /// `required: true`: a client must ask for it on every request (v1 §3.3.4).
+    pub required: bool,
 }
 
 /// A declared skill. Modes are `None` when the skill has none of its own (it then

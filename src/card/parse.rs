@@ -3,7 +3,7 @@
 
 use super::error::CardError;
 use super::model::{
-    BindingChoice, Capabilities, Card, CardLayout, ProtocolChoice, Skill, MAX_CARD_BYTES,
+    BindingChoice, Capabilities, Card, CardLayout, Extension, ProtocolChoice, Skill, MAX_CARD_BYTES,
 };
 use super::select;
 use serde_json::{Map, Value};
@@ -414,7 +414,32 @@ impl Reader<'_> {
             push_notifications: self.boolean(caps, at, "pushNotifications")?,
             extended_agent_card: extended.or(legacy_extended),
             state_transition_history: self.boolean(caps, at, "stateTransitionHistory")?,
+            extensions: self.extensions(caps)?,
         })
+    }
+
+    /// `capabilities.extensions`: each entry's `uri` and `required`; an entry
+    /// with no `uri` is skipped with a warning (it names nothing to check).
+    fn extensions(&mut self, caps: &Map<String, Value>) -> Result<Vec<Extension>, CardError> {
+        let Some(entries) = self.array(caps, "capabilities", "extensions")? else {
+            return Ok(Vec::new());
+        };
+        let mut out: Vec<Extension> = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let at = format!("capabilities.extensions[{i}]");
+            let Value::Object(e) = entry else {
+                return Err(self.wrong(at, "an object", entry));
+            };
+            let Some(uri) = self.string(e, &at, "uri")?.filter(|u| !u.trim().is_empty()) else {
+                self.warn(format!("`{at}` has no `uri`; it is not checked"));
+                continue;
+            };
+            let required = self.boolean(e, &at, "required")?.unwrap_or(false);
+            if !out.iter().any(|x| x.uri == uri) {
+                out.push(Extension { uri, required });
+            }
+        }
+        Ok(out)
     }
 
     fn skills(&mut self, obj: &Map<String, Value>) -> Result<Vec<Skill>, CardError> {

@@ -15,7 +15,7 @@ use super::shared::Shared;
 use crate::protocol::ProtocolVersion;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
@@ -103,6 +103,34 @@ fn bearer(request: &Request) -> Option<String> {
                 .eq_ignore_ascii_case("bearer")
                 .then(|| credential.trim().to_string())
         })
+}
+
+/// HTTP 401 with a `WWW-Authenticate: Bearer` challenge, unless the headers
+/// carry `Authorization: Bearer <token>`: the extended-card behaviours guard
+/// that one operation only, so they check it where the operation is known.
+pub(crate) fn refusal(token: &str, headers: &HeaderMap) -> Option<Response> {
+    let presented = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, credential) = v.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| credential.trim())
+        });
+    match presented {
+        Some(credential) if credential == token => None,
+        Some(_) => Some(refuse(
+            StatusCode::UNAUTHORIZED,
+            "Bearer realm=\"a2a\", error=\"invalid_token\"",
+            "the bearer token is not valid",
+        )),
+        None => Some(refuse(
+            StatusCode::UNAUTHORIZED,
+            "Bearer realm=\"a2a\"",
+            "a bearer token is required",
+        )),
+    }
 }
 
 /// The OAuth behaviours: an issued, unexpired token with the scopes the

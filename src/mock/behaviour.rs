@@ -76,6 +76,20 @@ pub enum Behaviour {
     SignedCard,
     /// Signs its card, then changes it: the signature no longer matches.
     SignedCardTampered,
+    /// Declares an extended agent card and serves it to a client with the token.
+    ExtendedCard,
+    /// Declares an extended agent card but answers ExtendedAgentCardNotConfigured.
+    ExtendedCardUnconfigured,
+    /// Declares an extended agent card whose skills leave out the public one.
+    ExtendedCardPartial,
+    /// Declares a required extension and refuses requests that do not ask for it.
+    ExtensionRequired,
+    /// Declares a required extension but serves requests that do not ask for it.
+    ExtensionIgnored,
+    /// Declares JSON output too, and refuses a send accepting only JSON with -32005.
+    OutputModes,
+    /// Declares only JSON output but answers text parts whatever the send accepts.
+    OutputModeIgnored,
 }
 
 impl Behaviour {
@@ -206,6 +220,34 @@ impl Behaviour {
             Behaviour::SignedCardTampered => {
                 "signs its card, then changes its description: the signature \
                  no longer matches the card served"
+            }
+            Behaviour::ExtendedCard => {
+                "declares an extended agent card and serves it, with one more skill, \
+                 to a request with the bearer token (mock-peer --token-env, else \
+                 a2a-conform-mock-token); without it, HTTP 401"
+            }
+            Behaviour::ExtendedCardUnconfigured => {
+                "declares an extended agent card but answers every request for it \
+                 with -32007 (ExtendedAgentCardNotConfigured)"
+            }
+            Behaviour::ExtendedCardPartial => {
+                "declares an extended agent card and serves it to a request with the \
+                 token, but its skills leave out the public card's `echo`"
+            }
+            Behaviour::ExtensionRequired => {
+                "declares a required extension (and an optional one) and refuses a \
+                 request whose extensions header does not name it with -32008"
+            }
+            Behaviour::ExtensionIgnored => {
+                "declares a required extension but serves requests that do not ask for it"
+            }
+            Behaviour::OutputModes => {
+                "declares text/plain and application/json output and refuses a send \
+                 that accepts no text output with -32005 (ContentTypeNotSupported)"
+            }
+            Behaviour::OutputModeIgnored => {
+                "declares only application/json output but answers text parts, \
+                 whatever the send accepts"
             }
         }
     }
@@ -373,6 +415,13 @@ mod tests {
                 "history-unbounded",
                 "signed-card",
                 "signed-card-tampered",
+                "extended-card",
+                "extended-card-unconfigured",
+                "extended-card-partial",
+                "extension-required",
+                "extension-ignored",
+                "output-modes",
+                "output-mode-ignored",
             ]
         );
         for b in Behaviour::all() {

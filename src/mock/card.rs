@@ -3,6 +3,7 @@
 
 use super::auth;
 use super::behaviour::Behaviour;
+use super::declared;
 use super::published::{INPUT_MODES, JSONRPC_PATH, OUTPUT_MODES, REST_PATH};
 use super::shared::Shared;
 use crate::protocol::ProtocolVersion;
@@ -118,6 +119,7 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
     if behaviour.declares_security() && !auth::declare_schemes(&mut card, peer) {
         declare_security(&mut card, peer.protocol);
     }
+    declared::shape_card(&mut card, peer);
     match &peer.signing {
         Some(key) => key.sign(card, behaviour),
         None => card,

@@ -2,6 +2,7 @@
 //! `A2A-Version` check, method lookup through `protocol`, and framing of
 //! results, errors and SSE streams.
 
+use super::declared::{self, Refusal};
 use super::error::{jsonrpc_error_response, jsonrpc_result, A2aError};
 use super::service::{self, Reply};
 use super::shared::Shared;
@@ -63,6 +64,11 @@ pub(crate) async fn handle(
         );
         return fail(StatusCode::OK, &id, error);
     };
+    match declared::admit(&peer, op, &headers) {
+        Ok(()) => {}
+        Err(Refusal::Unauthorized(response)) => return *response,
+        Err(Refusal::Error(error)) => return fail(StatusCode::OK, &id, error),
+    }
     match service::call(&peer, op, &envelope.params).await {
         Ok(Reply::Json(result)) => json_response(StatusCode::OK, jsonrpc_result(&id, result)),
         Ok(Reply::Stream { opened, view }) => {

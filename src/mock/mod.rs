@@ -31,6 +31,7 @@ pub mod auth;
 pub mod behaviour;
 mod bench;
 mod card;
+mod declared;
 mod error;
 mod grpc;
 mod jsonrpc;
@@ -133,7 +134,9 @@ impl MockPeer {
             store: store::Store::new(capacity),
             push: Registry::new(),
             shutdown: shutdown_rx.clone(),
-            auth_token: config.behaviour.declares_security().then(|| {
+            auth_token: (config.behaviour.declares_security()
+                || declared::guards_extended_card(config.behaviour))
+            .then(|| {
                 config
                     .auth_token
                     .clone()

@@ -4,6 +4,7 @@
 //! handler splits the path itself. Errors are google.rpc.Status bodies with
 //! an ErrorInfo, in both versions (as the official SDKs answer).
 
+use super::declared::{self, Refusal};
 use super::error::A2aError;
 use super::jsonrpc::{check_version, MAX_BODY};
 use super::published::REST_PATH;
@@ -56,6 +57,11 @@ async fn serve(
     };
     if version == ProtocolVersion::V1_0 && peer.behaviour.negotiates_version() {
         check_version(headers, uri)?;
+    }
+    match declared::admit(peer, op, headers) {
+        Ok(()) => {}
+        Err(Refusal::Unauthorized(response)) => return Ok(*response),
+        Err(Refusal::Error(error)) => return Err(error),
     }
     for (key, value) in url::form_urlencoded::parse(uri.query().unwrap_or("").as_bytes()) {
         if !key.eq_ignore_ascii_case("A2A-Version") {

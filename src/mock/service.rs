@@ -3,6 +3,8 @@
 //! lifecycle, and renders the result in the peer's version. JSON-RPC and REST
 //! only frame what this returns.
 
+use super::card;
+use super::declared;
 use super::error::A2aError;
 use super::lifecycle::{self, Opened};
 use super::model::{self, TaskView};
@@ -31,6 +33,7 @@ pub(crate) async fn call(
     let version = peer.protocol;
     match op {
         Operation::SendMessage => {
+            declared::check_output_modes(peer, params)?;
             let (blocking, view, opened) = open_task(peer, params)?;
             let task = if blocking {
                 lifecycle::wait_settled(peer, opened).await?
@@ -45,6 +48,7 @@ pub(crate) async fn call(
         }
         Operation::SendStreamingMessage => {
             refuse_unless_streaming(peer)?;
+            declared::check_output_modes(peer, params)?;
             // `blocking` has no effect on streams (v1 §3.2.2).
             let (_blocking, view, opened) = open_task(peer, params)?;
             Ok(Reply::Stream { opened, view })
@@ -82,15 +86,9 @@ pub(crate) async fn call(
         | Operation::GetPushConfig
         | Operation::ListPushConfigs
         | Operation::DeletePushConfig => push::call(peer, op, params).map(Reply::Json),
-        Operation::GetExtendedCard => Err(match version {
-            ProtocolVersion::V1_0 => A2aError::unsupported(
-                "no extended agent card (capabilities.extendedAgentCard is not declared)",
-            ),
-            ProtocolVersion::V0_3 => A2aError::new(
-                codes::EXTENDED_CARD_NOT_CONFIGURED,
-                "no authenticated extended card is configured",
-            ),
-        }),
+        Operation::GetExtendedCard => {
+            declared::extended_card(peer, card::card_json(peer)).map(Reply::Json)
+        }
     }
 }
 

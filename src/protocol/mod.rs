@@ -79,6 +79,17 @@ impl ProtocolVersion {
         }
     }
 
+    /// Send params that accept output in these media types only:
+    /// `configuration.acceptedOutputModes`, spelled the same in both versions.
+    pub fn with_accepted_output_modes(
+        self,
+        mut params: serde_json::Value,
+        modes: &[String],
+    ) -> serde_json::Value {
+        params["configuration"]["acceptedOutputModes"] = serde_json::json!(modes);
+        params
+    }
+
     /// Send params with a push config registered inline for the new task.
     pub fn with_inline_push(self, params: serde_json::Value, url: &str) -> serde_json::Value {
         match self {

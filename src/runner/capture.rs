@@ -34,6 +34,8 @@ pub enum Captured {
     Refusal { status: u16 },
     /// A ListTasks answer: the ids of the tasks it listed, in order.
     TaskList { task_ids: Vec<String> },
+    /// An agent card a call answered (GetExtendedAgentCard), as received.
+    Card(serde_json::Value),
 }
 
 /// A value a step captured under its `as` name.
@@ -50,6 +52,9 @@ pub struct Capture {
     pub no_stream: Option<String>,
     /// How many messages a task answer's `history` held (`call_task`).
     pub history: Option<usize>,
+    /// For a send answered with a task: the media type of every artifact
+    /// part, in order (`expect_output_modes` judges them).
+    pub part_types: Option<Vec<String>>,
 }
 
 impl Capture {
@@ -61,6 +66,7 @@ impl Capture {
             source: String::new(),
             no_stream: None,
             history: None,
+            part_types: None,
         }
     }
 
@@ -111,9 +117,9 @@ impl Capture {
     }
 
     /// A stream event a step waited for: an error, or what it says of its task.
-    pub fn from_event(item: &StreamItem) -> Capture {
-        let summary = format!("event #{} {}", item.seq, describe(&item.event));
-        let mut capture = match &item.event {
+    pub fn from_event(item: &StreamItem<'_>) -> Capture {
+        let summary = format!("event #{} {}", item.seq, describe(item.event));
+        let mut capture = match item.event {
             Event::Error(e) => Capture::new(Captured::Error(e.clone()), item.at, summary),
             event => Capture::about_task(
                 event.task_id().map(str::to_string),
@@ -176,8 +182,8 @@ impl Capture {
             } => (Some(id.clone()), context_id.clone()),
             Captured::Stream { handle, .. } => {
                 let (items, _) = handle.snapshot();
-                for item in &items {
-                    if let Event::Task(task) = &item.event {
+                for item in items.iter() {
+                    if let Event::Task(task) = item.event {
                         return (task.id.clone(), task.context_id.clone());
                     }
                 }
@@ -240,12 +246,55 @@ impl Capture {
                 condition.ok
                     && matches!(
                         self.value,
-                        Captured::Task { .. } | Captured::Message | Captured::TaskList { .. }
+                        Captured::Task { .. }
+                            | Captured::Message
+                            | Captured::TaskList { .. }
+                            | Captured::Card(_)
                     )
                     && self.no_stream.is_none()
             }
         }
     }
+}
+
+/// The media type of every artifact part of a send result (v1.0 `{task}` or
+/// a bare task; v0.3 `kind`-tagged parts), in order. A part says its type in
+/// `mediaType` (v1.0) or `file.mimeType` (v0.3); otherwise its kind does:
+/// text is `text/plain`, data `application/json`, bytes or a URL
+/// `application/octet-stream`. Types are lowercased, parameters dropped.
+pub fn artifact_part_types(result: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    let task = result.get("task").unwrap_or(result);
+    let artifacts = task.get("artifacts").and_then(Value::as_array);
+    let parts = artifacts
+        .into_iter()
+        .flatten()
+        .filter_map(|a| a.get("parts").and_then(Value::as_array))
+        .flatten();
+    parts.map(part_type).collect()
+}
+
+fn part_type(part: &serde_json::Value) -> String {
+    use serde_json::Value;
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    let file = part.get("file");
+    let declared = text(part.get("mediaType"))
+        .or_else(|| text(file.and_then(|f| f.get("mimeType"))))
+        .or_else(|| text(file.and_then(|f| f.get("mediaType"))));
+    let natural = match part.get("kind").and_then(Value::as_str) {
+        Some("text") => "text/plain",
+        Some("data") => "application/json",
+        Some(_) => "application/octet-stream",
+        None if part.get("text").is_some() => "text/plain",
+        None if part.get("data").is_some() => "application/json",
+        None => "application/octet-stream",
+    };
+    let full = declared.unwrap_or_else(|| natural.to_string());
+    full.split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }
 
 #[cfg(test)]
@@ -333,5 +382,21 @@ mod tests {
         assert!(config.matches(&not(&[-32003])));
         assert!(error(-32602).matches(&not(&[-32003])));
         assert!(!error(-32003).matches(&not(&[-32003])));
+    }
+
+    #[test]
+    fn part_types_read_both_versions_shapes() {
+        let v1 = serde_json::json!({"task": {"artifacts": [
+            {"parts": [{"text": "a"}, {"data": {}}, {"raw": "AA==", "mediaType": "Image/PNG; q=1"}]}
+        ]}});
+        assert_eq!(
+            artifact_part_types(&v1),
+            ["text/plain", "application/json", "image/png"]
+        );
+        let v03 = serde_json::json!({"kind": "task", "artifacts": [
+            {"parts": [{"kind": "text", "text": "a"}, {"kind": "file", "file": {"mimeType": "audio/wav"}}]}
+        ]});
+        assert_eq!(artifact_part_types(&v03), ["text/plain", "audio/wav"]);
+        assert!(artifact_part_types(&serde_json::json!({"task": {}})).is_empty());
     }
 }

@@ -8,6 +8,7 @@ use super::webhook::WebhookReceiver;
 use super::window::ProbeWindow;
 use crate::protocol::{Operation, ProtocolVersion, RpcError};
 use crate::report::ErrorKind;
+use crate::scenario::model::Credentials as Choice;
 use crate::scenario::template::{Element, Template};
 use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
 use crate::transport::client::Credentials;
@@ -145,6 +146,28 @@ pub struct RunContext<'a> {
     pub clamped_window: Option<ProbeWindow>,
     /// `for_each: signatures`: the card as served, and the `--trusted-key` keys.
     pub signing: Option<Signing>,
+    /// What steps compare the peer's answers with from its public card.
+    pub card: Arc<CardFacts>,
+    /// `--strict`: a broken SHOULD fails the run instead of leaving it inconclusive.
+    pub strict: bool,
+}
+
+/// What the public card says that steps compare answers with: its skill ids
+/// (the extended card must list them all) and every output media type it
+/// declares anywhere (lowercased).
+#[derive(Debug, Clone, Default)]
+pub struct CardFacts {
+    pub skills: Vec<String>,
+    pub output_types: Vec<String>,
+}
+
+impl CardFacts {
+    pub fn of(card: &crate::card::Card) -> CardFacts {
+        CardFacts {
+            skills: card.skills.iter().map(|s| s.id.clone()).collect(),
+            output_types: card.declared_output_types(),
+        }
+    }
 }
 
 /// What `verify_signature` checks: the card as served and the keys given.
@@ -169,6 +192,8 @@ impl<'a> RunContext<'a> {
             push: PushState::default(),
             clamped_window: None,
             signing: None,
+            card: Arc::default(),
+            strict: false,
         }
     }
 
@@ -313,4 +338,13 @@ pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
         .map(T::to_string)
         .collect::<Vec<_>>()
         .join(" or ")
+}
+
+/// The scenario's `credentials` choice, as the HTTP client takes it.
+pub(super) fn client_credentials(choice: Choice) -> Credentials {
+    match choice {
+        Choice::Configured => Credentials::Configured,
+        Choice::None => Credentials::None,
+        Choice::Invalid => Credentials::Invalid,
+    }
 }

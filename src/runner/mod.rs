@@ -10,6 +10,7 @@ mod poll;
 mod push;
 mod signature;
 pub mod steps;
+mod steps_card;
 mod steps_protocol;
 pub mod stream_end;
 pub mod webhook;
@@ -73,6 +74,14 @@ impl PeerTarget {
     }
 }
 
+/// The most scenario runs in flight at once across all peers (or `--jobs`,
+/// if more). A run in flight holds its connections, streams and evidence
+/// (tens of KB), so `--peers-in-flight` × `--jobs` must not multiply
+/// without bound: a peer's runs beyond it wait for a slot, first come
+/// first served. 2,000 runs in flight measured about 230 MB with 1,000
+/// peers in flight (docs/performance.md).
+pub const MAX_RUNS_IN_FLIGHT: usize = 2_000;
+
 /// Checks every peer against the suite. When `options.cancel` fires, runs in
 /// flight stop and read `error` ([`INTERRUPTED`]), peers not yet reached
 /// get a card error saying so, and the report is marked `interrupted`.
@@ -88,8 +97,8 @@ pub async fn check(
 
 /// [`check`] for peers that may carry their own options. Up to
 /// `options.peers_in_flight` peers are checked at once, each with up to
-/// `options.jobs` runs in flight; whichever finishes first frees its slot,
-/// and the report keeps plan order (peers as given, runs as planned). One
+/// `options.jobs` runs in flight, and no more than [`MAX_RUNS_IN_FLIGHT`]
+/// in all; whichever finishes first frees its slot, and the report keeps plan order (peers as given, runs as planned). One
 /// peer's failure (unreachable, malformed card) is its own card error and
 /// never stops the others. Under `options.shard` only this shard's slice
 /// runs: its peers, or its runs when the check covers one peer.
@@ -110,6 +119,7 @@ pub async fn check_fleet(
         .collect();
     let run_shard = options.shard.filter(|_| single);
     progress.check_started(kept.len());
+    let slots = &tokio::sync::Semaphore::new(options.jobs.max(MAX_RUNS_IN_FLIGHT));
     let mut peers: Vec<(usize, PeerReport)> =
         stream::iter(kept.into_iter().enumerate().map(|(position, target)| {
             let peer_options = target.options.as_deref().unwrap_or(options);
@@ -128,6 +138,7 @@ pub async fn check_fleet(
                         suite,
                         peer_options,
                         run_shard,
+                        slots,
                         progress,
                     ))
                     .catch_unwind()
@@ -193,6 +204,7 @@ async fn check_peer(
     suite: &Suite,
     options: &RunOptions,
     shard: Option<Shard>,
+    slots: &tokio::sync::Semaphore,
     progress: &dyn Progress,
 ) -> PeerReport {
     let fetched = tokio::select! {
@@ -329,7 +341,14 @@ async fn check_peer(
                 // Dropping an unfinished run closes its connections and streams.
                 let shell = blank_report(&planned);
                 let run = tokio::select! {
-                    run = execute(client, planned, options) => run,
+                    run = async {
+                        // A run that will not run needs no slot.
+                        let _slot = match planned.not_run {
+                            None => slots.acquire().await.ok(),
+                            Some(_) => None,
+                        };
+                        execute(client, planned, options).await
+                    } => run,
                     () = options.cancel.cancelled() => ScenarioReport {
                         verdict: ScenarioVerdict::Error,
                         error_kind: Some(ErrorKind::Tool),
@@ -508,6 +527,8 @@ async fn run_once(
         card,
         trusted: options.trusted_keys.clone(),
     });
+    ctx.card = planned.card.clone();
+    ctx.strict = options.strict;
     let steps = &planned.scenario.def.steps;
     let outcome = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {
@@ -556,7 +577,7 @@ async fn run_once(
         }
     };
     drop(ctx);
-    (verdict, message, transcript.entries())
+    (verdict, message, transcript.take_entries())
 }
 
 #[cfg(test)]

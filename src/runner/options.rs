@@ -67,6 +67,9 @@ pub struct RunOptions {
     pub auth_evidence: Vec<String>,
     /// `--trusted-key`: the keys card signatures may verify against.
     pub trusted_keys: Arc<Vec<TrustedKey>>,
+    /// `--strict`: a broken SHOULD (output modes) is a divergence, not an
+    /// inconclusive run.
+    pub strict: bool,
 }
 
 /// The default of `--max-probe-window`.
@@ -94,6 +97,7 @@ impl Default for RunOptions {
             issued: crate::auth::IssuedSecrets::default(),
             auth_evidence: Vec::new(),
             trusted_keys: Arc::default(),
+            strict: false,
         }
     }
 }
@@ -105,6 +109,10 @@ impl RunOptions {
         if let Ok(url) = url::Url::parse(&card.fetched_from) {
             options.client = self.client.for_card(&url);
         }
+        // A peer refuses every request that does not ask for its required
+        // extensions (v1 §3.3.4): ask for them, so the other promises can
+        // be checked at all.
+        options.client.extensions = card.required_extensions();
         options
     }
 

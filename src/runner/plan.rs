@@ -2,6 +2,7 @@
 //! gated on the card, and expanded (`for_each`) into runs with their
 //! variables and the declarations they verify.
 
+use super::context::CardFacts;
 use super::options::RunOptions;
 use super::window::ProbeWindow;
 use crate::card::Card;
@@ -28,6 +29,8 @@ pub(super) struct Planned<'a> {
     pub(super) clamped_window: Option<ProbeWindow>,
     /// `for_each: signatures`: the card as served, whose signature the run checks.
     pub(super) signed_card: Option<Arc<crate::card::signature::ServedCard>>,
+    /// What steps compare answers with from the public card.
+    pub(super) card: Arc<CardFacts>,
 }
 
 /// Why a planned run does not run.
@@ -84,6 +87,7 @@ pub(super) fn plan_runs<'a>(
     options: &RunOptions,
 ) -> Vec<Planned<'a>> {
     let base = base_vars(card, suite, options);
+    let facts = Arc::new(CardFacts::of(card));
     let mut plan = Vec::new();
     for scenario in &suite.scenarios {
         let skip = filter_reason(scenario.id(), options).or_else(|| {
@@ -140,6 +144,7 @@ pub(super) fn plan_runs<'a>(
                 interface: expansion.interface,
                 signed_card: expansion.signed_card,
                 clamped_window: probe_window(card, options).filter(ProbeWindow::clamped),
+                card: facts.clone(),
             });
         }
     }
@@ -182,26 +187,47 @@ pub(super) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
             interface: None,
             signed_card: None,
         }],
-        Some(ForEach::InputModes) => card
-            .input_mode_declarations()
-            .into_iter()
-            .map(|(declaration, mode)| {
-                let skill = declaration.skill().map(str::to_string);
-                let run_id = match &skill {
-                    Some(s) => format!("{id}[{s}:{mode}]"),
-                    None => format!("{id}[{mode}]"),
-                };
-                Expansion {
-                    run_id,
-                    unsupported: None,
-                    vars: set(vec![
-                        ("mode", Some(mode)),
-                        ("declaration", Some(declaration.to_string())),
-                        ("skill", Some(skill.unwrap_or_default())),
-                    ]),
-                    interface: None,
-                    signed_card: None,
-                }
+        Some(each @ (ForEach::InputModes | ForEach::OutputModes)) => match each {
+            ForEach::OutputModes => card.output_mode_declarations(),
+            _ => card.input_mode_declarations(),
+        }
+        .into_iter()
+        .map(|(declaration, mode)| {
+            let skill = declaration.skill().map(str::to_string);
+            let run_id = match &skill {
+                Some(s) => format!("{id}[{s}:{mode}]"),
+                None => format!("{id}[{mode}]"),
+            };
+            Expansion {
+                run_id,
+                unsupported: None,
+                vars: set(vec![
+                    ("mode", Some(mode)),
+                    ("declaration", Some(declaration.to_string())),
+                    ("skill", Some(skill.unwrap_or_default())),
+                ]),
+                interface: None,
+                signed_card: None,
+            }
+        })
+        .collect(),
+        Some(each @ (ForEach::Extensions | ForEach::RequiredExtensions)) => card
+            .capabilities
+            .extensions
+            .iter()
+            .filter(|e| e.required || each == ForEach::Extensions)
+            .map(|e| Expansion {
+                run_id: format!("{id}[{}]", e.uri),
+                unsupported: None,
+                vars: set(vec![
+                    ("uri", Some(e.uri.clone())),
+                    (
+                        "declaration",
+                        Some(DeclarationId::Extension(e.uri.clone()).to_string()),
+                    ),
+                ]),
+                interface: None,
+                signed_card: None,
             })
             .collect(),
         Some(ForEach::Interfaces) => card

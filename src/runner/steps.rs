@@ -2,19 +2,21 @@
 //! stops the run with a verdict and the reason; a failed check is a result,
 //! never an `Err`.
 
-use super::capture::{Capture, Captured};
-use super::context::{or_list, Answered, RunContext, StepResult, Stop, StopKind};
+use super::capture::{artifact_part_types, Capture, Captured};
+use super::context::{
+    client_credentials, or_list, Answered, RunContext, StepResult, Stop, StopKind,
+};
 use super::stream_end::Improper;
 use crate::protocol::{Event, MessagePart, Operation, SendResult, TaskState};
 use crate::report::ErrorKind;
 use crate::scenario::model::{
-    self, Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
+    Condition, EventKind, ExpectClosedStep, ExpectEventStep, ExpectQuietStep, OneOrMany,
     ResumeStep, SendStep, Step,
 };
 use crate::scenario::template::Template;
-use crate::transport::client::{CallOptions, Credentials};
+use crate::transport::client::{CallOptions, Extensions};
 use crate::transport::stream::describe;
-use crate::transport::{human_duration, StreamEnd, StreamItem, StreamOpen};
+use crate::transport::{human_duration, StreamEnd, StreamItem, StreamLog, StreamOpen};
 use std::time::Instant;
 
 impl RunContext<'_> {
@@ -70,6 +72,9 @@ impl RunContext<'_> {
             Step::ExpectCount(s) => self.expect_count(s),
             Step::ExpectListed(s) => self.expect_listed(s),
             Step::VerifySignature(s) => self.verify_signature(s).await,
+            Step::GetExtendedCard(s) => self.get_extended_card(s).await,
+            Step::ExpectExtendedCard(s) => self.expect_extended_card(s),
+            Step::ExpectOutputModes(s) => self.expect_output_modes(s),
         }
     }
 
@@ -91,12 +96,25 @@ impl RunContext<'_> {
         } else {
             params
         };
+        let params = match &s.accepted_output_modes {
+            Some(modes) => {
+                let modes = comma_list(&self.text(modes)?);
+                self.version().with_accepted_output_modes(params, &modes)
+            }
+            None => params,
+        };
+        let extensions = match &s.extensions {
+            _ if s.without_extensions => Extensions::Without,
+            Some(uris) => Extensions::Also(comma_list(&self.text(uris)?)),
+            None => Extensions::Configured,
+        };
         let options = CallOptions {
             a2a_version: match &s.a2a_version {
                 Some(v) => Some(self.text(v)?),
                 None => None,
             },
             credentials: client_credentials(s.credentials),
+            extensions,
         };
         let capture = if streaming {
             self.open_with(Operation::SendStreamingMessage, params, &options)
@@ -196,7 +214,11 @@ impl RunContext<'_> {
         let at = Instant::now();
         let mut capture = match self.answered(op, reply, options.credentials)? {
             Answered::Result(result) => match SendResult::from_result(&result) {
-                SendResult::Task(task) => Capture::from_task(&task, at),
+                SendResult::Task(task) => {
+                    let mut capture = Capture::from_task(&task, at);
+                    capture.part_types = Some(artifact_part_types(&result));
+                    capture
+                }
                 SendResult::Message => {
                     Capture::new(Captured::Message, at, "a direct Message (no task)")
                 }
@@ -290,7 +312,7 @@ impl RunContext<'_> {
             })
             .await;
         let (items, end) = handle.snapshot();
-        let first = items.into_iter().next();
+        let first = items.first();
         // A stream that ends or speaks nonsense before its first event is
         // neither a refusal nor a served stream.
         if first.is_none() {
@@ -314,6 +336,7 @@ impl RunContext<'_> {
             ..
         }) = first
         {
+            let error = error.clone();
             capture.summary = format!(
                 "error {} {} (stream event #{seq}: refused inside the stream)",
                 error.code, error.message
@@ -348,15 +371,17 @@ impl RunContext<'_> {
             item.seq > cursor
                 && !matches!(item.event, Event::Unrecognized { .. })
                 && (kinds.is_empty()
-                    || EventKind::of(&item.event).is_some_and(|k| kinds.contains(&k)))
+                    || EventKind::of(item.event).is_some_and(|k| kinds.contains(&k)))
                 && (states.is_empty() || item.event.state().is_some_and(|st| states.contains(&st)))
         };
         let found = stream
-            .wait_until(started + within, |items, _| items.iter().any(&matches))
+            .wait_until(started + within, |items, _| {
+                items.iter_after(cursor).any(|i| matches(&i))
+            })
             .await;
         let (items, end) = stream.snapshot();
         if found {
-            let item = items.iter().find(|i| matches(i)).cloned();
+            let item = items.iter_after(cursor).find(|i| matches(i));
             if let Some(item) = item {
                 self.cursors.insert(s.stream.clone(), item.seq);
                 if let Some(name) = &s.capture {
@@ -372,13 +397,13 @@ impl RunContext<'_> {
             return Err(stop);
         }
         if let Some(bad) = items
-            .iter()
-            .find(|i| i.seq > cursor && matches!(i.event, Event::Unrecognized { .. }))
+            .iter_after(cursor)
+            .find(|i| matches!(i.event, Event::Unrecognized { .. }))
         {
             return Err(Stop::malfunction_in(format!(
                 "stream event #{} is not a valid A2A event: {}",
                 bad.seq,
-                describe(&bad.event)
+                describe(bad.event)
             )));
         }
         // A window the tool clamped did not wait as long as the card asked.
@@ -443,35 +468,35 @@ impl RunContext<'_> {
         {
             return Err(stop);
         }
-        let offenders: Vec<&StreamItem> = items
+        let mut offenders = items
             .iter()
             .filter(|i| i.at > after)
-            .filter(|i| EventKind::of(&i.event).is_some_and(|k| kinds.contains(&k)))
-            .filter(|i| !i.event.state().is_some_and(|st| allowed.contains(&st)))
-            .collect();
-        if offenders.is_empty() {
+            .filter(|i| EventKind::of(i.event).is_some_and(|k| kinds.contains(&k)))
+            .filter(|i| !i.event.state().is_some_and(|st| allowed.contains(&st)));
+        // The first few are named, the rest counted: a long stream may hold millions.
+        let named: Vec<StreamItem<'_>> = offenders.by_ref().take(5).collect();
+        if named.is_empty() {
             return Ok(());
         }
-        let lines: Vec<String> = offenders
+        let more = offenders.count();
+        let lines: Vec<String> = named
             .iter()
-            .take(5)
             .map(|i| {
                 format!(
                     "{} (event #{}) at {} after {after_label}",
-                    describe(&i.event),
+                    describe(i.event),
                     i.seq,
                     human_duration(i.at.saturating_duration_since(after))
                 )
             })
             .collect();
-        let more = offenders.len().saturating_sub(5);
         let lead = match &s.fail {
             Some(text) => self.text(text)?,
             None => "events arrived that must not".into(),
         };
         Err(Stop::fail(format!(
             "{lead}: {} event(s): {}{}",
-            offenders.len(),
+            named.len() + more,
             lines.join("; "),
             if more > 0 {
                 format!("; and {more} more")
@@ -540,7 +565,7 @@ struct Missed {
 }
 
 impl Missed {
-    fn describe(&self, ctx: &RunContext, items: &[StreamItem], end: Option<&StreamEnd>) -> String {
+    fn describe(&self, ctx: &RunContext, items: &StreamLog, end: Option<&StreamEnd>) -> String {
         let Missed {
             wanted,
             within,
@@ -570,10 +595,10 @@ impl Missed {
             ),
         };
         let invalid: Vec<String> = items
-            .iter()
-            .filter(|i| i.seq > *cursor && matches!(i.event, Event::Unrecognized { .. }))
+            .iter_after(*cursor)
+            .filter(|i| matches!(i.event, Event::Unrecognized { .. }))
             .take(3)
-            .map(|i| format!("event #{} {}", i.seq, describe(&i.event)))
+            .map(|i| format!("event #{} {}", i.seq, describe(i.event)))
             .collect();
         if invalid.is_empty() {
             situation
@@ -604,13 +629,13 @@ fn end_words(end: &StreamEnd) -> String {
     }
 }
 
-/// The scenario's `credentials` choice, as the HTTP client takes it.
-fn client_credentials(choice: model::Credentials) -> Credentials {
-    match choice {
-        model::Credentials::Configured => Credentials::Configured,
-        model::Credentials::None => Credentials::None,
-        model::Credentials::Invalid => Credentials::Invalid,
-    }
+/// `a, b` → `["a", "b"]` (empty items dropped).
+fn comma_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 pub(super) fn new_message_id() -> String {

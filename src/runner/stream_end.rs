@@ -16,7 +16,7 @@
 
 use crate::protocol::{Event, ProtocolVersion};
 use crate::transport::stream::describe;
-use crate::transport::{StreamEnd, StreamItem};
+use crate::transport::{StreamEnd, StreamLog};
 
 /// Why a stream did not end properly.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +40,7 @@ impl Improper {
 /// `Err` says why the stream did not end properly.
 pub fn judge(
     version: ProtocolVersion,
-    items: &[StreamItem],
+    items: &StreamLog,
     end: &StreamEnd,
 ) -> Result<Vec<String>, Improper> {
     if let StreamEnd::Failed { reason, .. } | StreamEnd::Cut { reason, .. } = end {
@@ -55,7 +55,7 @@ pub fn judge(
         return Err(Improper::Malformed(format!(
             "event #{} is not a valid A2A stream event: {}",
             bad.seq,
-            describe(&bad.event)
+            describe(bad.event)
         )));
     }
     let Some(first) = items.first() else {
@@ -64,7 +64,7 @@ pub fn judge(
         ));
     };
     let mut notes = Vec::new();
-    match (&first.event, version) {
+    match (first.event, version) {
         (Event::Message { .. }, _) => return Ok(notes),
         (Event::Task(_), _) => {}
         (other, ProtocolVersion::V1_0) => {
@@ -78,7 +78,7 @@ pub fn judge(
             describe(other)
         )),
     }
-    let last_state = items.iter().rev().find_map(|i| i.event.state());
+    let last_state = items.iter().filter_map(|i| i.event.state()).last();
     let settled = last_state.is_some_and(|s| s.is_terminal() || s.is_interrupted());
     let last = last_state
         .map(|s| s.as_str())
@@ -136,17 +136,9 @@ mod tests {
         }
     }
 
-    fn items(events: Vec<Event>) -> Vec<StreamItem> {
+    fn items(events: Vec<Event>) -> StreamLog {
         let at = Instant::now();
-        events
-            .into_iter()
-            .enumerate()
-            .map(|(i, event)| StreamItem {
-                at,
-                seq: i + 1,
-                event,
-            })
-            .collect()
+        StreamLog::from_events(events.into_iter().map(|event| (at, event)))
     }
 
     fn closed() -> StreamEnd {
@@ -246,7 +238,7 @@ mod tests {
                 matches!(&e, Improper::Malformed(r) if r.contains("too long")),
                 "{e:?}"
             );
-            let e = judge(version, &[], &closed()).unwrap_err();
+            let e = judge(version, &StreamLog::default(), &closed()).unwrap_err();
             assert!(
                 matches!(&e, Improper::Broken(r) if r.contains("without any event")),
                 "{e:?}"

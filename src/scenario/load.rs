@@ -51,6 +51,18 @@ pub const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/signatures.yaml",
         include_str!("../../scenarios/signatures.yaml"),
     ),
+    (
+        "scenarios/extended-card.yaml",
+        include_str!("../../scenarios/extended-card.yaml"),
+    ),
+    (
+        "scenarios/extensions.yaml",
+        include_str!("../../scenarios/extensions.yaml"),
+    ),
+    (
+        "scenarios/output-modes.yaml",
+        include_str!("../../scenarios/output-modes.yaml"),
+    ),
 ];
 
 /// A suite error: where and what, with the offending line shown.
@@ -452,6 +464,15 @@ impl Checker<'_> {
                 }
                 texts.extend(&s.text);
                 texts.extend(&s.a2a_version);
+                texts.extend(&s.extensions);
+                texts.extend(&s.accepted_output_modes);
+                if s.extensions.is_some() && s.without_extensions {
+                    return Err(self.err(
+                        step,
+                        "`extensions` and `without_extensions: true` contradict each other"
+                            .to_string(),
+                    ));
+                }
                 if s.a2a_version.is_some() && matches!(step.value, Step::Stream(_)) {
                     return Err(self.err(
                         step,
@@ -534,6 +555,15 @@ impl Checker<'_> {
                 need(&s.task, None, captures)?;
                 texts.extend(&s.token);
                 defines = Some((&s.capture, CaptureKind::Answer));
+            }
+            Step::GetExtendedCard(s) => defines = Some((&s.capture, CaptureKind::Answer)),
+            Step::ExpectExtendedCard(s) => {
+                need(&s.of, None, captures)?;
+                texts.extend(&s.fail);
+            }
+            Step::ExpectOutputModes(s) => {
+                need(&s.of, None, captures)?;
+                texts.push(&s.mode);
             }
             Step::ExpectWebhook(s) => {
                 texts.extend(s.within.template());

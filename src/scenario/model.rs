@@ -67,6 +67,14 @@ pub enum ForEach {
     /// Every entry of the card's `signatures`. Sets `${declaration}`
     /// (`signatures[<kid>]`), `${signature}` (its 1-based position) and `${kid}`.
     Signatures,
+    /// Every declared output mode: card defaults, then each skill's own modes.
+    /// Sets `${mode}`, `${declaration}` and `${skill}` (empty for defaults).
+    OutputModes,
+    /// Every declared extension. Sets `${uri}` and `${declaration}`
+    /// (`capabilities.extensions[<uri>]`).
+    Extensions,
+    /// Every extension the card marks `required: true`; sets the same.
+    RequiredExtensions,
 }
 
 impl std::fmt::Display for ForEach {
@@ -75,6 +83,9 @@ impl std::fmt::Display for ForEach {
             ForEach::InputModes => "for each declared input mode",
             ForEach::Interfaces => "for each declared interface",
             ForEach::Signatures => "for each card signature",
+            ForEach::OutputModes => "for each declared output mode",
+            ForEach::Extensions => "for each declared extension",
+            ForEach::RequiredExtensions => "for each required extension",
         })
     }
 }
@@ -125,6 +136,14 @@ pub enum Step {
     ExpectListed(ExpectListedStep),
     /// The card signature at a position verifies against the card as served.
     VerifySignature(VerifySignatureStep),
+    /// Ask for the extended agent card (GetExtendedAgentCard).
+    GetExtendedCard(GetExtendedCardStep),
+    /// A captured extended card must be a valid card listing every skill of
+    /// the public one.
+    ExpectExtendedCard(ExpectExtendedCardStep),
+    /// A captured send answer's artifacts must be of the accepted output
+    /// mode (or the send refused with -32005), and of types the card declares.
+    ExpectOutputModes(ExpectOutputModesStep),
 }
 
 impl Step {
@@ -152,6 +171,9 @@ impl Step {
             Step::ExpectCount(_) => "expect_count",
             Step::ExpectListed(_) => "expect_listed",
             Step::VerifySignature(_) => "verify_signature",
+            Step::GetExtendedCard(_) => "get_extended_card",
+            Step::ExpectExtendedCard(_) => "expect_extended_card",
+            Step::ExpectOutputModes(_) => "expect_output_modes",
         }
     }
 }
@@ -182,6 +204,16 @@ pub struct SendStep {
     /// Start the new task in the context of this captured task (its `contextId`).
     #[serde(default)]
     pub context_of: Option<String>,
+    /// Also ask for these extensions (comma-separated URIs) in the version's
+    /// extensions header, besides the card's required ones.
+    #[serde(default)]
+    pub extensions: Option<Template>,
+    /// Send no extensions header at all (not even the card's required ones).
+    #[serde(default)]
+    pub without_extensions: bool,
+    /// `configuration.acceptedOutputModes` (comma-separated media types).
+    #[serde(default)]
+    pub accepted_output_modes: Option<Template>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -550,4 +582,33 @@ pub struct ExpectWebhookStep {
     /// no notification comes.
     #[serde(default)]
     pub otherwise_inconclusive: Option<Template>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GetExtendedCardStep {
+    /// Capture name for the answer (the card, an error, or a refusal).
+    #[serde(rename = "as")]
+    pub capture: String,
+    /// Which credentials the request carries (default `configured`).
+    #[serde(default)]
+    pub credentials: Credentials,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectExtendedCardStep {
+    /// The `get_extended_card` capture to judge.
+    pub of: String,
+    #[serde(default)]
+    pub fail: Option<Template>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectOutputModesStep {
+    /// The send answer to judge.
+    pub of: String,
+    /// The media type the send accepted.
+    pub mode: Template,
 }

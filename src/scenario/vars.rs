@@ -106,7 +106,8 @@ pub const BUILTINS: &[Builtin] = &[
 
 /// Variables set by `for_each` (`input_modes`: mode, declaration, skill;
 /// `interfaces`: declaration, binding, interface_version, url;
-/// `signatures`: declaration, signature, kid).
+/// `signatures`: declaration, signature, kid; `output_modes`: as
+/// `input_modes`; `extensions`, `required_extensions`: uri, declaration).
 pub const FOR_EACH_VARS: &[&str] = &[
     "mode",
     "declaration",
@@ -116,6 +117,7 @@ pub const FOR_EACH_VARS: &[&str] = &[
     "url",
     "signature",
     "kid",
+    "uri",
 ];
 
 pub fn is_builtin(name: &str) -> bool {

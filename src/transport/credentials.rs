@@ -86,6 +86,9 @@ pub struct ClientConfig {
     /// the environment (`X-API-Key` → `$PEER_KEY`), by header name; other
     /// credential headers show as masked.
     pub shown_as: Vec<(String, String)>,
+    /// Extension URIs every call asks for in the version's extensions
+    /// header: the card's required ones, set once the card is read.
+    pub extensions: Vec<String>,
 }
 
 impl Default for ClientConfig {
@@ -103,6 +106,7 @@ impl Default for ClientConfig {
             query: Vec::new(),
             auth_hint: None,
             shown_as: Vec::new(),
+            extensions: Vec::new(),
         }
     }
 }

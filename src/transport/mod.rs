@@ -7,8 +7,8 @@
 //! [`crate::redact`]), `credentials` (what is a credential, and for which
 //! origin), `http` (the bounded reqwest client), `redirect` (the card GET's
 //! redirects, credentials kept to their origin), `jsonrpc` and `rest` (reading each
-//! binding's answers), `sse` (the event-stream parser), `stream` (streams read
-//! in the background), `grpc` (the gRPC binding, its own calls and streams),
+//! binding's answers), `sse` (the event-stream parser), `stream_log` (a stream's
+//! events in bounded memory), `stream` (streams read in the background), `grpc` (the gRPC binding, its own calls and streams),
 //! `client` (the peer client over all of them). This
 //! file only declares and re-exports; no module imports from it.
 
@@ -23,6 +23,7 @@ pub mod reply;
 pub mod rest;
 pub mod sse;
 pub mod stream;
+pub mod stream_log;
 pub mod text;
 pub mod transcript;
 
@@ -32,6 +33,7 @@ pub use limits::{
     MAX_STREAM_EVENTS,
 };
 pub use reply::Reply;
-pub use stream::{StreamEnd, StreamHandle, StreamItem};
+pub use stream::{StreamEnd, StreamHandle};
+pub use stream_log::{StreamItem, StreamLog};
 pub use text::{clip, human_duration};
 pub use transcript::{Redactor, Transcript};

@@ -10,6 +10,7 @@ use super::jsonrpc::classify_envelope;
 use super::limits::{Limits, RECORDED_COMMENTS};
 use super::reply::Reply;
 use super::sse::{SseFrame, SseItem, SseParser};
+use super::stream_log::StreamLog;
 use super::text::human_duration;
 use super::transcript::Transcript;
 use crate::protocol::{Event, ProtocolVersion, RpcError};
@@ -20,15 +21,6 @@ use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
-
-/// One protocol event with its arrival time.
-#[derive(Debug, Clone)]
-pub struct StreamItem {
-    pub at: Instant,
-    /// 1-based position among the stream's protocol events.
-    pub seq: usize,
-    pub event: Event,
-}
 
 /// How a stream ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +47,7 @@ impl StreamEnd {
 
 #[derive(Default)]
 struct Shared {
-    items: Vec<StreamItem>,
+    items: StreamLog,
     /// Comment lines seen, and their bytes: counted, only the first
     /// [`RECORDED_COMMENTS`] recorded one by one.
     comments: usize,
@@ -135,8 +127,10 @@ impl StreamHandle {
         }
     }
 
-    /// The events so far and the end, if the stream has ended.
-    pub fn snapshot(&self) -> (Vec<StreamItem>, Option<StreamEnd>) {
+    /// The events so far and the end, if the stream has ended. A copy of
+    /// the log, whose size follows the stream's changes of shape and socket
+    /// reads, not its events ([`StreamLog`]).
+    pub fn snapshot(&self) -> (StreamLog, Option<StreamEnd>) {
         let shared = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         (shared.items.clone(), shared.end.clone())
     }
@@ -153,7 +147,7 @@ impl StreamHandle {
     /// returns whether it held. The check runs on every new event and at the end.
     pub async fn wait_until<F>(&self, deadline: Instant, mut ready: F) -> bool
     where
-        F: FnMut(&[StreamItem], Option<&StreamEnd>) -> bool,
+        F: FnMut(&StreamLog, Option<&StreamEnd>) -> bool,
     {
         let mut changes = self.changes.clone();
         loop {
@@ -190,49 +184,59 @@ struct Reader {
     changes: watch::Sender<u64>,
 }
 
+/// How many chunks are decoded at once, ahead of the one being recorded.
+const DECODE_AHEAD: usize = 2;
+
+/// What the socket gave, in order: a chunk's items, or how the stream ended
+/// (with a note on what was left undispatched, if anything).
+enum Read {
+    Items(Instant, Vec<SseItem>),
+    End(StreamEnd, Option<String>),
+}
+
 /// Reads the stream until it ends or a cap is reached, recording every
 /// comment and event as it arrives and the end last.
-async fn read_stream(mut response: reqwest::Response, reader: Reader, max_duration: Duration) {
+///
+/// Parsing the events' JSON is most of the work on a fast stream, so it is
+/// done off this task, [`DECODE_AHEAD`] chunks at a time, while the socket
+/// is read on; the chunks are recorded strictly in the order they came.
+async fn read_stream(response: reqwest::Response, reader: Reader, max_duration: Duration) {
     let limits = reader.limits;
-    let mut parser = SseParser::new(limits.max_event_bytes);
+    let (version, expect_id) = (reader.version, reader.expect_id);
     let deadline = tokio::time::Instant::now() + max_duration;
+    let start = (Some(response), SseParser::new(limits.max_event_bytes));
+    let reads = futures_util::stream::unfold(start, move |(response, mut parser)| async move {
+        let mut response = response?;
+        let read = next_read(&mut response, &mut parser, limits, deadline, max_duration).await;
+        let response = matches!(read, Read::Items(..)).then_some(response);
+        Some((read, (response, parser)))
+    });
+    let mut decoded = std::pin::pin!(reads
+        .map(|read| async move {
+            match read {
+                Read::Items(at, items) => {
+                    let decode = move || decode_items(items, version, expect_id);
+                    match tokio::task::spawn(async move { decode() }).await {
+                        Ok(items) => Ok((at, items)),
+                        Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+                    }
+                }
+                Read::End(end, note) => Err((end, note)),
+            }
+        })
+        .buffered(DECODE_AHEAD));
     let mut counter = 0u64;
     let end = loop {
-        let chunk = match next_chunk(&mut response, deadline, max_duration).await {
-            Ok(Some(chunk)) => chunk,
-            Ok(None) => {
-                if let Some(rest) = parser.finish() {
-                    reader
-                        .transcript
-                        .note(format!("the stream ended inside an event: {rest}"));
+        let (at, items) = match decoded.next().await {
+            Some(Ok(chunk)) => chunk,
+            Some(Err((end, note))) => {
+                if let Some(note) = note {
+                    reader.transcript.note(note);
                 }
-                break StreamEnd::Closed { at: Instant::now() };
+                break end;
             }
-            Err(end) => break end,
+            None => break StreamEnd::Closed { at: Instant::now() },
         };
-        let at = Instant::now();
-        let items = match parser.feed(&chunk) {
-            Ok(items) => items,
-            // The only way the parser fails is an event past the size cap.
-            Err(_) => {
-                break StreamEnd::Cut {
-                    at,
-                    reason: format!(
-                        "an event passed the tool's cap of {} bytes per event; raise it with --max-event-bytes",
-                        limits.max_event_bytes
-                    ),
-                }
-            }
-        };
-        if parser.bytes_seen() > limits.max_stream_bytes {
-            break StreamEnd::Cut {
-                at,
-                reason: format!(
-                    "the tool's cap of {} stream bytes was reached; raise it with --max-stream-bytes",
-                    limits.max_stream_bytes
-                ),
-            };
-        }
         let stop = reader.take(items, at);
         counter += 1;
         let _ = reader.changes.send(counter);
@@ -241,6 +245,78 @@ async fn read_stream(mut response: reqwest::Response, reader: Reader, max_durati
         }
     };
     reader.finish(end, counter + 1);
+}
+
+/// The next chunk's items, or how the stream ended.
+async fn next_read(
+    response: &mut reqwest::Response,
+    parser: &mut SseParser,
+    limits: Limits,
+    deadline: tokio::time::Instant,
+    max_duration: Duration,
+) -> Read {
+    let chunk = match next_chunk(response, deadline, max_duration).await {
+        Ok(Some(chunk)) => chunk,
+        Ok(None) => {
+            let note = parser
+                .finish()
+                .map(|rest| format!("the stream ended inside an event: {rest}"));
+            return Read::End(StreamEnd::Closed { at: Instant::now() }, note);
+        }
+        Err(end) => return Read::End(end, None),
+    };
+    let at = Instant::now();
+    let items = match parser.feed(&chunk) {
+        Ok(items) => items,
+        // The only way the parser fails is an event past the size cap.
+        Err(_) => {
+            let reason = format!(
+                "an event passed the tool's cap of {} bytes per event; raise it with --max-event-bytes",
+                limits.max_event_bytes
+            );
+            return Read::End(StreamEnd::Cut { at, reason }, None);
+        }
+    };
+    if parser.bytes_seen() > limits.max_stream_bytes {
+        let reason = format!(
+            "the tool's cap of {} stream bytes was reached; raise it with --max-stream-bytes",
+            limits.max_stream_bytes
+        );
+        return Read::End(StreamEnd::Cut { at, reason }, None);
+    }
+    Read::Items(at, items)
+}
+
+/// A stream item once its JSON is read: a comment, or an event with its
+/// description (for the evidence) and its data.
+enum Decoded {
+    Comment(String),
+    Event {
+        event: Event,
+        described: String,
+        data: String,
+    },
+}
+
+fn decode_items(
+    items: Vec<SseItem>,
+    version: ProtocolVersion,
+    expect_id: Option<u64>,
+) -> Vec<Decoded> {
+    items
+        .into_iter()
+        .map(|item| match item {
+            SseItem::Comment(text) => Decoded::Comment(text),
+            SseItem::Frame(frame) => {
+                let event = decode_frame(version, expect_id, frame.event.as_deref(), &frame.data);
+                Decoded::Event {
+                    described: describe(&event),
+                    event,
+                    data: frame.data,
+                }
+            }
+        })
+        .collect()
 }
 
 /// Reads framed messages until the peer ends the stream or a cap is reached;
@@ -290,7 +366,8 @@ async fn read_messages<E: std::fmt::Display>(
             id: None,
             retry: None,
         };
-        let stop = reader.take(vec![SseItem::Frame(frame)], at);
+        let items = decode_items(vec![SseItem::Frame(frame)], reader.version, None);
+        let stop = reader.take(items, at);
         counter += 1;
         let _ = reader.changes.send(counter);
         if let Some(end) = stop {
@@ -326,11 +403,11 @@ async fn next_chunk(
 impl Reader {
     /// Records one chunk's comments and events; how the stream ends if the
     /// event cap was reached.
-    fn take(&self, items: Vec<SseItem>, at: Instant) -> Option<StreamEnd> {
+    fn take(&self, items: Vec<Decoded>, at: Instant) -> Option<StreamEnd> {
         let mut state = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         for item in items {
             match item {
-                SseItem::Comment(text) => {
+                Decoded::Comment(text) => {
                     // A keep-alive flood must not become millions of entries:
                     // the first few are recorded, the rest counted.
                     state.comments += 1;
@@ -348,22 +425,20 @@ impl Reader {
                         return Some(comment_cap(at, self.limits.max_stream_events));
                     }
                 }
-                SseItem::Frame(frame) => {
+                Decoded::Event {
+                    event,
+                    described,
+                    data,
+                } => {
                     let seq = state.items.len() + 1;
-                    let event = decode_frame(
-                        self.version,
-                        self.expect_id,
-                        frame.event.as_deref(),
-                        &frame.data,
-                    );
                     self.transcript.record(
                         EvidenceKind::Event,
                         at,
-                        format!("event #{seq} {}", describe(&event)),
-                        Some(frame.data.clone()),
+                        format!("event #{seq} {described}"),
+                        Some(data),
                         None,
                     );
-                    state.items.push(StreamItem { at, seq, event });
+                    state.items.push(at, event);
                     if state.comments > 0
                         && state.items.len() + state.comments >= self.limits.max_stream_events
                     {
@@ -429,7 +504,7 @@ fn decode_frame(
     event_name: Option<&str>,
     data: &str,
 ) -> Event {
-    let value: Value = match serde_json::from_str(data) {
+    let mut value: Value = match serde_json::from_str(data) {
         Ok(v) => v,
         Err(e) => {
             return Event::Unrecognized {
@@ -440,8 +515,15 @@ fn decode_frame(
     let is_envelope = value.get("jsonrpc").is_some()
         || (expect_id.is_some() && (value.get("result").is_some() || value.get("error").is_some()));
     if is_envelope {
+        // The result is read in place: the envelope is judged with a null
+        // standing in for it, so a large result is never copied.
+        let result = value
+            .get_mut("result")
+            .map(|r| std::mem::replace(r, Value::Null));
         return match classify_envelope(expect_id, &value) {
-            Ok(Reply::Ok(result)) => Event::from_result(version, &result),
+            Ok(Reply::Ok(_)) => {
+                Event::from_result(version, result.as_ref().unwrap_or(&Value::Null))
+            }
             Ok(Reply::Err(error)) => Event::Error(error),
             Ok(_) => Event::Unrecognized {
                 reason: "unexpected envelope".into(),

@@ -1,28 +1,134 @@
 //! The evidence transcript every exchange of a scenario run is recorded in,
-//! each entry redacted ([`crate::redact`]) as it is recorded. The entries themselves
-//! are report schema ([`crate::report::transcript`]).
+//! each entry redacted ([`crate::redact`]) and clipped before it can reach a
+//! report. The entries themselves are report schema ([`crate::report::transcript`]).
 //!
 //! A run's evidence is bounded whatever the peer sends: the first
 //! [`EVIDENCE_HEAD`] and the last [`EVIDENCE_TAIL`] entries are kept, the ones
 //! between are counted and stand as one [`EvidenceKind::Elided`] entry.
+//!
+//! Redacting and clipping cost time in proportion to the text, and a long
+//! stream records one entry per event, nearly all of them to be dropped
+//! from the tail again. So an entry is redacted once it is sure to be kept:
+//! at once for the head; for the tail when it is read (or when the tail's
+//! raw text passes [`RAW_TAIL_BYTES`], which bounds its memory). Each entry
+//! carries the redactor in force when it was recorded, so the result is
+//! the same as redacting at once, and no unredacted text ever leaves here.
 
 use super::limits::{EVIDENCE_BODY_CHARS, EVIDENCE_CURL_CHARS, EVIDENCE_HEAD, EVIDENCE_TAIL};
-use super::text::clip;
 pub use crate::redact::Redactor;
 use crate::report::transcript::{Evidence, EvidenceKind};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The most bytes of not yet redacted text the tail holds; past it, its
+/// oldest entries are redacted and clipped at once.
+const RAW_TAIL_BYTES: usize = 1024 * 1024;
+
 /// The evidence of one scenario run, shared by its steps and stream readers.
 #[derive(Debug)]
 pub struct Transcript {
     start: Instant,
-    redactor: Arc<Redactor>,
-    /// Secrets the run itself introduced (a push token): the run's redactor
-    /// is the peer's, plus these.
-    run_redactor: Mutex<Option<Redactor>>,
+    /// The redactor in force: the peer's, plus the secrets the run itself
+    /// introduced (a push token) once there are any.
+    redactor: Mutex<Arc<Redactor>>,
     entries: Mutex<Kept>,
+}
+
+/// An entry as recorded, before redaction, with the redactor in force then.
+#[derive(Debug)]
+struct Raw {
+    at_ms: u64,
+    kind: EvidenceKind,
+    summary: String,
+    body: Option<String>,
+    curl: Option<String>,
+    redactor: Arc<Redactor>,
+}
+
+impl Raw {
+    fn bytes(&self) -> usize {
+        self.summary.len()
+            + self.body.as_ref().map_or(0, String::len)
+            + self.curl.as_ref().map_or(0, String::len)
+    }
+
+    /// The entry as a report may show it: redacted before clipping, so a
+    /// cut never leaves half a secret; clipped so an entry is bounded
+    /// whatever the peer sent. The raw text is moved out.
+    fn seal(&mut self) -> Evidence {
+        let redactor = &self.redactor;
+        Evidence {
+            at_ms: self.at_ms,
+            kind: self.kind,
+            summary: redact_clip(
+                redactor,
+                std::mem::take(&mut self.summary),
+                EVIDENCE_BODY_CHARS,
+            ),
+            body: self
+                .body
+                .take()
+                .map(|b| redact_clip(redactor, b, EVIDENCE_BODY_CHARS)),
+            curl: self
+                .curl
+                .take()
+                .map(|c| redact_clip(redactor, c, EVIDENCE_CURL_CHARS)),
+        }
+    }
+}
+
+/// `clip(redact(text), max)` without copying text that needs neither.
+fn redact_clip(redactor: &Redactor, text: String, max: usize) -> String {
+    let text = if redactor.is_empty() {
+        text
+    } else {
+        redactor.redact(&text)
+    };
+    // Fewer bytes than `max` means fewer chars: nothing to clip.
+    if text.len() <= max {
+        return text;
+    }
+    super::text::clip(&text, max)
+}
+
+/// A tail entry: still raw, or already sealed.
+#[derive(Debug)]
+enum Pending {
+    Raw(Raw),
+    Sealed(Evidence),
+}
+
+impl Pending {
+    fn at_ms(&self) -> u64 {
+        match self {
+            Pending::Raw(raw) => raw.at_ms,
+            Pending::Sealed(entry) => entry.at_ms,
+        }
+    }
+
+    fn raw_bytes(&self) -> usize {
+        match self {
+            Pending::Raw(raw) => raw.bytes(),
+            Pending::Sealed(_) => 0,
+        }
+    }
+
+    fn seal(&mut self) {
+        if let Pending::Raw(raw) = self {
+            let sealed = raw.seal();
+            *self = Pending::Sealed(sealed);
+        }
+    }
+
+    /// The entry, sealed if it was not yet.
+    fn into_sealed(mut self) -> Evidence {
+        self.seal();
+        match self {
+            Pending::Sealed(entry) => entry,
+            Pending::Raw(mut raw) => raw.seal(),
+        }
+    }
 }
 
 /// The entries a run keeps: its first ones, its last ones, and how many
@@ -30,25 +136,78 @@ pub struct Transcript {
 #[derive(Debug, Default)]
 struct Kept {
     head: Vec<Evidence>,
-    tail: VecDeque<Evidence>,
+    tail: VecDeque<Pending>,
+    /// Bytes of raw text in `tail`.
+    tail_raw_bytes: usize,
     elided: u64,
     /// When the latest elided entry happened (ms from the run's start).
     elided_at_ms: u64,
 }
 
 impl Kept {
-    fn push(&mut self, entry: Evidence) {
+    fn push(&mut self, mut entry: Raw) {
         if self.head.len() < EVIDENCE_HEAD {
-            self.head.push(entry);
+            self.head.push(entry.seal());
             return;
         }
-        self.tail.push_back(entry);
+        self.tail_raw_bytes += entry.bytes();
+        self.tail.push_back(Pending::Raw(entry));
         if self.tail.len() > EVIDENCE_TAIL {
             if let Some(out) = self.tail.pop_front() {
+                self.tail_raw_bytes -= out.raw_bytes();
                 self.elided += 1;
-                self.elided_at_ms = self.elided_at_ms.max(out.at_ms);
+                self.elided_at_ms = self.elided_at_ms.max(out.at_ms());
             }
         }
+        if self.tail_raw_bytes > RAW_TAIL_BYTES {
+            self.seal_tail(RAW_TAIL_BYTES);
+        }
+    }
+
+    /// Seals the tail's entries, oldest first, until at most `budget` raw bytes are left.
+    fn seal_tail(&mut self, budget: usize) {
+        for pending in self.tail.iter_mut() {
+            if self.tail_raw_bytes <= budget {
+                break;
+            }
+            self.tail_raw_bytes -= pending.raw_bytes();
+            pending.seal();
+        }
+    }
+
+    /// The kept entries in time order, with one [`EvidenceKind::Elided`]
+    /// entry standing for those left out, if any were.
+    fn sealed(&mut self, take: bool) -> Vec<Evidence> {
+        self.seal_tail(0);
+        let mut entries = if take {
+            std::mem::take(&mut self.head)
+        } else {
+            self.head.clone()
+        };
+        if self.elided > 0 {
+            entries.push(Evidence {
+                at_ms: self.elided_at_ms,
+                kind: EvidenceKind::Elided,
+                summary: format!(
+                    "… {} entries elided: a run's evidence keeps its first {EVIDENCE_HEAD} and last {EVIDENCE_TAIL} entries",
+                    self.elided
+                ),
+                body: None,
+                curl: None,
+            });
+        }
+        if take {
+            entries.extend(self.tail.drain(..).map(Pending::into_sealed));
+            *self = Kept::default();
+        } else {
+            entries.extend(self.tail.iter().filter_map(|pending| match pending {
+                Pending::Sealed(entry) => Some(entry.clone()),
+                Pending::Raw(_) => None,
+            }));
+        }
+        // Stable: the elided entry stays before tail entries of the same instant.
+        entries.sort_by_key(|e| e.at_ms);
+        entries
     }
 }
 
@@ -56,38 +215,29 @@ impl Transcript {
     pub fn new(redactor: Arc<Redactor>) -> Arc<Transcript> {
         Arc::new(Transcript {
             start: Instant::now(),
-            redactor,
-            run_redactor: Mutex::new(None),
+            redactor: Mutex::new(redactor),
             entries: Mutex::new(Kept::default()),
         })
+    }
+
+    /// The redactor in force now.
+    fn redactor(&self) -> Arc<Redactor> {
+        self.redactor
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Adds a secret of this run: from now on it is masked in everything
     /// recorded and in [`Transcript::redact`].
     pub fn add_secret(&self, secret: impl Into<String>) {
-        if let Ok(mut run) = self.run_redactor.lock() {
-            let mut secrets = self.redactor.secrets().to_vec();
-            if let Some(r) = run.as_ref() {
-                secrets.extend(r.secrets().iter().cloned());
-            }
-            secrets.push(secret.into());
-            secrets.dedup();
-            *run = Some(Redactor::new(secrets));
-        }
+        let mut current = self.redactor.lock().unwrap_or_else(|p| p.into_inner());
+        *current = Arc::new(current.with_secret(secret.into()));
     }
 
     /// Masks every secret the run knows: the peer's and the run's own.
     pub fn redact(&self, text: &str) -> String {
-        match self
-            .run_redactor
-            .lock()
-            .ok()
-            .as_deref()
-            .and_then(Option::as_ref)
-        {
-            Some(run) => run.redact(text),
-            None => self.redactor.redact(text),
-        }
+        self.redactor().redact(text)
     }
 
     pub fn start(&self) -> Instant {
@@ -111,14 +261,13 @@ impl Transcript {
         body: Option<String>,
         curl: Option<String>,
     ) {
-        let entry = Evidence {
+        let entry = Raw {
             at_ms: self.offset(at).as_millis() as u64,
             kind,
-            // Redacted before clipping, so a cut never leaves half a secret;
-            // clipped so an entry is bounded whatever the peer sent.
-            summary: clip(&self.redact(&summary.into()), EVIDENCE_BODY_CHARS),
-            body: body.map(|b| clip(&self.redact(&b), EVIDENCE_BODY_CHARS)),
-            curl: curl.map(|c| clip(&self.redact(&c), EVIDENCE_CURL_CHARS)),
+            summary: summary.into(),
+            body,
+            curl,
+            redactor: self.redactor(),
         };
         if let Ok(mut kept) = self.entries.lock() {
             kept.push(entry);
@@ -132,26 +281,19 @@ impl Transcript {
     /// The kept entries in time order, with one [`EvidenceKind::Elided`]
     /// entry standing for those left out, if any were.
     pub fn entries(&self) -> Vec<Evidence> {
-        let Ok(kept) = self.entries.lock() else {
-            return Vec::new();
-        };
-        let mut entries = kept.head.clone();
-        if kept.elided > 0 {
-            entries.push(Evidence {
-                at_ms: kept.elided_at_ms,
-                kind: EvidenceKind::Elided,
-                summary: format!(
-                    "… {} entries elided: a run's evidence keeps its first {EVIDENCE_HEAD} and last {EVIDENCE_TAIL} entries",
-                    kept.elided
-                ),
-                body: None,
-                curl: None,
-            });
+        match self.entries.lock() {
+            Ok(mut kept) => kept.sealed(false),
+            Err(_) => Vec::new(),
         }
-        entries.extend(kept.tail.iter().cloned());
-        // Stable: the elided entry stays before tail entries of the same instant.
-        entries.sort_by_key(|e| e.at_ms);
-        entries
+    }
+
+    /// Like [`Transcript::entries`], but moves them out: the transcript is
+    /// left empty. What a finished run hands its report.
+    pub fn take_entries(&self) -> Vec<Evidence> {
+        match self.entries.lock() {
+            Ok(mut kept) => kept.sealed(true),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// How many entries were left out (neither among the first nor the last kept).
@@ -219,6 +361,64 @@ mod tests {
         let entries = t.entries();
         assert_eq!(entries.len(), EVIDENCE_HEAD + EVIDENCE_TAIL);
         assert!(entries.iter().all(|e| e.kind == EvidenceKind::Note));
+    }
+
+    #[test]
+    fn the_tail_is_redacted_when_read_with_the_secrets_known_at_recording() {
+        let t = Transcript::new(Arc::new(Redactor::new(vec!["peer-secret".to_string()])));
+        let at = t.start();
+        for n in 0..(EVIDENCE_HEAD + EVIDENCE_TAIL + 10) as u64 {
+            if n == (EVIDENCE_HEAD + EVIDENCE_TAIL) as u64 {
+                t.add_secret("run-token-2");
+            }
+            t.record(
+                EvidenceKind::Event,
+                at + Duration::from_millis(n),
+                format!("event {n} peer-secret run-token-2"),
+                Some(format!("{{\"n\":{n},\"s\":\"peer-secret\"}}")),
+                None,
+            );
+        }
+        let entries = t.take_entries();
+        assert_eq!(entries.len(), EVIDENCE_HEAD + 1 + EVIDENCE_TAIL);
+        for e in &entries {
+            assert!(!e.summary.contains("peer-secret"), "{}", e.summary);
+            assert!(!e.body.as_deref().unwrap_or("").contains("peer-secret"));
+        }
+        // Redacted as it would have been when recorded: the run's token is
+        // masked only in entries recorded after it was added.
+        let last = entries.last().unwrap();
+        assert!(!last.summary.contains("run-token-2"), "{}", last.summary);
+        let before = &entries[entries.len() - 11];
+        assert!(before.summary.contains("run-token-2"), "{}", before.summary);
+        assert!(t.take_entries().is_empty(), "taking moves the entries out");
+    }
+
+    #[test]
+    fn long_tail_entries_are_sealed_early_and_clipped() {
+        let t = Transcript::new(Arc::new(Redactor::new(vec!["hunter22".to_string()])));
+        let body = format!("hunter22{}", "x".repeat(400 * 1024));
+        for _ in 0..EVIDENCE_HEAD + EVIDENCE_TAIL {
+            t.record(
+                EvidenceKind::Event,
+                t.start(),
+                "e",
+                Some(body.clone()),
+                None,
+            );
+        }
+        let kept = t.entries.lock().unwrap();
+        assert!(
+            kept.tail_raw_bytes <= RAW_TAIL_BYTES,
+            "{}",
+            kept.tail_raw_bytes
+        );
+        drop(kept);
+        for e in t.entries() {
+            let b = e.body.unwrap();
+            assert!(b.starts_with(Redactor::MASK), "{}", &b[..20]);
+            assert!(b.chars().count() < EVIDENCE_BODY_CHARS + 40);
+        }
     }
 
     #[test]

@@ -13,6 +13,8 @@ const DECLARED: &[&str] = &[
     "defaultInputModes[application/json]",
     "skills[echo].inputModes[text/plain]",
     "skills[echo].inputModes[application/json]",
+    "defaultOutputModes[text/plain]",
+    "skills[echo].outputModes[text/plain]",
     "protocol.unknownTask",
     "protocol.historyLength",
 ];
@@ -38,6 +40,14 @@ fn assert_all_honoured(out: &Outcome, version: &str, binding: &str) {
     assert_eq!(
         out.declaration("capabilities.pushNotifications"),
         "not-declared"
+    );
+    assert_eq!(
+        out.declaration("capabilities.extendedAgentCard"),
+        "not-declared"
+    );
+    assert_eq!(
+        out.scenario("extended-card-refused-when-undeclared"),
+        "pass"
     );
     assert_eq!(out.scenario("streaming-probe"), "pass");
     let interfaces: &[&str] = if version == "1.0" {

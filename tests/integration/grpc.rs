@@ -199,8 +199,9 @@ fn the_grpc_client_streams_cancels_and_maps_errors_with_every_call_recorded() {
                 .await
         );
         let (items, _) = stream.snapshot();
-        let Event::Task(task) = &items[0].event else {
-            panic!("first event: {:?}", items[0].event)
+        let first = items.first().expect("two events");
+        let Event::Task(task) = first.event else {
+            panic!("first event: {:?}", first.event)
         };
         let id = task.id.clone().expect("the task has an id");
 

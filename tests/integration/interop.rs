@@ -271,6 +271,8 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
     for (id, verdict) in &rows {
         let expected = match id.as_str() {
             "capabilities.pushNotifications" => "not-declared",
+            // The SDK agents declare no extended card, and refuse to serve one.
+            "capabilities.extendedAgentCard" => "not-declared",
             // The SDK agents declare no security.
             "security.enforced" => "not-declared",
             // Version negotiation, ListTasks, the contextId rule and the
@@ -380,7 +382,9 @@ fn sdk_python_v1_0_grpc_keeps_every_declaration_but_version_negotiation() {
     for (id, verdict) in &rows {
         let expected = match id.as_str() {
             "protocol.versionNegotiation" => "diverged",
-            "capabilities.pushNotifications" | "security.enforced" => "not-declared",
+            "capabilities.pushNotifications"
+            | "capabilities.extendedAgentCard"
+            | "security.enforced" => "not-declared",
             id if unspoken(id) => "unverified",
             _ => "honoured",
         };

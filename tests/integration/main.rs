@@ -11,6 +11,7 @@ mod auth_schemes;
 mod baseline;
 mod check;
 mod config;
+mod declared;
 mod diff;
 mod fleet;
 mod grpc;

@@ -22,6 +22,15 @@ const TERMINAL_SUBSCRIBE: &str = "protocol.terminalSubscribe";
 const CONTEXT: &str = "protocol.contextMismatch";
 const LIST_TASKS: &str = "protocol.listTasks";
 const HISTORY: &str = "protocol.historyLength";
+const EXTENDED_CARD: &str = "capabilities.extendedAgentCard";
+const OUT_TEXT: &str = "defaultOutputModes[text/plain]";
+const OUT_JSON: &str = "defaultOutputModes[application/json]";
+const SKILL_OUT_TEXT: &str = "skills[echo].outputModes[text/plain]";
+const SKILL_OUT_JSON: &str = "skills[echo].outputModes[application/json]";
+const REQUIRED_EXTENSION: &str =
+    "capabilities.extensions[https://a2a-conform.dev/ext/mock-required/v1]";
+const OPTIONAL_EXTENSION: &str =
+    "capabilities.extensions[https://a2a-conform.dev/ext/mock-optional/v1]";
 
 /// Expected verdicts, in the order of the declaration constants above.
 struct Row {
@@ -57,6 +66,16 @@ struct Row {
     /// `signatures[a2a-conform-mock-key]`, when the card is signed (checked
     /// with the mock's public key as --trusted-key, see `cell`).
     signature: Option<&'static str>,
+    /// `capabilities.extendedAgentCard`.
+    extended_card: &'static str,
+    /// The text/plain output mode rows (card default and the skill's), when declared.
+    output_text: Option<&'static str>,
+    /// The application/json output mode rows, when declared.
+    output_json: Option<&'static str>,
+    /// The required and the optional extension's rows, when declared.
+    extensions: Option<(&'static str, &'static str)>,
+    /// Checked with `--strict` (a broken SHOULD is a divergence).
+    strict: bool,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -84,6 +103,12 @@ fn expected(behaviour: Behaviour) -> Row {
         list_tasks: "honoured",
         history: "honoured",
         signature: None,
+        // Not declared, and refused as the spec requires.
+        extended_card: "not-declared",
+        output_text: Some("honoured"),
+        output_json: None,
+        extensions: None,
+        strict: false,
     };
     match behaviour {
         Honest => honest,
@@ -240,6 +265,41 @@ fn expected(behaviour: Behaviour) -> Row {
             signature: Some("diverged"),
             ..honest
         },
+        // Checked with the mock's token (see `cell`): the extended card
+        // is served to it, and refused without it.
+        ExtendedCard => Row {
+            extended_card: "honoured",
+            ..honest
+        },
+        ExtendedCardUnconfigured | ExtendedCardPartial => Row {
+            exit: 1,
+            extended_card: "diverged",
+            ..honest
+        },
+        ExtensionRequired => Row {
+            extensions: Some(("honoured", "honoured")),
+            ..honest
+        },
+        ExtensionIgnored => Row {
+            exit: 1,
+            extensions: Some(("diverged", "honoured")),
+            ..honest
+        },
+        // JSON-only sends are refused with -32005, which the spec allows.
+        OutputModes => Row {
+            output_json: Some("honoured"),
+            ..honest
+        },
+        // Text parts where only JSON is declared and accepted: a broken
+        // SHOULD, a divergence under --strict (without it, unverified: see
+        // `declared::output_mode_ignored_is_a_warning_without_strict`).
+        OutputModeIgnored => Row {
+            exit: 1,
+            output_text: None,
+            output_json: Some("diverged"),
+            strict: true,
+            ..honest
+        },
     }
 }
 
@@ -254,6 +314,9 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let mut extra: Vec<&str> = Vec::new();
     if behaviour == Behaviour::CancelLeak {
         extra.extend(["--var", "quiet_window=1500ms"]);
+    }
+    if expected(behaviour).strict {
+        extra.push("--strict");
     }
     // A signed card is checked with the mock's public key, as a user pins theirs.
     let key_dir = tempfile::tempdir().expect("a temp dir");
@@ -368,7 +431,20 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (CONTEXT, context),
         (LIST_TASKS, list_tasks),
         (HISTORY, want.history),
+        (EXTENDED_CARD, want.extended_card),
     ]);
+    if let Some(verdict) = want.output_text {
+        rows.extend([(OUT_TEXT, verdict), (SKILL_OUT_TEXT, verdict)]);
+    }
+    if let Some(verdict) = want.output_json {
+        rows.extend([(OUT_JSON, verdict), (SKILL_OUT_JSON, verdict)]);
+    }
+    if let Some((required, optional)) = want.extensions {
+        rows.extend([
+            (REQUIRED_EXTENSION, required),
+            (OPTIONAL_EXTENSION, optional),
+        ]);
+    }
     if want.default_json {
         rows.push((JSON, want.json));
     }
@@ -477,4 +553,11 @@ matrix! {
     history_unbounded: HistoryUnbounded,
     signed_card: SignedCard,
     signed_card_tampered: SignedCardTampered,
+    extended_card: ExtendedCard,
+    extended_card_unconfigured: ExtendedCardUnconfigured,
+    extended_card_partial: ExtendedCardPartial,
+    extension_required: ExtensionRequired,
+    extension_ignored: ExtensionIgnored,
+    output_modes: OutputModes,
+    output_mode_ignored: OutputModeIgnored,
 }

@@ -59,6 +59,7 @@ fn v1_0_card() {
         [
             decl("capabilities.streaming", true),
             decl("capabilities.pushNotifications", false),
+            decl("capabilities.extendedAgentCard", true),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
@@ -71,6 +72,7 @@ fn v1_0_card() {
             decl("interfaces[JSONRPC 1.0]", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
+            decl("defaultOutputModes[text/plain]", true),
         ]
     );
     assert_eq!(declares(&card, "capabilities.streaming"), Some(true));
@@ -223,6 +225,7 @@ fn v0_3_card() {
         [
             decl("capabilities.streaming", true),
             decl("capabilities.pushNotifications", true),
+            decl("capabilities.extendedAgentCard", true),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", false),
@@ -238,6 +241,7 @@ fn v0_3_card() {
             decl("interfaces[GRPC 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),
+            decl("defaultOutputModes[text/plain]", true),
         ]
     );
 }
@@ -335,6 +339,7 @@ fn hybrid_card_prefers_supported_interfaces() {
         [
             decl("capabilities.streaming", true),
             decl("capabilities.pushNotifications", true),
+            decl("capabilities.extendedAgentCard", false),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
@@ -349,6 +354,8 @@ fn hybrid_card_prefers_supported_interfaces() {
             decl("interfaces[JSONRPC 0.3]", true),
             decl("interfaces[HTTP+JSON 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
+            decl("defaultOutputModes[text/plain]", true),
+            decl("defaultOutputModes[application/json]", true),
         ]
     );
     assert_eq!(
@@ -479,6 +486,7 @@ fn rest_first_card_keeps_preference_order_and_tenant() {
         [
             decl("capabilities.streaming", false),
             decl("capabilities.pushNotifications", false),
+            decl("capabilities.extendedAgentCard", false),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
@@ -491,6 +499,7 @@ fn rest_first_card_keeps_preference_order_and_tenant() {
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("interfaces[JSONRPC 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
+            decl("defaultOutputModes[text/plain]", true),
         ]
     );
 }
@@ -633,6 +642,7 @@ fn skills_modes_and_timeout() {
         [
             decl("capabilities.streaming", true),
             decl("capabilities.pushNotifications", true),
+            decl("capabilities.extendedAgentCard", false),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
@@ -649,6 +659,10 @@ fn skills_modes_and_timeout() {
             decl("skills[echo].inputModes[image/png]", true),
             decl("skills[transcribe].inputModes[audio/wav]", true),
             decl("skills[transcribe].inputModes[audio/mpeg]", true),
+            decl("defaultOutputModes[text/plain]", true),
+            decl("defaultOutputModes[application/json]", true),
+            decl("skills[echo].outputModes[text/plain]", true),
+            decl("skills[transcribe].outputModes[text/plain]", true),
         ]
     );
     let answers = [

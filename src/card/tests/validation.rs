@@ -141,6 +141,7 @@ fn spec_required_fields_missing_are_warnings() {
         [
             decl("capabilities.streaming", false),
             decl("capabilities.pushNotifications", false),
+            decl("capabilities.extendedAgentCard", false),
             decl("lifecycle.cancel", true),
             decl("lifecycle.completion", true),
             decl("protocol.versionNegotiation", true),
@@ -551,4 +552,36 @@ fn reported_only_strings_of_the_wrong_type_are_warnings() {
         assert!(has_warning(&card, needle), "{needle}: {:#?}", card.warnings);
     }
     assert_eq!(card.warnings.len(), 3, "{:#?}", card.warnings);
+}
+
+#[test]
+fn extensions_are_declarations_and_a_uri_less_one_is_a_warning() {
+    let mut card = base_v1();
+    card["capabilities"]["extensions"] = serde_json::json!([
+        {"uri": "https://example.com/ext/a/v1", "required": true},
+        {"uri": "urn:example:b"},
+        {"description": "no uri"},
+    ]);
+    let card = inline(card).unwrap();
+    assert_eq!(card.required_extensions(), ["https://example.com/ext/a/v1"]);
+    assert_eq!(
+        declares(&card, "capabilities.extensions[urn:example:b]"),
+        Some(true)
+    );
+    assert_eq!(
+        declares(&card, "capabilities.extensions[urn:example:c]"),
+        Some(false)
+    );
+    assert!(
+        card.warnings.iter().any(|w| w.contains("has no `uri`")),
+        "{:?}",
+        card.warnings
+    );
+    let ids = ids(&card);
+    assert!(ids.contains(&("capabilities.extensions[urn:example:b]".into(), true)));
+    assert!(ids.contains(&("capabilities.extendedAgentCard".into(), false)));
+
+    let mut bad = base_v1();
+    bad["capabilities"]["extensions"] = serde_json::json!("nope");
+    assert!(inline(bad).is_err());
 }

@@ -29,6 +29,21 @@ pub struct CallOptions {
     /// probe version negotiation).
     pub a2a_version: Option<String>,
     pub credentials: Credentials,
+    pub extensions: Extensions,
+}
+
+/// Which extensions a call asks for, in the version's extensions header
+/// (`A2A-Extensions`; v0.3 `X-A2A-Extensions`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Extensions {
+    /// The configured ones ([`ClientConfig::extensions`]: the card's required
+    /// extensions); no header when there are none.
+    #[default]
+    Configured,
+    /// No extensions header at all, to probe a required extension.
+    Without,
+    /// Exactly these URIs (with the configured ones).
+    Also(Vec<String>),
 }
 
 /// What opening a stream gave.
@@ -318,6 +333,26 @@ impl PeerClient {
             let value = HeaderValue::from_str(&token)
                 .map_err(|_| Reply::Broken("cannot build the made-up bearer token".into()))?;
             headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        let mut asked: Vec<&str> = match &options.extensions {
+            Extensions::Without => Vec::new(),
+            Extensions::Configured => self.config.extensions.iter().map(String::as_str).collect(),
+            Extensions::Also(uris) => self
+                .config
+                .extensions
+                .iter()
+                .chain(uris)
+                .map(String::as_str)
+                .collect(),
+        };
+        let mut seen = std::collections::HashSet::new();
+        asked.retain(|uri| seen.insert(*uri));
+        if !asked.is_empty() {
+            let list = asked.join(", ");
+            let value = HeaderValue::from_str(&list).map_err(|_| {
+                Reply::Broken(format!("`{list}` is not a valid extensions header value"))
+            })?;
+            headers.insert(extensions_header(self.version), value);
         }
         if let Some(version) = &options.a2a_version {
             let value = HeaderValue::from_str(version).map_err(|_| {
@@ -710,6 +745,14 @@ fn credentials_note(credentials: Credentials, withheld: &[String]) -> String {
         Credentials::Invalid => {
             format!(" [credentials: invalid, a made-up bearer token; {withheld}]")
         }
+    }
+}
+
+/// The version's extensions header (v1 §3.6: renamed in 1.0).
+pub fn extensions_header(version: ProtocolVersion) -> &'static str {
+    match version {
+        ProtocolVersion::V1_0 => "A2A-Extensions",
+        ProtocolVersion::V0_3 => "X-A2A-Extensions",
     }
 }
 

@@ -103,6 +103,7 @@ fn credentials_none_and_invalid_leave_the_configured_ones_out() {
         let options = CallOptions {
             a2a_version: Some("0.5".into()),
             credentials,
+            ..CallOptions::default()
         };
         client
             .prepare(Operation::SendMessage, json!({}), false, &options)
@@ -191,5 +192,42 @@ fn http_401_and_403_are_refusals_whatever_the_body() {
             client.classify(Some(1), 400, "application/json", body, None),
             Reply::Refused { .. }
         ));
+    }
+}
+
+#[test]
+fn the_card_s_required_extensions_go_in_the_version_s_header_unless_withheld() {
+    let endpoint = url::Url::parse("http://127.0.0.1:9/a2a").unwrap();
+    for (version, header) in [
+        (ProtocolVersion::V1_0, "a2a-extensions"),
+        (ProtocolVersion::V0_3, "x-a2a-extensions"),
+    ] {
+        let config = ClientConfig {
+            extensions: vec!["urn:ext:a".into(), "urn:ext:b".into()],
+            ..ClientConfig::default()
+        };
+        let client = PeerClient::new(endpoint.clone(), version, Binding::Jsonrpc, config).unwrap();
+        let headers = |extensions: Extensions| {
+            let options = CallOptions {
+                extensions,
+                ..CallOptions::default()
+            };
+            client
+                .prepare(Operation::SendMessage, json!({}), false, &options)
+                .unwrap_or_else(|_| panic!("prepares"))
+                .headers
+        };
+        assert_eq!(
+            headers(Extensions::Configured)[header],
+            "urn:ext:a, urn:ext:b"
+        );
+        assert_eq!(
+            headers(Extensions::Also(vec![
+                "urn:ext:c".into(),
+                "urn:ext:a".into()
+            ]))[header],
+            "urn:ext:a, urn:ext:b, urn:ext:c"
+        );
+        assert!(headers(Extensions::Without).get(header).is_none());
     }
 }

@@ -5,6 +5,7 @@
 //! out in order. Memory is capped: the pending line plus the pending event
 //! never exceed the limit given to [`SseParser::new`].
 
+use std::borrow::Cow;
 use std::mem;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -196,7 +197,15 @@ impl SseParser {
                 bytes = &bytes[1..];
                 continue;
             }
-            match bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
+            match memchr::memchr2(b'\n', b'\r', bytes) {
+                Some(end) if self.line.is_empty() => {
+                    // The whole line is in this chunk: read it in place.
+                    let line = &bytes[..end];
+                    self.check_line(line.len())?;
+                    self.after_cr = bytes[end] == b'\r';
+                    bytes = &bytes[end + 1..];
+                    self.process_line(line, out)?;
+                }
                 Some(end) => {
                     self.push_line_bytes(&bytes[..end])?;
                     self.after_cr = bytes[end] == b'\r';
@@ -217,8 +226,16 @@ impl SseParser {
     }
 
     fn push_line_bytes(&mut self, bytes: &[u8]) -> Result<(), SseError> {
+        self.check_line(bytes.len())?;
+        self.line.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Errs if the pending line grown by `adding` bytes, plus the pending
+    /// event, would pass the cap.
+    fn check_line(&self, adding: usize) -> Result<(), SseError> {
         let pending = self.pending_event_bytes();
-        if self.line.len() + bytes.len() + pending > self.max {
+        if self.line.len() + adding + pending > self.max {
             // Decided at the first byte past the cap, so chunking can't change it.
             let limit = self.max;
             return Err(if pending == 0 {
@@ -227,7 +244,6 @@ impl SseParser {
                 SseError::FrameTooLarge { limit }
             });
         }
-        self.line.extend_from_slice(bytes);
         Ok(())
     }
 
@@ -253,7 +269,7 @@ impl SseParser {
         }
         let (name, value) = match line.iter().position(|&b| b == b':') {
             Some(0) => {
-                let text = String::from_utf8_lossy(strip_space(&line[1..]));
+                let text = utf8(strip_space(&line[1..]));
                 out.push(SseItem::Comment(text.into_owned()));
                 return Ok(());
             }
@@ -263,7 +279,7 @@ impl SseParser {
         self.field_lines += 1;
         match name {
             b"data" => {
-                let value = String::from_utf8_lossy(value);
+                let value = utf8(value);
                 let sep = usize::from(self.data_lines > 0);
                 self.check_room(sep + value.len(), None)?;
                 if sep == 1 {
@@ -273,12 +289,12 @@ impl SseParser {
                 self.data_lines += 1;
             }
             b"event" => {
-                let value = String::from_utf8_lossy(value);
+                let value = utf8(value);
                 self.check_room(value.len(), self.event.as_ref())?;
                 self.event = Some(value.into_owned());
             }
             b"id" if !value.contains(&0) => {
-                let value = String::from_utf8_lossy(value);
+                let value = utf8(value);
                 self.check_room(value.len(), self.id.as_ref())?;
                 self.id = Some(value.into_owned());
             }
@@ -304,6 +320,15 @@ impl SseParser {
         if mem::take(&mut self.data_lines) > 0 {
             out.push(SseItem::Frame(frame));
         }
+    }
+}
+
+/// The text of a field value: borrowed when it is valid UTF-8 (the fast,
+/// common case), else decoded with U+FFFD for each invalid sequence.
+fn utf8(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 

@@ -1,0 +1,161 @@
+//! The declarations beyond tasks, end to end on the mock: the extended agent
+//! card, required extensions and output modes over the HTTP+JSON binding too
+//! (the matrix checks JSON-RPC), and an output mode broken without
+//! `--strict` as the warning it is.
+
+use crate::common::*;
+use a2a_conform::mock::Behaviour;
+use a2a_conform::protocol::ProtocolVersion;
+
+const EXTENDED_CARD: &str = "capabilities.extendedAgentCard";
+const REQUIRED_EXTENSION: &str =
+    "capabilities.extensions[https://a2a-conform.dev/ext/mock-required/v1]";
+const OPTIONAL_EXTENSION: &str =
+    "capabilities.extensions[https://a2a-conform.dev/ext/mock-optional/v1]";
+const OUT_JSON: &str = "defaultOutputModes[application/json]";
+
+/// Checks a peer with its token (when it has one) and the extra flags.
+fn check_with_token(peer: &Peer, extra: &[&str]) -> Outcome {
+    match peer.peer.auth_token() {
+        Some(token) => check_env(
+            &peer.card_url(),
+            &[extra, &["--bearer-env", "DECLARED_TOKEN"]].concat(),
+            &[("DECLARED_TOKEN", &token)],
+        ),
+        None => check(&peer.card_url(), extra),
+    }
+}
+
+#[test]
+fn the_extended_card_is_judged_over_http_json() {
+    let rest = ["--binding", "rest"];
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::ExtendedCard);
+    let out = check_with_token(&peer, &rest);
+    assert_eq!(
+        out.report()["peers"][0]["binding"],
+        "rest",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration(EXTENDED_CARD),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(out.scenario("extended-card-needs-credentials"), "pass");
+    assert_eq!(out.code, 0, "{}", out.explain());
+
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::ExtendedCardUnconfigured);
+    let out = check_with_token(&peer, &rest);
+    assert_eq!(
+        out.declaration(EXTENDED_CARD),
+        "diverged",
+        "{}",
+        out.explain()
+    );
+    let message = out.run("extended-card-served")["message"]
+        .as_str()
+        .unwrap_or("");
+    assert!(message.contains("-32007"), "{message}");
+
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let out = check(&peer.card_url(), &rest);
+    assert_eq!(
+        out.declaration(EXTENDED_CARD),
+        "not-declared",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.scenario("extended-card-refused-when-undeclared"),
+        "pass"
+    );
+}
+
+#[test]
+fn without_its_token_the_extended_card_is_inconclusive_not_diverged() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::ExtendedCard);
+    let out = check(&peer.card_url(), &[]);
+    assert_eq!(
+        out.scenario("extended-card-served"),
+        "inconclusive",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration(EXTENDED_CARD),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+}
+
+#[test]
+fn a_required_extension_is_judged_over_http_json() {
+    let rest = ["--binding", "rest"];
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::ExtensionRequired);
+    let out = check(&peer.card_url(), &rest);
+    assert_eq!(
+        out.declaration(REQUIRED_EXTENSION),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration(OPTIONAL_EXTENSION),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    // Every other promise is checked too: the required extension is asked for.
+    assert_eq!(out.declaration("capabilities.streaming"), "honoured");
+    assert_eq!(out.code, 0, "{}", out.explain());
+
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::ExtensionIgnored);
+    let out = check(&peer.card_url(), &rest);
+    assert_eq!(
+        out.declaration(REQUIRED_EXTENSION),
+        "diverged",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration(OPTIONAL_EXTENSION),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(out.code, 1, "{}", out.explain());
+}
+
+#[test]
+fn output_mode_ignored_is_a_warning_without_strict() {
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let peer = start_peer(version, Behaviour::OutputModeIgnored);
+        let out = check(&peer.card_url(), &[]);
+        assert_eq!(out.declaration(OUT_JSON), "unverified", "{}", out.explain());
+        let run = out.run("output-mode-accepted[application/json]");
+        assert_eq!(run["verdict"], "inconclusive", "{}", out.explain());
+        let message = run["message"].as_str().unwrap_or("");
+        for needle in [
+            "warning",
+            "text/plain",
+            "declares as no output mode",
+            "--strict",
+        ] {
+            assert!(message.contains(needle), "{needle}: {message}");
+        }
+        assert_eq!(out.code, 0, "{}", out.explain());
+
+        let out = check(&peer.card_url(), &["--strict"]);
+        assert_eq!(out.declaration(OUT_JSON), "diverged", "{}", out.explain());
+    }
+}
+
+#[test]
+fn strict_is_read_from_the_environment_too() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::OutputModeIgnored);
+    let out = check_env(&peer.card_url(), &[], &[("A2A_CONFORM_STRICT", "true")]);
+    assert_eq!(out.declaration(OUT_JSON), "diverged", "{}", out.explain());
+}
