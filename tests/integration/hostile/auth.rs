@@ -473,3 +473,35 @@ fn a_peer_echoing_the_api_key_and_basic_credentials_gets_neither_shown() {
     out.assert_bounded(WITHIN, MAX_RSS_MIB);
     out.assert_absent(&[API_KEY, PASSWORD]);
 }
+
+#[test]
+fn an_a2a_endpoint_echoing_the_obtained_token_where_a_clip_cuts_it_never_shows_it() {
+    // The A2A endpoint echoes the `Authorization: Bearer` line carrying the
+    // token in an HTML 500, padded so the reason's clip cuts it.
+    for padding in [0usize, 90, 95, 4000] {
+        let echo = HostilePeer::start(oauth_card("/token"), move |call, stream| {
+            if call.path.starts_with("/rpc") {
+                let authorization = call
+                    .head
+                    .lines()
+                    .find(|l| l.to_ascii_lowercase().starts_with("authorization:"))
+                    .unwrap_or("")
+                    .to_string();
+                let body = format!("{}{authorization}", "x".repeat(padding));
+                respond(stream, 500, "text/html", body.as_bytes())
+            } else {
+                token_answer(
+                    stream,
+                    json!({"access_token": GOOD_TOKEN, "token_type": "Bearer"}),
+                )
+            }
+        });
+        let out = run(&echo, &["-v"]);
+        let said = out.assert_run(SCENARIO, "error", Some("peer-malfunction"));
+        assert!(said.contains("text/html on SendMessage"), "{said}");
+        out.assert_no_false_verdict();
+        assert_eq!(out.code, 3, "{}", out.explain());
+        out.assert_bounded(WITHIN, MAX_RSS_MIB);
+        out.assert_absent(&[CLIENT_SECRET, GOOD_TOKEN]);
+    }
+}
