@@ -253,3 +253,38 @@ fn thousands_of_signatures_are_capped_per_family() {
             || out.json_text.contains("--max-runs-per-family")
     );
 }
+
+#[test]
+fn a_trusted_key_file_that_is_huge_or_garbage_is_a_usage_error_before_any_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let huge = dir.path().join("huge.jwk");
+    std::fs::write(&huge, vec![b' '; 8 * 1024 * 1024]).expect("write");
+    let garbage = dir.path().join("garbage.pem");
+    std::fs::write(
+        &garbage,
+        b"-----BEGIN PUBLIC KEY-----\n\x00\xff\n-----END PUBLIC KEY-----\n",
+    )
+    .expect("write");
+    for (file, cause) in [(&huge, "larger than 4 MiB"), (&garbage, "garbage.pem")] {
+        let peer = signed_peer(|_, _, stream| respond(stream, 500, "text/plain", b"no"));
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_a2a-conform"));
+        command
+            .args(["check", &peer.base, "--trusted-key"])
+            .arg(file)
+            .env("NO_COLOR", "1");
+        let done = run_bounded(command, Duration::from_secs(60));
+        assert_eq!(done.code, 2, "{}: {}", file.display(), done.stderr);
+        assert!(
+            done.stderr.contains(cause),
+            "{}: {}",
+            file.display(),
+            done.stderr
+        );
+        assert!(
+            peer.calls().is_empty(),
+            "a request was made: {:?}",
+            peer.calls()
+        );
+        assert!(done.peak_rss_kib < MAX_RSS_MIB * 1024);
+    }
+}
