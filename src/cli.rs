@@ -56,6 +56,9 @@ pub enum Command {
     /// Print a JSON Schema of a tool output.
     #[command(subcommand)]
     Schema(SchemaCommand),
+    /// Write a per-peer profile from what the card itself offers.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
     /// Print a shell completion script to stdout, e.g. `a2a-conform completions bash`.
     Completions {
         #[arg(value_enum)]
@@ -77,6 +80,69 @@ pub enum ConfigCommand {
         #[arg(value_name = "PEER")]
         peer: Option<String>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProfileCommand {
+    /// Search the peer's card for the prompts a check needs (as `check` does when
+    /// `prompt_input_required` is unset) and write a profile with what it found, for a CI job to
+    /// pin with --profile. Credentials are named by environment variable, never written.
+    /// Exit 0 when every precondition was found, 4 when one was not, 3 when the peer malfunctioned.
+    Init(ProfileInitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileInitArgs {
+    /// Card URL, or base URL of a peer.
+    #[arg(value_name = "CARD-URL")]
+    pub peer: String,
+    /// Write the profile here (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The most tasks the search may start (each one it leaves unfinished is canceled).
+    #[arg(long, value_name = "N", default_value_t = crate::runner::DEFAULT_DISCOVER_BUDGET as u32,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub discover_budget: u32,
+    /// Read a bearer token from this environment variable (never pass secrets in argv).
+    #[arg(long, value_name = "VAR")]
+    pub bearer_env: Option<String>,
+    /// An extra request header, 'Name: value' (repeatable; redacted as a credential).
+    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+    /// Bound on each request's wait for an answer, e.g. 45s [default: 30s].
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub timeout: Option<Duration>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub protocol: ProtocolArg,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub binding: BindingArg,
+    #[command(flatten)]
+    pub schemes: SchemeCredentialArgs,
+    #[command(flatten)]
+    pub tls: TlsArgs,
+}
+
+/// Credentials for the card's own security schemes, each read from the
+/// environment variable a flag names (README, "Credentials from the card").
+#[derive(Debug, Clone, Default, Args)]
+pub struct SchemeCredentialArgs {
+    /// Read an API key from this environment variable, for a card scheme of type apiKey: sent in the
+    /// header, query parameter or cookie the card names.
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Read HTTP basic credentials from two environment variables (user, password), for a card scheme
+    /// `http` basic.
+    #[arg(long, value_name = "USER_VAR:PASS_VAR")]
+    pub basic_env: Option<String>,
+    /// Read an OAuth 2.0 client id from this environment variable: with --oauth-client-secret-env, tokens
+    /// come from the card's oauth2 clientCredentials tokenUrl (or openIdConnect discovery), with the
+    /// scopes each requirement names, cached and refreshed for the check.
+    #[arg(long, value_name = "VAR", requires = "oauth_client_secret_env")]
+    pub oauth_client_id_env: Option<String>,
+    /// Read the OAuth 2.0 client secret from this environment variable; it goes only to the token URL the
+    /// card names (https, or http to loopback; the card's origin only under --same-origin-credentials).
+    #[arg(long, value_name = "VAR", requires = "oauth_client_id_env")]
+    pub oauth_client_secret_env: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -170,23 +236,8 @@ pub struct RunArgs {
     /// Read a bearer token from this environment variable (never pass secrets in argv).
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,
-    /// Read an API key from this environment variable, for a card scheme of type apiKey: sent in the
-    /// header, query parameter or cookie the card names.
-    #[arg(long, value_name = "VAR")]
-    pub api_key_env: Option<String>,
-    /// Read HTTP basic credentials from two environment variables (user, password), for a card scheme
-    /// `http` basic.
-    #[arg(long, value_name = "USER_VAR:PASS_VAR")]
-    pub basic_env: Option<String>,
-    /// Read an OAuth 2.0 client id from this environment variable: with --oauth-client-secret-env, tokens
-    /// come from the card's oauth2 clientCredentials tokenUrl (or openIdConnect discovery), with the
-    /// scopes each requirement names, cached and refreshed for the check.
-    #[arg(long, value_name = "VAR", requires = "oauth_client_secret_env")]
-    pub oauth_client_id_env: Option<String>,
-    /// Read the OAuth 2.0 client secret from this environment variable; it goes only to the token URL the
-    /// card names (https, or http to loopback; the card's origin only under --same-origin-credentials).
-    #[arg(long, value_name = "VAR", requires = "oauth_client_id_env")]
-    pub oauth_client_secret_env: Option<String>,
+    #[command(flatten)]
+    pub schemes: SchemeCredentialArgs,
     /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
@@ -253,6 +304,16 @@ pub struct RunArgs {
     /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY); `-` is stdout.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// When `prompt_input_required` is not set, the most tasks one peer's search for a prompt
+    /// that reaches input-required may start (the card's skill examples, then a few built-in
+    /// requests; every task it starts is canceled). README, "Zero-config runs".
+    #[arg(long, value_name = "N", default_value_t = crate::runner::DEFAULT_DISCOVER_BUDGET as u32,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub discover_budget: u32,
+    /// Search for no precondition: with `prompt_input_required` unset, input-mode rows read
+    /// unverified (for peers whose tasks cost money).
+    #[arg(long)]
+    pub no_discover: bool,
     #[command(flatten)]
     pub tls: TlsArgs,
     #[command(flatten)]

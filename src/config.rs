@@ -168,6 +168,18 @@ pub struct PeerSection {
     /// As `--key`, for this peer; needs `cert`.
     #[serde(default)]
     pub key: Option<PathBuf>,
+    /// As `--api-key-env`, for this peer.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// As `--basic-env`, for this peer.
+    #[serde(default)]
+    pub basic_env: Option<String>,
+    /// As `--oauth-client-id-env`, for this peer; needs the secret's.
+    #[serde(default)]
+    pub oauth_client_id_env: Option<String>,
+    /// As `--oauth-client-secret-env`, for this peer; needs the id's.
+    #[serde(default)]
+    pub oauth_client_secret_env: Option<String>,
 }
 
 fn section_timeout<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
@@ -188,6 +200,10 @@ impl PeerSection {
             cacert: self.cacert.clone(),
             cert: self.cert.clone(),
             key: self.key.clone(),
+            api_key_env: self.api_key_env.clone(),
+            basic_env: self.basic_env.clone(),
+            oauth_client_id_env: self.oauth_client_id_env.clone(),
+            oauth_client_secret_env: self.oauth_client_secret_env.clone(),
         }
     }
 }
@@ -243,7 +259,7 @@ impl ConfigFile {
         for (name, section) in &mut peers {
             let profile = section.profile().relative_to(dir);
             profile
-                .check_identity(&format!("{file}, peer {name}"))
+                .check_pairs(&format!("{file}, peer {name}"))
                 .map_err(|e| ConfigError::Section(Box::new(e)))?;
             (section.cacert, section.cert, section.key) =
                 (profile.cacert, profile.cert, profile.key);

@@ -374,7 +374,7 @@ fn demo_credentials(
         value: value.to_string(),
     };
     match peer.behaviour() {
-        Behaviour::SecuredApiKey if args.api_key_env.is_none() => (
+        Behaviour::SecuredApiKey if args.schemes.api_key_env.is_none() => (
             None,
             Some(AuthSettings {
                 api_key: Some(secret("A2A_CONFORM_DEMO_TOKEN", &token)),
@@ -382,7 +382,7 @@ fn demo_credentials(
             }),
         ),
         Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes
-            if args.oauth_client_id_env.is_none() =>
+            if args.schemes.oauth_client_id_env.is_none() =>
         {
             (
                 None,

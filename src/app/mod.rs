@@ -6,8 +6,9 @@ mod check;
 mod commands;
 mod options;
 mod output;
+mod profile_init;
 
-use crate::cli::{Cli, Command, ConfigCommand, SchemaCommand};
+use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
 use crate::config::{ConfigFile, Parsed};
 use crate::error::AppError;
 use crate::report::{self};
@@ -51,6 +52,7 @@ fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
                 Ok(crate::config::show(config.as_ref(), peer.as_deref())?)
             }
             Command::Schema(SchemaCommand::Report) => report::schema::print(),
+            Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind

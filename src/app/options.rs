@@ -5,7 +5,9 @@
 use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
 use crate::card::signature::{self, TrustedKey};
 use crate::card::{BindingChoice, ProtocolChoice};
-use crate::cli::{BindingArg, MockProtocolArg, ProtocolArg, RunArgs, TlsArgs};
+use crate::cli::{
+    BindingArg, MockProtocolArg, ProtocolArg, RunArgs, SchemeCredentialArgs, TlsArgs,
+};
 use crate::config::ConfigFile;
 use crate::declaration::closest;
 use crate::error::{AppError, UsageError};
@@ -220,7 +222,7 @@ pub(super) fn run_options(
         Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
         None => None,
     };
-    let auth = auth_settings(args)?;
+    let auth = auth_settings(&args.schemes, profile)?;
     let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
     options.client = ClientConfig {
         timeout,
@@ -254,6 +256,11 @@ pub(super) fn run_options(
     options.keep_passing_evidence = args.output.verbose;
     options.max_runs_per_family = args.max_runs_per_family as usize;
     options.trusted_keys = Arc::new(trusted_keys(&args.trusted_keys)?);
+    options.discover_budget = if args.no_discover {
+        0
+    } else {
+        args.discover_budget as usize
+    };
     Ok(options)
 }
 
@@ -475,7 +482,11 @@ pub(super) fn fleet_peer_options(
 
 /// The card-scheme credentials of `--api-key-env`, `--basic-env` and
 /// `--oauth-client-*-env`, read from the environment once.
-fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
+/// A flag wins over the profile's key of the same name.
+pub(super) fn auth_settings(
+    args: &SchemeCredentialArgs,
+    profile: &Profile,
+) -> Result<AuthSettings, UsageError> {
     let read = |flag: &'static str, var: &str| -> Result<EnvSecret, UsageError> {
         Ok(EnvSecret {
             var: var.to_string(),
@@ -485,9 +496,10 @@ fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
     let api_key = args
         .api_key_env
         .as_deref()
+        .or(profile.api_key_env.as_deref())
         .map(|var| read("--api-key-env", var))
         .transpose()?;
-    let basic = match args.basic_env.as_deref() {
+    let basic = match args.basic_env.as_deref().or(profile.basic_env.as_deref()) {
         Some(pair) => {
             let (user, password) = pair.split_once(':').ok_or(UsageError::BasicEnvSyntax)?;
             Some((
@@ -497,7 +509,15 @@ fn auth_settings(args: &RunArgs) -> Result<AuthSettings, UsageError> {
         }
         None => None,
     };
-    let oauth_client = match (&args.oauth_client_id_env, &args.oauth_client_secret_env) {
+    let from_flags = (&args.oauth_client_id_env, &args.oauth_client_secret_env);
+    let oauth_pair = match from_flags {
+        (Some(_), Some(_)) => from_flags,
+        _ => (
+            &profile.oauth_client_id_env,
+            &profile.oauth_client_secret_env,
+        ),
+    };
+    let oauth_client = match oauth_pair {
         (Some(id), Some(secret)) => Some(OAuthClient {
             id: read("--oauth-client-id-env", id)?,
             secret: read("--oauth-client-secret-env", secret)?,

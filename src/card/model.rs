@@ -142,6 +142,10 @@ pub struct Skill {
     pub name: String,
     pub input_modes: Option<Vec<String>>,
     pub output_modes: Option<Vec<String>>,
+    /// The skill's `examples` (prompts it handles), each with its index in
+    /// the card's list; see [`crate::runner`]'s precondition search.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<(usize, String)>,
 }
 
 /// A declared interface as a declaration (see [`Card::interface_declarations`]).

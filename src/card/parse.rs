@@ -489,6 +489,7 @@ impl Reader<'_> {
                 name,
                 input_modes,
                 output_modes,
+                examples: examples(s),
             });
         }
         Ok(out)
@@ -586,4 +587,25 @@ impl Reader<'_> {
         }
         None
     }
+}
+
+/// The most examples read from one skill, and the longest one kept: they
+/// are prompts the tool may send, so a card cannot make it send a lot.
+const MAX_EXAMPLES: usize = 16;
+const MAX_EXAMPLE_CHARS: usize = 2000;
+
+/// A skill's `examples`, read leniently (they are hints, not promises): the
+/// non-empty strings, in card order, each with its index in the card's list.
+/// Anything else is left out without a warning.
+fn examples(skill: &Map<String, Value>) -> Vec<(usize, String)> {
+    let Some(Value::Array(items)) = skill.get("examples") else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, v)| Some((i, v.as_str()?.trim().to_string())))
+        .filter(|(_, text)| !text.is_empty() && text.chars().count() <= MAX_EXAMPLE_CHARS)
+        .take(MAX_EXAMPLES)
+        .collect()
 }

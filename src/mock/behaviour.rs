@@ -90,6 +90,12 @@ pub enum Behaviour {
     OutputModes,
     /// Declares only JSON output but answers text parts whatever the send accepts.
     OutputModeIgnored,
+    /// Never asks for input, whatever the text, and answers a blocking send
+    /// at once with the task still working: no prompt reaches input-required.
+    InputUnreachable,
+    /// Completes a task the moment it is created unless its text contains
+    /// one of the card's skill examples (`hello`, `need-input`).
+    InstantUnlessExample,
 }
 
 impl Behaviour {
@@ -249,6 +255,16 @@ impl Behaviour {
                 "declares only application/json output but answers text parts, \
                  whatever the send accepts"
             }
+            Behaviour::InputUnreachable => {
+                "never asks for input, whatever the text (its declared input modes \
+                 cannot be verified), and answers a blocking send at once with the \
+                 task still working"
+            }
+            Behaviour::InstantUnlessExample => {
+                "completes every task the moment it is created unless its text \
+                 contains one of its card's skill examples (`hello`, `need-input`), \
+                 which work as the honest peer's do"
+            }
         }
     }
 
@@ -356,6 +372,16 @@ impl Behaviour {
         matches!(self, Behaviour::SignedCard | Behaviour::SignedCardTampered)
     }
 
+    /// Whether a text containing `need-input` drives a task to input-required.
+    pub(crate) fn asks_for_input(self) -> bool {
+        self != Behaviour::InputUnreachable
+    }
+
+    /// Whether a blocking send waits for a terminal or interrupted state.
+    pub(crate) fn blocks_sends(self) -> bool {
+        self != Behaviour::InputUnreachable
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -422,6 +448,8 @@ mod tests {
                 "extension-ignored",
                 "output-modes",
                 "output-mode-ignored",
+                "input-unreachable",
+                "instant-unless-example",
             ]
         );
         for b in Behaviour::all() {

@@ -15,6 +15,10 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+/// The skill's examples: prompts the peer handles (`need-input` asks for
+/// input; `instant-unless-example` works only on these).
+pub(crate) const EXAMPLES: [&str; 2] = ["hello", super::lifecycle::NEED_INPUT];
+
 /// Where `interface-unserved` declares an interface that nothing serves.
 const UNSERVED_PATH: &str = "/a2a/retired";
 
@@ -32,7 +36,7 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
         "description": "Answers every message with a `result` artifact streamed in chunks. \
                         A text containing `need-input` first asks for more input.",
         "tags": ["mock", "echo", "conformance"],
-        "examples": ["hello", "need-input"],
+        "examples": EXAMPLES,
         "inputModes": INPUT_MODES,
         "outputModes": OUTPUT_MODES,
     }]);

@@ -67,7 +67,14 @@ fn create_task(peer: &Arc<Shared>, mut message: Message) -> Opened {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     message.task_id = Some(id.clone());
     message.context_id = Some(context_id.clone());
-    let ask_input = message.text_contains(NEED_INPUT);
+    let ask_input = message.text_contains(NEED_INPUT) && peer.behaviour.asks_for_input();
+    let instant = match peer.behaviour {
+        Behaviour::Instant => true,
+        Behaviour::InstantUnlessExample => !super::card::EXAMPLES
+            .iter()
+            .any(|example| message.text_contains(example)),
+        _ => false,
+    };
     let mut task = Task {
         id,
         context_id,
@@ -75,7 +82,7 @@ fn create_task(peer: &Arc<Shared>, mut message: Message) -> Opened {
         history: vec![message],
         artifacts: Vec::new(),
     };
-    if peer.behaviour == Behaviour::Instant {
+    if instant {
         // The very first snapshot is already completed, with the whole artifact.
         let chunks = peer.timing.chunks;
         task.artifacts.push(Artifact {

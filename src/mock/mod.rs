@@ -240,6 +240,33 @@ impl MockPeer {
         self.shared.auth_token.clone()
     }
 
+    /// Every task the peer holds, oldest first: the text of the message
+    /// that created it and its state now (tests read what a check left).
+    pub fn tasks(&self) -> Vec<(String, crate::protocol::TaskState)> {
+        self.shared
+            .store
+            .snapshot_all()
+            .into_iter()
+            .map(|task| {
+                let text = task
+                    .history
+                    .first()
+                    .map(|m| {
+                        m.parts
+                            .iter()
+                            .filter_map(|p| match &p.content {
+                                model::Content::Text(t) => Some(t.as_str()),
+                                _ => None,
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+                (text, task.status.state)
+            })
+            .collect()
+    }
+
     /// Stops accepting, ends every open stream and worker, and waits (at most
     /// a few seconds) for open connections to finish.
     pub async fn shutdown(mut self) {

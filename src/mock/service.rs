@@ -35,7 +35,7 @@ pub(crate) async fn call(
         Operation::SendMessage => {
             declared::check_output_modes(peer, params)?;
             let (blocking, view, opened) = open_task(peer, params)?;
-            let task = if blocking {
+            let task = if blocking && peer.behaviour.blocks_sends() {
                 lifecycle::wait_settled(peer, opened).await?
             } else {
                 opened.task

@@ -238,6 +238,7 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
         }
     }
     if !style.quiet {
+        render_preconditions(out, peer, style);
         let shown: Vec<&ScenarioReport> = peer
             .scenarios
             .iter()
@@ -258,6 +259,32 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
     if many {
         let _ = writeln!(out, "  {}", summary_line(peer));
         let _ = writeln!(out);
+    }
+}
+
+/// The peer's precondition searches, and how to pin what they found.
+fn render_preconditions(out: &mut String, peer: &PeerReport, style: Style) {
+    let lines = super::precondition::lines(peer);
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out);
+    for line in lines {
+        let _ = writeln!(
+            out,
+            "  {} {}",
+            paint(style, "36", "precondition:"),
+            terminal(&line)
+        );
+    }
+    if let Some(pin) = super::precondition::pin(peer) {
+        let _ = writeln!(
+            out,
+            "    ↳ pin it for next time: {} (or in a --profile: {}; {})",
+            terminal(&pin.flag),
+            terminal(&pin.profile),
+            super::precondition::PIN_NOTE
+        );
     }
 }
 

@@ -310,6 +310,7 @@ mod tests {
                 }],
                 scenarios,
                 duration_ms: Some(2500),
+                preconditions: vec![],
             }],
             fail_on_flaky: false,
             fail_on_unverified: false,

@@ -113,6 +113,18 @@ fn render_peer(out: &mut String, peer: &PeerReport, many: bool) {
         );
     }
     let _ = writeln!(out);
+    for line in super::precondition::lines(peer) {
+        let _ = writeln!(out, "> 🔎 precondition: {}\n", text(&line));
+    }
+    if let Some(pin) = super::precondition::pin(peer) {
+        let _ = writeln!(
+            out,
+            "> pin it for next time: {} or, in a profile, {} ({})\n",
+            code(&pin.flag),
+            code(&pin.profile),
+            super::precondition::PIN_NOTE
+        );
+    }
     if many {
         let _ = writeln!(out, "{}\n", super::human::summary_line(peer));
     }
@@ -335,6 +347,7 @@ mod tests {
                 }],
                 scenarios: runs,
                 duration_ms: Some(2500),
+                preconditions: vec![],
             }],
             fail_on_flaky: false,
             fail_on_unverified: false,

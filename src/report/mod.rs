@@ -7,6 +7,7 @@ pub mod human;
 pub mod junit;
 pub mod markdown;
 mod model;
+pub mod precondition;
 pub mod schema;
 pub mod transcript;
 

@@ -190,6 +190,85 @@ pub struct PeerReport {
     /// is not the sum of their durations).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// Preconditions the check searched the card for (a prompt that reaches
+    /// input-required when `prompt_input_required` is not set): one entry
+    /// per search, with the runs that used what it found. Absent when
+    /// nothing was searched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub preconditions: Vec<PreconditionReport>,
+}
+
+/// One search for a precondition's prompt, and what it found.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PreconditionReport {
+    /// The variable the search stood in for (`prompt_input_required`).
+    pub variable: String,
+    /// The skill whose examples were tried first (runs of that skill's
+    /// modes); absent for runs of the card's default modes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<String>,
+    pub outcome: PreconditionOutcome,
+    /// The prompt that reached the precondition (`found`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Where that prompt came from: `skills[book-flight].examples[2]` or
+    /// `built-in[1]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Every prompt tried, in order, and what the peer answered.
+    pub tried: Vec<TriedPrompt>,
+    /// Tasks this search started, and how many of them it canceled (a
+    /// task that finished on its own needs no cancel).
+    pub tasks_started: u32,
+    pub tasks_canceled: u32,
+    /// What happened, in a sentence.
+    pub message: String,
+    /// The scenario runs that used the outcome.
+    pub runs: Vec<String>,
+    /// The search's requests and answers, kept when it ended in a malfunction.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+}
+
+/// One prompt a precondition search tried.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct TriedPrompt {
+    pub source: String,
+    pub prompt: String,
+    /// What the peer answered (`task input-required`, `task completed`, …).
+    pub answer: String,
+    pub reached: bool,
+}
+
+/// How a precondition search ended.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum PreconditionOutcome {
+    /// A prompt reached the precondition; the runs used it.
+    Found,
+    /// No prompt did within the budget: the runs read inconclusive.
+    NotFound,
+    /// The peer answered the search with no valid A2A answer (or could not
+    /// be reached): the runs read error, as the truth rule says.
+    Error,
+}
+
+impl PreconditionOutcome {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 /// The headline: one row per card declaration.
@@ -360,6 +439,7 @@ impl PeerReport {
             declarations: vec![],
             scenarios: vec![],
             duration_ms: None,
+            preconditions: vec![],
         }
     }
 }

@@ -7,6 +7,7 @@ mod discover;
 mod options;
 mod plan;
 mod poll;
+mod precondition;
 mod push;
 mod signature;
 pub mod steps;
@@ -30,6 +31,10 @@ use futures_util::stream::{self, StreamExt};
 use futures_util::FutureExt;
 pub use options::*;
 use plan::*;
+pub use precondition::{
+    search_peer, Source as PromptSource, BUILT_IN_PROMPTS,
+    DEFAULT_BUDGET as DEFAULT_DISCOVER_BUDGET, INPUT_REQUIRED_VAR,
+};
 use std::sync::Arc;
 use std::time::Instant;
 pub use window::ProbeWindow;
@@ -282,6 +287,27 @@ async fn check_peer(
         .map(|(_, planned)| planned)
         .collect();
     progress.peer_started(&report.card_url, Some(&card.name), plan.len());
+    // The search sends what the runs send: the credentials of the card's
+    // own requirement (a secured peer refuses a prompt without them).
+    let secured_client = auth
+        .is_active()
+        .then(|| {
+            PeerClient::new(
+                client.endpoint.clone(),
+                client.version,
+                client.binding,
+                card_auth.config.clone(),
+            )
+            .ok()
+        })
+        .flatten();
+    let search = precondition::Search::new(
+        secured_client.as_ref().unwrap_or(&client),
+        &card,
+        options.discover_budget,
+        options.redactor.clone(),
+    );
+    let search = &search;
     let client = &client;
     let auth = &auth;
     let card_url = report.card_url.as_str();
@@ -347,7 +373,7 @@ async fn check_peer(
                             None => slots.acquire().await.ok(),
                             Some(_) => None,
                         };
-                        execute(client, planned, options).await
+                        execute(client, planned, options, search).await
                     } => run,
                     () = options.cancel.cancelled() => ScenarioReport {
                         verdict: ScenarioVerdict::Error,
@@ -363,6 +389,7 @@ async fn check_peer(
     // Unordered: a slot frees as soon as any run ends, not only the oldest.
     .buffer_unordered(options.jobs.max(1));
     let runs = in_plan_order(runs.collect().await);
+    report.preconditions = search.report().await;
     report.declarations = crate::verdict::judge_declarations(&card.declarations(), &runs);
     report.scenarios = runs;
     report
@@ -451,8 +478,9 @@ fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
 
 async fn execute(
     client: &PeerClient,
-    planned: Planned<'_>,
+    mut planned: Planned<'_>,
     options: &RunOptions,
+    search: &precondition::Search<'_>,
 ) -> ScenarioReport {
     let mut report = blank_report(&planned);
     match planned.not_run.clone() {
@@ -464,12 +492,42 @@ async fn execute(
         None => {}
     }
     let started = Instant::now();
+    // Why the input prompt stayed unset, for the run's message.
+    let mut not_found = None;
+    // Whether the last attempt stopped because the task finished too early.
+    let mut finished_early;
+    if planned.search_input && search.enabled() {
+        let skill = planned
+            .vars
+            .get("skill")
+            .cloned()
+            .flatten()
+            .filter(|s| !s.is_empty());
+        match search.prompt_for(skill.as_deref(), &planned.run_id).await {
+            precondition::Outcome::Found(candidate) => {
+                planned
+                    .vars
+                    .insert(INPUT_REQUIRED_VAR.into(), Some(candidate.text));
+            }
+            precondition::Outcome::NotFound(why) => not_found = Some(why),
+            precondition::Outcome::Error(kind, message) => {
+                return ScenarioReport {
+                    verdict: ScenarioVerdict::Error,
+                    error_kind: Some(kind),
+                    message,
+                    duration_ms: started.elapsed().as_millis() as u64,
+                    ..report
+                };
+            }
+        }
+    }
     // Every failed attempt's message; the first failure's evidence.
     let mut failures: Vec<String> = Vec::new();
     let mut first_evidence: Vec<Evidence> = Vec::new();
     loop {
         report.attempts += 1;
-        let (verdict, message, evidence) = run_once(client, &planned, options).await;
+        let (verdict, message, evidence, early) = run_once(client, &planned, options).await;
+        finished_early = early;
         let (verdict, error_kind) = verdict;
         if verdict == ScenarioVerdict::Fail && report.attempts <= options.retries {
             if failures.is_empty() {
@@ -499,8 +557,83 @@ async fn execute(
         report.failed_attempts = failures;
         break;
     }
+    if let (true, Some(variable)) = (finished_early, planned.retry_work) {
+        retry_with_examples(client, &mut planned, options, search, variable, &mut report).await;
+    }
+    if let Some(why) = not_found.filter(|_| report.verdict == ScenarioVerdict::Inconclusive) {
+        report.message = format!("{why}: {}", report.message);
+    }
     report.duration_ms = started.elapsed().as_millis() as u64;
     report
+}
+
+/// A run that stopped because its task finished before the check could act
+/// (the cancel came too late, the stream's first event was already final):
+/// the card's examples are tried, within the peer's discovery budget, for
+/// one that keeps a task working; the first that gets past the precondition
+/// decides the run, else it stays inconclusive, saying what was tried.
+async fn retry_with_examples(
+    client: &PeerClient,
+    planned: &mut Planned<'_>,
+    options: &RunOptions,
+    search: &precondition::Search<'_>,
+    variable: &'static str,
+    report: &mut ScenarioReport,
+) {
+    if !search.enabled() {
+        return;
+    }
+    let used = planned.vars.get(variable).cloned().flatten();
+    let mut tried = Vec::new();
+    let mut out_of_budget = false;
+    for candidate in search.work_candidates(used.as_deref()) {
+        if !search.take_task().await {
+            out_of_budget = true;
+            break;
+        }
+        planned
+            .vars
+            .insert(variable.to_string(), Some(candidate.text.clone()));
+        if variable == "prompt" {
+            // `prompt_long` defaults to `prompt`: keep them together.
+            planned
+                .vars
+                .insert("prompt_long".into(), Some(candidate.text.clone()));
+        }
+        let ((verdict, error_kind), message, evidence, early) =
+            run_once(client, planned, options).await;
+        let got_past = !early;
+        tried.push((candidate, message.clone(), got_past));
+        if got_past {
+            report.verdict = verdict;
+            report.error_kind = error_kind;
+            report.message = message;
+            report.evidence = if verdict != ScenarioVerdict::Pass || options.keep_passing_evidence {
+                evidence
+            } else {
+                Vec::new()
+            };
+            break;
+        }
+    }
+    if tried.is_empty() && !out_of_budget {
+        return;
+    }
+    if !tried.iter().any(|t| t.2) {
+        report.message = format!(
+            "{}; no example the card offers kept a task working longer ({} tried{})",
+            report.message,
+            tried.len(),
+            if out_of_budget {
+                "; the --discover-budget is spent"
+            } else {
+                ""
+            }
+        );
+    }
+    search
+        .record_work(variable, &planned.run_id, tried, out_of_budget)
+        .await;
 }
 
 /// Whether a run verifies only `interfaces[…]` declarations.
@@ -512,11 +645,19 @@ fn verifies_interfaces(planned: &Planned<'_>) -> bool {
             .all(|d| matches!(d, DeclarationId::Interface { .. }))
 }
 
+/// One attempt: the verdict, its message, the evidence, and whether it
+/// stopped because the task had already finished
+/// ([`precondition::stopped_early`]).
 async fn run_once(
     client: &PeerClient,
     planned: &Planned<'_>,
     options: &RunOptions,
-) -> ((ScenarioVerdict, Option<ErrorKind>), String, Vec<Evidence>) {
+) -> (
+    (ScenarioVerdict, Option<ErrorKind>),
+    String,
+    Vec<Evidence>,
+    bool,
+) {
     let transcript = Transcript::new(options.redactor.clone());
     for line in &options.auth_evidence {
         transcript.note(line.clone());
@@ -539,6 +680,11 @@ async fn run_once(
         Ok(())
     })
     .await;
+    let finished_early = matches!(
+        &outcome,
+        Ok(Err((index, stop))) if stop.kind == StopKind::Inconclusive
+            && precondition::stopped_early(&ctx, &steps[*index].value)
+    );
     let (verdict, message) = match outcome {
         Err(_) => (
             (ScenarioVerdict::Error, Some(ErrorKind::Tool)),
@@ -577,7 +723,7 @@ async fn run_once(
         }
     };
     drop(ctx);
-    (verdict, message, transcript.take_entries())
+    (verdict, message, transcript.take_entries(), finished_early)
 }
 
 #[cfg(test)]

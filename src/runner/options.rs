@@ -70,6 +70,9 @@ pub struct RunOptions {
     /// `--strict`: a broken SHOULD (output modes) is a divergence, not an
     /// inconclusive run.
     pub strict: bool,
+    /// `--discover-budget`: the most tasks one peer's precondition search
+    /// may start (`--no-discover`: 0, no search).
+    pub discover_budget: usize,
 }
 
 /// The default of `--max-probe-window`.
@@ -98,6 +101,7 @@ impl Default for RunOptions {
             auth_evidence: Vec::new(),
             trusted_keys: Arc::default(),
             strict: false,
+            discover_budget: super::precondition::DEFAULT_BUDGET,
         }
     }
 }

@@ -4,6 +4,7 @@
 
 use super::context::CardFacts;
 use super::options::RunOptions;
+use super::precondition::INPUT_REQUIRED_VAR;
 use super::window::ProbeWindow;
 use crate::card::Card;
 use crate::declaration::DeclarationId;
@@ -31,6 +32,13 @@ pub(super) struct Planned<'a> {
     pub(super) signed_card: Option<Arc<crate::card::signature::ServedCard>>,
     /// What steps compare answers with from the public card.
     pub(super) card: Arc<CardFacts>,
+    /// The run sends `${prompt_input_required}`, which nobody set: it asks
+    /// the peer's precondition search for a prompt (`runner::precondition`).
+    pub(super) search_input: bool,
+    /// The variable (`prompt_long`, `prompt`) a run that ends because its
+    /// task finished too early is retried with the card's examples in,
+    /// when the user set neither.
+    pub(super) retry_work: Option<&'static str>,
 }
 
 /// Why a planned run does not run.
@@ -88,6 +96,14 @@ pub(super) fn plan_runs<'a>(
 ) -> Vec<Planned<'a>> {
     let base = base_vars(card, suite, options);
     let facts = Arc::new(CardFacts::of(card));
+    // Absent everywhere; `--var prompt_input_required=` (empty) opts out.
+    let input_prompt_unset = options.discover_budget > 0
+        && !options.vars.contains_key(INPUT_REQUIRED_VAR)
+        && !suite.vars.contains_key(INPUT_REQUIRED_VAR);
+    let work_prompt_unset = options.discover_budget > 0
+        && ["prompt", "prompt_long"]
+            .iter()
+            .all(|v| !options.vars.contains_key(*v) && !suite.vars.contains_key(*v));
     let mut plan = Vec::new();
     for scenario in &suite.scenarios {
         let skip = filter_reason(scenario.id(), options).or_else(|| {
@@ -135,7 +151,15 @@ pub(super) fn plan_runs<'a>(
                 }
                 Some(_) => HashMap::new(),
             };
+            let search_input = input_prompt_unset
+                && not_run.is_none()
+                && super::precondition::needs_input_prompt(scenario);
+            let retry_work = (work_prompt_unset && not_run.is_none())
+                .then(|| super::precondition::work_prompt_var(scenario))
+                .flatten();
             plan.push(Planned {
+                search_input,
+                retry_work,
                 scenario,
                 run_id: expansion.run_id,
                 verifies,

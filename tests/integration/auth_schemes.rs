@@ -442,3 +442,139 @@ fn open_id_connect_discovery_leads_to_the_token_endpoint_and_its_token_is_accept
     );
     assert_eq!(strict.scenario("completion-stability"), "inconclusive");
 }
+
+#[test]
+fn a_profile_carries_the_cards_credential_settings_as_the_flags_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("peer.yaml");
+    let profile_arg = profile.to_str().unwrap();
+
+    // `profile init` suggests the profile key for the card's scheme.
+    let peer = start_peer_with_token(
+        ProtocolVersion::V1_0,
+        Behaviour::SecuredApiKey,
+        Some(SECRET),
+    );
+    let init = run(&[
+        "profile",
+        "init",
+        &peer.card_url(),
+        "--discover-budget",
+        "1",
+    ]);
+    assert!(
+        init.stdout.contains("\n# api_key_env: "),
+        "{}",
+        init.explain()
+    );
+    std::fs::write(&profile, "api_key_env: PEER_KEY\n").unwrap();
+    let out = run_env(
+        &[
+            "check",
+            &peer.card_url(),
+            "--profile",
+            profile_arg,
+            "--scenario",
+            "completion-stability",
+        ],
+        &[("PEER_KEY", SECRET)],
+    );
+    assert_eq!(
+        out.scenario("completion-stability"),
+        "pass",
+        "{}",
+        out.explain()
+    );
+    assert!(
+        !(out.explain() + &out.report().to_string()).contains(SECRET),
+        "the API key shows"
+    );
+
+    let peer = start_peer_with_token(ProtocolVersion::V1_0, Behaviour::SecuredOauth, Some(SECRET));
+    std::fs::write(
+        &profile,
+        "oauth_client_id_env: PEER_CLIENT_ID\noauth_client_secret_env: PEER_CLIENT_SECRET\n",
+    )
+    .unwrap();
+    let out = run_env(
+        &[
+            "check",
+            &peer.card_url(),
+            "--profile",
+            profile_arg,
+            "--scenario",
+            "completion-stability",
+        ],
+        &[
+            ("PEER_CLIENT_ID", CLIENT_ID),
+            ("PEER_CLIENT_SECRET", SECRET),
+        ],
+    );
+    assert_eq!(
+        out.scenario("completion-stability"),
+        "pass",
+        "{}",
+        out.explain()
+    );
+    assert!(
+        !(out.explain() + &out.report().to_string()).contains(SECRET),
+        "the client secret shows"
+    );
+
+    // Half an OAuth client is refused before any request, naming the file.
+    std::fs::write(&profile, "oauth_client_id_env: PEER_CLIENT_ID\n").unwrap();
+    let out = run(&["check", &peer.card_url(), "--profile", profile_arg]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr
+            .contains("`oauth_client_id_env` needs `oauth_client_secret_env`"),
+        "{}",
+        out.explain()
+    );
+}
+
+#[test]
+fn the_prompt_search_and_profile_init_send_the_cards_credentials() {
+    let peer = start_peer_with_token(
+        ProtocolVersion::V1_0,
+        Behaviour::SecuredApiKey,
+        Some(SECRET),
+    );
+    // No prompt_input_required anywhere: the search must reach the peer
+    // with the API key, as every run does.
+    let out = run_env(
+        &[
+            "check",
+            &peer.card_url(),
+            "--api-key-env",
+            "PEER_KEY",
+            "--scenario",
+            "input-mode-resume",
+        ],
+        &[("PEER_KEY", SECRET)],
+    );
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(
+        out.declaration("defaultInputModes[text/plain]"),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    let init = run_env(
+        &[
+            "profile",
+            "init",
+            &peer.card_url(),
+            "--api-key-env",
+            "PEER_KEY",
+        ],
+        &[("PEER_KEY", SECRET)],
+    );
+    assert_eq!(init.code, 0, "{}", init.explain());
+    assert!(
+        init.stdout.contains("prompt_input_required:"),
+        "{}",
+        init.explain()
+    );
+    assert!(!init.explain().contains(SECRET));
+}

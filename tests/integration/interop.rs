@@ -140,6 +140,22 @@ impl Agent {
         args.extend_from_slice(extra);
         run(&args)
     }
+
+    /// `check` with no `--var prompt_input_required`: the input prompt comes
+    /// from the agent's card.
+    fn check_zero_config(&self, extra: &[&str]) -> Outcome {
+        let mut args = vec!["check", self.card_url.as_str()];
+        let fast: Vec<&str> = FAST_VARS
+            .chunks(2)
+            .filter(|pair| !pair[1].starts_with("prompt_input_required="))
+            .flatten()
+            .copied()
+            .collect();
+        args.extend_from_slice(&fast);
+        args.extend_from_slice(INTEROP_VARS);
+        args.extend_from_slice(extra);
+        run(&args)
+    }
 }
 
 /// Starts an agent on a free port (it binds 127.0.0.1:0 and prints
@@ -611,4 +627,71 @@ fn sdk_setup_script_is_a_no_op_once_installed() {
     assert!(!stdout.contains("installing"), "{stdout}");
     let venv: PathBuf = root().join("tests/interop/python/.venv/.a2a-conform-pins");
     assert!(venv.exists(), "the venv stamp is written");
+}
+
+/// Zero-config: with no `--var`, every input-mode row of an SDK agent is
+/// verified with the example its card offers (`need-input please`), which
+/// the report names; with `--no-discover` they read unverified as before.
+fn assert_zero_config_verifies_input_modes(sdk: Sdk) {
+    let agent = start(sdk, &[]);
+    for version in ["1.0", "0.3"] {
+        let out =
+            agent.check_zero_config(&["--protocol", version, "--scenario", "input-mode-resume"]);
+        let context = || format!("{version}: {}\n{}", out.explain(), agent.log());
+        assert_eq!(out.code, 0, "{}", context());
+        let rows = table(&out);
+        let input: Vec<&(String, String)> = rows
+            .iter()
+            .filter(|(id, _)| id.contains("nputModes["))
+            .collect();
+        assert!(!input.is_empty(), "{}", context());
+        for (id, verdict) in &input {
+            assert_eq!(verdict, "honoured", "{id}: {}", context());
+        }
+        let searches = out.report()["peers"][0]["preconditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(!searches.is_empty(), "{}", context());
+        for search in &searches {
+            assert_eq!(search["outcome"], "found", "{}", context());
+            assert_eq!(search["prompt"], "need-input please", "{}", context());
+            let source = search["source"].as_str().unwrap_or("");
+            assert!(
+                source.starts_with("skills[") && source.ends_with("].examples[1]"),
+                "{source}: {}",
+                context()
+            );
+        }
+        assert_eq!(searches[0]["tasks_canceled"], 1, "{}", context());
+        assert!(
+            out.stdout
+                .contains("--var 'prompt_input_required=need-input please'"),
+            "{}",
+            context()
+        );
+        let out = agent.check_zero_config(&[
+            "--protocol",
+            version,
+            "--scenario",
+            "input-mode-resume",
+            "--no-discover",
+        ]);
+        assert_eq!(out.code, 4, "{version}: {}", out.explain());
+        for (id, verdict) in table(&out) {
+            if id.contains("nputModes[") {
+                assert_eq!(verdict, "unverified", "{id}: {}", out.explain());
+            }
+        }
+    }
+}
+
+#[test]
+fn sdk_python_zero_config_verifies_every_input_mode_with_the_cards_example() {
+    assert_zero_config_verifies_input_modes(Sdk::Python);
+}
+
+#[test]
+fn sdk_js_zero_config_verifies_every_input_mode_with_the_cards_example() {
+    assert_zero_config_verifies_input_modes(Sdk::Js);
 }

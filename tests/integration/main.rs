@@ -32,3 +32,4 @@ mod signatures;
 mod stream_refusals;
 mod suites;
 mod tls;
+mod zero_config;

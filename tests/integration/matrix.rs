@@ -300,6 +300,26 @@ fn expected(behaviour: Behaviour) -> Row {
             strict: true,
             ..honest
         },
+        // No prompt reaches input-required, and a blocking send answers at
+        // once with the task working: the input modes, the history bound (it
+        // needs a second turn) and the subscribe to a finished task (none is
+        // finished when asked) stay unverified, as do the output modes (the
+        // answer to a send holds no output yet).
+        InputUnreachable => Row {
+            text: "unverified",
+            json: "unverified",
+            history: "unverified",
+            terminal_subscribe: "unverified",
+            output_text: Some("unverified"),
+            ..honest
+        },
+        // The default prompt completes at once; the card's example works
+        // longer, and the stream and cancel probes retry with it. The
+        // context probe is not retried (its message is not a lone prompt).
+        InstantUnlessExample => Row {
+            context: "unverified",
+            ..honest
+        },
     }
 }
 
@@ -560,4 +580,6 @@ matrix! {
     extension_ignored: ExtensionIgnored,
     output_modes: OutputModes,
     output_mode_ignored: OutputModeIgnored,
+    input_unreachable: InputUnreachable,
+    instant_unless_example: InstantUnlessExample,
 }

@@ -360,10 +360,11 @@ fn every_headline_says_the_counts_and_unverified_rows_fail_only_under_the_flag()
     let dir = tempfile::tempdir().unwrap();
     let md = dir.path().join("summary.md");
     let xml = dir.path().join("junit.xml");
-    // No prompt variable: the input-mode rows stay unverified.
+    // No prompt variable and no search: the input-mode rows stay unverified.
     let mut args = vec![
         "check",
         &card,
+        "--no-discover",
         "--scenario",
         "streaming-probe",
         "--scenario",
@@ -414,7 +415,13 @@ fn every_headline_says_the_counts_and_unverified_rows_fail_only_under_the_flag()
     );
     assert_eq!(out.report()["summary"]["outcome"], "unverified");
     // Exit 4 without the flag: nothing verified, and stderr says so.
-    let out = crate::common::run(&["check", &card, "--scenario", "input-mode-resume"]);
+    let out = crate::common::run(&[
+        "check",
+        &card,
+        "--no-discover",
+        "--scenario",
+        "input-mode-resume",
+    ]);
     assert_eq!(out.code, 4, "{}", out.stderr);
     assert!(
         out.stderr

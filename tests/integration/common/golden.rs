@@ -97,6 +97,11 @@ fn pace_rules() -> &'static [(Regex, String)] {
         // `undeclared-streaming`: the working update may arrive before the
         // runner reads the stream it expected to be refused.
         let undeclared = r"step 2 `expect` \(scenarios/streaming.yaml:45\)";
+        // `terminal-subscribe-lenient`: the peer serves the subscription to a
+        // finished task with one event and closes; the close may be read
+        // before or after the runner notes the divergence.
+        let subscribed = r"step \d+ `expect` \(scenarios/protocol.yaml:\d+\)";
+        let closed = entry("stream-end", "stream closed by the peer");
         // Events after the first, and the stream's end, as JSON entries and as lines.
         let later = format!(
             "(?:{}|{})+",
@@ -109,6 +114,26 @@ fn pace_rules() -> &'static [(Regex, String)] {
             (format!("({keepalive})(?:{keepalive})+"), "$1".to_string()),
             (format!("{later}{}", note(instant)), "$1".into()),
             (format!("{later}{}", note(undeclared)), "$1".into()),
+            (format!("{later}{}", note(subscribed)), "$1".into()),
+            // …and the close read after the note, as the last JSON entry or line.
+            (
+                format!(
+                    r#"({}[^\n]*\n {{12}}\}}),{}"#,
+                    note(subscribed),
+                    closed.trim_end_matches(',')
+                ),
+                "$1".into(),
+            ),
+            (
+                format!(
+                    r"(?m)^([ \t]*\+\[T\]s {subscribed}[^\n]*\n)[ \t]*\+\[T\]s stream closed by the peer[^\n]*\n"
+                ),
+                "$1".into(),
+            ),
+            (
+                format!(r"(?m)^{later_lines}([ \t]*\+\[T\]s {subscribed})"),
+                "$1".into(),
+            ),
             (
                 format!(r"(?m)^{later_lines}([ \t]*\+\[T\]s {instant})"),
                 "$1".into(),
@@ -192,4 +217,42 @@ pub fn assert_golden(name: &str, actual: &str, literals: &[(&str, &str)]) {
             "{name} differs from its golden file (rerun with {BLESS}=1 if the change is deliberate):\n{diff}"
         );
     }
+}
+
+#[test]
+fn a_stream_close_read_before_or_after_the_divergence_note_normalizes_alike() {
+    let note = "step 4 `expect` (scenarios/protocol.yaml:50): not refused";
+    let event = r#"            {
+              "at_ms": 1,
+              "kind": "event",
+              "summary": "event #1 task state=completed, 1 artifact"
+            },"#;
+    let close = r#"            {
+              "at_ms": 2,
+              "kind": "stream-end",
+              "summary": "stream closed by the peer"
+            }"#;
+    let noted = format!(
+        r#"            {{
+              "at_ms": 3,
+              "kind": "note",
+              "summary": "{note}"
+            }}"#
+    );
+    let json = |tail: &str| format!("          \"evidence\": [\n{event}\n{tail}\n          ]\n");
+    let before = json(&format!("{close},\n{noted}"));
+    let after = json(&format!("{noted},\n{close}"));
+    assert_eq!(normalize(&before, &[]), normalize(&after, &[]));
+    assert!(!normalize(&after, &[]).contains("stream-end"));
+
+    let lines = |tail: [&str; 2]| {
+        format!(
+            "    +[T]s event #1 task state=completed\n    +[T]s {}\n    +[T]s {}\n    reproduce: curl\n",
+            tail[0], tail[1]
+        )
+    };
+    let before = lines(["stream closed by the peer", note]);
+    let after = lines([note, "stream closed by the peer"]);
+    assert_eq!(normalize(&before, &[]), normalize(&after, &[]));
+    assert!(!normalize(&after, &[]).contains("stream closed"));
 }

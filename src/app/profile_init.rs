@@ -1,0 +1,101 @@
+//! `profile init`: the precondition search a check makes when nothing is
+//! set, run once against a peer, and written as a profile a CI job pins.
+
+use super::options::{
+    auth_settings, binding_choice, check_header, check_peer_urls, env_secret, protocol_choice,
+    tls_options, DEFAULT_TIMEOUT,
+};
+use crate::cli::ProfileInitArgs;
+use crate::error::{AppError, UsageError};
+use crate::exit;
+use crate::inert::terminal;
+use crate::report::{self, PreconditionOutcome};
+use crate::runner::{self, RunOptions};
+use crate::transport::client::ClientConfig;
+use crate::transport::Redactor;
+use std::sync::Arc;
+
+pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
+    check_peer_urls(std::slice::from_ref(&args.peer))?;
+    let mut headers = Vec::new();
+    for header in &args.headers {
+        let (name, value) = header.split_once(':').ok_or_else(|| {
+            let first = header.split_whitespace().next().unwrap_or_default();
+            UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
+        })?;
+        check_header(name.trim(), value.trim())?;
+        headers.push((name.trim().to_string(), value.trim().to_string()));
+    }
+    let bearer = match &args.bearer_env {
+        Some(var) => Some((var.clone(), env_secret("--bearer-env", var)?)),
+        None => None,
+    };
+    let client = ClientConfig {
+        timeout: args.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        headers,
+        bearer,
+        tls: tls_options(&args.tls)?,
+        ..ClientConfig::default()
+    };
+    let auth = auth_settings(&args.schemes, &crate::profile::Profile::default())?;
+    let options = RunOptions {
+        protocol: protocol_choice(args.protocol),
+        binding: binding_choice(args.binding),
+        redactor: Arc::new(Redactor::new(
+            client.secrets().into_iter().chain(auth.secrets()),
+        )),
+        client,
+        auth: Arc::new(auth),
+        discover_budget: args.discover_budget as usize,
+        ..RunOptions::default()
+    };
+    if let Some(path) = &args.output {
+        report::check_writable(path).map_err(|source| UsageError::ReportPath {
+            flag: "--output",
+            path: path.clone(),
+            source,
+        })?;
+    }
+    let (card, preconditions) = runner::search_peer(&args.peer, &options)
+        .await
+        .map_err(|e| AppError::Peer(terminal(&e.reason).into_owned()))?;
+    let auth_hints = crate::auth::profile_hints(&card);
+    let text = crate::profile::render_init(&crate::profile::Found {
+        auth_hints: &auth_hints,
+        card_url: &card.fetched_from,
+        name: &card.name,
+        security_schemes: &card.security_schemes,
+        preconditions: &preconditions,
+    });
+    let text = options.redactor.redact(&text);
+    match &args.output {
+        Some(path) => {
+            report::write_atomically(path, &text).map_err(|source| AppError::WriteReport {
+                path: path.clone(),
+                source,
+            })?;
+            eprintln!("wrote {}", terminal(&path.display().to_string()));
+        }
+        None => print!("{text}"),
+    }
+    for search in &preconditions {
+        eprintln!(
+            "{}",
+            terminal(&format!("{}: {}", search.outcome.as_str(), search.message))
+        );
+    }
+    Ok(
+        match preconditions
+            .iter()
+            .map(|s| s.outcome)
+            .max_by_key(|o| match o {
+                PreconditionOutcome::Found => 0,
+                PreconditionOutcome::NotFound => 1,
+                PreconditionOutcome::Error => 2,
+            }) {
+            Some(PreconditionOutcome::Error) => exit::PEER_UNREACHABLE,
+            Some(PreconditionOutcome::NotFound) => exit::NOTHING_VERIFIED,
+            _ => exit::OK,
+        },
+    )
+}
