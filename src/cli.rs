@@ -213,7 +213,7 @@ pub struct RunArgs {
     /// Set a scenario variable, e.g. prompt_input_required='I need a date' (repeatable; `NAME=` unsets).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
-    /// A YAML profile for this peer (at most 4 MiB): vars, headers, timeout, bearer_env.
+    /// A YAML profile for this peer (at most 4 MiB): vars, headers, timeout, bearer_env, cacert, cert, key.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// Protocol version to speak: from the card, or forced.
@@ -343,7 +343,7 @@ pub struct OutputArgs {
     /// Colour in terminal output (NO_COLOR is respected under auto).
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,
-    /// Only the declaration table and the summary.
+    /// Only the rows that fail the run (and any card error), then the headline.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Every scenario run and all evidence.
@@ -434,7 +434,7 @@ pub struct MergeArgs {
     /// Colour in terminal output (NO_COLOR is respected under auto).
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,
-    /// Only the declaration table and the summary.
+    /// Only the rows that fail the run (and any card error), then the headline.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
     /// Every scenario run and all evidence.
@@ -506,8 +506,9 @@ pub struct MockPeerArgs {
     /// How long `stream-silent` behaviours keep a stream open without events.
     #[arg(long, default_value = "60s", value_name = "DURATION", value_parser = duration)]
     pub silence: Duration,
-    /// The bearer token `secured` requires, read from this environment
-    /// variable (default: a2a-conform-mock-token).
+    /// The bearer token `secured` requires (also the API key of
+    /// `secured-api-key` and the OAuth client secret of `secured-oauth`),
+    /// read from this environment variable (default: a2a-conform-mock-token).
     #[arg(long, value_name = "VAR")]
     pub token_env: Option<String>,
     /// Serve HTTPS with a fresh CA, writing ca.pem (for --cacert),

@@ -68,7 +68,8 @@ const MARKDOWN_SPECIAL: &str = "\\`*_[]<>|!#~&$";
 /// characters ``\`*_[]<>|!#~&$`` are backslash-escaped (so `|`,
 /// `![img](…)`, links, emphasis, headings and HTML tags are inert), so is a
 /// list or heading marker at the start; a word holding a URL (`://`,
-/// `www.`) becomes a code span and `@` one of its own, so GFM's extended
+/// `www.`) becomes a code span (the `:`, `;`, `,` or `.` ending a clause
+/// after it left outside) and `@` one of its own, so GFM's extended
 /// autolinks and mentions find no URL, address or user (they are found
 /// after escapes and entities are decoded, but never inside code); and
 /// controls, including newlines, are shown as in [`terminal`], so a table
@@ -84,7 +85,11 @@ pub fn markdown_text(text: &str) -> String {
         }
         let lower = word.to_ascii_lowercase();
         if lower.contains("://") || lower.contains("www.") {
-            out.push_str(&markdown_code(word));
+            // Sentence punctuation after a URL (`…/card.json: refused`)
+            // stays outside the code span, as a reader sees it.
+            let url = word.trim_end_matches([':', ';', ',', '.']);
+            out.push_str(&markdown_code(url));
+            out.push_str(&word[url.len()..]);
             at_start = false;
             continue;
         }
@@ -194,7 +199,11 @@ mod tests {
         );
         assert_eq!(
             markdown_text("cannot reach http://p/a|b: refused"),
-            "cannot reach `http://p/a\\|b:` refused"
+            "cannot reach `http://p/a\\|b`: refused"
+        );
+        assert_eq!(
+            markdown_text("at http://p/x. Then www.e.vil/a:b;, done"),
+            "at `http://p/x`. Then `www.e.vil/a:b`;, done"
         );
         assert_eq!(markdown_text("1. item"), "1\\. item");
         assert_eq!(markdown_text("- item - x"), "\\- item - x");

@@ -117,6 +117,7 @@ pub(super) async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Resul
         secrets,
         profiles,
         auth: None,
+        trusted_keys: Vec::new(),
     };
     run_check(&inputs, &args.run, &[], None, &profile, setup).await
 }
@@ -135,6 +136,9 @@ pub(super) struct CheckSetup {
     /// Card-scheme credentials given by the tool itself (the demo's own
     /// API-key or OAuth mock) rather than through the flags.
     pub(super) auth: Option<crate::auth::AuthSettings>,
+    /// Keys card signatures may verify against, given by the tool itself
+    /// (the demo's own signing mock), besides `--trusted-key`.
+    pub(super) trusted_keys: Vec<crate::card::signature::TrustedKey>,
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -161,6 +165,11 @@ pub(super) async fn run_check(
             options.redactor = Arc::new(options.redactor.with_secret(secret));
         }
         options.auth = Arc::new(auth);
+    }
+    if !setup.trusted_keys.is_empty() {
+        let mut keys = options.trusted_keys.as_ref().clone();
+        keys.extend(setup.trusted_keys);
+        options.trusted_keys = Arc::new(keys);
     }
     if setup.peers_in_flight > 0 {
         options.peers_in_flight = setup.peers_in_flight;
@@ -343,6 +352,17 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
     // A secured mock is checked with its own token (or API key, or OAuth
     // client), as a user would pass theirs.
     let (bearer, auth) = demo_credentials(&peer, &args.run);
+    // A signing mock's key is made at its start, so no --trusted-key could
+    // name it: the demo trusts it, as a user would trust their peer's key.
+    // (The mock's own JWK always reads; were it not to, the row would read
+    // unverified, naming --trusted-key.)
+    let trusted_keys = match peer.public_jwk() {
+        Some(jwk) if args.run.trusted_keys.is_empty() => {
+            crate::card::signature::read_keys("the demo mock's key", &jwk.to_string())
+                .unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
     let code = run_check(
         &[peer.card_url()],
         &args.run,
@@ -351,6 +371,7 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
         &profile,
         CheckSetup {
             auth,
+            trusted_keys,
             ..CheckSetup::default()
         },
     )

@@ -28,6 +28,8 @@ pub struct Style {
 
 /// The `why` column's length when the output is not a terminal.
 const WHY_WIDTH: usize = 100;
+/// The longest evidence line shown (before its ellipsis).
+const EVIDENCE_WIDTH: usize = 140;
 /// The narrowest `why` column worth reading: with less room than this
 /// beside a row, the why goes on a line of its own.
 const WHY_MIN: usize = 30;
@@ -178,12 +180,20 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
             terminal(peer.endpoint.as_deref().unwrap_or("?"))
         );
         for warning in &peer.card_warnings {
-            let _ = writeln!(
-                out,
-                "  {} {}",
-                paint(style, "33", "card warning:"),
-                terminal(warning)
-            );
+            let text = format!("card warning: {}", terminal(warning));
+            // On a terminal a long warning wraps under its indent.
+            let lines = match style.width {
+                Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
+                None => vec![text],
+            };
+            for (n, line) in lines.iter().enumerate() {
+                let _ = match line.strip_prefix("card warning:") {
+                    Some(rest) if n == 0 => {
+                        writeln!(out, "  {}{rest}", paint(style, "33", "card warning:"))
+                    }
+                    _ => writeln!(out, "    {line}"),
+                };
+            }
         }
         let _ = writeln!(out);
     }
@@ -223,7 +233,9 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
             _ => d.reason.clone(),
         };
         let why = terminal(&one_line(&why, usize::MAX)).into_owned();
-        let (why, hint) = fit(&why, why_width);
+        // Room for a readable part of the reason beside the hint, else the
+        // hint gets a line of its own: both the why and the fix stay.
+        let (why, hint) = fit(&why, why_width, WHY_MIN);
         let id = terminal(&d.id);
         let verdict = paint(style, declaration_color(d.verdict), &verdict);
         if stacked {
@@ -288,28 +300,63 @@ fn render_preconditions(out: &mut String, peer: &PeerReport, style: Style) {
     }
 }
 
-/// The fix hint a reason may end in (`pass --var NAME=… or set it in a --profile`).
-const HINT: &str = "pass --var ";
+/// Where the fix hint a reason ends in starts: the last clause (after a
+/// `: ` or `; `) when it names a flag, as the tool's reasons end
+/// (`…: pass --var NAME=… or set it in a --profile`, `…: give one with
+/// --trusted-key FILE`, `…; raise it with --max-stream-events`, `…: the
+/// card's scheme `bearer` (HTTP bearer) needs --bearer-env VAR`). A clause
+/// longer than [`HINT_MAX`] is no hint: it is cut like the rest.
+fn hint_start(why: &str) -> Option<usize> {
+    let flag = why
+        .match_indices("--")
+        .filter(|(at, _)| {
+            let before = why[..*at].chars().next_back();
+            let after = why[at + 2..].chars().next();
+            matches!(before, None | Some(' ' | '(' | '`'))
+                && after.is_some_and(|c| c.is_ascii_lowercase())
+        })
+        .map(|(at, _)| at)
+        .last()?;
+    let clause = why[..flag]
+        .rfind(": ")
+        .max(why[..flag].rfind("; "))
+        .map_or(0, |at| at + 2);
+    (clause > 0 && why[clause..].chars().count() <= HINT_MAX).then_some(clause)
+}
+
+/// The longest clause [`hint_start`] keeps as a fix hint.
+const HINT_MAX: usize = 100;
 
 /// `why` on one line of at most `max` characters; a cut falls before the
-/// fix hint, so the hint (what to do about it) stays readable. A hint too
-/// long for the column comes back on its own, for a line of its own.
-fn fit(why: &str, max: usize) -> (String, Option<String>) {
+/// fix hint (see [`hint_start`]), so what to do about it stays readable. A
+/// hint that would leave less than `min_head` characters of the reason
+/// beside it comes back on its own, for a line of its own.
+fn fit(why: &str, max: usize, min_head: usize) -> (String, Option<String>) {
     let flat = one_line(why, usize::MAX);
     if flat.chars().count() <= max {
         return (flat, None);
     }
-    if let Some(at) = flat.find(HINT) {
+    if let Some(at) = hint_start(&flat) {
         let hint = &flat[at..];
         let room = max.saturating_sub(hint.chars().count() + 2);
-        if room >= 8 {
+        if room >= min_head.max(8) {
             let head: String = flat[..at].chars().take(room).collect();
             return (format!("{}… {hint}", head.trim_end()), None);
         }
-        let head = flat[..at].trim_end().trim_end_matches(':');
+        let head = flat[..at].trim_end().trim_end_matches([':', ';']);
         return (cut(head, max), Some(hint.to_string()));
     }
     (cut(&flat, max), None)
+}
+
+/// `why` on one line of at most `max` characters, its fix hint kept: for a
+/// table cell that cannot give the hint a line of its own (Markdown).
+pub(super) fn clip_keeping_hint(why: &str, max: usize) -> String {
+    match fit(why, max, 0) {
+        (line, None) => line,
+        // Too narrow for both: the hint is what to keep.
+        (_, Some(hint)) => cut(&hint, max),
+    }
 }
 
 /// At most `max` characters, an ellipsis marking a cut.
@@ -323,9 +370,8 @@ fn cut(text: &str, max: usize) -> String {
 
 fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
     let verdict = paint(style, scenario_color(s.verdict), s.verdict.as_str());
-    let _ = writeln!(
-        out,
-        "  {verdict} {} ({} ms{}) — {}",
+    let head = format!(
+        "{} ({} ms{}) — {}",
         terminal(&s.id),
         s.duration_ms,
         if s.attempts > 1 {
@@ -335,7 +381,32 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
         },
         terminal(&s.title)
     );
-    let _ = writeln!(out, "    {}", terminal(&s.message));
+    match style.width {
+        Some(w) => {
+            let room = w.saturating_sub(3 + s.verdict.as_str().len()).max(WHY_MIN);
+            for (n, line) in wrap(&head, room).iter().enumerate() {
+                let _ = match n {
+                    0 => writeln!(out, "  {verdict} {line}"),
+                    _ => writeln!(out, "    {line}"),
+                };
+            }
+        }
+        None => {
+            let _ = writeln!(out, "  {verdict} {head}");
+        }
+    }
+    // On a terminal the message wraps under its indent (the terminal
+    // would wrap it at column 0); in a log it stays one line, for grep.
+    match style.width {
+        Some(w) => {
+            for line in wrap(&terminal(&s.message), w.saturating_sub(4).max(WHY_MIN)) {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        None => {
+            let _ = writeln!(out, "    {}", terminal(&s.message));
+        }
+    }
     if s.baselined {
         let _ = writeln!(
             out,
@@ -361,7 +432,13 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
         return;
     }
     let limit = if style.verbose { usize::MAX } else { 12 };
-    let timeline = evidence::timeline(s, limit, style.verbose, 140);
+    // An evidence line is a summary (the JSON and -v have it whole): on a
+    // terminal it is cut to one row, after its indent and time.
+    let room = match style.width {
+        Some(w) if !style.verbose => w.saturating_sub(4 + 9 + 1).clamp(WHY_MIN, EVIDENCE_WIDTH),
+        _ => EVIDENCE_WIDTH,
+    };
+    let timeline = evidence::timeline(s, limit, style.verbose, room);
     if timeline.omitted > 0 {
         let _ = writeln!(
             out,
@@ -382,6 +459,34 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
     }
 }
 
+/// `text` in lines of at most `width` characters, broken at spaces (a word
+/// longer than a line is cut into pieces).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        let last = lines.last_mut().expect("never empty");
+        let len = last.chars().count();
+        if len > 0 && len + 1 + word.len() <= width {
+            last.push(' ');
+            last.extend(word);
+            continue;
+        }
+        if len > 0 {
+            lines.push(String::new());
+        }
+        while word.len() > width {
+            let rest = word.split_off(width);
+            lines.last_mut().expect("never empty").extend(word);
+            lines.push(String::new());
+            word = rest;
+        }
+        lines.last_mut().expect("never empty").extend(word);
+    }
+    lines
+}
+
 /// One peer's counts: "3 honoured, 1 diverged; 7 scenario runs: 6 pass, 1 fail".
 pub fn summary_line(peer: &PeerReport) -> String {
     let counts = Counts::of_peer(peer);
@@ -396,7 +501,7 @@ mod tests {
     fn a_cut_why_keeps_the_fix_hint() {
         let why = "input-mode-resume[text/plain] skipped: variable `prompt_input_required` \
                    is not set: pass --var prompt_input_required=… or set it in a --profile";
-        let (cut, hint) = fit(why, 70);
+        let (cut, hint) = fit(why, 70, 0);
         assert_eq!(cut.chars().count(), 70, "{cut}");
         assert!(
             cut.ends_with("… pass --var prompt_input_required=… or set it in a --profile"),
@@ -404,15 +509,144 @@ mod tests {
         );
         assert_eq!(hint, None);
         // Too narrow for both: the hint gets a line of its own.
-        let (cut, hint) = fit(why, 30);
+        let (cut, hint) = fit(why, 30, 0);
         assert_eq!(cut.chars().count(), 30, "{cut}");
         assert_eq!(
             hint.as_deref(),
             Some("pass --var prompt_input_required=… or set it in a --profile")
         );
-        assert_eq!(fit("short", 70), ("short".to_string(), None));
-        let (plain, _) = fit(&"y".repeat(100), 30);
+        assert_eq!(fit("short", 70, 0), ("short".to_string(), None));
+        // Any flag the reason ends in is the hint, whatever the clause says.
+        let why = "signature-verifies[k] inconclusive: no key to verify signature #1 \
+                   (kid a2a-conform-mock-key): give one with --trusted-key FILE";
+        let (line, hint) = fit(why, 70, 0);
+        assert!(
+            line.ends_with("… give one with --trusted-key FILE"),
+            "{line}"
+        );
+        assert!(line.chars().count() <= 70 && hint.is_none(), "{line}");
+        let why = "streaming-probe inconclusive: the peer refused SendStreamingMessage with \
+                   HTTP 401 (WWW-Authenticate: Bearer realm=\"a2a\"; body: {\"code\":401}); \
+                   no credentials were given: the card's scheme `bearer` (HTTP bearer) \
+                   needs --bearer-env VAR";
+        let (line, _) = fit(why, 100, 0);
+        assert!(
+            line.ends_with("… the card's scheme `bearer` (HTTP bearer) needs --bearer-env VAR"),
+            "{line}"
+        );
+        let why = "streaming-probe error: the tool's cap of 2 events was reached; \
+                   raise it with --max-stream-events";
+        assert!(fit(why, 50, 0)
+            .0
+            .ends_with("… raise it with --max-stream-events"));
+        // No flag, or `--` that is no flag: a plain cut.
+        let (line, hint) = fit(
+            &format!("{}: see https://a--b.example/x", "w".repeat(80)),
+            40,
+            0,
+        );
+        assert!(line.starts_with("www") && line.ends_with('…'), "{line}");
+        assert_eq!(hint, None);
+        // Too little of the reason would be left beside the hint: it gets
+        // a line of its own, and the reason the whole column.
+        let why = "input-mode-resume[text/plain] inconclusive: the peer never reached \
+                   input-required (it answered completed); set --var \
+                   prompt_input_required=<a text that makes this peer ask for input>";
+        let (line, hint) = fit(why, 100, WHY_MIN);
+        assert!(line.starts_with("input-mode-resume[text/plain] inconclusive: the peer never"));
+        assert_eq!(
+            hint.as_deref(),
+            Some("set --var prompt_input_required=<a text that makes this peer ask for input>")
+        );
+        // A cell that has no line for the hint keeps the hint alone.
+        assert_eq!(clip_keeping_hint(why, 20), "set --var prompt_in…");
+        let (plain, _) = fit(&"y".repeat(100), 30, 0);
         assert_eq!(plain.chars().count(), 30, "{plain}");
+    }
+
+    #[test]
+    fn a_failure_fits_the_terminal_but_its_reproduction_stays_whole() {
+        use crate::report::transcript::{Evidence, EvidenceKind};
+        let leak = "artifact-update artifactId=72e964bc-3a8b-4982-9f67-bdb9cd6de8b3 append";
+        let curl = format!(
+            "curl -sS -X POST 'http://127.0.0.1:1/a2a' -d '{}'",
+            "x".repeat(120)
+        );
+        let run = ScenarioReport::builder("cancel-then-stream", ScenarioVerdict::Fail)
+            .title("A canceled task stops emitting and reads canceled on every later read of it")
+            .message(&format!(
+                "the stream kept emitting: {}",
+                [leak; 4].join("; ")
+            ))
+            .evidence(vec![Evidence {
+                at_ms: 200,
+                kind: EvidenceKind::Event,
+                summary: format!("event #4 {leak} {leak}"),
+                body: None,
+                curl: Some(curl.clone()),
+            }])
+            .build();
+        let mut peer = PeerReport::new("http://peer/card");
+        peer.card_warnings.push(format!(
+            "the card requires credentials but none were given: {}; the card's scheme \
+             `bearer` (HTTP bearer) needs --bearer-env VAR",
+            "the peer will likely refuse every request with HTTP 401/403 ".repeat(2)
+        ));
+        peer.scenarios.push(run);
+        let report = RunReport::new(vec![peer]);
+        let style = |width| Style {
+            color: false,
+            verbose: false,
+            quiet: false,
+            width,
+        };
+        let text = render(&report, style(Some(80)));
+        for line in text.lines().filter(|l| !l.contains("reproduce: ")) {
+            assert!(line.chars().count() <= 80, "{line}\n{text}");
+        }
+        assert!(text.contains(&format!("    reproduce: {curl}\n")), "{text}");
+        assert!(
+            text.contains("\n  card warning: the card requires credentials"),
+            "{text}"
+        );
+        assert!(text.contains("needs --bearer-env VAR\n"), "{text}");
+        // The message is wrapped, not cut: every word of it is there.
+        let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert!(
+            text.contains("    the stream kept emitting: artifact-update"),
+            "{text}"
+        );
+        assert_eq!(
+            words(&text)
+                .iter()
+                .filter(|w| w.starts_with("artifactId="))
+                .count(),
+            4 + 1
+        );
+        // A log (no terminal) keeps the message on one line.
+        let log = render(&report, style(None));
+        assert!(log.contains(&format!(
+            "    the stream kept emitting: {}\n",
+            [leak; 4].join("; ")
+        )));
+    }
+
+    #[test]
+    fn wrap_breaks_at_spaces_and_cuts_only_words_longer_than_a_line() {
+        assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
+        assert_eq!(wrap("abcdefgh ij", 3), ["abc", "def", "gh", "ij"]);
+        assert_eq!(wrap("", 10), [""]);
+        let text = "the stream kept emitting after the cancel was acknowledged: 4 event(s)";
+        for width in [10, 20, 33] {
+            let lines = wrap(text, width);
+            assert!(
+                lines.iter().all(|l| l.chars().count() <= width),
+                "{lines:?}"
+            );
+            if width > 13 {
+                assert_eq!(lines.join(" "), text);
+            }
+        }
     }
 
     #[test]
@@ -424,7 +658,7 @@ mod tests {
             verdict: DeclarationVerdict::Unverified,
             scenarios: vec![],
             reason: format!(
-                "{} pass --var x=… or set it in a --profile",
+                "{}: pass --var x=… or set it in a --profile",
                 "z".repeat(200)
             ),
             baselined: false,

@@ -16,6 +16,9 @@ use std::fmt::Write;
 
 /// Evidence entries shown per run (the JSON report has them all).
 const EVIDENCE_LINES: usize = 12;
+/// The `why` cell's length; a cut keeps the reason's fix hint (the flag or
+/// variable that would decide the row).
+const WHY_WIDTH: usize = 160;
 
 /// Renders the report as GitHub-flavoured Markdown.
 pub fn render(report: &RunReport) -> String {
@@ -109,7 +112,7 @@ fn render_peer(out: &mut String, peer: &PeerReport, many: bool) {
             "| {} | {} | {} |",
             code(&d.id),
             declaration_verdict(d),
-            text(&one_line(&why(d), 160))
+            text(&super::human::clip_keeping_hint(&why(d), WHY_WIDTH))
         );
     }
     let _ = writeln!(out);

@@ -192,6 +192,11 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
             "the peer's TLS certificate is not trusted ({text}): pass the CA that issued it \
              with --cacert FILE (PEM), or skip verification with --insecure"
         )
+    } else if text.contains("CertificateRequired") {
+        format!(
+            "the peer requires a client certificate ({text}): pass one with \
+             --cert FILE --key FILE (PEM)"
+        )
     } else if text.contains("InvalidContentType") {
         // rustls read a plain HTTP answer where a TLS record belonged.
         let plain = error

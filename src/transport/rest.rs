@@ -278,6 +278,9 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
     }
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
+        Err(_) if text.trim().is_empty() => {
+            return Reply::Broken("an error status with an empty body".to_string())
+        }
         Err(_) => {
             return Reply::Broken(format!(
                 "an error status with a non-JSON body: {}",

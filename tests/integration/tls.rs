@@ -168,6 +168,13 @@ fn mtls_required_by_the_peer_is_satisfied_by_cert_and_key() {
         "no client certificate: {}",
         explain(&out)
     );
+    // The refusal names the fix, not only rustls's alert.
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("the peer requires a client certificate (received fatal alert: CertificateRequired): pass one with --cert FILE --key FILE"),
+        "{}",
+        explain(&out)
+    );
     let out = run(
         &[
             "card",
