@@ -94,7 +94,10 @@ impl PeerAuth {
         let tokens = settings.oauth_client.clone().and_then(|client| {
             crate::transport::client::http_client(base.timeout, &base.tls)
                 .ok()
-                .map(|http| TokenCache::new(http, client, issued))
+                .map(|http| {
+                    TokenCache::new(http, client, issued)
+                        .masking([base.secrets(), settings.secrets()].concat())
+                })
         });
         PeerAuth {
             security: CardSecurity::read(card),
@@ -265,7 +268,21 @@ impl PeerAuth {
                         reason: format!("its token endpoint {endpoint} is not used: {refusal}"),
                     });
                 }
-                endpoint
+                // The card's warnings name the discovery document's origin;
+                // the endpoint it names may lie elsewhere, and the secret
+                // goes there: every run using the token says so.
+                let elsewhere = self.card_url.as_ref().and_then(|card| {
+                    (endpoint.origin() != card.origin()).then(|| {
+                        format!(
+                            " (the discovery document {discovery} named this token endpoint, on {}, another origin than the card's {}: the client secret went there; --same-origin-credentials keeps it to the card's origin)",
+                            endpoint.origin().ascii_serialization(),
+                            card.origin().ascii_serialization()
+                        )
+                    })
+                });
+                let mut obtained = tokens.token(&endpoint, scopes, for_run).await?;
+                obtained.evidence.push_str(&elsewhere.unwrap_or_default());
+                return Ok(obtained);
             }
         };
         tokens.token(&url, scopes, for_run).await

@@ -86,17 +86,31 @@ pub struct TokenCache {
     tokens: Mutex<HashMap<(String, String), Cached>>,
     token_endpoints: Mutex<HashMap<String, String>>,
     issued: IssuedSecrets,
+    /// Masks the configured secrets in the endpoint's words before they are
+    /// clipped: a clip that cut a reflected secret in half would leave a
+    /// half the report's redactor cannot recognise.
+    masker: Redactor,
 }
 
 impl TokenCache {
     pub fn new(http: reqwest::Client, client: OAuthClient, issued: IssuedSecrets) -> TokenCache {
         TokenCache {
             http,
-            client,
             tokens: Mutex::new(HashMap::new()),
             token_endpoints: Mutex::new(HashMap::new()),
+            masker: Redactor::new([client.secret.value.clone()]),
+            client,
             issued,
         }
+    }
+
+    /// This cache, also masking `secrets` (every configured credential) in
+    /// what the token endpoint says.
+    pub fn masking(mut self, secrets: Vec<String>) -> TokenCache {
+        let mut all = self.masker.secrets().to_vec();
+        all.extend(secrets);
+        self.masker = Redactor::new(all);
+        self
     }
 
     /// A token from `token_url` carrying `scopes`: the cached one while it
@@ -189,6 +203,7 @@ impl TokenCache {
             })?;
         let answer: Option<TokenAnswer> = serde_json::from_slice(&body).ok();
         if !(200..300).contains(&status) {
+            let peer_text = |text: &str, max: usize| self.peer_text(text, max);
             let detail = answer
                 .as_ref()
                 .and_then(|a| a.error.as_deref())
@@ -196,9 +211,9 @@ impl TokenCache {
                     let description = answer
                         .as_ref()
                         .and_then(|a| a.error_description.as_deref())
-                        .map(|d| format!(": {}", crate::transport::clip(d, 160)))
+                        .map(|d| format!(": {}", peer_text(d, 160)))
                         .unwrap_or_default();
-                    format!(" ({e}{description})")
+                    format!(" ({}{description})", peer_text(e, 60))
                 })
                 .unwrap_or_default();
             return Err(TokenError::Refused {
@@ -223,6 +238,32 @@ impl TokenCache {
         };
         // Registered before anything can show it.
         self.issued.add(&access_token);
+        // RFC 6749 §A.12: an access token is visible ASCII and spaces. Any
+        // other character (CR, LF, controls) cannot go in a header: refused
+        // here, named, rather than failing each request or injecting one.
+        if !access_token.chars().all(|c| (' '..='~').contains(&c)) {
+            return Err(TokenError::NoToken {
+                url,
+                status,
+                reason: "the access_token holds characters a header cannot carry (RFC 6749 §A.12: visible ASCII only)".into(),
+            });
+        }
+        // RFC 6750: only a Bearer token goes in `Authorization: Bearer`;
+        // one of another type (`mac`, `DPoP`) would be sent wrongly.
+        if let Some(kind) = answer
+            .token_type
+            .as_deref()
+            .filter(|t| !t.eq_ignore_ascii_case("bearer"))
+        {
+            return Err(TokenError::NoToken {
+                url,
+                status,
+                reason: format!(
+                    "token_type `{}`, not Bearer: the tool sends bearer tokens only",
+                    self.peer_text(kind, 40)
+                ),
+            });
+        }
         let lifetime = answer
             .expires_in
             .as_ref()
@@ -248,6 +289,11 @@ impl TokenCache {
             },
             evidence,
         ))
+    }
+
+    /// The endpoint's own words, secrets masked, then clipped to `max`.
+    fn peer_text(&self, text: &str, max: usize) -> String {
+        crate::transport::clip(&self.masker.redact(text), max)
     }
 
     /// The token endpoint an OpenID Connect discovery document names (read

@@ -74,7 +74,7 @@ fn read_entry(index: usize, entry: &Value) -> CardSignature {
         map.get(key).and_then(Value::as_str).map(str::to_string)
     };
     match header {
-        _ if protected.is_empty() || signature.is_empty() => {
+        _ if protected.is_empty() || text("signature").is_none() => {
             sig.malformed = Some("the entry lacks `protected` or `signature`".into());
         }
         None => {
@@ -90,6 +90,12 @@ fn read_entry(index: usize, entry: &Value) -> CardSignature {
                     .and_then(Value::as_object)
                     .and_then(|h| field(h, "kid"))
             });
+            // An unsecured JWS (`alg: none`) has an empty signature by
+            // design: it is read, and refused by its algorithm, not taken
+            // for a malformed entry (which would read as a divergence).
+            if signature.is_empty() && sig.alg.as_deref() != Some("none") {
+                sig.malformed = Some("the entry's `signature` is empty".into());
+            }
         }
     }
     sig

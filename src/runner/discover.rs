@@ -42,8 +42,14 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, CardU
     let mut card = card::parse_card(&url, &response.body, options.protocol, options.binding)
         .map_err(|e| fail(e.to_string()))?;
     card.warnings.extend(response.cross_origin_hops);
+    // Redacted before the warning clips it: a clip through a reflected
+    // secret would leave a piece the card's redaction below cannot find.
+    let cache_control = response
+        .cache_control
+        .as_deref()
+        .map(|value| options.redactor.redact(value));
     card.warnings.extend(card::hygiene::cache_warnings(
-        response.cache_control.as_deref(),
+        cache_control.as_deref(),
         response.etag.as_deref(),
     ));
     card.warnings

@@ -9,7 +9,7 @@ use crate::card::signature::{self, Check, TrustedKey};
 use crate::card::MAX_CARD_BYTES;
 use crate::report::transcript::EvidenceKind;
 use crate::scenario::model::VerifySignatureStep;
-use crate::transport::http::{http_client, read_bounded, TlsOptions};
+use crate::transport::http::{http_client, read_bounded, BodyError, TlsOptions};
 use std::time::Instant;
 
 impl RunContext<'_> {
@@ -95,7 +95,13 @@ impl RunContext<'_> {
         let status = response.status();
         let body = read_bounded(response, timeout, MAX_CARD_BYTES)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                // The key set shares the card's cap, not --max-body-bytes.
+                BodyError::Capped { limit } => {
+                    format!("the key set at {url} is over {limit} bytes (the card's cap)")
+                }
+                BodyError::Broken(reason) => reason,
+            })?;
         self.transcript.record(
             EvidenceKind::Response,
             Instant::now(),

@@ -79,11 +79,17 @@ impl RunContext<'_> {
                 let Some(tasks) = result.get("tasks").and_then(Value::as_array) else {
                     return Err(Stop::malfunction(op, "the result has no `tasks` list"));
                 };
-                let task_ids: Vec<String> = tasks
-                    .iter()
-                    .filter_map(|t| t.get("id").and_then(Value::as_str))
-                    .map(str::to_string)
-                    .collect();
+                // Every entry is a Task, whose `id` is a string: an entry
+                // that is not is no valid ListTasks answer (a malfunction),
+                // not a task the peer failed to list.
+                let mut task_ids = Vec::with_capacity(tasks.len());
+                for (i, task) in tasks.iter().enumerate() {
+                    let Some(id) = task.get("id").and_then(Value::as_str) else {
+                        let reason = format!("`tasks[{i}]` is not a Task (no string `id`)");
+                        return Err(Stop::malfunction(op, &reason));
+                    };
+                    task_ids.push(id.to_string());
+                }
                 let summary = format!("a list of {} task(s)", tasks.len());
                 Capture::new(Captured::TaskList { task_ids }, at, summary)
             }

@@ -53,9 +53,19 @@ impl HostilePeer {
         card_extra: Value,
         answer: impl Fn(&Call, &mut TcpStream) + Send + Sync + 'static,
     ) -> HostilePeer {
+        HostilePeer::start_served(|base| card(base, card_extra), answer)
+    }
+
+    /// As [`HostilePeer::start`], serving the card `make_card` builds from
+    /// the peer's base URL as it is (a signed card, a card naming URLs on
+    /// its own origin).
+    pub fn start_served(
+        make_card: impl FnOnce(&str) -> Value,
+        answer: impl Fn(&Call, &mut TcpStream) + Send + Sync + 'static,
+    ) -> HostilePeer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
-        let card = card(&base, card_extra);
+        let card = make_card(&base);
         let calls: Arc<Mutex<Vec<Call>>> = Arc::default();
         let answer: Arc<Answer> = Arc::new(answer);
         let seen = calls.clone();
@@ -66,6 +76,11 @@ impl HostilePeer {
             }
         });
         HostilePeer { base, calls }
+    }
+
+    /// Every call received so far (the card's GETs excepted), in order.
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
     }
 
     /// The JSON-RPC methods called so far, in order.
@@ -242,6 +257,12 @@ pub struct Checked {
 /// Checks `cards` with the secrets configured (`--bearer-env` and an
 /// `X-Api-Key` header) and every report format written, plus `extra`.
 pub fn check(cards: &[&str], extra: &[&str]) -> Checked {
+    check_env(cards, extra, &[])
+}
+
+/// As [`check`], with more environment variables set for the child (the
+/// variables `--api-key-env`, `--oauth-client-secret-env`, … name).
+pub fn check_env(cards: &[&str], extra: &[&str], env: &[(&str, &str)]) -> Checked {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
     let (json, junit, markdown) = (path("r.json"), path("r.xml"), path("r.md"));
@@ -255,6 +276,7 @@ pub fn check(cards: &[&str], extra: &[&str]) -> Checked {
         .args(["--jobs", "2"])
         .args(extra)
         .env(TOKEN_VAR, SECRET)
+        .envs(env.iter().copied())
         .env("NO_COLOR", "1");
     let finished = run_bounded(command, Duration::from_secs(120));
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
@@ -401,6 +423,28 @@ impl Checked {
             "the tool panicked:\n{}",
             self.stderr
         );
+    }
+
+    /// None of `secrets`, nor any 6-character piece of one, in any output.
+    pub fn assert_absent(&self, secrets: &[&str]) {
+        let outputs = [
+            ("stdout", &self.stdout),
+            ("stderr", &self.stderr),
+            ("JSON", &self.json_text),
+            ("JUnit", &self.junit),
+            ("Markdown", &self.markdown),
+        ];
+        for (name, text) in outputs {
+            for secret in secrets {
+                for piece in secret.as_bytes().windows(6.min(secret.len())) {
+                    let piece = String::from_utf8_lossy(piece);
+                    assert!(
+                        !text.contains(&*piece),
+                        "`{piece}` of the secret {secret:?} leaked into {name}:\n{text}"
+                    );
+                }
+            }
+        }
     }
 
     fn peer(&self, index: usize) -> &Value {

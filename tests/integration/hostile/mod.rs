@@ -11,14 +11,27 @@
 //! their origin, redacted by value in every encoding), `inert` (peer text
 //! made harmless in every sink, file inputs capped), `bounded` (floods,
 //! huge cards and usage errors before any request), `task_basics` (the
-//! `protocol.*` calls answered by malfunctions). Other cases add their
-//! own module here and use the harness.
+//! `protocol.*` calls answered by malfunctions), `task_pages` (ListTasks
+//! pages and GetTask histories past every size), `auth` (token endpoints
+//! and OpenID Connect documents), `signatures` (`jku` key sets, `alg: none`,
+//! HMAC, thousands of signatures), `rest_v0_3` (0.3 HTTP+JSON content types,
+//! error shapes, redirects), `grpc_tls` (gRPC behind TLS), `hygiene` (card
+//! caching headers reflecting secrets), `mock_tls` (`mock-peer --tls`
+//! against stalled handshakes). Other cases add their own module here and
+//! use the harness.
 
+mod auth;
 mod bounded;
 mod caps;
+mod grpc_tls;
 pub mod harness;
+mod hygiene;
 mod inert;
 mod malfunction;
+mod mock_tls;
+mod rest_v0_3;
 mod secrets;
+mod signatures;
 mod task_basics;
+mod task_pages;
 mod windows;
