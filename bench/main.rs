@@ -260,9 +260,13 @@ async fn stream_ratio(peer: &MockPeer, events: u64, size: usize) {
     }
     let tool = run_ms(&m.report, "streaming-probe");
     let tool_mbs = bytes as f64 / 1e6 / (tool as f64 / 1000.0);
+    // CPU of the whole check process (start-up, card, report included),
+    // per event: what the load of the machine does not change.
+    let per_event_us = m.cpu.as_secs_f64() * 1e6 / events as f64;
     println!(
-        "{head}  raw {raw_mbs:>7.0} MB/s  tool {tool_mbs:>7.0} MB/s  (raw ÷ tool {:.2}x)  peak RSS {:>6.1} MB  verdict {verdict}",
+        "{head}  raw {raw_mbs:>7.0} MB/s  tool {tool_mbs:>7.0} MB/s  (raw ÷ tool {:.2}x)  CPU {:>5.2}s = {per_event_us:.2} µs/event  peak RSS {:>6.1} MB  verdict {verdict}",
         raw_mbs / tool_mbs,
+        m.cpu.as_secs_f64(),
         mib(m.peak_rss_kib),
     );
 }
