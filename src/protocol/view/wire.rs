@@ -19,6 +19,7 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// The event a stream frame's data holds, when the frame has one of the
 /// common shapes (see the module docs); `None` otherwise.
@@ -26,7 +27,7 @@ use std::fmt;
 /// `expect_id` is the id of the JSON-RPC request that opened the stream,
 /// `event_name` the SSE `event` field, as the lenient reading takes them.
 pub fn stream_event(expect_id: Option<u64>, event_name: Option<&str>, data: &str) -> Option<Event> {
-    let frame: Wire<'_> = serde_json::from_str(data).ok()?;
+    let Object(frame): Object<Frame<'_>> = serde_json::from_str(data).ok()?;
     let is_envelope = frame.jsonrpc.is_some()
         || (expect_id.is_some() && (frame.result.is_some() || frame.error.is_some()));
     if is_envelope {
@@ -47,28 +48,37 @@ pub fn stream_event(expect_id: Option<u64>, event_name: Option<&str>, data: &str
     if event_name == Some("error") || frame.error.is_some() {
         return None;
     }
-    frame.event()
+    frame.bare.event()
 }
 
-/// Every field the runner reads from a stream frame, at any of its levels:
-/// the JSON-RPC envelope, the StreamResponse (v1.0's wrapper keys, or
-/// v0.3's `kind`), and the event body. One type for the three, since REST
-/// sends the StreamResponse bare and v0.3 puts the body's fields beside
-/// `kind`. A field is `None` when its key is absent (a `null` is declined).
+/// A frame: a JSON-RPC envelope, or (REST) a bare StreamResponse, whose
+/// fields then sit beside the envelope's. A field is `None` when its key
+/// is absent (a `null` is declined).
 #[derive(Default)]
-struct Wire<'a> {
-    // The envelope.
+struct Frame<'a> {
     jsonrpc: Option<Skip>,
     id: Option<Id<'a>>,
-    result: Option<Box<Wire<'a>>>,
+    result: Option<Response<'a>>,
     error: Option<Skip>,
-    // The StreamResponse.
+    bare: Response<'a>,
+}
+
+/// A StreamResponse: v1.0's wrapper keys, or v0.3's `kind` with the
+/// body's fields beside it.
+#[derive(Default)]
+struct Response<'a> {
     kind: Option<Cow<'a, str>>,
     task: Option<Skip>,
-    message: Option<Box<Wire<'a>>>,
-    status_update: Option<Box<Wire<'a>>>,
-    artifact_update: Option<Box<Wire<'a>>>,
-    // The event body.
+    message: Option<Body<'a>>,
+    status_update: Option<Body<'a>>,
+    artifact_update: Option<Body<'a>>,
+    body: Body<'a>,
+}
+
+/// What the runner reads of an event: its task, state, final flag and
+/// artifact id, and how an artifact update appends.
+#[derive(Default)]
+struct Body<'a> {
     task_id: Option<Cow<'a, str>>,
     /// `status.state`; `Some(None)` for a status without one.
     state: Option<Option<State<'a>>>,
@@ -79,14 +89,14 @@ struct Wire<'a> {
     last_chunk: Option<bool>,
 }
 
-impl Wire<'_> {
+impl Response<'_> {
     /// The event this StreamResponse holds, as [`Event::from_result`]
     /// reads it; `None` for a task (its artifacts are digested from a
     /// `Value`), an unknown kind, or more than one v1.0 wrapper key (the
     /// lenient reading takes the first in the text's order).
     fn event(&self) -> Option<Event> {
-        let (kind, body): (&str, &Wire<'_>) = if let Some(kind) = &self.kind {
-            (kind, self)
+        let (kind, body): (&str, &Body<'_>) = if let Some(kind) = &self.kind {
+            (kind, &self.body)
         } else {
             let wrappers = [
                 ("message", &self.message),
@@ -95,7 +105,7 @@ impl Wire<'_> {
             ];
             let mut present = wrappers
                 .into_iter()
-                .filter_map(|(kind, body)| Some((kind, body.as_deref()?)));
+                .filter_map(|(kind, body)| Some((kind, body.as_ref()?)));
             let (kind, body) = present.next()?;
             if present.next().is_some() || self.task.is_some() {
                 return None;
@@ -133,118 +143,121 @@ fn once<T, E: de::Error>(field: &mut Option<T>, value: T) -> Result<(), E> {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Wire<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct WireVisitor;
+/// A level of a frame that reads some keys of an object and lets the
+/// next level (or [`Skip`]) have the others.
+trait Level<'de>: Default {
+    /// Reads the value of `key` if it is one of this level's; whether it was.
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error>;
+}
 
-        impl<'de> Visitor<'de> for WireVisitor {
-            type Value = Wire<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wire<'de>, A::Error> {
-                let mut wire = Wire::default();
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    match &*key.0 {
-                        "jsonrpc" => once(&mut wire.jsonrpc, map.next_value()?)?,
-                        "id" => once(&mut wire.id, map.next_value()?)?,
-                        "result" => once(&mut wire.result, map.next_value()?)?,
-                        "error" => once(&mut wire.error, map.next_value()?)?,
-                        "kind" => once(&mut wire.kind, map.next_value::<Text>()?.0)?,
-                        "task" => once(&mut wire.task, map.next_value()?)?,
-                        "message" => once(&mut wire.message, map.next_value()?)?,
-                        "statusUpdate" => once(&mut wire.status_update, map.next_value()?)?,
-                        "artifactUpdate" => once(&mut wire.artifact_update, map.next_value()?)?,
-                        "taskId" => once(&mut wire.task_id, map.next_value::<Text>()?.0)?,
-                        "status" => once(&mut wire.state, map.next_value::<Status>()?.state)?,
-                        "final" => once(&mut wire.final_flag, map.next_value()?)?,
-                        "artifact" => {
-                            let artifact = map.next_value::<Artifact>()?;
-                            once(&mut wire.artifact_id, artifact.artifact_id)?
-                        }
-                        "append" => once(&mut wire.append, map.next_value()?)?,
-                        "lastChunk" => once(&mut wire.last_chunk, map.next_value()?)?,
-                        _ => {
-                            map.next_value::<Skip>()?;
-                        }
-                    }
-                }
-                Ok(wire)
-            }
+impl<'de> Level<'de> for Frame<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "jsonrpc" => once(&mut self.jsonrpc, map.next_value()?)?,
+            "id" => once(&mut self.id, map.next_value()?)?,
+            "result" => once(&mut self.result, map.next_value::<Object<Response>>()?.0)?,
+            "error" => once(&mut self.error, map.next_value()?)?,
+            _ => return self.bare.read(key, map),
         }
+        Ok(true)
+    }
+}
 
-        deserializer.deserialize_map(WireVisitor)
+impl<'de> Level<'de> for Response<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "kind" => once(&mut self.kind, map.next_value::<Text>()?.0)?,
+            "task" => once(&mut self.task, map.next_value()?)?,
+            "message" => once(&mut self.message, map.next_value::<Object<Body>>()?.0)?,
+            "statusUpdate" => once(&mut self.status_update, map.next_value::<Object<Body>>()?.0)?,
+            "artifactUpdate" => once(
+                &mut self.artifact_update,
+                map.next_value::<Object<Body>>()?.0,
+            )?,
+            _ => return self.body.read(key, map),
+        }
+        Ok(true)
+    }
+}
+
+impl<'de> Level<'de> for Body<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "taskId" => once(&mut self.task_id, map.next_value::<Text>()?.0)?,
+            "status" => once(&mut self.state, map.next_value::<Object<Status>>()?.0.state)?,
+            "final" => once(&mut self.final_flag, map.next_value()?)?,
+            "artifact" => once(
+                &mut self.artifact_id,
+                map.next_value::<Object<Artifact>>()?.0.artifact_id,
+            )?,
+            "append" => once(&mut self.append, map.next_value()?)?,
+            "lastChunk" => once(&mut self.last_chunk, map.next_value()?)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 }
 
 /// A task status: only its `state` is read.
+#[derive(Default)]
 struct Status<'a> {
     state: Option<State<'a>>,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Status<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct StatusVisitor;
-
-        impl<'de> Visitor<'de> for StatusVisitor {
-            type Value = Status<'de>;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a task status object")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Status<'de>, A::Error> {
-                let mut state = None;
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    match &*key.0 {
-                        "state" => once(&mut state, map.next_value()?)?,
-                        _ => {
-                            map.next_value::<Skip>()?;
-                        }
-                    }
-                }
-                Ok(Status { state })
-            }
+impl<'de> Level<'de> for Status<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "state" => once(&mut self.state, map.next_value()?)?,
+            _ => return Ok(false),
         }
-
-        deserializer.deserialize_map(StatusVisitor)
+        Ok(true)
     }
 }
 
 /// An artifact: only its `artifactId` is read (its parts are checked as
 /// JSON and dropped; no step reads a stream artifact's content).
+#[derive(Default)]
 struct Artifact<'a> {
     artifact_id: Option<Cow<'a, str>>,
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Artifact<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ArtifactVisitor;
+impl<'de> Level<'de> for Artifact<'de> {
+    fn read<A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<bool, A::Error> {
+        match key {
+            "artifactId" => once(&mut self.artifact_id, map.next_value::<Text>()?.0)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
 
-        impl<'de> Visitor<'de> for ArtifactVisitor {
-            type Value = Artifact<'de>;
+/// A JSON object read as the level `T`, its other keys' values checked
+/// and dropped. Only an object: a derived struct would take an array too.
+struct Object<T>(T);
+
+impl<'de, T: Level<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectVisitor<T>(PhantomData<T>);
+
+        impl<'de, T: Level<'de>> Visitor<'de> for ObjectVisitor<T> {
+            type Value = Object<T>;
 
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an artifact object")
+                f.write_str("a JSON object")
             }
 
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Artifact<'de>, A::Error> {
-                let mut artifact_id = None;
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Object<T>, A::Error> {
+                let mut level = T::default();
                 while let Some(key) = map.next_key::<Text<'de>>()? {
-                    match &*key.0 {
-                        "artifactId" => once(&mut artifact_id, map.next_value::<Text>()?.0)?,
-                        _ => {
-                            map.next_value::<Skip>()?;
-                        }
+                    if !level.read(&key.0, &mut map)? {
+                        map.next_value::<Skip>()?;
                     }
                 }
-                Ok(Artifact { artifact_id })
+                Ok(Object(level))
             }
         }
 
-        deserializer.deserialize_map(ArtifactVisitor)
+        deserializer.deserialize_map(ObjectVisitor(PhantomData))
     }
 }
 

@@ -9,32 +9,44 @@ use super::super::reply::Reply;
 use super::super::sse::SseItem;
 use crate::protocol::{view, Event, ProtocolVersion, RpcError};
 use serde_json::Value;
+use std::fmt::{self, Write};
 
 /// A stream item once its JSON is read: a comment, or an event with its
-/// description (for the evidence) and its data.
+/// evidence summary (`event #SEQ …`) and its data.
 pub(super) enum Decoded {
     Comment(String),
     Event {
+        /// Its number in the stream (its summary says it too).
+        seq: usize,
         event: Event,
-        described: String,
+        summary: String,
         data: String,
     },
 }
 
+/// Reads a chunk's items; its first event is number `first_seq` of the stream.
 pub(super) fn decode_items(
     items: Vec<SseItem>,
+    first_seq: usize,
     version: ProtocolVersion,
     expect_id: Option<u64>,
 ) -> Vec<Decoded> {
+    let mut seq = first_seq;
     items
         .into_iter()
         .map(|item| match item {
             SseItem::Comment(text) => Decoded::Comment(text),
             SseItem::Frame(frame) => {
                 let event = decode_frame(version, expect_id, frame.event.as_deref(), &frame.data);
+                let mut summary = String::with_capacity(64);
+                // Writing into a String cannot fail.
+                let _ = write!(summary, "event #{seq} ");
+                let _ = write_description(&mut summary, &event);
+                seq += 1;
                 Decoded::Event {
-                    described: describe(&event),
+                    seq: seq - 1,
                     event,
+                    summary,
                     data: frame.data,
                 }
             }
@@ -101,12 +113,21 @@ fn lenient_frame(
 
 /// A one-line account of an event for evidence and messages.
 pub fn describe(event: &Event) -> String {
+    let mut text = String::new();
+    // Writing into a String cannot fail.
+    let _ = write_description(&mut text, event);
+    text
+}
+
+/// Writes [`describe`]'s account of an event.
+fn write_description(out: &mut impl Write, event: &Event) -> fmt::Result {
     match event {
-        Event::Task(task) => format!("task {}", task.summary()),
-        Event::Message { .. } => "message".into(),
+        Event::Task(task) => write!(out, "task {}", task.summary()),
+        Event::Message { .. } => out.write_str("message"),
         Event::StatusUpdate {
             state, final_flag, ..
-        } => format!(
+        } => write!(
+            out,
             "status-update state={}{}",
             state.map(|s| s.as_str()).unwrap_or("?"),
             match final_flag {
@@ -119,14 +140,15 @@ pub fn describe(event: &Event) -> String {
             append,
             last_chunk,
             ..
-        } => format!(
+        } => write!(
+            out,
             "artifact-update artifactId={}{}{}",
             artifact_id.as_deref().unwrap_or("?"),
             if *append { " append" } else { "" },
             if *last_chunk { " lastChunk" } else { "" }
         ),
-        Event::Error(e) => format!("error {} {}", e.code, e.message),
-        Event::Unrecognized { reason } => format!("unrecognized: {reason}"),
+        Event::Error(e) => write!(out, "error {} {}", e.code, e.message),
+        Event::Unrecognized { reason } => write!(out, "unrecognized: {reason}"),
     }
 }
 

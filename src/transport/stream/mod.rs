@@ -212,17 +212,29 @@ async fn read_stream(response: reqwest::Response, reader: Reader, max_duration: 
         let response = matches!(read, Read::Items(..)).then_some(response);
         Some((read, (response, parser)))
     });
+    // Events are numbered here, in the order the chunks came, so that each
+    // decode can write its evidence summaries whole.
+    let mut events = 0usize;
     let mut decoded = std::pin::pin!(reads
-        .map(|read| async move {
-            match read {
-                Read::Items(at, items) => {
-                    let decode = move || decode_items(items, version, expect_id);
-                    match tokio::task::spawn(async move { decode() }).await {
-                        Ok(items) => Ok((at, items)),
-                        Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+        .map(|read| {
+            let first_seq = events + 1;
+            if let Read::Items(_, items) = &read {
+                events += items
+                    .iter()
+                    .filter(|i| matches!(i, SseItem::Frame(_)))
+                    .count();
+            }
+            async move {
+                match read {
+                    Read::Items(at, items) => {
+                        let decode = move || decode_items(items, first_seq, version, expect_id);
+                        match tokio::task::spawn(async move { decode() }).await {
+                            Ok(items) => Ok((at, items)),
+                            Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+                        }
                     }
+                    Read::End(end, note) => Err((end, note)),
                 }
-                Read::End(end, note) => Err((end, note)),
             }
         })
         .buffered(DECODE_AHEAD));
@@ -335,7 +347,12 @@ async fn read_messages<E: std::fmt::Display>(
             id: None,
             retry: None,
         };
-        let items = decode_items(vec![SseItem::Frame(frame)], reader.version, None);
+        let items = decode_items(
+            vec![SseItem::Frame(frame)],
+            counter as usize + 1,
+            reader.version,
+            None,
+        );
         let stop = reader.take(items, at);
         counter += 1;
         let _ = reader.changes.send(counter);
@@ -395,18 +412,14 @@ impl Reader {
                     }
                 }
                 Decoded::Event {
+                    seq,
                     event,
-                    described,
+                    summary,
                     data,
                 } => {
-                    let seq = state.items.len() + 1;
-                    self.transcript.record(
-                        EvidenceKind::Event,
-                        at,
-                        format!("event #{seq} {described}"),
-                        Some(data),
-                        None,
-                    );
+                    debug_assert_eq!(seq, state.items.len() + 1, "events numbered in order");
+                    self.transcript
+                        .record(EvidenceKind::Event, at, summary, Some(data), None);
                     state.items.push(at, event);
                     if state.comments > 0
                         && state.items.len() + state.comments >= self.limits.max_stream_events
