@@ -1,8 +1,10 @@
 //! Micro-benchmarks (`cargo bench --bench sse`): the SSE parser over 1 KiB
-//! JSON-RPC events fed in socket-sized chunks, and the content digest of an
-//! event's JSON. Benchmarks are not tests: nothing here asserts a time.
+//! JSON-RPC events fed in socket-sized chunks, the reading of one event's
+//! JSON (the typed fast reading, and a `serde_json::Value` tree as the
+//! lenient reading builds), and the content digest of an event's JSON.
+//! Benchmarks are not tests: nothing here asserts a time.
 
-use a2a_conform::protocol::view::content_digest;
+use a2a_conform::protocol::view::{content_digest, stream_event};
 use a2a_conform::transport::sse::SseParser;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
@@ -50,5 +52,19 @@ fn digest(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parser, digest);
+fn decode(c: &mut Criterion) {
+    let text = String::from_utf8(frame(1024)).unwrap();
+    let data = text.trim().trim_start_matches("data: ").to_string();
+    let mut group = c.benchmark_group("decode");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("typed/1KiB-event", |b| {
+        b.iter(|| stream_event(Some(1), None, black_box(&data)).expect("a common frame"))
+    });
+    group.bench_function("value-tree/1KiB-event", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&data)).expect("JSON"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parser, decode, digest);
 criterion_main!(benches);

@@ -105,9 +105,18 @@ impl TaskState {
     /// ProtoJSON parsers must accept all of these (v1 §5.5).
     pub fn from_wire(value: &serde_json::Value) -> Option<TaskState> {
         if let Some(n) = value.as_i64() {
-            return v1_0::state_from_number(n);
+            return TaskState::from_wire_number(n);
         }
-        let text = value.as_str()?;
+        TaskState::from_wire_text(value.as_str()?)
+    }
+
+    /// Reads a state's proto integer.
+    pub fn from_wire_number(n: i64) -> Option<TaskState> {
+        v1_0::state_from_number(n)
+    }
+
+    /// Reads a state's name in either version's spelling (see [`TaskState::from_wire`]).
+    pub fn from_wire_text(text: &str) -> Option<TaskState> {
         let upper = text.to_ascii_uppercase();
         if upper.starts_with("TASK_STATE_") {
             // 0.3's proto spells one state differently (`TASK_STATE_CANCELLED`).

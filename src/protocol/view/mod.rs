@@ -1,13 +1,18 @@
 //! Lenient, version-neutral views of what a peer sent: tasks, artifacts, stream
 //! events and errors. Parsing keeps the raw JSON and never fails outright: what
 //! cannot be understood becomes `Unrecognized` with a reason, so that the
-//! runner can report it as a finding instead of stopping.
+//! runner can report it as a finding instead of stopping. Stream events of
+//! the common shapes are read the fast way, straight from their text
+//! ([`stream_event`], in `wire`).
 
 use super::model::{ProtocolVersion, TaskState};
 use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+
+mod wire;
+pub use wire::stream_event;
 
 /// A task as read from a response or event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -123,9 +128,11 @@ pub enum Event {
         #[serde(rename = "final")]
         final_flag: Option<bool>,
     },
+    /// The artifact's content is not kept: no step reads it from a stream
+    /// (a task's artifacts are compared through `GetTask` answers).
     ArtifactUpdate {
         task_id: Option<String>,
-        artifact: ArtifactView,
+        artifact_id: Option<String>,
         append: bool,
         last_chunk: bool,
     },
@@ -228,12 +235,9 @@ impl Event {
             },
             "artifact-update" => Event::ArtifactUpdate {
                 task_id: str_field(body, "taskId"),
-                artifact: body.get("artifact").map(ArtifactView::from_json).unwrap_or(
-                    ArtifactView {
-                        artifact_id: None,
-                        digest: String::new(),
-                    },
-                ),
+                artifact_id: body
+                    .get("artifact")
+                    .and_then(|artifact| str_field(artifact, "artifactId")),
                 append: body.get("append").and_then(Value::as_bool).unwrap_or(false),
                 last_chunk: body
                     .get("lastChunk")

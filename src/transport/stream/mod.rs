@@ -6,21 +6,22 @@
 //! events.
 
 use super::http::describe_reqwest_error;
-use super::jsonrpc::classify_envelope;
 use super::limits::{Limits, RECORDED_COMMENTS};
-use super::reply::Reply;
 use super::sse::{SseFrame, SseItem, SseParser};
 use super::stream_log::StreamLog;
 use super::text::human_duration;
 use super::transcript::Transcript;
-use crate::protocol::{Event, ProtocolVersion, RpcError};
+use crate::protocol::ProtocolVersion;
 use crate::report::transcript::EvidenceKind;
 use futures_util::stream::BoxStream;
 use futures_util::StreamExt;
-use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
+
+mod decode;
+pub use decode::describe;
+use decode::{decode_items, Decoded};
 
 /// How a stream ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -211,17 +212,29 @@ async fn read_stream(response: reqwest::Response, reader: Reader, max_duration: 
         let response = matches!(read, Read::Items(..)).then_some(response);
         Some((read, (response, parser)))
     });
+    // Events are numbered here, in the order the chunks came, so that each
+    // decode can write its evidence summaries whole.
+    let mut events = 0usize;
     let mut decoded = std::pin::pin!(reads
-        .map(|read| async move {
-            match read {
-                Read::Items(at, items) => {
-                    let decode = move || decode_items(items, version, expect_id);
-                    match tokio::task::spawn(async move { decode() }).await {
-                        Ok(items) => Ok((at, items)),
-                        Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+        .map(|read| {
+            let first_seq = events + 1;
+            if let Read::Items(_, items) = &read {
+                events += items
+                    .iter()
+                    .filter(|i| matches!(i, SseItem::Frame(_)))
+                    .count();
+            }
+            async move {
+                match read {
+                    Read::Items(at, items) => {
+                        let decode = move || decode_items(items, first_seq, version, expect_id);
+                        match tokio::task::spawn(async move { decode() }).await {
+                            Ok(items) => Ok((at, items)),
+                            Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+                        }
                     }
+                    Read::End(end, note) => Err((end, note)),
                 }
-                Read::End(end, note) => Err((end, note)),
             }
         })
         .buffered(DECODE_AHEAD));
@@ -287,38 +300,6 @@ async fn next_read(
     Read::Items(at, items)
 }
 
-/// A stream item once its JSON is read: a comment, or an event with its
-/// description (for the evidence) and its data.
-enum Decoded {
-    Comment(String),
-    Event {
-        event: Event,
-        described: String,
-        data: String,
-    },
-}
-
-fn decode_items(
-    items: Vec<SseItem>,
-    version: ProtocolVersion,
-    expect_id: Option<u64>,
-) -> Vec<Decoded> {
-    items
-        .into_iter()
-        .map(|item| match item {
-            SseItem::Comment(text) => Decoded::Comment(text),
-            SseItem::Frame(frame) => {
-                let event = decode_frame(version, expect_id, frame.event.as_deref(), &frame.data);
-                Decoded::Event {
-                    described: describe(&event),
-                    event,
-                    data: frame.data,
-                }
-            }
-        })
-        .collect()
-}
-
 /// Reads framed messages until the peer ends the stream or a cap is reached;
 /// each message is recorded as the event an SSE `data:` line would be.
 async fn read_messages<E: std::fmt::Display>(
@@ -366,7 +347,12 @@ async fn read_messages<E: std::fmt::Display>(
             id: None,
             retry: None,
         };
-        let items = decode_items(vec![SseItem::Frame(frame)], reader.version, None);
+        let items = decode_items(
+            vec![SseItem::Frame(frame)],
+            counter as usize + 1,
+            reader.version,
+            None,
+        );
         let stop = reader.take(items, at);
         counter += 1;
         let _ = reader.changes.send(counter);
@@ -426,18 +412,14 @@ impl Reader {
                     }
                 }
                 Decoded::Event {
+                    seq,
                     event,
-                    described,
+                    summary,
                     data,
                 } => {
-                    let seq = state.items.len() + 1;
-                    self.transcript.record(
-                        EvidenceKind::Event,
-                        at,
-                        format!("event #{seq} {described}"),
-                        Some(data),
-                        None,
-                    );
+                    debug_assert_eq!(seq, state.items.len() + 1, "events numbered in order");
+                    self.transcript
+                        .record(EvidenceKind::Event, at, summary, Some(data), None);
                     state.items.push(at, event);
                     if state.comments > 0
                         && state.items.len() + state.comments >= self.limits.max_stream_events
@@ -493,82 +475,5 @@ fn comment_cap(at: Instant, max: usize) -> StreamEnd {
         reason: format!(
             "the tool's cap of {max} events (keep-alive comments included) was reached; raise it with --max-stream-events"
         ),
-    }
-}
-
-/// Decodes one SSE data payload: a JSON-RPC envelope (JSON-RPC binding) or a
-/// bare StreamResponse (REST), or an error object.
-fn decode_frame(
-    version: ProtocolVersion,
-    expect_id: Option<u64>,
-    event_name: Option<&str>,
-    data: &str,
-) -> Event {
-    let mut value: Value = match serde_json::from_str(data) {
-        Ok(v) => v,
-        Err(e) => {
-            return Event::Unrecognized {
-                reason: format!("event data is not JSON ({e})"),
-            }
-        }
-    };
-    let is_envelope = value.get("jsonrpc").is_some()
-        || (expect_id.is_some() && (value.get("result").is_some() || value.get("error").is_some()));
-    if is_envelope {
-        // The result is read in place: the envelope is judged with a null
-        // standing in for it, so a large result is never copied.
-        let result = value
-            .get_mut("result")
-            .map(|r| std::mem::replace(r, Value::Null));
-        return match classify_envelope(expect_id, &value) {
-            Ok(Reply::Ok(_)) => {
-                Event::from_result(version, result.as_ref().unwrap_or(&Value::Null))
-            }
-            Ok(Reply::Err(error)) => Event::Error(error),
-            Ok(_) => Event::Unrecognized {
-                reason: "unexpected envelope".into(),
-            },
-            Err(e) => Event::Unrecognized {
-                reason: e.to_string(),
-            },
-        };
-    }
-    if event_name == Some("error") || value.get("error").is_some() {
-        let error = value.get("error").unwrap_or(&value);
-        if let Some(error) = RpcError::from_json(error) {
-            return Event::Error(error);
-        }
-    }
-    Event::from_result(version, &value)
-}
-
-/// A one-line account of an event for evidence and messages.
-pub fn describe(event: &Event) -> String {
-    match event {
-        Event::Task(task) => format!("task {}", task.summary()),
-        Event::Message { .. } => "message".into(),
-        Event::StatusUpdate {
-            state, final_flag, ..
-        } => format!(
-            "status-update state={}{}",
-            state.map(|s| s.as_str()).unwrap_or("?"),
-            match final_flag {
-                Some(true) => " final=true",
-                _ => "",
-            }
-        ),
-        Event::ArtifactUpdate {
-            artifact,
-            append,
-            last_chunk,
-            ..
-        } => format!(
-            "artifact-update artifactId={}{}{}",
-            artifact.artifact_id.as_deref().unwrap_or("?"),
-            if *append { " append" } else { "" },
-            if *last_chunk { " lastChunk" } else { "" }
-        ),
-        Event::Error(e) => format!("error {} {}", e.code, e.message),
-        Event::Unrecognized { reason } => format!("unrecognized: {reason}"),
     }
 }
