@@ -23,6 +23,10 @@ pub const MAX_RUN: Duration = Duration::from_secs(600);
 /// must not mean 100,000 runs.
 pub const DEFAULT_MAX_RUNS_PER_FAMILY: usize = 64;
 
+/// The most tasks one peer's search may start unless `--discover-budget`
+/// says otherwise.
+pub const DEFAULT_BUDGET: usize = 6;
+
 /// Everything a check needs besides the suite.
 #[derive(Clone)]
 pub struct RunOptions {
@@ -101,7 +105,7 @@ impl Default for RunOptions {
             auth_evidence: Vec::new(),
             trusted_keys: Arc::default(),
             strict: false,
-            discover_budget: super::precondition::DEFAULT_BUDGET,
+            discover_budget: DEFAULT_BUDGET,
         }
     }
 }

@@ -30,9 +30,7 @@ use std::fmt;
 use std::sync::Arc;
 use tokio::sync::Mutex;
 
-/// The most tasks one peer's search may start unless `--discover-budget`
-/// says otherwise.
-pub const DEFAULT_BUDGET: usize = 6;
+pub use super::options::DEFAULT_BUDGET;
 
 /// The variable the search stands in for.
 pub const INPUT_REQUIRED_VAR: &str = "prompt_input_required";
@@ -568,10 +566,10 @@ impl<'a> Search<'a> {
 pub async fn search_peer(
     input: &str,
     options: &RunOptions,
-) -> Result<(Card, Vec<PreconditionReport>), super::CardUnavailable> {
-    let card = super::fetch_card(input, options).await?;
+) -> Result<(Card, Vec<PreconditionReport>), super::discover::CardUnavailable> {
+    let card = super::discover::fetch_card(input, options).await?;
     let options = options.for_card(&card);
-    let unusable = |reason: String| super::CardUnavailable {
+    let unusable = |reason: String| super::discover::CardUnavailable {
         card_url: card.fetched_from.clone(),
         reason,
     };
