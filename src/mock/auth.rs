@@ -238,7 +238,7 @@ pub(crate) fn declare_schemes(card: &mut Value, peer: &Shared) -> bool {
         ),
         Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes => {
             let flows = json!({"clientCredentials": {
-                "tokenUrl": format!("{}{}", peer.base_url, super::token::TOKEN_PATH),
+                "tokenUrl": format!("{}{}", peer.base_url, super::published::TOKEN_PATH),
                 "scopes": {
                     SCOPES[0]: "call the agent",
                     SCOPES[1]: "send structured data to the echo skill",

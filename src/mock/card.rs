@@ -15,9 +15,7 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-/// The skill's examples: prompts the peer handles (`need-input` asks for
-/// input; `instant-unless-example` works only on these).
-pub(crate) const EXAMPLES: [&str; 2] = ["hello", super::lifecycle::NEED_INPUT];
+pub(crate) use super::published::EXAMPLES;
 
 /// Where `interface-unserved` declares an interface that nothing serves.
 const UNSERVED_PATH: &str = "/a2a/retired";

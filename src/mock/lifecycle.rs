@@ -12,8 +12,7 @@ use crate::protocol::{codes, TaskState};
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 
-/// The text that drives a new task into input-required.
-pub(crate) const NEED_INPUT: &str = "need-input";
+pub(crate) use super::published::NEED_INPUT;
 /// The name of the artifact the worker streams.
 pub(crate) const RESULT_ARTIFACT: &str = "result";
 
@@ -70,7 +69,7 @@ fn create_task(peer: &Arc<Shared>, mut message: Message) -> Opened {
     let ask_input = message.text_contains(NEED_INPUT) && peer.behaviour.asks_for_input();
     let instant = match peer.behaviour {
         Behaviour::Instant => true,
-        Behaviour::InstantUnlessExample => !super::card::EXAMPLES
+        Behaviour::InstantUnlessExample => !super::published::EXAMPLES
             .iter()
             .any(|example| message.text_contains(example)),
         _ => false,

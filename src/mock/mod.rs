@@ -34,6 +34,7 @@ mod card;
 mod declared;
 mod error;
 mod grpc;
+mod issued;
 mod jsonrpc;
 mod lifecycle;
 mod model;
@@ -143,7 +144,7 @@ impl MockPeer {
                     .unwrap_or_else(|| auth::DEFAULT_TOKEN.to_string())
             }),
             grpc_addr,
-            tokens: token::Issued::default(),
+            tokens: issued::Issued::default(),
             signing: signed::SigningKey::for_behaviour(config.behaviour),
         });
         let grpc_server =
@@ -314,7 +315,7 @@ fn router(shared: Arc<Shared>) -> Router {
     ));
     let mut router = Router::new();
     if shared.behaviour.issues_tokens() {
-        router = router.route(token::TOKEN_PATH, post(token::issue));
+        router = router.route(published::TOKEN_PATH, post(token::issue));
     }
     router
         .route(CARD_PATH, get(card::serve))

@@ -13,3 +13,12 @@ pub(crate) const REST_PATH: &str = "/a2a/rest";
 pub(crate) const INPUT_MODES: &[&str] = &["text/plain", "application/json"];
 /// The output modes the card declares.
 pub(crate) const OUTPUT_MODES: &[&str] = &["text/plain"];
+
+/// The text that drives a new task into input-required.
+pub(crate) const NEED_INPUT: &str = "need-input";
+/// The skill's examples: prompts the peer handles (`need-input` asks for
+/// input; `instant-unless-example` works only on these).
+pub(crate) const EXAMPLES: [&str; 2] = ["hello", NEED_INPUT];
+
+/// Where the OAuth token endpoint of the `secured-oauth` mocks is served.
+pub(crate) const TOKEN_PATH: &str = "/oauth/token";

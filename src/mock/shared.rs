@@ -47,7 +47,7 @@ pub(crate) struct Shared {
     /// Where gRPC is served (v1.0 peers of the gRPC behaviours).
     pub grpc_addr: Option<std::net::SocketAddr>,
     /// Access tokens the token endpoint issued (behaviours that issue tokens).
-    pub tokens: super::token::Issued,
+    pub tokens: super::issued::Issued,
     /// The card's signing key (the signing behaviours).
     pub signing: Option<super::signed::SigningKey>,
 }

@@ -12,40 +12,12 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use serde_json::json;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-/// Where the token endpoint is served (the card's `tokenUrl`).
-pub(crate) const TOKEN_PATH: &str = "/oauth/token";
-
-/// How long an issued token is valid.
-pub const TOKEN_LIFETIME: Duration = Duration::from_secs(60);
+use std::sync::Arc;
 
 /// The scope granted when a request names none.
 const DEFAULT_SCOPE: &str = "a2a:invoke";
 
-/// Issued tokens: their expiry and scopes.
-#[derive(Default)]
-pub(crate) struct Issued(Mutex<HashMap<String, (Instant, Vec<String>)>>);
-
-impl Issued {
-    /// The scopes of `token`, if it was issued here and has not expired.
-    pub(crate) fn scopes(&self, token: &str) -> Option<Vec<String>> {
-        let tokens = self.0.lock().ok()?;
-        let (expires, scopes) = tokens.get(token)?;
-        (Instant::now() < *expires).then(|| scopes.clone())
-    }
-
-    fn issue(&self, scopes: Vec<String>) -> String {
-        let token = format!("mock-at-{}", uuid::Uuid::new_v4().simple());
-        if let Ok(mut tokens) = self.0.lock() {
-            let now = Instant::now();
-            tokens.retain(|_, (expires, _)| *expires > now);
-            tokens.insert(token.clone(), (now + TOKEN_LIFETIME, scopes));
-        }
-        token
-    }
-}
+use super::issued::TOKEN_LIFETIME;
 
 /// An RFC 6749 §5.2 error answer.
 fn error(status: StatusCode, code: &str, description: &str) -> Response {

@@ -10,6 +10,7 @@ pub mod model;
 pub mod v0_3;
 pub mod v1_0;
 pub mod view;
+pub mod wire;
 
 pub use model::{codes, Binding, Operation, ProtocolVersion, TaskState};
 pub use view::{ArtifactView, Event, MessagePart, RpcError, SendResult, TaskView};

@@ -3,16 +3,13 @@
 //! cannot be understood becomes `Unrecognized` with a reason, so that the
 //! runner can report it as a finding instead of stopping. Stream events of
 //! the common shapes are read the fast way, straight from their text
-//! ([`stream_event`], in `wire`).
+//! ([`stream_event`](super::wire::stream_event), in `wire`).
 
 use super::model::{ProtocolVersion, TaskState};
 use base64::{engine::general_purpose::STANDARD as BASE64, Engine};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-
-mod wire;
-pub use wire::stream_event;
 
 /// A task as read from a response or event.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,13 +1,13 @@
 //! A stream frame's data read into an [`Event`], and the words evidence
 //! uses for one. A frame of a common shape is read the fast way
-//! ([`view::stream_event`]: typed, borrowing, only what the runner reads);
+//! ([`crate::protocol::wire::stream_event`]: typed, borrowing, only what the runner reads);
 //! any other frame the lenient way, over a `serde_json::Value`, which
 //! decides what an unusual frame means. Both read a common frame alike.
 
 use super::super::jsonrpc::classify_envelope;
 use super::super::reply::Reply;
 use super::super::sse::SseItem;
-use crate::protocol::{view, Event, ProtocolVersion, RpcError};
+use crate::protocol::{wire, Event, ProtocolVersion, RpcError};
 use serde_json::Value;
 use std::fmt::{self, Write};
 
@@ -62,7 +62,7 @@ fn decode_frame(
     event_name: Option<&str>,
     data: &str,
 ) -> Event {
-    view::stream_event(expect_id, event_name, data)
+    wire::stream_event(expect_id, event_name, data)
         .unwrap_or_else(|| lenient_frame(version, expect_id, event_name, data))
 }
 

@@ -10,7 +10,7 @@ const V1: ProtocolVersion = ProtocolVersion::V1_0;
 
 /// The fast reading of a frame, after checking it agrees with the lenient one.
 fn fast(expect_id: Option<u64>, event_name: Option<&str>, data: &str) -> Option<Event> {
-    let fast = view::stream_event(expect_id, event_name, data);
+    let fast = crate::protocol::wire::stream_event(expect_id, event_name, data);
     let lenient = lenient_frame(V1, expect_id, event_name, data);
     if let Some(event) = &fast {
         assert_eq!(event, &lenient, "the two readings differ on {data}");

@@ -13,8 +13,8 @@
 //! way ([`Event::from_result`] over a `Value`), which decides what it
 //! means. So an event is the same whichever way it was read.
 
-use super::Event;
-use crate::protocol::TaskState;
+use super::view::Event;
+use crate::protocol::model::TaskState;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::borrow::Cow;
