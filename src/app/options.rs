@@ -142,6 +142,24 @@ pub(super) fn choose_profile(
     })
 }
 
+/// `--header 'Name: value'` flags, split and checked before any request.
+pub(super) fn header_flags(flags: &[String]) -> Result<Vec<(String, String)>, UsageError> {
+    flags
+        .iter()
+        .map(|header| {
+            // A malformed header is still someone's secret: the message
+            // shows its first word only.
+            let (name, value) = header.split_once(':').ok_or_else(|| {
+                let first = header.split_whitespace().next().unwrap_or_default();
+                UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
+            })?;
+            let (name, value) = (name.trim().to_string(), value.trim().to_string());
+            check_header(&name, &value)?;
+            Ok((name, value))
+        })
+        .collect()
+}
+
 /// A header the tool would send: checked before any request, so a value
 /// with CR/LF never reaches a peer and never fails mid-run. Neither error
 /// shows the value: it may be a credential.
@@ -205,18 +223,10 @@ pub(super) fn run_options(
         options.vars.insert(name.to_string(), value.to_string());
     }
     let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
-    for header in &args.headers {
-        // A malformed header is still someone's secret: the message shows
-        // its first word only.
-        let (name, value) = header.split_once(':').ok_or_else(|| {
-            let first = header.split_whitespace().next().unwrap_or_default();
-            UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
-        })?;
-        headers.push((name.trim().to_string(), value.trim().to_string()));
-    }
     for (name, value) in &headers {
         check_header(name, value)?;
     }
+    headers.extend(header_flags(&args.headers)?);
     let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
     let bearer = match bearer_var {
         Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),

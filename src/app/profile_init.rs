@@ -2,7 +2,7 @@
 //! set, run once against a peer, and written as a profile a CI job pins.
 
 use super::options::{
-    auth_settings, binding_choice, check_header, check_peer_urls, env_secret, protocol_choice,
+    auth_settings, binding_choice, check_peer_urls, env_secret, header_flags, protocol_choice,
     tls_options, DEFAULT_TIMEOUT,
 };
 use crate::cli::ProfileInitArgs;
@@ -17,15 +17,7 @@ use std::sync::Arc;
 
 pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
     check_peer_urls(std::slice::from_ref(&args.peer))?;
-    let mut headers = Vec::new();
-    for header in &args.headers {
-        let (name, value) = header.split_once(':').ok_or_else(|| {
-            let first = header.split_whitespace().next().unwrap_or_default();
-            UsageError::HeaderSyntax(format!("{first} {}", Redactor::MASK))
-        })?;
-        check_header(name.trim(), value.trim())?;
-        headers.push((name.trim().to_string(), value.trim().to_string()));
-    }
+    let headers = header_flags(&args.headers)?;
     let bearer = match &args.bearer_env {
         Some(var) => Some((var.clone(), env_secret("--bearer-env", var)?)),
         None => None,
