@@ -13,7 +13,7 @@
 //!   read whole (the stream caps raised past it);
 //! - requests: the tool's time per GetTask minus a raw client's round trip.
 
-use a2a_conform::mock::{MockConfig, MockPeer, MockTiming};
+use a2a_conform_mock::{MockConfig, MockPeer, MockTiming};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

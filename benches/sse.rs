@@ -4,9 +4,9 @@
 //! lenient reading builds), and the content digest of an event's JSON.
 //! Benchmarks are not tests: nothing here asserts a time.
 
-use a2a_conform::protocol::view::content_digest;
-use a2a_conform::protocol::wire::stream_event;
-use a2a_conform::transport::sse::SseParser;
+use a2a_conform_client::sse::SseParser;
+use a2a_conform_protocol::view::content_digest;
+use a2a_conform_protocol::wire::stream_event;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use std::hint::black_box;
 

@@ -1,9 +1,9 @@
 //! The command line: clap definitions for every subcommand and its options.
 //! What the commands do lives in [`crate::app`].
 
-use crate::diff::FailOn;
-use crate::fleet::Shard;
-use crate::mock::Behaviour;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_report::diff::FailOn;
+use a2a_conform_report::shard::Shard;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -100,7 +100,7 @@ pub struct ProfileInitArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// The most tasks the search may start (each one it leaves unfinished is canceled).
-    #[arg(long, value_name = "N", default_value_t = crate::runner::DEFAULT_DISCOVER_BUDGET as u32,
+    #[arg(long, value_name = "N", default_value_t = a2a_conform_engine::runner::DEFAULT_DISCOVER_BUDGET as u32,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub discover_budget: u32,
     /// Read a bearer token from this environment variable (never pass secrets in argv).
@@ -250,16 +250,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = positive_duration, default_value = "120s")]
     pub max_probe_window: Duration,
     /// The tool's cap on events read from one stream; reaching it ends the run in error, never fail.
-    #[arg(long, value_name = "N", default_value_t = crate::transport::MAX_STREAM_EVENTS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = a2a_conform_client::MAX_STREAM_EVENTS, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_stream_events: usize,
     /// The tool's cap on bytes read from one stream; reaching it ends the run in error, never fail.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::MAX_STREAM_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "BYTES", default_value_t = a2a_conform_client::MAX_STREAM_BYTES, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_stream_bytes: u64,
     /// The tool's cap on the size of one SSE event; reaching it ends the run in error, never fail.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::MAX_SSE_EVENT_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "BYTES", default_value_t = a2a_conform_client::MAX_SSE_EVENT_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_event_bytes: usize,
     /// The tool's cap on a (non-streaming) response body; reaching it ends the run in error, never fail.
-    #[arg(long, value_name = "BYTES", default_value_t = crate::transport::MAX_BODY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "BYTES", default_value_t = a2a_conform_client::MAX_BODY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_body_bytes: usize,
     /// Scenario runs in flight at once against one peer (in all: jobs × --peers-in-flight).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -307,7 +307,7 @@ pub struct RunArgs {
     /// When `prompt_input_required` is not set, the most tasks one peer's search for a prompt
     /// that reaches input-required may start (the card's skill examples, then a few built-in
     /// requests; every task it starts is canceled). README, "Zero-config runs".
-    #[arg(long, value_name = "N", default_value_t = crate::runner::DEFAULT_DISCOVER_BUDGET as u32,
+    #[arg(long, value_name = "N", default_value_t = a2a_conform_engine::runner::DEFAULT_DISCOVER_BUDGET as u32,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub discover_budget: u32,
     /// Search for no precondition: with `prompt_input_required` unset, input-mode rows read
@@ -529,14 +529,14 @@ pub struct MockPeerArgs {
 pub enum DurationError {
     /// Not the scenario duration syntax (15s, 500ms, 2m, bare seconds).
     #[error(transparent)]
-    Syntax(#[from] crate::scenario::vars::DurationSyntaxError),
+    Syntax(#[from] a2a_conform_engine::scenario::vars::DurationSyntaxError),
     #[error("must be more than zero")]
     Zero,
 }
 
 /// A duration written as scenarios write them: 15s, 500ms, 2m, or bare seconds.
 pub fn duration(text: &str) -> Result<Duration, DurationError> {
-    crate::scenario::vars::parse_duration(text).map_err(DurationError::Syntax)
+    a2a_conform_engine::scenario::vars::parse_duration(text).map_err(DurationError::Syntax)
 }
 
 /// A [`duration`] that bounds a wait, so zero is refused.
@@ -566,17 +566,17 @@ mod tests {
         assert_eq!(check.run.max_probe_window, Duration::from_secs(120));
         assert_eq!(
             check.run.max_stream_events,
-            crate::transport::MAX_STREAM_EVENTS
+            a2a_conform_client::MAX_STREAM_EVENTS
         );
         assert_eq!(
             check.run.max_stream_bytes,
-            crate::transport::MAX_STREAM_BYTES
+            a2a_conform_client::MAX_STREAM_BYTES
         );
         assert_eq!(
             check.run.max_event_bytes,
-            crate::transport::MAX_SSE_EVENT_BYTES
+            a2a_conform_client::MAX_SSE_EVENT_BYTES
         );
-        assert_eq!(check.run.max_body_bytes, crate::transport::MAX_BODY_BYTES);
+        assert_eq!(check.run.max_body_bytes, a2a_conform_client::MAX_BODY_BYTES);
         for flag in [
             "--max-stream-events",
             "--max-stream-bytes",
@@ -586,7 +586,7 @@ mod tests {
         ] {
             let e =
                 Cli::try_parse_from(["a2a-conform", "check", "http://p", flag, "0"]).unwrap_err();
-            assert_eq!(e.exit_code(), crate::exit::USAGE, "{flag}");
+            assert_eq!(e.exit_code(), a2a_conform_report::exit::USAGE, "{flag}");
         }
     }
 
@@ -601,7 +601,7 @@ mod tests {
         for bad in ["soon", "0", "0s", "5h"] {
             let e = Cli::try_parse_from(["a2a-conform", "card", "http://p", "--timeout", bad])
                 .unwrap_err();
-            assert_eq!(e.exit_code(), crate::exit::USAGE, "{bad}");
+            assert_eq!(e.exit_code(), a2a_conform_report::exit::USAGE, "{bad}");
             assert!(e.to_string().contains(bad), "{bad}: {e}");
         }
         let e = Cli::try_parse_from(["a2a-conform", "card", "p", "--timeout", "0"]).unwrap_err();
@@ -618,7 +618,7 @@ mod tests {
         assert_eq!(args.behaviour, Behaviour::CancelLeak);
         assert_eq!(args.silence, Duration::from_secs(60));
         let e = Cli::try_parse_from(["a2a-conform", "demo", "--behaviour", "leaky"]).unwrap_err();
-        assert_eq!(e.exit_code(), crate::exit::USAGE);
+        assert_eq!(e.exit_code(), a2a_conform_report::exit::USAGE);
         let help = Cli::command()
             .find_subcommand_mut("mock-peer")
             .unwrap()

@@ -8,10 +8,10 @@
 //! command line is parsed. Nothing here names individual flags, so flags
 //! added later get both for free.
 
-use crate::card::discovery_url;
 use crate::cli::Cli;
-use crate::declaration::closest;
-use crate::yaml::YamlError;
+use a2a_conform_protocol::card::discovery_url;
+use a2a_conform_protocol::declaration::closest;
+use a2a_conform_report::yaml::YamlError;
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches};
 use serde::Deserialize;
@@ -610,7 +610,7 @@ pub fn show(config: Option<&ConfigFile>, peer: Option<&str>) -> Result<i32, Conf
         println!("{:<28} {:<32} {}", s.flag, s.value, s.source);
     }
     let Some(config) = config else {
-        return Ok(crate::exit::OK);
+        return Ok(a2a_conform_report::exit::OK);
     };
     for (name, section) in &config.peers {
         if peer.is_some_and(|p| config.section(p).map(|(n, _)| n) != Some(name.as_str())) {
@@ -643,7 +643,7 @@ pub fn show(config: Option<&ConfigFile>, peer: Option<&str>) -> Result<i32, Conf
             }
         }
     }
-    Ok(crate::exit::OK)
+    Ok(a2a_conform_report::exit::OK)
 }
 
 #[cfg(test)]

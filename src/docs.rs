@@ -4,7 +4,7 @@
 //! actually accepts; the release archives ship their output.
 
 use crate::error::AppError;
-use crate::exit;
+use a2a_conform_report::exit;
 use clap_complete::Shell;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

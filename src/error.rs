@@ -4,11 +4,11 @@
 //! [`crate::app::run`] prints each once as `error: {e}`. A failed check is
 //! a result, never one of these.
 
-use crate::baseline::BaselineError;
-use crate::diff::DiffInputError;
-use crate::exit;
 use crate::profile::ProfileError;
-use crate::scenario::SuiteError;
+use a2a_conform_engine::scenario::SuiteError;
+use a2a_conform_report::baseline::BaselineError;
+use a2a_conform_report::diff::DiffInputError;
+use a2a_conform_report::exit;
 use std::path::PathBuf;
 
 /// Why a command could not produce its result.
@@ -34,7 +34,7 @@ pub enum AppError {
     Fleet(#[from] crate::fleet::FleetError),
     /// `merge` inputs that are not shards of one check.
     #[error(transparent)]
-    Merge(#[from] crate::merge::MergeError),
+    Merge(#[from] a2a_conform_report::merge::MergeError),
     /// A report format that could not be rendered.
     #[error("{0}")]
     RenderReport(String),
@@ -87,7 +87,10 @@ impl AppError {
     /// may quote a peer (a card error) or a file: its controls are shown,
     /// not obeyed.
     pub fn print(&self) {
-        eprintln!("error: {}", crate::inert::terminal_block(&self.to_string()));
+        eprintln!(
+            "error: {}",
+            a2a_conform_report::inert::terminal_block(&self.to_string())
+        );
     }
 }
 
@@ -128,7 +131,7 @@ pub enum UsageError {
     NotAnEnvName { flag: &'static str },
     /// A peer given without `http://` or `https://`, or otherwise not a URL.
     #[error(transparent)]
-    PeerUrl(#[from] crate::card::CardError),
+    PeerUrl(#[from] a2a_conform_protocol::card::CardError),
     /// A report path that cannot be written, found before the first request.
     #[error("{flag} {}: cannot write a report there: {source}", path.display())]
     ReportPath {
@@ -200,7 +203,7 @@ mod tests {
         );
         let peer = AppError::Peer("cannot fetch the card".into());
         assert_eq!(peer.exit_code(), exit::PEER_UNREACHABLE);
-        let suite = crate::scenario::Suite::default()
+        let suite = a2a_conform_engine::scenario::Suite::default()
             .add_file(std::path::Path::new("/no/such/suite.yaml"))
             .unwrap_err();
         let suite = AppError::from(suite);

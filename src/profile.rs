@@ -2,8 +2,8 @@
 //! variables, headers and timeouts that peer needs; [`render_init`] writes
 //! one from what `profile init` found on the card.
 
-use crate::input::ReadError;
-use crate::yaml::YamlError;
+use a2a_conform_report::input::ReadError;
+use a2a_conform_report::yaml::YamlError;
 use serde::{Deserialize, Deserializer};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -80,11 +80,13 @@ impl Profile {
     /// Reads a profile; errors name `file:line:col`.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
         let file = path.display().to_string();
-        let text = match crate::input::read_capped(path, crate::input::YAML_CAP) {
-            Ok(text) => text,
-            Err(ReadError::TooLarge { .. }) => return Err(ProfileError::TooLarge { file }),
-            Err(ReadError::Io(source)) => return Err(ProfileError::Read { file, source }),
-        };
+        let text =
+            match a2a_conform_report::input::read_capped(path, a2a_conform_report::input::YAML_CAP)
+            {
+                Ok(text) => text,
+                Err(ReadError::TooLarge { .. }) => return Err(ProfileError::TooLarge { file }),
+                Err(ReadError::Io(source)) => return Err(ProfileError::Read { file, source }),
+            };
         let profile = Profile::parse(&file, &text)?;
         Ok(match path.parent() {
             Some(dir) => profile.relative_to(dir),
@@ -154,8 +156,8 @@ pub struct Found<'a> {
     /// The card's security scheme names (for the auth hook).
     pub security_schemes: &'a [String],
     /// What the card's schemes need (`auth::profile_hints`).
-    pub auth_hints: &'a [crate::auth::AuthHint],
-    pub preconditions: &'a [crate::report::PreconditionReport],
+    pub auth_hints: &'a [a2a_conform_client::auth::AuthHint],
+    pub preconditions: &'a [a2a_conform_report::PreconditionReport],
 }
 
 /// The profile `profile init` writes: the variables the search found, each
@@ -163,7 +165,7 @@ pub struct Found<'a> {
 /// credentials (environment variable names, never values). It parses back
 /// as a [`Profile`].
 pub fn render_init(found: &Found<'_>) -> String {
-    use crate::report::PreconditionOutcome;
+    use a2a_conform_report::PreconditionOutcome;
     use std::fmt::Write;
     // YAML double-quoted scalars accept JSON strings, escapes included.
     let quote = |text: &str| serde_json::Value::String(text.to_string()).to_string();
@@ -225,13 +227,13 @@ fn comment_text(text: &str, max: usize) -> String {
             }
         })
         .collect();
-    crate::report::evidence::one_line(&flat, max)
+    a2a_conform_report::timeline::one_line(&flat, max)
 }
 
 /// The credentials part of an initialised profile: environment variable
 /// names only, never a secret, each commented out for a person to confirm
 /// (a profile naming an unset variable is refused).
-pub fn auth_hook(schemes: &[String], hints: &[crate::auth::AuthHint]) -> String {
+pub fn auth_hook(schemes: &[String], hints: &[a2a_conform_client::auth::AuthHint]) -> String {
     let mut out = String::from("# --- auth (environment variable names only, never values) ---\n");
     if schemes.is_empty() {
         out.push_str("# The card declares no security scheme.\n");
@@ -287,7 +289,7 @@ mod tests {
 
     #[test]
     fn an_initialised_profile_parses_back_with_what_was_found() {
-        use crate::report::{PreconditionOutcome, PreconditionReport};
+        use a2a_conform_report::{PreconditionOutcome, PreconditionReport};
         let search = |outcome, prompt: Option<&str>| PreconditionReport {
             variable: "prompt_input_required".into(),
             skill: None,

@@ -4,9 +4,9 @@
 //! everything at the end. The report itself is printed afterwards either way.
 //! Peers run concurrently: one overall bar, and a line per peer as it finishes.
 
-use crate::inert::terminal;
-use crate::report::{PeerReport, ScenarioReport, ScenarioVerdict};
-use crate::runner::Progress;
+use a2a_conform_engine::runner::Progress;
+use a2a_conform_report::inert::terminal;
+use a2a_conform_report::{PeerReport, ScenarioReport, ScenarioVerdict};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashMap;
 use std::io::Write;

@@ -7,17 +7,18 @@ use super::options::{
     mock_protocol, run_options, unknown_var, ChosenProfile,
 };
 use super::output::{finish, progress_mode, Outputs};
-use crate::baseline::Baseline;
 use crate::cli::{CheckArgs, DemoArgs, RunArgs};
 use crate::config::ConfigFile;
 use crate::error::AppError;
-use crate::exit;
-use crate::fleet::{self, FleetPeer, Shard};
-use crate::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use crate::fleet::{self, FleetPeer};
 use crate::progress::TerminalProgress;
-use crate::report::RunReport;
-use crate::runner::{self, RunOptions};
-use crate::transport::Redactor;
+use a2a_conform_client::Redactor;
+use a2a_conform_engine::runner::{self, RunOptions};
+use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use a2a_conform_report::baseline::Baseline;
+use a2a_conform_report::exit;
+use a2a_conform_report::shard::Shard;
+use a2a_conform_report::RunReport;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -135,10 +136,10 @@ pub(super) struct CheckSetup {
     pub(super) profiles: Vec<ChosenProfile>,
     /// Card-scheme credentials given by the tool itself (the demo's own
     /// API-key or OAuth mock) rather than through the flags.
-    pub(super) auth: Option<crate::auth::AuthSettings>,
+    pub(super) auth: Option<a2a_conform_client::auth::AuthSettings>,
     /// Keys card signatures may verify against, given by the tool itself
     /// (the demo's own signing mock), besides `--trusted-key`.
-    pub(super) trusted_keys: Vec<crate::card::signature::TrustedKey>,
+    pub(super) trusted_keys: Vec<a2a_conform_protocol::card::signature::TrustedKey>,
 }
 
 /// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
@@ -248,14 +249,14 @@ pub(super) async fn wait_for_cards(
     let deadline = tokio::time::Instant::now() + wait;
     let mut notes = Vec::new();
     for peer in peers {
-        let Ok(url) = crate::card::discovery_url(peer) else {
+        let Ok(url) = a2a_conform_protocol::card::discovery_url(peer) else {
             notes.push(None);
             continue;
         };
         let started = tokio::time::Instant::now();
         let mut attempts: Vec<String> = Vec::new();
         let mut pause = Duration::from_millis(200);
-        let client = crate::transport::http::http_client(
+        let client = a2a_conform_client::http::http_client(
             options.client.timeout.min(wait),
             &options.client.tls,
         );
@@ -265,7 +266,7 @@ pub(super) async fn wait_for_cards(
                 Ok(client) => match client.get(url.clone()).send().await {
                     Ok(response) if response.status().is_success() => Ok(()),
                     Ok(response) => Err(format!("HTTP {}", response.status().as_u16())),
-                    Err(e) => Err(crate::transport::http::describe_reqwest_error(&e)),
+                    Err(e) => Err(a2a_conform_client::http::describe_reqwest_error(&e)),
                 },
             };
             let ready = outcome.is_ok();
@@ -287,7 +288,7 @@ pub(super) async fn wait_for_cards(
         notes.push(Some(format!(
             "--wait-for-card: {} attempt(s) over {}: {}",
             attempts.len(),
-            crate::transport::human_duration(started.elapsed()),
+            a2a_conform_protocol::text::human_duration(started.elapsed()),
             shown.join(", ")
         )));
     }
@@ -358,8 +359,11 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
     // unverified, naming --trusted-key.)
     let trusted_keys = match peer.public_jwk() {
         Some(jwk) if args.run.trusted_keys.is_empty() => {
-            crate::card::signature::read_keys("the demo mock's key", &jwk.to_string())
-                .unwrap_or_default()
+            a2a_conform_protocol::card::signature::read_keys(
+                "the demo mock's key",
+                &jwk.to_string(),
+            )
+            .unwrap_or_default()
         }
         _ => Vec::new(),
     };
@@ -385,8 +389,11 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
 fn demo_credentials(
     peer: &MockPeer,
     args: &RunArgs,
-) -> (Option<(String, String)>, Option<crate::auth::AuthSettings>) {
-    use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
+) -> (
+    Option<(String, String)>,
+    Option<a2a_conform_client::auth::AuthSettings>,
+) {
+    use a2a_conform_client::auth::{AuthSettings, EnvSecret, OAuthClient};
     let Some(token) = peer.auth_token() else {
         return (None, None);
     };
@@ -409,7 +416,10 @@ fn demo_credentials(
                 None,
                 Some(AuthSettings {
                     oauth_client: Some(OAuthClient {
-                        id: secret("A2A_CONFORM_DEMO_CLIENT_ID", crate::mock::auth::CLIENT_ID),
+                        id: secret(
+                            "A2A_CONFORM_DEMO_CLIENT_ID",
+                            a2a_conform_mock::auth::CLIENT_ID,
+                        ),
                         secret: secret("A2A_CONFORM_DEMO_TOKEN", &token),
                     }),
                     ..AuthSettings::default()

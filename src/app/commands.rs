@@ -5,29 +5,29 @@ use super::options::{
     tls_options, with_profile_tls, DEFAULT_TIMEOUT,
 };
 use super::output::{is_stdout, style, use_color, Outputs};
-use crate::baseline::Baseline;
 use crate::cli::{
     CardArgs, DiffArgs, MergeArgs, MockPeerArgs, OutputArgs, ProgressArg, SuiteCommand,
 };
 use crate::config::ConfigFile;
-use crate::diff;
 use crate::error::{AppError, UsageError};
-use crate::exit;
-use crate::inert::terminal;
-use crate::mock::{MockConfig, MockPeer, MockPki, MockTiming, MockTls};
-use crate::report::{self, human, junit, markdown};
-use crate::runner::{self, RunOptions};
-use crate::scenario::Suite;
-use crate::transport::client::ClientConfig;
+use a2a_conform_client::client::ClientConfig;
+use a2a_conform_engine::runner::{self, RunOptions};
+use a2a_conform_engine::scenario::Suite;
+use a2a_conform_mock::{MockConfig, MockPeer, MockPki, MockTiming, MockTls};
+use a2a_conform_report::baseline::Baseline;
+use a2a_conform_report::diff;
+use a2a_conform_report::exit;
+use a2a_conform_report::inert::terminal;
+use a2a_conform_report::{self, human, junit, markdown};
 
 /// `merge`: joins shard reports, prints the terminal report, writes the files.
 pub(super) fn merge(args: MergeArgs) -> Result<i32, AppError> {
     let loaded = args
         .reports
         .iter()
-        .map(|path| crate::merge::load(path))
+        .map(|path| a2a_conform_report::merge::load(path))
         .collect::<Result<Vec<_>, _>>()?;
-    let report = crate::merge::merge(loaded)?;
+    let report = a2a_conform_report::merge::merge(loaded)?;
     let targets = [
         ("--json", args.json.as_deref()),
         ("--junit", args.junit.as_deref()),
@@ -66,7 +66,7 @@ pub(super) fn merge(args: MergeArgs) -> Result<i32, AppError> {
             if is_stdout(path) {
                 print!("{contents}");
             } else {
-                report::write_atomically(path, &contents).map_err(|source| {
+                a2a_conform_report::write_atomically(path, &contents).map_err(|source| {
                     AppError::WriteReport {
                         path: path.clone(),
                         source,
@@ -75,14 +75,14 @@ pub(super) fn merge(args: MergeArgs) -> Result<i32, AppError> {
             }
         }
     }
-    Ok(crate::verdict::exit_code(&report))
+    Ok(a2a_conform_report::verdict::exit_code(&report))
 }
 
 pub(super) fn diff(args: DiffArgs) -> Result<i32, AppError> {
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let markdown_to_stdout = args.markdown.as_deref().is_some_and(is_stdout);
     if let Some(path) = args.markdown.as_deref().filter(|p| !is_stdout(p)) {
-        report::check_writable(path).map_err(|source| UsageError::ReportPath {
+        a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
             flag: "--markdown",
             path: path.to_path_buf(),
             source,
@@ -112,9 +112,11 @@ pub(super) fn diff(args: DiffArgs) -> Result<i32, AppError> {
         if is_stdout(path) {
             print!("{text}");
         } else {
-            report::write_atomically(path, &text).map_err(|source| AppError::WriteReport {
-                path: path.clone(),
-                source,
+            a2a_conform_report::write_atomically(path, &text).map_err(|source| {
+                AppError::WriteReport {
+                    path: path.clone(),
+                    source,
+                }
             })?;
         }
     }

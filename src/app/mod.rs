@@ -8,11 +8,11 @@ mod options;
 mod output;
 pub mod pipe;
 mod profile_init;
+mod schema;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
 use crate::config::{ConfigFile, Parsed};
 use crate::error::AppError;
-use crate::report::{self};
 use check::{check, demo};
 use commands::{card, diff, merge, mock_peer, suite};
 use std::time::Duration;
@@ -52,7 +52,7 @@ fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
             Command::Config(ConfigCommand::Show { peer }) => {
                 Ok(crate::config::show(config.as_ref(), peer.as_deref())?)
             }
-            Command::Schema(SchemaCommand::Report) => report::schema::print(),
+            Command::Schema(SchemaCommand::Report) => schema::print(),
             Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args).await,
         }
     });

@@ -2,25 +2,24 @@
 //! before any request: variable and scenario names, header and token
 //! values, TLS files, peer URLs.
 
-use crate::auth::{AuthSettings, EnvSecret, OAuthClient};
-use crate::card::signature::{self, TrustedKey};
-use crate::card::{BindingChoice, ProtocolChoice};
 use crate::cli::{
     BindingArg, MockProtocolArg, ProtocolArg, RunArgs, SchemeCredentialArgs, TlsArgs,
 };
 use crate::config::ConfigFile;
-use crate::declaration::closest;
 use crate::error::{AppError, UsageError};
 use crate::fleet::FleetPeer;
 use crate::profile::Profile;
-use crate::protocol::{Binding, ProtocolVersion};
-use crate::report::{self};
-use crate::runner::RunOptions;
-use crate::scenario::Suite;
-use crate::transport::client::ClientConfig;
-use crate::transport::http::{GrpcIdentity, TlsOptions};
-use crate::transport::Limits;
-use crate::transport::Redactor;
+use a2a_conform_client::auth::{AuthSettings, EnvSecret, OAuthClient};
+use a2a_conform_client::client::ClientConfig;
+use a2a_conform_client::http::{GrpcIdentity, TlsOptions};
+use a2a_conform_client::Limits;
+use a2a_conform_client::Redactor;
+use a2a_conform_engine::runner::RunOptions;
+use a2a_conform_engine::scenario::Suite;
+use a2a_conform_protocol::card::signature::{self, TrustedKey};
+use a2a_conform_protocol::card::{BindingChoice, ProtocolChoice};
+use a2a_conform_protocol::declaration::closest;
+use a2a_conform_protocol::{Binding, ProtocolVersion};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use std::path::{Path, PathBuf};
@@ -184,13 +183,15 @@ pub(super) fn check_var(
     name: &str,
     value: &str,
 ) -> Result<(), UsageError> {
-    let Some(expected) = crate::scenario::vars::builtin(name).and_then(|b| b.rejects(value)) else {
+    let Some(expected) =
+        a2a_conform_engine::scenario::vars::builtin(name).and_then(|b| b.rejects(value))
+    else {
         return Ok(());
     };
     Err(UsageError::VarValue {
         origin: origin(),
         name: name.to_string(),
-        value: crate::transport::clip(value, 40),
+        value: a2a_conform_protocol::text::clip(value, 40),
         expected,
     })
 }
@@ -295,8 +296,9 @@ fn trusted_keys(paths: &[PathBuf]) -> Result<Vec<TrustedKey>, UsageError> {
             path: path.clone(),
             reason,
         };
-        let text = crate::input::read_capped(path, crate::input::YAML_CAP)
-            .map_err(|e| fail(e.to_string()))?;
+        let text =
+            a2a_conform_report::input::read_capped(path, a2a_conform_report::input::YAML_CAP)
+                .map_err(|e| fail(e.to_string()))?;
         let shown = path.display().to_string();
         keys.extend(signature::read_keys(&shown, &text).map_err(|e| fail(e.to_string()))?);
     }
@@ -364,7 +366,7 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
         tls.identity_der = Some(Arc::new(GrpcIdentity { chain, key }));
     }
     if args.insecure {
-        eprintln!("warning: {}", report::INSECURE_NOTE);
+        eprintln!("warning: {}", a2a_conform_report::INSECURE_NOTE);
     }
     Ok(tls)
 }
@@ -373,7 +375,7 @@ pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
 /// scheme is a usage error, not an unreachable peer.
 pub(super) fn check_peer_urls(peers: &[String]) -> Result<(), UsageError> {
     for peer in peers {
-        crate::card::discovery_url(peer)?;
+        a2a_conform_protocol::card::discovery_url(peer)?;
     }
     Ok(())
 }

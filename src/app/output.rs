@@ -4,10 +4,10 @@
 
 use crate::cli::{ColorArg, OutputArgs, ProgressArg, RunArgs};
 use crate::error::{AppError, UsageError};
-use crate::exit;
-use crate::inert::terminal;
 use crate::progress::ProgressMode;
-use crate::report::{self, human, junit, markdown, RunReport};
+use a2a_conform_report::exit;
+use a2a_conform_report::inert::terminal;
+use a2a_conform_report::{self, human, junit, markdown, RunReport};
 use std::io::IsTerminal;
 use std::path::Path;
 
@@ -45,10 +45,12 @@ impl<'a> Outputs<'a> {
         }
         for (flag, path) in self.files {
             if let Some(path) = path.filter(|p| !is_stdout(p)) {
-                report::check_writable(path).map_err(|source| UsageError::ReportPath {
-                    flag,
-                    path: path.to_path_buf(),
-                    source,
+                a2a_conform_report::check_writable(path).map_err(|source| {
+                    UsageError::ReportPath {
+                        flag,
+                        path: path.to_path_buf(),
+                        source,
+                    }
                 })?;
             }
         }
@@ -115,7 +117,7 @@ pub(super) fn finish(
     outputs: &Outputs<'_>,
 ) -> Result<i32, AppError> {
     let report = &RunReport {
-        summary: Some(crate::verdict::summarize(report)),
+        summary: Some(a2a_conform_report::verdict::summarize(report)),
         ..report.clone()
     };
     if outputs.stdout_taken() {
@@ -145,7 +147,7 @@ pub(super) fn finish(
                 print!("{contents}");
                 continue;
             }
-            if let Err(source) = report::write_atomically(path, &contents) {
+            if let Err(source) = a2a_conform_report::write_atomically(path, &contents) {
                 unwritten.push(AppError::WriteReport {
                     path: path.clone(),
                     source,
@@ -166,13 +168,13 @@ pub(super) fn finish(
     for warning in human::baseline_warnings(report) {
         eprintln!("warning: {warning}");
     }
-    let code = crate::verdict::exit_code(report);
+    let code = a2a_conform_report::verdict::exit_code(report);
     // Exit 1 and exit 4 always say why, one line per row that decides it.
-    for reason in crate::verdict::exit_reasons(report) {
+    for reason in a2a_conform_report::verdict::exit_reasons(report) {
         eprintln!("fails the run: {}", terminal(&reason));
     }
     if code == exit::PEER_UNREACHABLE {
-        for reason in crate::verdict::malfunction_reasons(report) {
+        for reason in a2a_conform_report::verdict::malfunction_reasons(report) {
             eprintln!("fails the run (exit 3): {}", terminal(&reason));
         }
     }

@@ -7,7 +7,7 @@
 //! of it.
 
 /// Installs the hook: a panic that is `println!`/`print!` failing on a
-/// broken pipe exits with [`crate::exit::BROKEN_PIPE`] and prints nothing; any other
+/// broken pipe exits with [`a2a_conform_report::exit::BROKEN_PIPE`] and prints nothing; any other
 /// panic is reported as before.
 pub fn exit_quietly_on_broken_pipe() {
     let default = std::panic::take_hook();
@@ -19,7 +19,7 @@ pub fn exit_quietly_on_broken_pipe() {
             .or_else(|| info.payload().downcast_ref::<&str>().copied())
             .unwrap_or_default();
         if is_broken_stdout(message) {
-            std::process::exit(crate::exit::BROKEN_PIPE);
+            std::process::exit(a2a_conform_report::exit::BROKEN_PIPE);
         }
         default(info);
     }));

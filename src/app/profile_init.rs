@@ -7,12 +7,12 @@ use super::options::{
 };
 use crate::cli::ProfileInitArgs;
 use crate::error::{AppError, UsageError};
-use crate::exit;
-use crate::inert::terminal;
-use crate::report::{self, PreconditionOutcome};
-use crate::runner::{self, RunOptions};
-use crate::transport::client::ClientConfig;
-use crate::transport::Redactor;
+use a2a_conform_client::client::ClientConfig;
+use a2a_conform_client::Redactor;
+use a2a_conform_engine::runner::{self, RunOptions};
+use a2a_conform_report::exit;
+use a2a_conform_report::inert::terminal;
+use a2a_conform_report::{self, PreconditionOutcome};
 use std::sync::Arc;
 
 pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
@@ -42,7 +42,7 @@ pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
         ..RunOptions::default()
     };
     if let Some(path) = &args.output {
-        report::check_writable(path).map_err(|source| UsageError::ReportPath {
+        a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
             flag: "--output",
             path: path.clone(),
             source,
@@ -51,7 +51,7 @@ pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
     let (card, preconditions) = runner::search_peer(&args.peer, &options)
         .await
         .map_err(|e| AppError::Peer(terminal(&e.reason).into_owned()))?;
-    let auth_hints = crate::auth::profile_hints(&card);
+    let auth_hints = a2a_conform_client::auth::profile_hints(&card);
     let text = crate::profile::render_init(&crate::profile::Found {
         auth_hints: &auth_hints,
         card_url: &card.fetched_from,
@@ -62,9 +62,11 @@ pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
     let text = options.redactor.redact(&text);
     match &args.output {
         Some(path) => {
-            report::write_atomically(path, &text).map_err(|source| AppError::WriteReport {
-                path: path.clone(),
-                source,
+            a2a_conform_report::write_atomically(path, &text).map_err(|source| {
+                AppError::WriteReport {
+                    path: path.clone(),
+                    source,
+                }
             })?;
             eprintln!("wrote {}", terminal(&path.display().to_string()));
         }

@@ -6,9 +6,9 @@
 //! access token — may reach any output.
 
 use crate::common::*;
-use a2a_conform::mock::auth::CLIENT_ID;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::auth::CLIENT_ID;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::Value;
 
 const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V1_0, ProtocolVersion::V0_3];

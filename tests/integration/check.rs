@@ -2,8 +2,8 @@
 //! v1.0 and v0.3, both v1.0 bindings, and every way a card can be unusable.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 
 const DECLARED: &[&str] = &[
     "capabilities.streaming",

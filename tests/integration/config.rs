@@ -6,8 +6,8 @@
 //! printed one, and real mock reports validate against it).
 
 use crate::common;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -4,8 +4,8 @@
 //! `--strict` as the warning it is.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 
 const EXTENDED_CARD: &str = "capabilities.extendedAgentCard";
 const REQUIRED_EXTENSION: &str =

@@ -6,8 +6,8 @@
 use crate::common;
 use crate::gating;
 
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 

@@ -4,8 +4,8 @@
 //! joining them (and refusing reports that are not shards of one check).
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;

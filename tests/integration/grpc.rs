@@ -4,8 +4,8 @@
 //! masked, messages as JSON, status, a grpcurl reproduction).
 
 use crate::common::*;
-use a2a_conform::mock::{Behaviour, MockPki};
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::{Behaviour, MockPki};
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::Value;
 
 /// Every row of the report that the card declares.
@@ -152,10 +152,10 @@ fn a_v0_3_grpc_peer_declares_no_grpc() {
 /// mapped back to A2A codes, every call recorded.
 #[test]
 fn the_grpc_client_streams_cancels_and_maps_errors_with_every_call_recorded() {
-    use a2a_conform::mock::{MockConfig, MockPeer};
-    use a2a_conform::protocol::{codes, Binding, Event, Operation, TaskState};
-    use a2a_conform::transport::client::{CallOptions, ClientConfig};
-    use a2a_conform::transport::{PeerClient, Redactor, Reply, StreamOpen, Transcript};
+    use a2a_conform_client::client::{CallOptions, ClientConfig};
+    use a2a_conform_client::{PeerClient, Redactor, Reply, StreamOpen, Transcript};
+    use a2a_conform_mock::{MockConfig, MockPeer};
+    use a2a_conform_protocol::{codes, Binding, Event, Operation, TaskState};
     use serde_json::json;
     use std::sync::Arc;
     use std::time::{Duration, Instant};

@@ -4,8 +4,8 @@
 //! both, earns none.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::json;
 
 fn bare_card_server() -> Served {

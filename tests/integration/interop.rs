@@ -13,8 +13,8 @@
 //! with `cargo test --locked -- --skip sdk_` (CI never does).
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

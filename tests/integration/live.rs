@@ -3,8 +3,8 @@
 //! before the first request, and a token never echoed.
 
 use crate::common::*;
-use a2a_conform::mock::{Behaviour, MockTiming};
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::{Behaviour, MockTiming};
+use a2a_conform_protocol::ProtocolVersion;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;

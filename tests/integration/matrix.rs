@@ -4,8 +4,8 @@
 //! read all honoured.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 
 const STREAMING: &str = "capabilities.streaming";
 const PUSH: &str = "capabilities.pushNotifications";
@@ -347,7 +347,7 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         extra.extend(["--trusted-key", key_arg.as_str()]);
     }
     // Every report file is written too: the same run pins them (golden files).
-    let client_id = a2a_conform::mock::auth::CLIENT_ID;
+    let client_id = a2a_conform_mock::auth::CLIENT_ID;
     let out = match (&token, behaviour) {
         (Some(token), Behaviour::SecuredApiKey) => check_every_format(
             &peer.card_url(),

@@ -5,8 +5,8 @@
 //! version's headers and body; `push-silent` never posts; nothing is ever
 //! posted off loopback.
 
-use a2a_conform::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
-use a2a_conform::protocol::{codes, Operation, ProtocolVersion, TaskState};
+use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use a2a_conform_protocol::{codes, Operation, ProtocolVersion, TaskState};
 use axum::http::HeaderMap;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -64,7 +64,7 @@ impl Peer {
     /// A task still running (non-blocking send).
     async fn task(&self) -> String {
         let message = self.version.message(
-            &[a2a_conform::protocol::MessagePart::Text("hello".into())],
+            &[a2a_conform_protocol::MessagePart::Text("hello".into())],
             &uuid::Uuid::new_v4().to_string(),
             None,
             None,

@@ -3,13 +3,13 @@
 //! never panics; the SSE parser also reads the same items however the bytes
 //! are split, and never holds more than its cap.
 
-use a2a_conform::baseline::Baseline;
-use a2a_conform::card::{parse_card, BindingChoice, ProtocolChoice};
 use a2a_conform::profile::Profile;
-use a2a_conform::scenario::vars::{format_duration, parse_duration};
-use a2a_conform::scenario::Suite;
-use a2a_conform::transport::human_duration;
-use a2a_conform::transport::sse::{SseItem, SseParser};
+use a2a_conform_client::sse::{SseItem, SseParser};
+use a2a_conform_engine::scenario::vars::{format_duration, parse_duration};
+use a2a_conform_engine::scenario::Suite;
+use a2a_conform_protocol::card::{parse_card, BindingChoice, ProtocolChoice};
+use a2a_conform_protocol::text::human_duration;
+use a2a_conform_report::baseline::Baseline;
 use proptest::prelude::*;
 use serde_json::json;
 use std::time::Duration;

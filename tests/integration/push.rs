@@ -6,8 +6,8 @@
 //! appears in any report.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use axum::routing::{get, post};
 use axum::Json;
 use serde_json::{json, Value};

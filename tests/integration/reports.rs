@@ -7,11 +7,11 @@
 
 use crate::gating;
 
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
-use a2a_conform::report::builder::ScenarioReportBuilder;
-use a2a_conform::report::transcript::{Evidence, EvidenceKind};
-use a2a_conform::report::{
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
+use a2a_conform_report::builder::ScenarioReportBuilder;
+use a2a_conform_report::evidence::{Evidence, EvidenceKind};
+use a2a_conform_report::{
     self, human, junit, markdown, BaselineEntryReport, BaselineReport, BaselineStatus,
     DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
     Tool,
@@ -262,7 +262,7 @@ fn every_verdict() -> RunReport {
         .build(),
     ];
     RunReport {
-        schema_version: report::SCHEMA_VERSION,
+        schema_version: a2a_conform_report::SCHEMA_VERSION,
         tool: Tool {
             name: "a2a-conform".into(),
             version: "0.0.0-test".into(),

@@ -4,8 +4,8 @@
 //! served reading diverged.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::Value;
 
 const REST_0_3: &str = "interfaces[HTTP+JSON 0.3]";

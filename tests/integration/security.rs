@@ -3,8 +3,8 @@
 //! inconclusive instead of diverged, and the token never reaches a report.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::{json, Value};
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! with no key anywhere reads unverified.
 
 use crate::common::*;
-use a2a_conform::card::signature::{generate_es256, sign_es256};
+use a2a_conform_protocol::card::signature::{generate_es256, sign_es256};
 use axum::http::HeaderMap;
 use axum::routing::get;
 use serde_json::{json, Value};

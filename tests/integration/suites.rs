@@ -4,9 +4,9 @@
 //! divergent one — with no Rust change.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
-use a2a_conform::scenario::Suite;
+use a2a_conform_engine::scenario::Suite;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use std::path::Path;
 
 #[test]

@@ -7,8 +7,8 @@
 //! --cert/--key, a profile or a config section. A proxy never sees loopback.
 
 use crate::common;
-use a2a_conform::mock::{Behaviour, MockConfig, MockPki, MockTls};
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::{Behaviour, MockConfig, MockPki, MockTls};
+use a2a_conform_protocol::ProtocolVersion;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
@@ -222,7 +222,7 @@ fn loopback_is_never_proxied() {
 fn start_late(
     port: u16,
     delay: std::time::Duration,
-) -> std::thread::JoinHandle<(a2a_conform::mock::MockPeer, tokio::runtime::Runtime)> {
+) -> std::thread::JoinHandle<(a2a_conform_mock::MockPeer, tokio::runtime::Runtime)> {
     std::thread::spawn(move || {
         std::thread::sleep(delay);
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -231,14 +231,14 @@ fn start_late(
             .build()
             .unwrap();
         let peer = runtime
-            .block_on(a2a_conform::mock::MockPeer::start(
-                a2a_conform::mock::MockConfig {
+            .block_on(a2a_conform_mock::MockPeer::start(
+                a2a_conform_mock::MockConfig {
                     protocol: ProtocolVersion::V1_0,
                     behaviour: Behaviour::Honest,
                     port,
                     timing: common::fast_timing(),
                     auth_token: None,
-                    ..a2a_conform::mock::MockConfig::default()
+                    ..a2a_conform_mock::MockConfig::default()
                 },
             ))
             .unwrap();

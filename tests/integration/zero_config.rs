@@ -4,8 +4,8 @@
 //! started; `--no-discover` leaves the rows unverified as before.
 
 use crate::common::*;
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::{ProtocolVersion, TaskState};
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::{ProtocolVersion, TaskState};
 use serde_json::{json, Value};
 
 /// The fast windows of [`FAST_VARS`], without `prompt_input_required`.

@@ -5,8 +5,8 @@
 
 pub mod golden;
 
-use a2a_conform::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::Value;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

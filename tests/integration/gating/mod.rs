@@ -5,8 +5,8 @@
 
 #![allow(dead_code)]
 
-use a2a_conform::mock::{Behaviour, MockTiming};
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::{Behaviour, MockTiming};
+use a2a_conform_protocol::ProtocolVersion;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

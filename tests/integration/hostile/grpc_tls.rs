@@ -5,7 +5,7 @@
 //! the handshake fails; exit 3) naming what happened, within `--timeout`, never a `fail`.
 
 use super::harness::*;
-use a2a_conform::mock::MockPki;
+use a2a_conform_mock::MockPki;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -5,8 +5,8 @@
 
 use super::harness::*;
 use crate::common;
-use a2a_conform::mock::{Behaviour, MockConfig, MockPki, MockTls};
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::{Behaviour, MockConfig, MockPki, MockTls};
+use a2a_conform_protocol::ProtocolVersion;
 use std::io::Write;
 use std::net::TcpStream;
 use std::sync::Arc;

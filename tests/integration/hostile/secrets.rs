@@ -278,8 +278,8 @@ fn assert_no_credentials(log: &Log, what: &str) {
 #[test]
 fn a_card_redirected_to_another_port_gets_no_credentials_there() {
     let peer = common::start_peer(
-        a2a_conform::protocol::ProtocolVersion::V1_0,
-        a2a_conform::mock::Behaviour::Honest,
+        a2a_conform_protocol::ProtocolVersion::V1_0,
+        a2a_conform_mock::Behaviour::Honest,
     );
     let mock_card = fetch_text(&peer);
     // The recorder serves the honest mock's card; its endpoint is the mock's.

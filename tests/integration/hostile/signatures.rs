@@ -7,7 +7,7 @@
 //! `diverged`), and no configured credential ever goes to a `jku`.
 
 use super::harness::*;
-use a2a_conform::card::signature::{generate_es256, sign_es256};
+use a2a_conform_protocol::card::signature::{generate_es256, sign_es256};
 use base64::Engine;
 use serde_json::{json, Value};
 use std::io::Write;

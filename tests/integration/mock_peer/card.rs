@@ -2,8 +2,8 @@
 
 use super::support::*;
 
-use a2a_conform::mock::Behaviour;
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::Behaviour;
+use a2a_conform_protocol::ProtocolVersion;
 use serde_json::{json, Value};
 
 #[tokio::test]

@@ -2,8 +2,8 @@
 
 use super::support::*;
 
-use a2a_conform::mock::{Behaviour, MockTiming};
-use a2a_conform::protocol::ProtocolVersion;
+use a2a_conform_mock::{Behaviour, MockTiming};
+use a2a_conform_protocol::ProtocolVersion;
 use std::time::Duration;
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! Shared helpers: starting the mock, calling it raw, and reading its SSE.
 
-use a2a_conform::mock::{Behaviour, MockConfig, MockPeer, MockTiming};
-use a2a_conform::protocol::{Operation, ProtocolVersion, TaskState};
+use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
+use a2a_conform_protocol::{Operation, ProtocolVersion, TaskState};
 use serde_json::{json, Value};
 use std::future::Future;
 use std::time::Duration;

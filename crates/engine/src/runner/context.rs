@@ -1,0 +1,350 @@
+//! The state of one scenario run and how a step ends it: [`RunContext`]
+//! (captures, stream cursors, the webhook receiver), [`Stop`] and
+//! [`StepResult`]. The step modules (`steps`, `push`) add their methods to
+//! the context from their own files and import only from here.
+
+use super::capture::Capture;
+use super::webhook::WebhookReceiver;
+use super::window::ProbeWindow;
+use crate::scenario::model::Credentials as Choice;
+use crate::scenario::template::{Element, Template};
+use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
+use a2a_conform_client::client::Credentials;
+use a2a_conform_client::{PeerClient, Reply, Transcript};
+use a2a_conform_protocol::{Operation, ProtocolVersion, RpcError};
+use a2a_conform_report::ErrorKind;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why a run stopped before its last step passed. `Fail` is reserved for a
+/// valid protocol answer that breaks the promise; an answer that is not a
+/// valid A2A answer is an `Error(PeerMalfunction)`, and a cap of the tool's
+/// own an `Error(ToolCap)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopKind {
+    Fail,
+    Inconclusive,
+    Error(ErrorKind),
+}
+
+#[derive(Debug, Clone)]
+pub struct Stop {
+    pub kind: StopKind,
+    pub message: String,
+}
+
+impl Stop {
+    pub fn fail(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Fail,
+            message: message.into(),
+        }
+    }
+    pub fn inconclusive(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Inconclusive,
+            message: message.into(),
+        }
+    }
+    /// Tool trouble: a suite or plan problem, never the peer's doing.
+    pub fn error(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::Tool),
+            message: message.into(),
+        }
+    }
+    /// The peer answered `op`, but not with a valid A2A answer: the message
+    /// reads `peer malfunction: HTTP 500 text/html on SendMessage: …`.
+    pub fn malfunction(op: impl std::fmt::Debug, reason: &str) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::PeerMalfunction),
+            message: malfunction_message(&format!("{op:?}"), reason),
+        }
+    }
+    /// A malfunction not tied to one operation's answer (a stream's events).
+    pub fn malfunction_in(message: impl std::fmt::Display) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::PeerMalfunction),
+            message: format!("{MALFUNCTION}: {message}"),
+        }
+    }
+    /// One of the tool's caps was reached: `error`, never the peer's fault.
+    pub fn cap(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::ToolCap),
+            message: message.into(),
+        }
+    }
+    pub fn unreachable(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::Unreachable),
+            message: message.into(),
+        }
+    }
+}
+
+/// How every malfunction's message opens.
+const MALFUNCTION: &str = "peer malfunction";
+
+/// `peer malfunction: HTTP 500 text/html on SendMessage: the body is not
+/// JSON …`: a reason that opens with the HTTP status line keeps it up front,
+/// then the operation, then the detail.
+fn malfunction_message(op: &str, reason: &str) -> String {
+    match reason.split_once(": ") {
+        Some((head, detail)) if head.starts_with("HTTP ") => {
+            format!("{MALFUNCTION}: {head} on {op}: {detail}")
+        }
+        _ => format!("{MALFUNCTION} on {op}: {reason}"),
+    }
+}
+
+/// A not-served malfunction's message as the failure of an interface that
+/// does not speak A2A: `the interface does not speak A2A: HTTP 404 … on …`.
+pub fn not_served_message(message: &str) -> String {
+    match message.strip_prefix(MALFUNCTION) {
+        Some(rest) => format!("the interface does not speak A2A{rest}"),
+        None => message.to_string(),
+    }
+}
+
+/// A step passed, or stopped the run.
+pub type StepResult = Result<(), Stop>;
+
+/// A reply the step judges itself: a result, a protocol error, or a
+/// refusal the step provoked by withholding or forging the credentials.
+pub enum Answered {
+    Result(Value),
+    Error(RpcError),
+    Refused { status: u16, detail: String },
+}
+
+/// The run's push state: its webhook receiver, once started, and the last
+/// delivery an `expect_webhook` consumed.
+#[derive(Default)]
+pub struct PushState {
+    pub(super) receiver: Option<WebhookReceiver>,
+    pub(super) cursor: usize,
+    /// Whether a token was set on a push config in this run.
+    pub(super) token_set: bool,
+}
+
+/// The state of one scenario run.
+pub struct RunContext<'a> {
+    pub client: &'a PeerClient,
+    pub transcript: Arc<Transcript>,
+    /// Variables for this run: `None` is a variable that exists but is unset.
+    pub vars: HashMap<String, Option<String>>,
+    pub(super) captures: HashMap<String, Capture>,
+    /// Per stream: the last event a step consumed.
+    pub(super) cursors: HashMap<String, usize>,
+    /// The run's webhook receiver and what `expect_webhook` consumed.
+    pub(super) push: PushState,
+    /// The card's probe window when `--max-probe-window` clamped it: a
+    /// wait of that length that sees nothing is inconclusive, not a failure.
+    pub clamped_window: Option<ProbeWindow>,
+    /// `for_each: signatures`: the card as served, and the `--trusted-key` keys.
+    pub signing: Option<Signing>,
+    /// What steps compare the peer's answers with from its public card.
+    pub card: Arc<CardFacts>,
+    /// `--strict`: a broken SHOULD fails the run instead of leaving it inconclusive.
+    pub strict: bool,
+}
+
+/// What the public card says that steps compare answers with: its skill ids
+/// (the extended card must list them all) and every output media type it
+/// declares anywhere (lowercased).
+#[derive(Debug, Clone, Default)]
+pub struct CardFacts {
+    pub skills: Vec<String>,
+    pub output_types: Vec<String>,
+}
+
+impl CardFacts {
+    pub fn of(card: &a2a_conform_protocol::card::Card) -> CardFacts {
+        CardFacts {
+            skills: card.skills.iter().map(|s| s.id.clone()).collect(),
+            output_types: card.declared_output_types(),
+        }
+    }
+}
+
+/// What `verify_signature` checks: the card as served and the keys given.
+#[derive(Clone)]
+pub struct Signing {
+    pub card: Arc<a2a_conform_protocol::card::signature::ServedCard>,
+    pub trusted: Arc<Vec<a2a_conform_protocol::card::signature::TrustedKey>>,
+}
+
+impl<'a> RunContext<'a> {
+    pub fn new(
+        client: &'a PeerClient,
+        transcript: Arc<Transcript>,
+        vars: HashMap<String, Option<String>>,
+    ) -> Self {
+        RunContext {
+            client,
+            transcript,
+            vars,
+            captures: HashMap::new(),
+            cursors: HashMap::new(),
+            push: PushState::default(),
+            clamped_window: None,
+            signing: None,
+            card: Arc::default(),
+            strict: false,
+        }
+    }
+
+    pub(super) fn version(&self) -> ProtocolVersion {
+        self.client.version
+    }
+
+    /// A template's text for this run; an unset variable makes the run
+    /// inconclusive, naming it. A capture not (yet) made reads as empty.
+    pub(super) fn text(&self, template: &Template) -> Result<String, Stop> {
+        let mut out = String::new();
+        for element in template.elements() {
+            match element {
+                Element::Literal(text) => out.push_str(text),
+                Element::Capture { name, field } => {
+                    if let Some(capture) = self.captures.get(name) {
+                        out.push_str(&capture.field(*field));
+                    }
+                }
+                Element::Var(name) => match self.vars.get(name) {
+                    Some(Some(value)) => out.push_str(value),
+                    Some(None) => {
+                        return Err(Stop::inconclusive(format!(
+                            "variable `{name}` is not set: pass --var {name}=… or set it in a --profile"
+                        )))
+                    }
+                    None => return Err(Stop::error(format!("variable `{name}` is unknown"))),
+                },
+            }
+        }
+        Ok(out)
+    }
+
+    /// A duration for this run: as loaded, or its template resolved and read.
+    pub(super) fn duration(&self, value: &DurationValue) -> Result<Duration, Stop> {
+        match value {
+            DurationValue::Literal(d) => Ok(*d),
+            DurationValue::Template(t) => {
+                vars::parse_duration(&self.text(t)?).map_err(|e| Stop::error(e.to_string()))
+            }
+        }
+    }
+
+    /// A count for this run: as loaded, or its template resolved and read.
+    pub(super) fn count(&self, value: &Count) -> Result<u32, Stop> {
+        match value {
+            Count::Literal(n) => Ok(*n),
+            Count::Template(t) => Count::parse(&self.text(t)?).ok_or_else(|| {
+                Stop::error(format!(
+                    "`reads` must be a whole number from 1 to {MAX_READS}"
+                ))
+            }),
+        }
+    }
+
+    pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
+        self.captures
+            .get(name)
+            .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
+    }
+
+    /// An instant as an offset from the run's start, for messages.
+    pub(super) fn offset(&self, at: Instant) -> String {
+        format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
+    }
+
+    /// The one mapping from a reply to what the step judges, or to how the
+    /// run stops: a broken reply is a peer malfunction (an `error`, never a
+    /// `fail`: it keeps no promise and breaks none), a reply cut at one of
+    /// the tool's caps is a tool-cap error, an unreachable peer is an error,
+    /// and a refusal of the configured credentials makes it inconclusive
+    /// ([`Self::refused`]); a refusal of credentials the step chose
+    /// (`credentials: none|invalid`) is the step's answer.
+    pub(super) fn answered(
+        &self,
+        op: Operation,
+        reply: Reply,
+        credentials: Credentials,
+    ) -> Result<Answered, Stop> {
+        match reply {
+            Reply::Ok(result) => Ok(Answered::Result(result)),
+            Reply::Err(error) => Ok(Answered::Error(error)),
+            Reply::Refused { status, detail } if credentials != Credentials::Configured => {
+                Ok(Answered::Refused { status, detail })
+            }
+            Reply::Refused { status, detail } => Err(self.refused(op, status, &detail)),
+            Reply::Capped(reason) => Err(Stop::cap(format!("{op:?}: {reason}"))),
+            Reply::Broken(reason) => Err(Stop::malfunction(op, &reason)),
+            Reply::NotServed(reason) => Err(Stop {
+                kind: StopKind::Error(ErrorKind::NotServed),
+                ..Stop::malfunction(op, &reason)
+            }),
+            Reply::Unreachable(reason) => Err(Stop::unreachable(reason)),
+        }
+    }
+
+    /// [`Self::answered`] for a call with the configured credentials, whose
+    /// refusal always stops the run: the result, or the protocol error.
+    pub(super) fn answered_configured(
+        &self,
+        op: Operation,
+        reply: Reply,
+    ) -> Result<Result<Value, RpcError>, Stop> {
+        match self.answered(op, reply, Credentials::Configured)? {
+            Answered::Result(result) => Ok(Ok(result)),
+            Answered::Error(error) => Ok(Err(error)),
+            Answered::Refused { status, detail } => Err(self.refused(op, status, &detail)),
+        }
+    }
+
+    /// A refusal (HTTP 401/403) of a request carrying the configured
+    /// credentials: the run cannot reach what it checks, so it is
+    /// inconclusive, saying which credentials to give.
+    fn refused(&self, op: Operation, status: u16, detail: &str) -> Stop {
+        let withheld;
+        let hint = if let Some(origin) = self.client.withheld_for() {
+            withheld = format!(
+                "--same-origin-credentials kept the credentials to the card's origin {origin}, and this endpoint is on another"
+            );
+            withheld.as_str()
+        } else if let (true, Some(hint)) = (self.client.has_credentials(), self.client.auth_hint())
+        {
+            hint
+        } else if let Some(hint) = self.client.auth_hint() {
+            withheld = format!("no credentials were given: {hint}");
+            withheld.as_str()
+        } else if self.client.has_credentials() {
+            "the configured credentials were not accepted: check the token of --bearer-env and the --header values"
+        } else {
+            "no credentials were given: pass a token with --bearer-env VAR (or a header with --header)"
+        };
+        Stop::inconclusive(format!(
+            "the peer refused {op:?} with HTTP {status} ({detail}); {hint}"
+        ))
+    }
+}
+
+/// `a or b or c`.
+pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(T::to_string)
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// The scenario's `credentials` choice, as the HTTP client takes it.
+pub(super) fn client_credentials(choice: Choice) -> Credentials {
+    match choice {
+        Choice::Configured => Credentials::Configured,
+        Choice::None => Credentials::None,
+        Choice::Invalid => Credentials::Invalid,
+    }
+}

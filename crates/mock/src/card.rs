@@ -1,0 +1,199 @@
+//! The mock peer's agent card, in the v1.0 or v0.3 layout, served at the
+//! well-known path with `Cache-Control: max-age` and an `ETag` (v1 §8.6.1).
+
+use super::auth;
+use super::behaviour::Behaviour;
+use super::declared;
+use super::published::{INPUT_MODES, JSONRPC_PATH, OUTPUT_MODES, REST_PATH};
+use super::shared::Shared;
+use a2a_conform_protocol::ProtocolVersion;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+pub(crate) use super::published::EXAMPLES;
+
+/// Where `interface-unserved` declares an interface that nothing serves.
+const UNSERVED_PATH: &str = "/a2a/retired";
+
+/// The card as JSON, declarations shaped by the behaviour.
+pub(crate) fn card_json(peer: &Shared) -> Value {
+    let base = &peer.base_url;
+    let behaviour = peer.behaviour;
+    let capabilities = json!({
+        "streaming": behaviour.declares_streaming(),
+        "pushNotifications": behaviour.declares_push(),
+    });
+    let skills = json!([{
+        "id": "echo",
+        "name": "Chunked echo",
+        "description": "Answers every message with a `result` artifact streamed in chunks. \
+                        A text containing `need-input` first asks for more input.",
+        "tags": ["mock", "echo", "conformance"],
+        "examples": EXAMPLES,
+        "inputModes": INPUT_MODES,
+        "outputModes": OUTPUT_MODES,
+    }]);
+    let name = format!("a2a-conform mock peer ({})", behaviour.name());
+    let description = format!(
+        "A loopback A2A peer for a2a-conform. Behaviour `{}`: {}.",
+        behaviour.name(),
+        behaviour.describe()
+    );
+    let version = env!("CARGO_PKG_VERSION");
+    let mut card = match peer.protocol {
+        ProtocolVersion::V1_0 => {
+            // HTTP+JSON is declared whether or not it is served (rest-unserved).
+            let mut interfaces = vec![
+                json!({
+                    "url": format!("{base}{}", JSONRPC_PATH),
+                    "protocolBinding": "JSONRPC",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                }),
+                json!({
+                    "url": format!("{base}{}", REST_PATH),
+                    "protocolBinding": "HTTP+JSON",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                }),
+            ];
+            if behaviour == Behaviour::InterfaceUnserved {
+                interfaces.push(json!({
+                    "url": format!("{base}{UNSERVED_PATH}"),
+                    "protocolBinding": "JSONRPC",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                }));
+            }
+            if let Some(addr) = peer.grpc_addr {
+                // `host:port`, no scheme, as gRPC targets are written.
+                let grpc = json!({
+                    "url": addr.to_string(),
+                    "protocolBinding": "GRPC",
+                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
+                });
+                match behaviour {
+                    Behaviour::GrpcOnly => interfaces = vec![grpc],
+                    Behaviour::GrpcRefused => interfaces.insert(1, grpc),
+                    _ => interfaces.push(grpc),
+                }
+            }
+            json!({
+                "name": name,
+                "description": description,
+                "version": version,
+                "supportedInterfaces": interfaces,
+                "capabilities": capabilities,
+                "defaultInputModes": INPUT_MODES,
+                "defaultOutputModes": OUTPUT_MODES,
+                "skills": skills,
+            })
+        }
+        ProtocolVersion::V0_3 => {
+            let mut card = json!({
+                "name": name,
+                "description": description,
+                "version": version,
+                "protocolVersion": "0.3.0",
+                "url": format!("{base}{}", JSONRPC_PATH),
+                "preferredTransport": "JSONRPC",
+                "capabilities": capabilities,
+                "defaultInputModes": INPUT_MODES,
+                "defaultOutputModes": OUTPUT_MODES,
+                "skills": skills,
+            });
+            let mut additional = vec![json!({
+                "url": format!("{base}{}", REST_PATH),
+                "transport": "HTTP+JSON",
+            })];
+            if behaviour == Behaviour::InterfaceUnserved {
+                additional.push(json!({
+                    "url": format!("{base}{UNSERVED_PATH}"),
+                    "transport": "JSONRPC",
+                }));
+            }
+            card["additionalInterfaces"] = Value::Array(additional);
+            card
+        }
+    };
+    if behaviour.declares_security() && !auth::declare_schemes(&mut card, peer) {
+        declare_security(&mut card, peer.protocol);
+    }
+    declared::shape_card(&mut card, peer);
+    match &peer.signing {
+        Some(key) => key.sign(card, behaviour),
+        None => card,
+    }
+}
+
+/// A required bearer scheme, in the version's shapes (v1.0
+/// `httpAuthSecurityScheme` + `securityRequirements`; v0.3 `type: http` +
+/// `security`).
+fn declare_security(card: &mut Value, protocol: ProtocolVersion) {
+    let scheme = auth::SCHEME;
+    match protocol {
+        ProtocolVersion::V1_0 => {
+            card["securitySchemes"] = json!({
+                scheme: {"httpAuthSecurityScheme": {
+                    "scheme": "Bearer",
+                    "description": "A bearer token on every A2A request",
+                }}
+            });
+            card["securityRequirements"] = json!([{"schemes": {scheme: {"list": []}}}]);
+        }
+        ProtocolVersion::V0_3 => {
+            card["securitySchemes"] = json!({
+                scheme: {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "A bearer token on every A2A request",
+                }
+            });
+            card["security"] = json!([{scheme: []}]);
+        }
+    }
+}
+
+/// GET the card; honours `If-None-Match` with 304.
+pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    respond(card_json(&peer).to_string(), &headers)
+}
+
+/// A card body with its `ETag`, or 304 when `If-None-Match` names it.
+pub(crate) fn respond(body: String, headers: &HeaderMap) -> Response {
+    let digest = Sha256::digest(body.as_bytes());
+    let mut etag = String::from("\"");
+    for byte in &digest[..12] {
+        let _ = write!(etag, "{byte:02x}");
+    }
+    etag.push('"');
+    let matches = headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let etag =
+        HeaderValue::from_str(&etag).unwrap_or_else(|_| HeaderValue::from_static("\"card\""));
+    let cache = HeaderValue::from_static("max-age=300");
+    if matches {
+        return (
+            StatusCode::NOT_MODIFIED,
+            [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],
+        )
+            .into_response();
+    }
+    (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (header::CACHE_CONTROL, cache),
+            (header::ETAG, etag),
+        ],
+        body,
+    )
+        .into_response()
+}

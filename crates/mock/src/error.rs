@@ -1,0 +1,140 @@
+//! The mock peer's protocol errors and their rendering: JSON-RPC error objects
+//! (v1.0 with a google.rpc.ErrorInfo `data` array) and REST google.rpc.Status
+//! bodies with the HTTP status of v1 §5.4.
+
+use a2a_conform_protocol::{codes, ProtocolVersion};
+use axum::http::StatusCode;
+use serde_json::{json, Map, Value};
+
+/// An A2A or JSON-RPC error the peer answers with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct A2aError {
+    pub code: i64,
+    pub message: String,
+}
+
+pub(crate) const ERROR_DOMAIN: &str = "a2a-protocol.org";
+pub(crate) const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
+
+impl A2aError {
+    pub fn new(code: i64, message: impl Into<String>) -> A2aError {
+        A2aError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> A2aError {
+        A2aError::new(codes::INVALID_PARAMS, message)
+    }
+
+    pub fn task_not_found(id: &str) -> A2aError {
+        A2aError::new(codes::TASK_NOT_FOUND, format!("task `{id}` not found"))
+    }
+
+    pub fn unsupported(message: impl Into<String>) -> A2aError {
+        A2aError::new(codes::UNSUPPORTED_OPERATION, message)
+    }
+
+    /// The ErrorInfo `reason` of an A2A error (none for plain JSON-RPC errors).
+    pub fn reason(&self) -> Option<&'static str> {
+        Some(match self.code {
+            codes::TASK_NOT_FOUND => "TASK_NOT_FOUND",
+            codes::TASK_NOT_CANCELABLE => "TASK_NOT_CANCELABLE",
+            codes::PUSH_NOT_SUPPORTED => "PUSH_NOTIFICATION_NOT_SUPPORTED",
+            codes::UNSUPPORTED_OPERATION => "UNSUPPORTED_OPERATION",
+            codes::CONTENT_TYPE_NOT_SUPPORTED => "CONTENT_TYPE_NOT_SUPPORTED",
+            codes::INVALID_AGENT_RESPONSE => "INVALID_AGENT_RESPONSE",
+            codes::EXTENDED_CARD_NOT_CONFIGURED => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+            codes::EXTENSION_SUPPORT_REQUIRED => "EXTENSION_SUPPORT_REQUIRED",
+            codes::VERSION_NOT_SUPPORTED => "VERSION_NOT_SUPPORTED",
+            _ => return None,
+        })
+    }
+
+    /// The HTTP status and google.rpc status name of the REST binding.
+    pub fn http_status(&self) -> (StatusCode, &'static str) {
+        match self.code {
+            codes::TASK_NOT_FOUND | codes::METHOD_NOT_FOUND => (StatusCode::NOT_FOUND, "NOT_FOUND"),
+            codes::INVALID_PARAMS
+            | codes::INVALID_REQUEST
+            | codes::PARSE_ERROR
+            | codes::CONTENT_TYPE_NOT_SUPPORTED => (StatusCode::BAD_REQUEST, "INVALID_ARGUMENT"),
+            codes::INTERNAL_ERROR | codes::INVALID_AGENT_RESPONSE => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL")
+            }
+            _ => (StatusCode::BAD_REQUEST, "FAILED_PRECONDITION"),
+        }
+    }
+
+    fn error_info(&self) -> Option<Value> {
+        self.reason().map(
+            |reason| json!({"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN}),
+        )
+    }
+
+    /// The JSON-RPC `error` object. v1.0 carries `data: [ErrorInfo]` for A2A
+    /// errors; v0.3 leaves `data` out.
+    pub fn jsonrpc_error(&self, version: ProtocolVersion) -> Value {
+        let mut out = Map::new();
+        out.insert("code".into(), json!(self.code));
+        out.insert("message".into(), json!(self.message));
+        if version == ProtocolVersion::V1_0 {
+            if let Some(info) = self.error_info() {
+                out.insert("data".into(), json!([info]));
+            }
+        }
+        Value::Object(out)
+    }
+
+    /// The REST body, `{"error":{code,status,message,details:[ErrorInfo]}}`.
+    pub fn rest_body(&self) -> Value {
+        let (http, status) = self.http_status();
+        let details: Vec<Value> = self.error_info().into_iter().collect();
+        json!({"error": {
+            "code": http.as_u16(),
+            "status": status,
+            "message": self.message,
+            "details": details,
+        }})
+    }
+}
+
+/// A full JSON-RPC error response echoing `id`.
+pub(crate) fn jsonrpc_error_response(
+    id: &Value,
+    error: &A2aError,
+    version: ProtocolVersion,
+) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": error.jsonrpc_error(version)})
+}
+
+/// A full JSON-RPC success response echoing `id`.
+pub(crate) fn jsonrpc_result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v1_errors_carry_error_info() {
+        let e = A2aError::task_not_found("x");
+        let v1 = e.jsonrpc_error(ProtocolVersion::V1_0);
+        assert_eq!(v1["code"], codes::TASK_NOT_FOUND);
+        assert_eq!(v1["data"][0]["@type"], ERROR_INFO_TYPE);
+        assert_eq!(v1["data"][0]["reason"], "TASK_NOT_FOUND");
+        assert_eq!(v1["data"][0]["domain"], ERROR_DOMAIN);
+        assert!(e.jsonrpc_error(ProtocolVersion::V0_3).get("data").is_none());
+        let rest = e.rest_body();
+        assert_eq!(rest["error"]["code"], 404);
+        assert_eq!(rest["error"]["status"], "NOT_FOUND");
+        let plain = A2aError::invalid_params("bad");
+        assert!(plain
+            .jsonrpc_error(ProtocolVersion::V1_0)
+            .get("data")
+            .is_none());
+        assert_eq!(plain.http_status().0, StatusCode::BAD_REQUEST);
+    }
+}

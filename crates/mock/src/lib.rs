@@ -1,0 +1,325 @@
+//! The mock peer: a real A2A server on loopback with an honest lifecycle and
+//! named divergences, for trying the tool and for the tests.
+//!
+//! ```no_run
+//! use a2a_conform_mock::{Behaviour, MockConfig, MockPeer};
+//! use a2a_conform_protocol::ProtocolVersion;
+//! # async fn demo() -> std::io::Result<()> {
+//! let peer = MockPeer::start(MockConfig {
+//!     protocol: ProtocolVersion::V1_0,
+//!     behaviour: Behaviour::CancelLeak,
+//!     ..MockConfig::default()
+//! })
+//! .await?;
+//! println!("card at {}", peer.card_url());
+//! peer.shutdown().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Layout: [`behaviour`] names the divergences, `card` publishes the agent
+//! card, `jsonrpc` and `rest` are the HTTP bindings, `grpc` the gRPC one (a
+//! second loopback port, for the gRPC behaviours), `service` is the
+//! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
+//! `sse` writes streams, `push` keeps push configs and delivers notifications,
+//! `auth` checks credentials (and `token` issues OAuth tokens), `model` renders the wire shapes of each version,
+//! `bench` serves numbered cards and fast streams for the benchmark.
+//! Leaves the others import instead of each other or this file: `published`
+//! (paths and media modes), `shared` (what handlers share), `push_configs`.
+
+pub mod auth;
+pub mod behaviour;
+mod bench;
+mod card;
+mod declared;
+mod error;
+mod grpc;
+mod issued;
+mod jsonrpc;
+mod lifecycle;
+mod model;
+mod published;
+mod push;
+mod push_configs;
+mod rest;
+mod service;
+mod shared;
+mod signed;
+mod sse;
+mod store;
+mod task_basics;
+pub mod tls;
+mod token;
+
+pub use behaviour::Behaviour;
+pub use shared::MockTiming;
+pub use tls::{MockPki, MockTls, PkiFiles};
+
+use a2a_conform_protocol::ProtocolVersion;
+use axum::routing::{any, get, post};
+use axum::Router;
+use published::{CARD_PATH, JSONRPC_PATH, REST_PATH};
+use push_configs::Registry;
+use shared::Shared;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// How the mock peer is set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockConfig {
+    /// The version the peer speaks and its card declares.
+    pub protocol: ProtocolVersion,
+    pub behaviour: Behaviour,
+    /// The loopback port; 0 picks a free one.
+    pub port: u16,
+    pub timing: MockTiming,
+    /// The bearer token the `secured` behaviour requires; `None` is
+    /// [`auth::DEFAULT_TOKEN`]. Other behaviours check no credentials.
+    pub auth_token: Option<String>,
+    /// Serve HTTPS (the card and both HTTP bindings) with this PKI's server
+    /// certificate instead of plain HTTP.
+    pub tls: Option<MockTls>,
+}
+
+impl Default for MockConfig {
+    fn default() -> Self {
+        MockConfig {
+            protocol: ProtocolVersion::V1_0,
+            behaviour: Behaviour::Honest,
+            port: 0,
+            timing: MockTiming::default(),
+            auth_token: None,
+            tls: None,
+        }
+    }
+}
+
+/// A running mock peer. Dropping it stops the server.
+pub struct MockPeer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    shutdown: watch::Sender<bool>,
+    server: Option<JoinHandle<()>>,
+    grpc_server: Option<JoinHandle<()>>,
+}
+
+impl MockPeer {
+    /// Binds 127.0.0.1:`port` (loopback only) and serves on the current tokio runtime.
+    pub async fn start(config: MockConfig) -> std::io::Result<MockPeer> {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, config.port)).await?;
+        let addr = listener.local_addr()?;
+        let grpc_listener =
+            if config.protocol == ProtocolVersion::V1_0 && config.behaviour.serves_grpc() {
+                Some(tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?)
+            } else {
+                None
+            };
+        let grpc_addr = grpc_listener.as_ref().map(|l| l.local_addr()).transpose()?;
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let capacity = (config.timing.chunks as usize).saturating_mul(2) + 64;
+        let shared = Arc::new(Shared {
+            protocol: config.protocol,
+            behaviour: config.behaviour,
+            timing: config.timing,
+            base_url: format!(
+                "{}://{addr}",
+                if config.tls.is_some() {
+                    "https"
+                } else {
+                    "http"
+                }
+            ),
+            store: store::Store::new(capacity),
+            push: Registry::new(),
+            shutdown: shutdown_rx.clone(),
+            auth_token: (config.behaviour.declares_security()
+                || declared::guards_extended_card(config.behaviour))
+            .then(|| {
+                config
+                    .auth_token
+                    .clone()
+                    .unwrap_or_else(|| auth::DEFAULT_TOKEN.to_string())
+            }),
+            grpc_addr,
+            tokens: issued::Issued::default(),
+            signing: signed::SigningKey::for_behaviour(config.behaviour),
+        });
+        let grpc_server =
+            grpc_listener.map(|listener| tokio::spawn(grpc::serve(shared.clone(), listener)));
+        let app = router(shared.clone());
+        let mut signal = shutdown_rx;
+        let graceful = async move {
+            let _ = signal.wait_for(|down| *down).await;
+        };
+        let server = match &config.tls {
+            None => tokio::spawn(async move {
+                // An accept error ends the server; the peer then reads as unreachable.
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(graceful)
+                    .await;
+            }),
+            Some(tls) => {
+                let server_config = tls
+                    .pki
+                    .server_config(tls.require_client_cert)
+                    .map_err(std::io::Error::other)?;
+                let listener = tls::TlsListener::new(listener, server_config)?;
+                tokio::spawn(async move {
+                    let _ = axum::serve(listener, app)
+                        .with_graceful_shutdown(graceful)
+                        .await;
+                })
+            }
+        };
+        Ok(MockPeer {
+            addr,
+            shared,
+            shutdown,
+            server: Some(server),
+            grpc_server,
+        })
+    }
+
+    /// `http://127.0.0.1:PORT` (`https://` when serving TLS)
+    pub fn base_url(&self) -> String {
+        self.shared.base_url.clone()
+    }
+
+    /// The well-known card URL.
+    pub fn card_url(&self) -> String {
+        format!("{}{}", self.shared.base_url, CARD_PATH)
+    }
+
+    /// The card of numbered peer `n`: one process serves any number of
+    /// distinct cards (named `… #n`) for fleet tests and the benchmark.
+    pub fn fleet_card_url(&self, n: u32) -> String {
+        format!("{}/peers/{n}{}", self.shared.base_url, CARD_PATH)
+    }
+
+    /// The JSON-RPC endpoint (the card's first interface).
+    pub fn jsonrpc_url(&self) -> String {
+        format!("{}{}", self.shared.base_url, JSONRPC_PATH)
+    }
+
+    /// The HTTP+JSON endpoint, served (and declared) for v1.0 only.
+    pub fn rest_url(&self) -> Option<String> {
+        self.shared
+            .serves_rest()
+            .then(|| format!("{}{}", self.shared.base_url, REST_PATH))
+    }
+
+    /// The gRPC address (`host:port`), served (and declared) by v1.0 peers
+    /// of the gRPC behaviours.
+    pub fn grpc_addr(&self) -> Option<SocketAddr> {
+        self.shared.grpc_addr
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn protocol(&self) -> ProtocolVersion {
+        self.shared.protocol
+    }
+
+    pub fn behaviour(&self) -> Behaviour {
+        self.shared.behaviour
+    }
+
+    /// The public key (a JWK with `kid`) the card is signed with, for the
+    /// signing behaviours: what `--trusted-key` takes.
+    pub fn public_jwk(&self) -> Option<serde_json::Value> {
+        self.shared.signing.as_ref().map(|k| k.jwk.clone())
+    }
+
+    /// The bearer token the peer's card requires (behaviours that declare
+    /// security; only `secured` checks it).
+    pub fn auth_token(&self) -> Option<String> {
+        self.shared.auth_token.clone()
+    }
+
+    /// Every task the peer holds, oldest first: the text of the message
+    /// that created it and its state now (tests read what a check left).
+    pub fn tasks(&self) -> Vec<(String, a2a_conform_protocol::TaskState)> {
+        self.shared
+            .store
+            .snapshot_all()
+            .into_iter()
+            .map(|task| {
+                let text = task
+                    .history
+                    .first()
+                    .map(|m| {
+                        m.parts
+                            .iter()
+                            .filter_map(|p| match &p.content {
+                                model::Content::Text(t) => Some(t.as_str()),
+                                _ => None,
+                            })
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+                (text, task.status.state)
+            })
+            .collect()
+    }
+
+    /// Stops accepting, ends every open stream and worker, and waits (at most
+    /// a few seconds) for open connections to finish.
+    pub async fn shutdown(mut self) {
+        self.signal_stop();
+        for mut server in [self.server.take(), self.grpc_server.take()]
+            .into_iter()
+            .flatten()
+        {
+            if tokio::time::timeout(Duration::from_secs(5), &mut server)
+                .await
+                .is_err()
+            {
+                server.abort();
+            }
+        }
+    }
+
+    fn signal_stop(&self) {
+        let _ = self.shutdown.send(true);
+        self.shared.store.stop_all();
+    }
+}
+
+impl Drop for MockPeer {
+    fn drop(&mut self) {
+        self.signal_stop();
+        for server in [self.server.take(), self.grpc_server.take()]
+            .into_iter()
+            .flatten()
+        {
+            server.abort();
+        }
+    }
+}
+
+fn router(shared: Arc<Shared>) -> Router {
+    let mut a2a = Router::new().route(JSONRPC_PATH, post(jsonrpc::handle));
+    if shared.serves_rest() {
+        a2a = a2a.route(&format!("{}/{{*rest}}", REST_PATH), any(rest::handle));
+    }
+    // Credentials guard the A2A endpoints; the card stays public.
+    let a2a = a2a.route_layer(axum::middleware::from_fn_with_state(
+        shared.clone(),
+        auth::require,
+    ));
+    let mut router = Router::new();
+    if shared.behaviour.issues_tokens() {
+        router = router.route(published::TOKEN_PATH, post(token::issue));
+    }
+    router
+        .route(CARD_PATH, get(card::serve))
+        .route(bench::FLEET_CARD_ROUTE, get(bench::serve_card))
+        .merge(a2a)
+        .with_state(shared)
+}

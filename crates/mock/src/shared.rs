@@ -1,0 +1,76 @@
+//! What every handler and worker of the mock shares: the peer's version,
+//! behaviour and pace, its tasks and push configs, and the shutdown signal.
+
+use super::behaviour::Behaviour;
+use super::push_configs::Registry;
+use super::store::Store;
+use a2a_conform_protocol::ProtocolVersion;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The pace of the mock's work; tests shrink it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MockTiming {
+    /// How many chunks the `result` artifact is streamed in (default 5).
+    pub chunks: u32,
+    /// The pause before each chunk (default 200 ms: about 1 s of work).
+    pub chunk_interval: Duration,
+    /// How often `stream-silent` sends a keep-alive comment (default 5 s).
+    pub keepalive_interval: Duration,
+    /// How long a silenced stream stays open before closing (default 60 s).
+    pub silence: Duration,
+}
+
+impl Default for MockTiming {
+    fn default() -> Self {
+        MockTiming {
+            chunks: 5,
+            chunk_interval: Duration::from_millis(200),
+            keepalive_interval: Duration::from_secs(5),
+            silence: Duration::from_secs(60),
+        }
+    }
+}
+
+/// What every handler and worker shares.
+pub(crate) struct Shared {
+    pub protocol: ProtocolVersion,
+    pub behaviour: Behaviour,
+    pub timing: MockTiming,
+    pub base_url: String,
+    pub store: Store,
+    /// Push notification configs (and the client deliveries go out with).
+    pub push: Registry,
+    pub shutdown: watch::Receiver<bool>,
+    /// The bearer token requests must carry (behaviours that declare security).
+    pub auth_token: Option<String>,
+    /// Where gRPC is served (v1.0 peers of the gRPC behaviours).
+    pub grpc_addr: Option<std::net::SocketAddr>,
+    /// Access tokens the token endpoint issued (behaviours that issue tokens).
+    pub tokens: super::issued::Issued,
+    /// The card's signing key (the signing behaviours).
+    pub signing: Option<super::signed::SigningKey>,
+}
+
+impl Shared {
+    /// Sleeps for `duration`; false if the peer shut down meanwhile.
+    pub async fn sleep(&self, duration: Duration) -> bool {
+        let mut shutdown = self.shutdown.clone();
+        tokio::select! {
+            _ = tokio::time::sleep(duration) => true,
+            _ = shutdown.wait_for(|down| *down) => false,
+        }
+    }
+
+    /// Resolves once the peer shuts down.
+    pub async fn stopped(&self) {
+        let mut shutdown = self.shutdown.clone();
+        let _ = shutdown.wait_for(|down| *down).await;
+    }
+
+    /// Whether the HTTP+JSON binding the card declares (both versions) is
+    /// served.
+    pub fn serves_rest(&self) -> bool {
+        self.behaviour.serves_rest()
+    }
+}

@@ -1,0 +1,151 @@
+//! Server-Sent Events responses: a pump task per stream writes the task
+//! snapshot, then the task's events, framed for JSON-RPC (a response per
+//! `data:` line) or REST (a bare StreamResponse), and closes the stream when
+//! the lifecycle says so, the client leaves, or the peer shuts down. The
+//! stream-silent behaviours are applied here.
+
+use super::behaviour::Behaviour;
+use super::error::jsonrpc_result;
+use super::lifecycle::Opened;
+use super::model::{self, Event, TaskView};
+use super::shared::Shared;
+use a2a_conform_protocol::ProtocolVersion;
+use axum::body::Body;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::Value;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
+
+/// How each `data:` payload is wrapped.
+#[derive(Debug, Clone)]
+pub(crate) enum Framing {
+    /// A JSON-RPC response carrying the request's `id`.
+    JsonRpc { id: Value },
+    /// The bare StreamResponse (HTTP+JSON binding).
+    Rest,
+    /// The 0.3 HTTP+JSON binding: the 0.3 proto's StreamResponse JSON.
+    RestV0_3,
+}
+
+impl Framing {
+    fn frame(&self, payload: Value) -> Bytes {
+        let value = match self {
+            Framing::JsonRpc { id } => jsonrpc_result(id, payload),
+            Framing::Rest => payload,
+            Framing::RestV0_3 => a2a_conform_protocol::v0_3::proto::wrapped(&payload),
+        };
+        Bytes::from(format!("data: {value}\n\n"))
+    }
+}
+
+/// An SSE response for an opened task.
+pub(crate) fn respond(
+    peer: &Arc<Shared>,
+    opened: Opened,
+    view: TaskView,
+    framing: Framing,
+) -> Response {
+    let (tx, rx) = mpsc::channel::<Bytes>(16);
+    tokio::spawn(pump(peer.clone(), opened, view, framing, tx));
+    let body = Body::from_stream(ReceiverStream::new(rx).map(Ok::<_, Infallible>));
+    (
+        StatusCode::OK,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn pump(
+    peer: Arc<Shared>,
+    opened: Opened,
+    view: TaskView,
+    framing: Framing,
+    tx: mpsc::Sender<Bytes>,
+) {
+    let version = peer.protocol;
+    let Opened { task, mut feed } = opened;
+    let first = model::task_event_json(&task, version, view);
+    if tx.send(framing.frame(first)).await.is_err() {
+        return;
+    }
+    if let Some(fast) = super::bench::FastStream::requested(&task) {
+        super::bench::pump(&task, version, fast, |v| framing.frame(v), &tx).await;
+        return;
+    }
+    if task.status.state.is_terminal() {
+        // Nothing more will happen. v0.3 ends a stream with `final: true`.
+        if version == ProtocolVersion::V0_3 {
+            let last = Event::Status {
+                task_id: task.id.clone(),
+                context_id: task.context_id.clone(),
+                status: task.status.clone(),
+            };
+            let _ = tx
+                .send(framing.frame(model::event_json(&last, version)))
+                .await;
+        }
+        return;
+    }
+    if peer.behaviour.silences_streams() {
+        stay_silent(&peer, &tx).await;
+        return;
+    }
+    loop {
+        tokio::select! {
+            received = feed.recv() => match received {
+                Ok(b) => {
+                    let payload = model::event_json(&b.event, version);
+                    if tx.send(framing.frame(payload)).await.is_err() || b.close {
+                        return;
+                    }
+                }
+                // A stream that fell behind ends rather than skip events.
+                Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => return,
+            },
+            _ = tx.closed() => return,
+            _ = peer.stopped() => return,
+        }
+    }
+}
+
+/// stream-silent: keep-alive comments only; stream-silent-nothing: nothing.
+/// Either way the stream closes after `timing.silence` without another event.
+async fn stay_silent(peer: &Shared, tx: &mpsc::Sender<Bytes>) {
+    let deadline = tokio::time::Instant::now() + peer.timing.silence;
+    let keepalive = (peer.behaviour == Behaviour::StreamSilent)
+        .then(|| peer.timing.keepalive_interval.max(Duration::from_millis(1)));
+    let mut next = keepalive.map(|k| tokio::time::Instant::now() + k);
+    loop {
+        let wake = match next {
+            Some(at) if at < deadline => at,
+            _ => deadline,
+        };
+        tokio::select! {
+            _ = tokio::time::sleep_until(wake) => {
+                if wake >= deadline {
+                    return;
+                }
+                if tx.send(Bytes::from_static(b": keep-alive\n\n")).await.is_err() {
+                    return;
+                }
+                next = keepalive.map(|k| wake + k);
+            }
+            _ = tx.closed() => return,
+            _ = peer.stopped() => return,
+        }
+    }
+}

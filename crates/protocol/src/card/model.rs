@@ -1,0 +1,175 @@
+//! The parsed card's types: what a card declares, as the rest of the tool
+//! reads it. Parsing lives in `parse`/`interfaces`; what the card promises,
+//! as declaration ids, in `declarations`.
+
+use crate::declaration::DeclarationId;
+use crate::{Binding, ProtocolVersion};
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+
+/// The largest card body [`super::parse_card`] accepts (1 MiB). Fetchers should stop
+/// reading past it.
+pub const MAX_CARD_BYTES: usize = 1024 * 1024;
+
+/// Which protocol version to speak: detected from the card, or forced (`--protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolChoice {
+    #[default]
+    Auto,
+    Force(ProtocolVersion),
+}
+
+/// Which binding to use: the card's preference, or forced (`--binding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BindingChoice {
+    #[default]
+    Auto,
+    Force(Binding),
+}
+
+/// Which shape the card has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CardLayout {
+    /// `supportedInterfaces`, no legacy top-level endpoint fields.
+    #[serde(rename = "1.0")]
+    V1_0,
+    /// Top-level `url` + `protocolVersion` (+ `preferredTransport`, `additionalInterfaces`).
+    #[serde(rename = "0.3")]
+    V0_3,
+    /// `supportedInterfaces` plus a top-level `protocolVersion` and/or `url`, as the
+    /// official SDKs serve when they speak both versions. `supportedInterfaces` wins.
+    #[serde(rename = "hybrid")]
+    Hybrid,
+}
+
+impl fmt::Display for CardLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CardLayout::V1_0 => "v1.0",
+            CardLayout::V0_3 => "v0.3",
+            CardLayout::Hybrid => "hybrid (v1.0 with v0.3 fields)",
+        })
+    }
+}
+
+/// A parsed, validated agent card.
+#[derive(Debug, Clone, Serialize)]
+pub struct Card {
+    /// The URL the card was fetched from.
+    pub fetched_from: String,
+    /// The card exactly as received.
+    pub raw: serde_json::Value,
+    /// `sha256:<hex>` over the raw body bytes.
+    pub digest: String,
+    pub name: String,
+    /// The agent's own version (`version`), not the protocol's.
+    pub version: Option<String>,
+    pub layout: CardLayout,
+    /// Every declared interface, in preference order: v1.0 `supportedInterfaces`;
+    /// v0.3 `url` + `preferredTransport`, then `additionalInterfaces`; hybrid both,
+    /// `supportedInterfaces` first. Exact repeats are listed once.
+    pub interfaces: Vec<Interface>,
+    /// The interface the run talks to.
+    pub endpoint: Interface,
+    pub capabilities: Capabilities,
+    pub default_input_modes: Vec<String>,
+    pub default_output_modes: Vec<String>,
+    pub skills: Vec<Skill>,
+    /// Names of the declared security schemes, in card order.
+    pub security_schemes: Vec<String>,
+    /// Whether the card requires credentials on every request: a non-empty
+    /// v1.0 `securityRequirements` or v0.3 `security` with no empty
+    /// (anonymous) alternative. Declares `security.enforced`.
+    pub security_required: bool,
+    /// A default timeout the card declares (top-level or `capabilities.defaultTimeout`,
+    /// seconds as a number or a string like `"30s"`, `"1500ms"`, `"2m"`). Serialized
+    /// as seconds.
+    #[serde(serialize_with = "serialize_secs")]
+    pub default_timeout: Option<Duration>,
+    /// Lint findings that are not fatal, one line each.
+    pub warnings: Vec<String>,
+}
+
+/// One declared interface.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Interface {
+    /// Absolute URL (relative ones are resolved against the card URL, with a
+    /// warning; a gRPC `host:port` gets its scheme).
+    pub url: String,
+    /// The URL as the card spells it (a gRPC target is often `host:port`).
+    pub declared_url: String,
+    /// `None`: a binding the tool does not speak (e.g. `GRPC`) or does not know.
+    pub binding: Option<Binding>,
+    /// The binding as the card spells it (`JSONRPC` when a v0.3 card omits `preferredTransport`).
+    pub binding_name: String,
+    /// `None`: a version the tool does not speak. Set to the assumed version (with a
+    /// warning) when the card leaves it out.
+    pub protocol_version: Option<ProtocolVersion>,
+    /// The version as the card spells it; empty when the card leaves it out.
+    pub declared_version: String,
+    /// v1.0 `tenant`, to be sent with every request.
+    pub tenant: Option<String>,
+}
+
+/// The card's capability flags; `None` when the card leaves one out (reads as false).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Capabilities {
+    pub streaming: Option<bool>,
+    pub push_notifications: Option<bool>,
+    /// v1.0 `capabilities.extendedAgentCard`, else v0.3 `supportsAuthenticatedExtendedCard`.
+    pub extended_agent_card: Option<bool>,
+    /// v0.3 only (removed in 1.0).
+    pub state_transition_history: Option<bool>,
+    /// `capabilities.extensions`, in card order; an entry without a `uri` is
+    /// left out (with a warning).
+    pub extensions: Vec<Extension>,
+}
+
+/// An extension the card declares (`capabilities.extensions[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Extension {
+    pub uri: String,
+    /// `required: true`: a client must ask for it on every request (v1 §3.3.4).
+    pub required: bool,
+}
+
+/// A declared skill. Modes are `None` when the skill has none of its own (it then
+/// takes the card defaults; an empty list counts as none, as in ProtoJSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct Skill {
+    pub id: String,
+    pub name: String,
+    pub input_modes: Option<Vec<String>>,
+    pub output_modes: Option<Vec<String>>,
+    /// The skill's `examples` (prompts it handles), each with its index in
+    /// the card's list; see the engine's precondition search.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<(usize, String)>,
+}
+
+/// A declared interface as a declaration (see [`Card::interface_declarations`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceDeclaration {
+    pub id: DeclarationId,
+    pub interface: Interface,
+    /// Why the tool cannot check it (`None`: it can).
+    pub unsupported: Option<String>,
+}
+
+/// A promise the runner can judge, and whether the card makes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Declaration {
+    pub id: DeclarationId,
+    pub declared: bool,
+}
+
+fn serialize_secs<S: serde::Serializer>(
+    value: &Option<Duration>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match value {
+        Some(d) => serializer.serialize_some(&d.as_secs_f64()),
+        None => serializer.serialize_none(),
+    }
+}

@@ -1,0 +1,605 @@
+//! `a2a-conform diff OLD.json NEW.json`: what changed between two JSON
+//! reports — card changes and verdict changes per declaration and per
+//! scenario run, each labelled `regression`, `fix`, `drift` or `accepted` —
+//! and whether `--fail-on` is triggered. [`gate`] holds what makes it a
+//! release gate (baselines, `--accept`); [`render`] shows it to people, as
+//! Markdown or as JSON.
+
+pub mod gate;
+mod model;
+pub mod render;
+
+pub use gate::DiffOptions;
+pub use model::*;
+
+use crate::input::{read_capped, ReadError, REPORT_CAP};
+use crate::{
+    DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
+    SCHEMA_VERSION,
+};
+use std::path::Path;
+
+/// Why `diff` could not compare (exit 2): an unreadable file, not a
+/// report, or schema versions that differ (from each other, or from the one
+/// this build reads).
+#[derive(Debug, thiserror::Error)]
+pub enum DiffInputError {
+    #[error("cannot read {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file} is larger than {} MiB: not a report a2a-conform wrote", .cap / (1024 * 1024))]
+    TooLarge { file: String, cap: u64 },
+    #[error("{file} is not an a2a-conform JSON report: {source}")]
+    NotJson {
+        file: String,
+        source: serde_json::Error,
+    },
+    #[error(
+        "{file} is not an a2a-conform report: it has no numeric `schema_version` \
+         (write one with `a2a-conform check … --json FILE`)"
+    )]
+    NoSchemaVersion { file: String },
+    #[error(
+        "{old} has schema_version {old_version} but {new} has schema_version {new_version}; \
+         diff compares reports of the same schema version (this a2a-conform writes {SCHEMA_VERSION})"
+    )]
+    VersionsDiffer {
+        old: String,
+        old_version: u64,
+        new: String,
+        new_version: u64,
+    },
+    #[error(
+        "{old} and {new} have schema_version {version}; \
+         this a2a-conform reads schema_version {SCHEMA_VERSION}"
+    )]
+    UnsupportedVersion {
+        old: String,
+        new: String,
+        version: u64,
+    },
+    #[error("{file} is not a valid a2a-conform report (schema_version {version}): {source}")]
+    Invalid {
+        file: String,
+        version: u64,
+        source: serde_json::Error,
+    },
+}
+
+/// A report file read from disk (within [`REPORT_CAP`]), with the schema
+/// version it declares; parsed into a [`RunReport`] once the versions agree.
+struct Loaded {
+    name: String,
+    version: u64,
+    text: String,
+}
+
+/// Only the version: the rest is skipped, not built into a JSON tree.
+#[derive(serde::Deserialize)]
+struct VersionProbe {
+    schema_version: Option<serde_json::Value>,
+}
+
+fn read(path: &Path) -> Result<Loaded, DiffInputError> {
+    let file = path.display().to_string();
+    let text = match read_capped(path, REPORT_CAP) {
+        Ok(text) => text,
+        Err(ReadError::TooLarge { cap }) => return Err(DiffInputError::TooLarge { file, cap }),
+        Err(ReadError::Io(source)) => return Err(DiffInputError::Read { file, source }),
+    };
+    let probe = match serde_json::from_str::<VersionProbe>(&text) {
+        Ok(probe) => probe,
+        Err(source) if source.is_syntax() || source.is_eof() => {
+            return Err(DiffInputError::NotJson { file, source })
+        }
+        // JSON, but not an object: it has no `schema_version`.
+        Err(_) => return Err(DiffInputError::NoSchemaVersion { file }),
+    };
+    let Some(version) = probe
+        .schema_version
+        .as_ref()
+        .and_then(serde_json::Value::as_u64)
+    else {
+        return Err(DiffInputError::NoSchemaVersion { file });
+    };
+    Ok(Loaded {
+        name: file,
+        version,
+        text,
+    })
+}
+
+fn parse(loaded: Loaded) -> Result<(Source, RunReport), DiffInputError> {
+    let report: RunReport =
+        serde_json::from_str(&loaded.text).map_err(|source| DiffInputError::Invalid {
+            file: loaded.name.clone(),
+            version: loaded.version,
+            source,
+        })?;
+    let source = Source {
+        file: loaded.name,
+        started_at: report.started_at.clone(),
+        tool_version: report.tool.version.clone(),
+    };
+    Ok((source, report))
+}
+
+/// Loads both reports and compares them.
+pub fn diff_files(old: &Path, new: &Path, options: &DiffOptions) -> Result<Diff, DiffInputError> {
+    let old = read(old)?;
+    let new = read(new)?;
+    if old.version != new.version {
+        return Err(DiffInputError::VersionsDiffer {
+            old: old.name,
+            old_version: old.version,
+            new: new.name,
+            new_version: new.version,
+        });
+    }
+    if old.version != u64::from(SCHEMA_VERSION) {
+        return Err(DiffInputError::UnsupportedVersion {
+            old: old.name,
+            new: new.name,
+            version: old.version,
+        });
+    }
+    let (old_source, old_report) = parse(old)?;
+    let (new_source, new_report) = parse(new)?;
+    Ok(compare_with(
+        old_source,
+        &old_report,
+        new_source,
+        &new_report,
+        options,
+    ))
+}
+
+/// [`compare_with`] with no baseline and nothing accepted.
+pub fn compare(
+    old_source: Source,
+    old: &RunReport,
+    new_source: Source,
+    new: &RunReport,
+    fail_on: FailOn,
+) -> Diff {
+    compare_with(old_source, old, new_source, new, &DiffOptions::new(fail_on))
+}
+
+/// Compares two reports. Peers are matched by card URL (then by name at a
+/// URL differing only in host and port); when each report has exactly one
+/// peer they are matched whatever their URLs. The baseline's known
+/// divergences are applied to the new report first, so they read as drift,
+/// not regressions; accepted ids relabel their changes.
+pub fn compare_with(
+    old_source: Source,
+    old: &RunReport,
+    new_source: Source,
+    new: &RunReport,
+    options: &DiffOptions,
+) -> Diff {
+    let mut judged;
+    let new = match &options.baseline {
+        Some(baseline) => {
+            judged = new.clone();
+            baseline.apply(&mut judged, false);
+            &judged
+        }
+        None => new,
+    };
+    let mut changes = Vec::new();
+    let mut peers = Vec::new();
+    let pair = |o: Option<&PeerReport>, n: Option<&PeerReport>| PeerPair {
+        old: o.map(|p| p.card_url.clone()),
+        new: n.map(|p| p.card_url.clone()),
+    };
+    if old.peers.len() == 1 && new.peers.len() == 1 {
+        compare_peer(&old.peers[0], &new.peers[0], &mut changes);
+        peers.push(pair(Some(&old.peers[0]), Some(&new.peers[0])));
+    } else {
+        let matched: Vec<Option<&PeerReport>> = old
+            .peers
+            .iter()
+            .map(|o| {
+                new.peers
+                    .iter()
+                    .find(|n| n.card_url == o.card_url)
+                    .or_else(|| {
+                        // A moved peer is recognised by a name no other peer has.
+                        let unique = o.name.is_some()
+                            && old.peers.iter().filter(|x| x.name == o.name).count() == 1;
+                        let moved: Vec<&PeerReport> = new
+                            .peers
+                            .iter()
+                            .filter(|n| {
+                                n.name == o.name
+                                    && gate::same_place(&n.card_url, &o.card_url)
+                                    && !old.peers.iter().any(|x| x.card_url == n.card_url)
+                            })
+                            .collect();
+                        (unique && moved.len() == 1).then(|| moved[0])
+                    })
+            })
+            .collect();
+        for (o, n) in old.peers.iter().zip(matched.iter().copied()) {
+            peers.push(pair(Some(o), n));
+            match n {
+                Some(n) => compare_peer(o, n, &mut changes),
+                None => changes.push(Change {
+                    label: Label::Drift,
+                    peer: o.card_url.clone(),
+                    kind: Kind::Peer,
+                    id: o.card_url.clone(),
+                    old: Some(o.card_url.clone()),
+                    new: None,
+                    message: "peer checked only in the old report".into(),
+                }),
+            }
+        }
+        for n in &new.peers {
+            if !matched.iter().flatten().any(|m| m.card_url == n.card_url) {
+                peers.push(pair(None, Some(n)));
+                changes.push(Change {
+                    label: Label::Drift,
+                    peer: n.card_url.clone(),
+                    kind: Kind::Peer,
+                    id: n.card_url.clone(),
+                    old: None,
+                    new: Some(n.card_url.clone()),
+                    message: "peer checked only in the new report".into(),
+                });
+            }
+        }
+    }
+    let unmatched_accepts = gate::accept_changes(&mut changes, &options.accepts(), old, new);
+    changes.sort_by_key(|c| gate::rank(c.label));
+    let count = |l: Label| changes.iter().filter(|c| c.label == l).count();
+    let summary = Summary {
+        regressions: count(Label::Regression),
+        fixes: count(Label::Fix),
+        drift: count(Label::Drift),
+        accepted: count(Label::Accepted),
+    };
+    let fail_on = options.fail_on;
+    let failed = match fail_on {
+        FailOn::Regression => summary.regressions > 0,
+        FailOn::Any => changes.iter().any(|c| c.label != Label::Accepted),
+        FailOn::Never => false,
+    };
+    Diff {
+        schema_version: DIFF_SCHEMA_VERSION,
+        old: old_source,
+        new: new_source,
+        peers,
+        fail_on,
+        failed,
+        summary,
+        changes,
+        unmatched_accepts,
+    }
+}
+
+fn compare_peer(old: &PeerReport, new: &PeerReport, out: &mut Vec<Change>) {
+    let peer = new.card_url.clone();
+    let change =
+        |label, kind, id: &str, o: Option<&str>, n: Option<&str>, message: String| Change {
+            label,
+            peer: peer.clone(),
+            kind,
+            id: id.to_string(),
+            old: o.map(str::to_string),
+            new: n.map(str::to_string),
+            message,
+        };
+    match (&old.card_error, &new.card_error) {
+        (None, Some(e)) => out.push(change(
+            Label::Regression,
+            Kind::Card,
+            "card_error",
+            None,
+            Some(e),
+            format!("the card can no longer be used: {e}"),
+        )),
+        (Some(e), None) => out.push(change(
+            Label::Fix,
+            Kind::Card,
+            "card_error",
+            Some(e),
+            None,
+            "the card can be used again".into(),
+        )),
+        (Some(a), Some(b)) if a != b => out.push(change(
+            Label::Drift,
+            Kind::Card,
+            "card_error",
+            Some(a),
+            Some(b),
+            "the card is still unusable, for another reason".into(),
+        )),
+        _ => {}
+    }
+    let fields = [
+        ("name", &old.name, &new.name, "the card's name changed"),
+        (
+            "protocol_version",
+            &old.protocol_version,
+            &new.protocol_version,
+            "the protocol version spoken changed",
+        ),
+        (
+            "binding",
+            &old.binding,
+            &new.binding,
+            "the binding used changed",
+        ),
+        (
+            "endpoint",
+            &old.endpoint,
+            &new.endpoint,
+            "the endpoint changed",
+        ),
+    ];
+    for (field, o, n, message) in fields {
+        let moved_only =
+            field == "endpoint" && matches!((o, n), (Some(o), Some(n)) if gate::same_place(o, n));
+        if o != n && o.is_some() && n.is_some() && !moved_only {
+            out.push(change(
+                Label::Drift,
+                Kind::Card,
+                field,
+                o.as_deref(),
+                n.as_deref(),
+                message.to_string(),
+            ));
+        }
+    }
+    if let (Some(o), Some(n)) = (&old.card_digest, &new.card_digest) {
+        if o != n {
+            if let Some(message) = digest_change(old, new) {
+                out.push(change(
+                    Label::Drift,
+                    Kind::Card,
+                    "card_digest",
+                    Some(o),
+                    Some(n),
+                    message,
+                ));
+            }
+        }
+    }
+    compare_rows(&peer, &old.declarations, &new.declarations, out);
+    compare_rows(&peer, &old.scenarios, &new.scenarios, out);
+}
+
+/// What a changed card digest means, naming the declarations that changed;
+/// `None` when nothing declared changed and the peer only moved (its URLs,
+/// in the card too, differ in host or port alone).
+fn digest_change(old: &PeerReport, new: &PeerReport) -> Option<String> {
+    let declared = |p: &PeerReport| -> Vec<String> {
+        p.declarations
+            .iter()
+            .filter(|d| d.declared)
+            .map(|d| d.id.clone())
+            .collect()
+    };
+    let (before, after) = (declared(old), declared(new));
+    let added: Vec<&str> = after
+        .iter()
+        .filter(|d| !before.contains(d))
+        .map(String::as_str)
+        .collect();
+    let removed: Vec<&str> = before
+        .iter()
+        .filter(|d| !after.contains(d))
+        .map(String::as_str)
+        .collect();
+    let mut parts = Vec::new();
+    if !added.is_empty() {
+        parts.push(format!("now declares {}", added.join(", ")));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("no longer declares {}", removed.join(", ")));
+    }
+    if !parts.is_empty() {
+        return Some(format!(
+            "the card's content changed: it {}",
+            parts.join("; ")
+        ));
+    }
+    let moved = old.card_url != new.card_url || old.endpoint != new.endpoint;
+    (!moved).then(|| {
+        "the card's content changed, but no declaration did (descriptions, names or URLs)"
+            .to_string()
+    })
+}
+
+/// A row both reports key by id: a declaration or a scenario run.
+trait Row {
+    const KIND: Kind;
+    fn id(&self) -> &str;
+    fn verdict(&self) -> &'static str;
+    /// The row's change between the reports; `None` when nothing changed.
+    fn change(old: Option<&Self>, new: Option<&Self>) -> Option<(Label, String)>;
+}
+
+impl Row for DeclarationReport {
+    const KIND: Kind = Kind::Declaration;
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn verdict(&self) -> &'static str {
+        self.verdict.as_str()
+    }
+    fn change(old: Option<&Self>, new: Option<&Self>) -> Option<(Label, String)> {
+        declaration_change(old, new)
+    }
+}
+
+impl Row for ScenarioReport {
+    const KIND: Kind = Kind::Scenario;
+    fn id(&self) -> &str {
+        &self.id
+    }
+    fn verdict(&self) -> &'static str {
+        self.verdict.as_str()
+    }
+    fn change(old: Option<&Self>, new: Option<&Self>) -> Option<(Label, String)> {
+        scenario_change(old, new)
+    }
+}
+
+/// Every row of the new report (against its old self, if any), then every
+/// row only the old report has.
+fn compare_rows<R: Row>(peer: &str, old: &[R], new: &[R], out: &mut Vec<Change>) {
+    let pairs = new
+        .iter()
+        .map(|n| (old.iter().find(|o| o.id() == n.id()), Some(n)))
+        .chain(
+            old.iter()
+                .filter(|o| !new.iter().any(|n| n.id() == o.id()))
+                .map(|o| (Some(o), None)),
+        );
+    for (o, n) in pairs {
+        if let Some((label, message)) = R::change(o, n) {
+            let Some(id) = n.or(o).map(Row::id) else {
+                continue;
+            };
+            out.push(Change {
+                label,
+                peer: peer.to_string(),
+                kind: R::KIND,
+                id: id.to_string(),
+                old: o.map(|r| r.verdict().to_string()),
+                new: n.map(|r| r.verdict().to_string()),
+                message,
+            });
+        }
+    }
+}
+
+/// Labels a declaration row's change; `None` when nothing changed.
+///
+/// regression: anything → diverged, or an honoured declaration dropped from
+/// the card (removed, or no longer declared); fix: diverged → honoured;
+/// drift: every other change.
+pub fn declaration_change(
+    old: Option<&DeclarationReport>,
+    new: Option<&DeclarationReport>,
+) -> Option<(Label, String)> {
+    use DeclarationVerdict::{Diverged, Honoured};
+    let known = |d: &DeclarationReport| {
+        if d.baselined {
+            " (baselined)"
+        } else {
+            ""
+        }
+    };
+    match (old, new) {
+        (None, None) => None,
+        (None, Some(n)) => Some(if n.verdict == Diverged && !n.baselined {
+            (
+                Label::Regression,
+                format!("new in the card, and diverged{}: {}", known(n), n.reason),
+            )
+        } else if n.declared {
+            (
+                Label::Drift,
+                format!("new in the card ({}): {}", n.verdict.as_str(), n.reason),
+            )
+        } else {
+            (
+                Label::Drift,
+                format!("new in the report, not declared: {}", n.reason),
+            )
+        }),
+        (Some(o), None) => Some(if o.verdict == Honoured {
+            (
+                Label::Regression,
+                "dropped from the card; it was honoured".to_string(),
+            )
+        } else {
+            (
+                Label::Drift,
+                format!("no longer in the report (was {})", o.verdict.as_str()),
+            )
+        }),
+        (Some(o), Some(n)) => {
+            if o.verdict == n.verdict && o.declared == n.declared {
+                return None;
+            }
+            let dropped = o.verdict == Honoured && o.declared && !n.declared;
+            // A divergence the baseline knows is drift, as `check` reads it.
+            let label = if (n.verdict == Diverged && !n.baselined) || dropped {
+                Label::Regression
+            } else if o.verdict == Diverged && n.verdict == Honoured {
+                Label::Fix
+            } else {
+                Label::Drift
+            };
+            let declared = match (o.declared, n.declared) {
+                (true, false) => "no longer declared by the card; ",
+                (false, true) => "now declared by the card; ",
+                _ => "",
+            };
+            Some((
+                label,
+                format!(
+                    "{declared}{} → {}{}: {}",
+                    o.verdict.as_str(),
+                    n.verdict.as_str(),
+                    known(n),
+                    n.reason
+                ),
+            ))
+        }
+    }
+}
+
+/// Labels a scenario run's change; `None` when its verdict is the same.
+///
+/// regression: anything → fail; fix: fail → pass or flaky; drift: every
+/// other change.
+pub fn scenario_change(
+    old: Option<&ScenarioReport>,
+    new: Option<&ScenarioReport>,
+) -> Option<(Label, String)> {
+    use ScenarioVerdict::{Fail, Flaky, Pass};
+    match (old, new) {
+        (None, None) => None,
+        (None, Some(n)) => Some((
+            if n.verdict == Fail && !n.baselined {
+                Label::Regression
+            } else {
+                Label::Drift
+            },
+            format!("new run ({}): {}", n.verdict.as_str(), n.message),
+        )),
+        (Some(o), None) => Some((
+            Label::Drift,
+            format!("no longer run (was {})", o.verdict.as_str()),
+        )),
+        (Some(o), Some(n)) if o.verdict == n.verdict => None,
+        (Some(o), Some(n)) => {
+            let label = match (o.verdict, n.verdict) {
+                (_, Fail) if n.baselined => Label::Drift,
+                (_, Fail) => Label::Regression,
+                (Fail, Pass | Flaky) => Label::Fix,
+                _ => Label::Drift,
+            };
+            Some((
+                label,
+                format!(
+                    "{} → {}{}: {}",
+                    o.verdict.as_str(),
+                    n.verdict.as_str(),
+                    if n.baselined { " (baselined)" } else { "" },
+                    n.message
+                ),
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

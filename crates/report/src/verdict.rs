@@ -1,0 +1,613 @@
+//! The one place that decides what counts: scenario runs → declaration
+//! verdicts, and a report → the process exit code (known divergences from a
+//! baseline excused, flaky runs, unverified rows and stale baseline entries
+//! counted when the report says so), and the [`Summary`] every headline is
+//! rendered from. A run that tested nothing never reads as success.
+//!
+//! `fail` is a valid protocol answer that breaks the promise; an answer that
+//! is no valid A2A answer is a peer malfunction (an `error` run): it never
+//! diverges nor over-delivers a declaration, which reads `unverified` with
+//! the malfunction as its reason, and it fails the run with exit 3.
+
+use crate::exit;
+use crate::{
+    BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, RunReport,
+    ScenarioReport, ScenarioVerdict, Summary,
+};
+use a2a_conform_protocol::card::Declaration;
+use std::collections::{HashMap, HashSet};
+
+/// Whether a run ended in a peer malfunction (not a valid A2A answer).
+pub fn malfunctioned(run: &ScenarioReport) -> bool {
+    run.verdict == ScenarioVerdict::Error
+        && matches!(
+            run.error_kind,
+            Some(ErrorKind::PeerMalfunction | ErrorKind::NotServed)
+        )
+}
+
+/// Judges each declaration from the scenario runs that verify it.
+/// `declarations` is the card's list, in report order.
+///
+/// Runs are indexed by the ids they verify, so a card with 100,000 rows and
+/// as many runs is judged in near-linear time, not rows × runs.
+pub fn judge_declarations(
+    declarations: &[Declaration],
+    runs: &[ScenarioReport],
+) -> Vec<DeclarationReport> {
+    // Rows key on the id's wire spelling: runs carry it as written in the report.
+    let mut rows: Vec<(String, bool)> = declarations
+        .iter()
+        .map(|d| (d.id.to_string(), d.declared))
+        .collect();
+    let mut by_id: HashMap<String, Vec<&ScenarioReport>> = HashMap::new();
+    for run in runs {
+        for id in &run.verifies {
+            let related = by_id.entry(id.clone()).or_default();
+            // A run naming an id twice still counts once.
+            if !related.last().is_some_and(|r| std::ptr::eq(*r, run)) {
+                related.push(run);
+            }
+        }
+    }
+    // A scenario may verify something the card's list does not name (a custom
+    // suite's own declaration id): it gets a row too, as declared, in the
+    // order the runs first name it.
+    let mut listed: HashSet<String> = rows.iter().map(|(id, _)| id.clone()).collect();
+    for run in runs {
+        for id in &run.verifies {
+            if listed.insert(id.clone()) {
+                rows.push((id.clone(), true));
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(id, declared)| {
+            let related = by_id.get(&id).cloned().unwrap_or_default();
+            let (verdict, reason) = judge_one(declared, &related);
+            DeclarationReport {
+                scenarios: related
+                    .iter()
+                    .filter(|r| r.verdict != ScenarioVerdict::Skipped)
+                    .map(|r| r.id.clone())
+                    .collect(),
+                id,
+                declared,
+                verdict,
+                reason,
+                baselined: false,
+                baseline_reason: None,
+            }
+        })
+        .collect()
+}
+
+fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, String) {
+    let with = |v: ScenarioVerdict| runs.iter().filter(move |r| r.verdict == v);
+    let failed: Vec<&&ScenarioReport> = with(ScenarioVerdict::Fail).collect();
+    let passed = with(ScenarioVerdict::Pass).count() + with(ScenarioVerdict::Flaky).count();
+    let flaky: Vec<&&ScenarioReport> = with(ScenarioVerdict::Flaky).collect();
+    let open: Vec<&&ScenarioReport> = runs
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.verdict,
+                ScenarioVerdict::Inconclusive | ScenarioVerdict::Error
+            )
+        })
+        .collect();
+    let broken: Vec<&&ScenarioReport> = runs.iter().filter(|r| malfunctioned(r)).collect();
+    if !declared {
+        // Scenarios gated on "not declared" check the refusal the spec
+        // requires; a failure there (a valid answer that served the request)
+        // means the runtime serves it anyway. A malfunction is never that.
+        if let Some(run) = failed.first() {
+            return (
+                DeclarationVerdict::OverDelivers,
+                format!("not declared, yet {}: {}", run.id, run.message),
+            );
+        }
+        if let Some(run) = broken.first() {
+            return (
+                DeclarationVerdict::Unverified,
+                format!(
+                    "not declared; whether the runtime refuses it is unknown: {}: {}",
+                    run.id, run.message
+                ),
+            );
+        }
+        let reason = if passed > 0 {
+            "not declared, and the runtime refuses it as the spec requires".to_string()
+        } else {
+            "not declared by the card".to_string()
+        };
+        return (DeclarationVerdict::NotDeclared, reason);
+    }
+    if let Some(run) = failed.first() {
+        let more = if failed.len() > 1 {
+            format!(" (and {} more failing run(s))", failed.len() - 1)
+        } else {
+            String::new()
+        };
+        return (
+            DeclarationVerdict::Diverged,
+            format!("{}: {}{more}", run.id, run.message),
+        );
+    }
+    // A run the peer answered with no valid A2A answer leaves the promise
+    // unverified, whatever other runs passed.
+    if let Some(run) = broken.first() {
+        let more = if broken.len() > 1 {
+            format!(" (and {} more malfunctioning run(s))", broken.len() - 1)
+        } else {
+            String::new()
+        };
+        return (
+            DeclarationVerdict::Unverified,
+            format!("{}: {}{more}", run.id, run.message),
+        );
+    }
+    if passed > 0 {
+        let mut reason = format!("{passed} scenario run(s) passed");
+        if !flaky.is_empty() {
+            reason.push_str(&format!(
+                "; flaky: {}",
+                flaky
+                    .iter()
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !open.is_empty() {
+            reason.push_str(&format!("; {} more could not be verified", open.len()));
+        }
+        return (DeclarationVerdict::Honoured, reason);
+    }
+    if let Some(run) = open.first() {
+        return (
+            DeclarationVerdict::Unverified,
+            format!("{} {}: {}", run.id, run.verdict.as_str(), run.message),
+        );
+    }
+    let skipped = runs
+        .iter()
+        .find(|r| r.verdict == ScenarioVerdict::Skipped)
+        .map(|r| format!("{} skipped: {}", r.id, r.message));
+    (
+        DeclarationVerdict::Unverified,
+        skipped.unwrap_or_else(|| "no scenario in the suite verifies it".into()),
+    )
+}
+
+/// Why the report fails the run (exit 1), one line each: every diverged
+/// declaration that no baseline entry excuses, every flaky run under
+/// `--fail-on-flaky`, every stale baseline entry under `--strict-baseline`.
+pub fn failing_reasons(report: &RunReport) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let many = report.peers.len() > 1;
+    let on = |peer: &PeerReport| {
+        if many {
+            format!(" ({})", peer.card_url)
+        } else {
+            String::new()
+        }
+    };
+    for peer in &report.peers {
+        for d in &peer.declarations {
+            if d.verdict == DeclarationVerdict::Diverged && !d.baselined {
+                reasons.push(format!("{} diverged{}", d.id, on(peer)));
+            }
+        }
+    }
+    if report.fail_on_flaky {
+        for peer in &report.peers {
+            for s in &peer.scenarios {
+                if s.verdict == ScenarioVerdict::Flaky && !s.baselined {
+                    reasons.push(format!("{} is flaky{} (--fail-on-flaky)", s.id, on(peer)));
+                }
+            }
+        }
+    }
+    if let Some(baseline) = report.baseline.as_ref().filter(|b| b.strict) {
+        for e in &baseline.entries {
+            if e.status == BaselineStatus::Stale {
+                reasons.push(format!(
+                    "baseline entry `{}` is stale: {} (--strict-baseline)",
+                    e.target(),
+                    e.note
+                ));
+            }
+        }
+    }
+    reasons
+}
+
+/// Under `--fail-on-unverified`, one line per declared row left unverified:
+/// each fails the run with exit 4.
+pub fn unverified_reasons(report: &RunReport) -> Vec<String> {
+    if !report.fail_on_unverified {
+        return vec![];
+    }
+    let many = report.peers.len() > 1;
+    report
+        .peers
+        .iter()
+        .flat_map(|peer| {
+            peer.declarations
+                .iter()
+                .filter(|d| d.declared && d.verdict == DeclarationVerdict::Unverified)
+                .map(move |d| {
+                    let on = if many {
+                        format!(" ({})", peer.card_url)
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "{} unverified{on}: {} (--fail-on-unverified)",
+                        d.id,
+                        crate::timeline::one_line(&d.reason, 200)
+                    )
+                })
+        })
+        .collect()
+}
+
+/// Why the report fails the run with exit 3 although every card was read:
+/// one line per run that ended in a peer malfunction.
+pub fn malfunction_reasons(report: &RunReport) -> Vec<String> {
+    let many = report.peers.len() > 1;
+    report
+        .peers
+        .iter()
+        .flat_map(|peer| {
+            peer.scenarios
+                .iter()
+                .filter(|s| malfunctioned(s))
+                .map(move |s| {
+                    let on = if many {
+                        format!(" ({})", peer.card_url)
+                    } else {
+                        String::new()
+                    };
+                    format!("{}{on}: {}", s.id, s.message)
+                })
+        })
+        .collect()
+}
+
+/// Why the run exits as it does, one line each, for stderr: what fails the
+/// run (exit 1), the unverified rows under `--fail-on-unverified` or why
+/// nothing counts as verified (exit 4). Empty for exit 0 and 3 (a card error
+/// is printed on its own, malfunctions by [`malfunction_reasons`]).
+pub fn exit_reasons(report: &RunReport) -> Vec<String> {
+    match exit_code(report) {
+        exit::DIVERGED => failing_reasons(report),
+        exit::NOTHING_VERIFIED => {
+            let mut reasons = unverified_reasons(report);
+            if reasons.is_empty() {
+                let counts = summarize(report).counts;
+                reasons.push(format!(
+                    "nothing was verified: no declaration reads honoured ({} unverified; {})",
+                    counts.declarations.unverified,
+                    counts.runs_phrase()
+                ));
+            }
+            reasons
+        }
+        _ => vec![],
+    }
+}
+
+/// The report's counts and what they read as: the one source of every
+/// headline and of the JSON `summary`.
+pub fn summarize(report: &RunReport) -> Summary {
+    Summary::new(report, exit_code(report))
+}
+
+/// The exit code a whole report calls for (see [`exit`]).
+pub fn exit_code(report: &RunReport) -> i32 {
+    if report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some()) {
+        return exit::PEER_UNREACHABLE;
+    }
+    if !failing_reasons(report).is_empty() {
+        return exit::DIVERGED;
+    }
+    if !malfunction_reasons(report).is_empty() {
+        return exit::PEER_UNREACHABLE;
+    }
+    if report.peers.iter().any(all_runs_unreachable) {
+        return exit::PEER_UNREACHABLE;
+    }
+    if !unverified_reasons(report).is_empty() {
+        return exit::NOTHING_VERIFIED;
+    }
+    // A confirmed known divergence was verified too: it is not "nothing".
+    let rows = || report.peers.iter().flat_map(|p| p.declarations.iter());
+    if rows().any(|d| {
+        d.verdict == DeclarationVerdict::Honoured
+            || (d.verdict == DeclarationVerdict::Diverged && d.baselined)
+    }) {
+        return exit::OK;
+    }
+    exit::NOTHING_VERIFIED
+}
+
+/// Whether every scenario that ran ended in error (the peer went away after
+/// its card was read).
+fn all_runs_unreachable(peer: &PeerReport) -> bool {
+    let ran: Vec<&ScenarioReport> = peer
+        .scenarios
+        .iter()
+        .filter(|s| s.verdict != ScenarioVerdict::Skipped)
+        .collect();
+    // A cap of the tool's own is no sign the peer went away.
+    !ran.is_empty()
+        && ran.iter().all(|s| {
+            s.verdict == ScenarioVerdict::Error && s.error_kind != Some(ErrorKind::ToolCap)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(id: &str, declared: bool) -> Declaration {
+        Declaration {
+            id: id.parse().expect("a declaration id"),
+            declared,
+        }
+    }
+
+    fn run(id: &str, verifies: &str, verdict: ScenarioVerdict) -> ScenarioReport {
+        ScenarioReport::builder(id, verdict)
+            .verifies(verifies)
+            .message(&format!("{id} said so"))
+            .build()
+    }
+
+    #[test]
+    fn a_hundred_thousand_rows_and_runs_are_judged_quickly_and_alike() {
+        let n = 100_000;
+        let declarations: Vec<Declaration> = (0..n)
+            .map(|i| d(&format!("skills[s].inputModes[a/{i}]"), true))
+            .collect();
+        let runs: Vec<ScenarioReport> = (0..n)
+            .map(|i| {
+                let verdict = if i % 2 == 0 {
+                    ScenarioVerdict::Pass
+                } else {
+                    ScenarioVerdict::Skipped
+                };
+                run(
+                    &format!("r{i}"),
+                    &format!("skills[s].inputModes[a/{i}]"),
+                    verdict,
+                )
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        let rows = judge_declarations(&declarations, &runs);
+        // rows × runs would be 10^10 comparisons: minutes, not seconds.
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        assert_eq!(rows.len(), n);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert_eq!(rows[0].scenarios, vec!["r0".to_string()]);
+        assert_eq!(rows[1].verdict, DeclarationVerdict::Unverified);
+        assert!(rows[1].scenarios.is_empty());
+    }
+
+    #[test]
+    fn a_single_failure_diverges_a_declaration() {
+        let decl = vec![d("lifecycle.cancel", true)];
+        let rows = judge_declarations(
+            &decl,
+            &[
+                run("a", "lifecycle.cancel", ScenarioVerdict::Pass),
+                run("b", "lifecycle.cancel", ScenarioVerdict::Fail),
+            ],
+        );
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Diverged);
+        assert!(rows[0].reason.contains("b said so"));
+    }
+
+    #[test]
+    fn only_inconclusive_is_unverified_and_nothing_is_not_honoured() {
+        let decl = vec![d("lifecycle.cancel", true), d("lifecycle.completion", true)];
+        let rows = judge_declarations(
+            &decl,
+            &[run("a", "lifecycle.cancel", ScenarioVerdict::Inconclusive)],
+        );
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Unverified);
+        assert_eq!(rows[1].verdict, DeclarationVerdict::Unverified);
+        assert!(rows[1].reason.contains("no scenario"));
+    }
+
+    #[test]
+    fn undeclared_served_anyway_over_delivers() {
+        let decl = vec![d("capabilities.streaming", false)];
+        let rows = judge_declarations(
+            &decl,
+            &[run("r", "capabilities.streaming", ScenarioVerdict::Fail)],
+        );
+        assert_eq!(rows[0].verdict, DeclarationVerdict::OverDelivers);
+        let rows = judge_declarations(&decl, &[]);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::NotDeclared);
+    }
+
+    fn broken(id: &str, verifies: &str) -> ScenarioReport {
+        ScenarioReport::builder(id, ScenarioVerdict::Error)
+            .verifies(verifies)
+            .message("peer malfunction: HTTP 500 text/html on SendMessage: not JSON")
+            .error_kind(ErrorKind::PeerMalfunction)
+            .build()
+    }
+
+    #[test]
+    fn a_malfunction_never_over_delivers_nor_diverges() {
+        let decl = vec![
+            d("capabilities.pushNotifications", false),
+            d("capabilities.streaming", true),
+        ];
+        let runs = vec![
+            broken("push-refused", "capabilities.pushNotifications"),
+            broken("stream", "capabilities.streaming"),
+            run("other", "capabilities.streaming", ScenarioVerdict::Pass),
+        ];
+        let rows = judge_declarations(&decl, &runs);
+        for row in &rows {
+            assert_eq!(row.verdict, DeclarationVerdict::Unverified, "{row:?}");
+            assert!(row.reason.contains("peer malfunction: HTTP 500"), "{row:?}");
+        }
+        let report = one_peer(rows, runs);
+        assert_eq!(exit_code(&report), exit::PEER_UNREACHABLE);
+        assert_eq!(malfunction_reasons(&report).len(), 2);
+        // An error of the tool's own (a cap) is no malfunction.
+        let mut capped = broken("stream", "capabilities.streaming");
+        capped.error_kind = Some(ErrorKind::ToolCap);
+        let runs = vec![
+            capped,
+            run("other", "capabilities.streaming", ScenarioVerdict::Pass),
+        ];
+        let rows = judge_declarations(&decl[1..], &runs);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert_eq!(exit_code(&one_peer(rows, runs)), exit::OK);
+    }
+
+    #[test]
+    fn exit_codes_follow_the_contract() {
+        let peer =
+            |decls: Vec<DeclarationReport>| PeerReport::builder("u").declarations(decls).build();
+        let row = |v| DeclarationReport::builder("x", v).build();
+        let report = |p| RunReport::new(vec![p]);
+        assert_eq!(
+            exit_code(&report(peer(vec![row(DeclarationVerdict::Honoured)]))),
+            exit::OK
+        );
+        assert_eq!(
+            exit_code(&report(peer(vec![
+                row(DeclarationVerdict::Honoured),
+                row(DeclarationVerdict::Diverged)
+            ]))),
+            exit::DIVERGED
+        );
+        assert_eq!(
+            exit_code(&report(peer(vec![row(DeclarationVerdict::Unverified)]))),
+            exit::NOTHING_VERIFIED
+        );
+        let mut bad = peer(vec![]);
+        bad.card_error = Some("down".into());
+        assert_eq!(exit_code(&report(bad)), exit::PEER_UNREACHABLE);
+    }
+
+    fn one_peer(declarations: Vec<DeclarationReport>, scenarios: Vec<ScenarioReport>) -> RunReport {
+        RunReport::new(vec![PeerReport::builder("u")
+            .declarations(declarations)
+            .scenarios(scenarios)
+            .build()])
+    }
+
+    #[test]
+    fn a_baselined_divergence_does_not_fail_the_run_but_a_new_one_does() {
+        let decl = vec![
+            d("lifecycle.cancel", true),
+            d("capabilities.streaming", true),
+        ];
+        let runs = vec![
+            run("c", "lifecycle.cancel", ScenarioVerdict::Fail),
+            run("s", "capabilities.streaming", ScenarioVerdict::Pass),
+        ];
+        let mut rows = judge_declarations(&decl, &runs);
+        rows[0].baselined = true;
+        let report = one_peer(rows.clone(), runs.clone());
+        assert_eq!(exit_code(&report), exit::OK);
+        assert!(failing_reasons(&report).is_empty());
+        // Only a known divergence and nothing else verified: still verified.
+        let report = one_peer(vec![rows[0].clone()], runs.clone());
+        assert_eq!(exit_code(&report), exit::OK);
+        rows[0].baselined = false;
+        let report = one_peer(rows, runs);
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        assert_eq!(failing_reasons(&report), vec!["lifecycle.cancel diverged"]);
+    }
+
+    #[test]
+    fn flaky_fails_the_run_only_when_the_report_says_so() {
+        let decl = vec![d("lifecycle.cancel", true)];
+        let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Flaky)];
+        let rows = judge_declarations(&decl, &runs);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert!(rows[0].reason.contains("flaky: c"), "{}", rows[0].reason);
+        let mut report = one_peer(rows, runs);
+        assert_eq!(exit_code(&report), exit::OK);
+        report.fail_on_flaky = true;
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        assert!(failing_reasons(&report)[0].contains("c is flaky"));
+        report.peers[0].scenarios[0].baselined = true;
+        assert_eq!(exit_code(&report), exit::OK);
+    }
+
+    #[test]
+    fn a_stale_baseline_entry_fails_only_under_strict() {
+        use crate::{BaselineEntryReport, BaselineReport};
+        let decl = vec![d("lifecycle.cancel", true)];
+        let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Pass)];
+        let mut report = one_peer(judge_declarations(&decl, &runs), runs);
+        report.baseline = Some(BaselineReport {
+            file: "b.yaml".into(),
+            strict: false,
+            entries: vec![BaselineEntryReport {
+                declaration: Some("lifecycle.cancel".into()),
+                scenario: None,
+                reason: "known".into(),
+                status: BaselineStatus::Stale,
+                note: "lifecycle.cancel reads honoured".into(),
+            }],
+        });
+        assert_eq!(exit_code(&report), exit::OK);
+        report.baseline.as_mut().unwrap().strict = true;
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        assert!(failing_reasons(&report)[0].contains("stale"));
+    }
+
+    #[test]
+    fn fail_on_unverified_fails_with_exit_4_naming_each_row() {
+        let decl = vec![
+            d("lifecycle.cancel", true),
+            d("capabilities.streaming", true),
+            d("capabilities.pushNotifications", false),
+        ];
+        let runs = vec![
+            run("c", "lifecycle.cancel", ScenarioVerdict::Pass),
+            run("s", "capabilities.streaming", ScenarioVerdict::Inconclusive),
+        ];
+        let mut report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::OK);
+        assert!(exit_reasons(&report).is_empty());
+        report.fail_on_unverified = true;
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let reasons = exit_reasons(&report);
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("capabilities.streaming unverified: s inconclusive"),
+            "{reasons:?}"
+        );
+        assert_eq!(
+            summarize(&report).headline(),
+            "unverified — 1 honoured, 1 unverified"
+        );
+    }
+
+    #[test]
+    fn exit_4_always_says_why() {
+        let decl = vec![d("lifecycle.cancel", true)];
+        let runs = vec![run("c", "lifecycle.cancel", ScenarioVerdict::Skipped)];
+        let report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let reasons = exit_reasons(&report);
+        assert_eq!(
+            reasons,
+            vec!["nothing was verified: no declaration reads honoured (1 unverified; 1 scenario runs: 1 skipped)"]
+        );
+    }
+}
