@@ -155,9 +155,12 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// The tool writing this report. The name is the tool's, not this
+    /// crate's; the workspace's crates share one version, so this crate's
+    /// version is the tool's.
     pub fn this() -> Tool {
         Tool {
-            name: env!("CARGO_PKG_NAME").into(),
+            name: "a2a-conform".into(),
             version: env!("CARGO_PKG_VERSION").into(),
             insecure: false,
         }
