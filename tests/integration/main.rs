@@ -17,6 +17,7 @@ mod diff;
 mod fleet;
 mod grpc;
 mod hostile;
+mod house;
 mod hygiene;
 mod install;
 mod interop;
