@@ -123,7 +123,7 @@ pub struct ProfileInitArgs {
 }
 
 /// Credentials for the card's own security schemes, each read from the
-/// environment variable a flag names (README, "Credentials from the card").
+/// environment variable a flag names (docs/security.md, "Credentials from the card").
 #[derive(Debug, Clone, Default, Args)]
 pub struct SchemeCredentialArgs {
     /// Read an API key from this environment variable, for a card scheme of type apiKey: sent in the
@@ -306,7 +306,7 @@ pub struct RunArgs {
     pub markdown: Option<PathBuf>,
     /// When `prompt_input_required` is not set, the most tasks one peer's search for a prompt
     /// that reaches input-required may start (the card's skill examples, then a few built-in
-    /// requests; every task it starts is canceled). README, "Zero-config runs".
+    /// requests; every task it starts is canceled). See docs/zero-config.md.
     #[arg(long, value_name = "N", default_value_t = a2a_conform_engine::runner::DEFAULT_DISCOVER_BUDGET as u32,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub discover_budget: u32,
@@ -360,7 +360,7 @@ pub struct CheckArgs {
     #[arg(value_name = "CARD-URL", required_unless_present = "peers_file")]
     pub peers: Vec<String>,
     /// A fleet file: one URL a line, or YAML `peers:` entries, each a URL or
-    /// `{url, profile, headers, bearer_env}` (README, "Fleets"). Adds to CARD-URL.
+    /// `{url, profile, headers, bearer_env}` (docs/fleets.md). Adds to CARD-URL.
     #[arg(long = "peers", value_name = "FILE")]
     pub peers_file: Option<PathBuf>,
     /// Peers checked at once; each has up to --jobs runs in flight.
@@ -376,7 +376,7 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
-    /// The mock peer's behaviour: honest, or a named divergence (README, "Mock peer").
+    /// The mock peer's behaviour: honest, or a named divergence (docs/mock-peer.md).
     #[arg(long, value_enum, default_value_t)]
     pub behaviour: Behaviour,
     /// The protocol version the mock peer speaks.
@@ -394,7 +394,7 @@ pub struct DiffArgs {
     /// The later report.
     #[arg(value_name = "NEW.json")]
     pub new: PathBuf,
-    /// Print the comparison as JSON (schema in the README).
+    /// Print the comparison as JSON (schema in docs/reports.md).
     #[arg(long)]
     pub json: bool,
     /// Which changes make diff exit 1 (accepted changes never do).
@@ -488,7 +488,7 @@ pub enum SuiteCommand {
 
 #[derive(Debug, Args)]
 pub struct MockPeerArgs {
-    /// The behaviour: honest, or a named divergence (README, "Mock peer").
+    /// The behaviour: honest, or a named divergence (docs/mock-peer.md).
     #[arg(long, value_enum, default_value_t)]
     pub behaviour: Behaviour,
     /// The protocol version the peer speaks and its card declares.

@@ -1,8 +1,9 @@
 //! How users get a2a-conform: the GitHub workflows (CI and release) pass
 //! actionlint, the composite action's metadata passes action-validator (the
 //! SchemaStore action schema) and its scripts shellcheck, the release
-//! archives are the names `cargo binstall` and the action download, and the
-//! binary prints completions and a man page.
+//! archives are the names `cargo binstall` and the action download, the
+//! workflows and GitLab job the README and docs/ci.md show are valid, and
+//! the binary prints completions and a man page.
 //!
 //! The validators are pinned in tests/support/validators/ and installed by
 //! tests/support/install-actionlint.sh (on first need, here too). A missing
@@ -273,37 +274,59 @@ fn man_prints_roff_documenting_check() {
     assert!(check.contains(".TH a2a-conform-check 1"), "{check}");
 }
 
-/// The README's ```yaml block that opens with `first_line`.
-fn readme_yaml(first_line: &str) -> String {
-    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
-    let start = readme
+/// The ```yaml block of the page `doc` (README.md, docs/ci.md, …) that
+/// opens with `first_line`.
+fn doc_yaml(doc: &str, first_line: &str) -> String {
+    let text = std::fs::read_to_string(Path::new(ROOT).join(doc)).unwrap();
+    let start = text
         .find(&format!("```yaml\n{first_line}\n"))
-        .unwrap_or_else(|| panic!("README has no yaml block opening with {first_line}"));
-    let block = &readme[start + "```yaml\n".len()..];
+        .unwrap_or_else(|| panic!("{doc} has no yaml block opening with {first_line}"));
+    let block = &text[start + "```yaml\n".len()..];
     block[..block.find("```").expect("closing fence")].to_string()
 }
 
-#[test]
-fn readme_workflow_passes_actionlint_and_uses_the_action() {
-    let workflow = readme_yaml("# .github/workflows/a2a-conformance.yml");
-    assert!(
-        workflow.contains("uses: a2a-conform/a2a-conform@v"),
-        "{workflow}"
-    );
+/// actionlint's verdict on a workflow written in a page of the docs.
+fn lint_doc_workflow(doc: &str, workflow: &str) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a2a-conformance.yml");
-    std::fs::write(&file, &workflow).unwrap();
+    std::fs::write(&file, workflow).unwrap();
     let out = run(&actionlint(), &[&file], dir.path());
     assert!(
         out.status.success(),
-        "actionlint, README workflow:\n{}",
+        "actionlint, {doc} workflow:\n{}",
         text(&out)
     );
 }
 
 #[test]
-fn readme_gitlab_job_downloads_the_release_binary() {
-    let job = readme_yaml("# .gitlab-ci.yml");
+fn readme_workflow_passes_actionlint_and_uses_the_action() {
+    let workflow = doc_yaml("README.md", "# .github/workflows/a2a-conformance.yml");
+    assert!(
+        workflow.contains("uses: a2a-conform/a2a-conform@v"),
+        "{workflow}"
+    );
+    lint_doc_workflow("README", &workflow);
+}
+
+/// The job docs/ci.md offers before a release is published builds the
+/// binary from a checkout, as the README's install section does.
+#[test]
+fn docs_workflow_before_a_release_passes_actionlint_and_builds_from_a_checkout() {
+    let workflow = doc_yaml(
+        "docs/ci.md",
+        "# .github/workflows/a2a-conformance.yml, before a release is published",
+    );
+    assert!(
+        workflow.contains("run: cargo install --locked --path "),
+        "{workflow}"
+    );
+    assert!(!workflow.contains("uses: a2a-conform/"), "{workflow}");
+    lint_doc_workflow("docs/ci.md", &workflow);
+}
+
+#[test]
+fn docs_gitlab_job_downloads_the_release_binary() {
+    let job = doc_yaml("docs/ci.md", "# .gitlab-ci.yml");
     let parsed: Value = serde_saphyr::from_str(&job).expect("the GitLab job is YAML");
     let setup = parsed["a2a-conformance"]["before_script"].to_string();
     assert!(setup.contains("x86_64-unknown-linux-musl"), "{setup}");

@@ -1,6 +1,6 @@
 //! Showing a [`Diff`]: one line per change grouped by peer (coloured like
 //! `check` on a terminal), a Markdown summary for a CI step, or the JSON
-//! document `diff --json` prints (its schema is in the README). A report
+//! document `diff --json` prints (its schema is in docs/reports.md). A report
 //! file may come from anyone: its strings are shown through [`inert`].
 
 use super::model::{Diff, Kind, Label, Source};
