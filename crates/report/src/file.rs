@@ -80,8 +80,11 @@ pub struct ReportFile {
 }
 
 impl ReportFile {
-    /// Reads a JSON report a2a-conform wrote, within [`REPORT_CAP`], of
-    /// this build's [`SCHEMA_VERSION`].
+    /// Reads a JSON report a2a-conform wrote: within [`REPORT_CAP`] (so
+    /// `/dev/zero` or a huge sparse file is refused at once), its
+    /// `schema_version` read first and required to be this build's
+    /// [`SCHEMA_VERSION`] (another version is refused naming both), then
+    /// parsed. Every error names the file.
     pub fn load(path: &Path) -> Result<ReportFile, LoadError> {
         let probed = Probed::read(path)?;
         if probed.version != u64::from(SCHEMA_VERSION) {

@@ -9,7 +9,7 @@ use std::path::Path;
 /// A suite, profile or baseline: a small YAML file a person writes.
 pub const YAML_CAP: u64 = 4 * 1024 * 1024;
 
-/// A JSON report read by `diff` or `merge` ([`crate::file`]): evidence
+/// A JSON report read by `diff` or `merge` ([`crate::ReportFile::load`]): evidence
 /// makes these larger, but a report past this is not one a2a-conform wrote.
 pub const REPORT_CAP: u64 = 64 * 1024 * 1024;
 

@@ -10,7 +10,8 @@
 //!   from these types). It holds [`PeerReport`]s, each with its
 //!   [`DeclarationReport`] rows and [`ScenarioReport`] runs, whose
 //!   [`evidence::Evidence`] is what was sent and received. Read one from a
-//!   file with [`RunReport::load`] (capped, version checked: [`file`](mod@file));
+//!   file with [`RunReport::load`] (capped, version checked: see
+//!   [`ReportFile::load`]);
 //!   write one with [`write_atomically`]. Hand-made reports (tests,
 //!   examples) start from the [`builder`]s.
 //! - **Verdicts.** [`verdict::judge_declarations`] turns runs into
@@ -78,7 +79,7 @@ mod conclude;
 pub mod diff;
 pub mod evidence;
 pub mod exit;
-pub mod file;
+mod file;
 pub mod human;
 pub mod inert;
 pub mod input;

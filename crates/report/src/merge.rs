@@ -5,7 +5,7 @@
 //! of different plans (suites, selections, variables), tool versions or
 //! shard counts are refused, as are missing and repeated shards: a merged
 //! report must not look complete when it is not. Each input is read by the
-//! one report loader ([`crate::file`]): capped, and of this build's schema
+//! one report loader ([`ReportFile::load`]): capped, and of this build's schema
 //! version.
 
 use crate::baseline::Baseline;
@@ -115,7 +115,9 @@ pub fn merge(loaded: Vec<ReportFile>) -> Result<RunReport, MergeError> {
         shards.push((one, info));
     }
     let Some((first, first_info)) = shards.first() else {
-        return Ok(RunReport::new(Vec::new()));
+        let mut nothing = RunReport::new(Vec::new());
+        conclude(&mut nothing, &Rules::default());
+        return Ok(nothing);
     };
     for (one, info) in &shards[1..] {
         same_plan((first, first_info), (one, info))?;
@@ -132,10 +134,8 @@ pub fn merge(loaded: Vec<ReportFile>) -> Result<RunReport, MergeError> {
         .min()
         .unwrap_or_default();
     merged.interrupted = parts.iter().any(|(l, _)| l.report.interrupted);
-    let rules = (
-        parts.iter().any(|(l, _)| l.report.fail_on_flaky),
-        parts.iter().any(|(l, _)| l.report.fail_on_unverified),
-    );
+    let fail_on_flaky = parts.iter().any(|(l, _)| l.report.fail_on_flaky);
+    let fail_on_unverified = parts.iter().any(|(l, _)| l.report.fail_on_unverified);
     let baseline = parts.iter().find_map(|(l, _)| l.report.baseline.clone());
     merged.peers = if total_peers == 1 {
         vec![merge_runs_of_one_peer(parts)?]
@@ -144,16 +144,14 @@ pub fn merge(loaded: Vec<ReportFile>) -> Result<RunReport, MergeError> {
     };
     // Each shard applied the baseline to its own slice; applied again over
     // the whole, every entry's status is the whole check's.
-    let baseline_again = baseline.as_ref().map(Baseline::from_report);
-    conclude(
-        &mut merged,
-        &Rules {
-            fail_on_flaky: rules.0,
-            fail_on_unverified: rules.1,
-            baseline: baseline_again.as_ref(),
-            strict_baseline: baseline.is_some_and(|b| b.strict),
-        },
-    );
+    let known = baseline.as_ref().map(Baseline::from_report);
+    let rules = Rules {
+        fail_on_flaky,
+        fail_on_unverified,
+        baseline: known.as_ref(),
+        strict_baseline: baseline.is_some_and(|b| b.strict),
+    };
+    conclude(&mut merged, &rules);
     Ok(merged)
 }
 

@@ -534,6 +534,6 @@ impl RunReport {
 }
 
 /// The current UTC time as RFC 3339 (`2026-11-30T09:23:38Z`).
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }

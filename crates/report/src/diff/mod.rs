@@ -4,7 +4,7 @@
 //! and whether `--fail-on` is triggered. `gate.rs` holds what makes it a
 //! release gate (baselines, `--accept`), `render.rs` shows it to people (as
 //! text, Markdown or JSON), `model.rs` holds the types `--json` prints.
-//! Reports are read by the one report loader ([`crate::file`]).
+//! Reports are read by the one report loader ([`ReportFile::load`]).
 
 mod gate;
 mod model;
