@@ -18,7 +18,7 @@ use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
 use a2a_conform_report::baseline::Baseline;
 use a2a_conform_report::exit;
 use a2a_conform_report::shard::Shard;
-use a2a_conform_report::RunReport;
+use a2a_conform_report::{conclude, Rules, RunReport};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -217,12 +217,15 @@ pub(super) async fn run_check(
     watcher.abort();
     // Every format is rendered from this one redacted report.
     let mut report = redacted(report, &options.redactor_with_issued());
-    report.fail_on_flaky = args.fail_on_flaky;
     report.tool.insecure = options.client.tls.insecure;
-    report.fail_on_unverified = args.fail_on_unverified;
-    if let Some(baseline) = &baseline {
-        baseline.apply(&mut report, args.strict_baseline);
-    }
+    // The rules, the baseline, then the summary: in `conclude`'s one order.
+    let rules = Rules {
+        fail_on_flaky: args.fail_on_flaky,
+        fail_on_unverified: args.fail_on_unverified,
+        baseline: baseline.as_ref(),
+        strict_baseline: args.strict_baseline,
+    };
+    conclude(&mut report, &rules);
     // A signal after the last run finished changed nothing: the exit code stays.
     let interruption = caught.get().copied().filter(|_| report.interrupted);
     let code = finish(&report, args, &outputs)?;

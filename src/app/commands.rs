@@ -4,7 +4,7 @@ use super::options::{
     binding_choice, check_peer_urls, env_secret, load_suite, mock_protocol, protocol_choice,
     tls_options, with_profile_tls, DEFAULT_TIMEOUT,
 };
-use super::output::{is_stdout, style, use_color, Outputs};
+use super::output::{is_stdout, use_color, Outputs};
 use crate::cli::{
     CardArgs, DiffArgs, MergeArgs, MockPeerArgs, OutputArgs, ProgressArg, SuiteCommand,
 };
@@ -18,22 +18,17 @@ use a2a_conform_report::baseline::Baseline;
 use a2a_conform_report::diff;
 use a2a_conform_report::exit;
 use a2a_conform_report::inert::terminal;
-use a2a_conform_report::{self, human, junit, markdown};
 
-/// `merge`: joins shard reports, prints the terminal report, writes the files.
+/// `merge`: joins shard reports (read by the one report loader, capped and
+/// version-checked), prints the terminal report, writes the files and
+/// exits as the merged, concluded report calls for.
 pub(super) fn merge(args: MergeArgs) -> Result<i32, AppError> {
-    let loaded = args
-        .reports
-        .iter()
-        .map(|path| a2a_conform_report::merge::load(path))
-        .collect::<Result<Vec<_>, _>>()?;
-    let report = a2a_conform_report::merge::merge(loaded)?;
-    let targets = [
-        ("--json", args.json.as_deref()),
-        ("--junit", args.junit.as_deref()),
-        ("--markdown", args.markdown.as_deref()),
-    ];
-    let outputs = Outputs { files: targets };
+    let report = a2a_conform_report::merge::merge_files(&args.reports)?;
+    let outputs = Outputs::of(
+        args.json.as_deref(),
+        args.junit.as_deref(),
+        args.markdown.as_deref(),
+    );
     outputs.check()?;
     let output = OutputArgs {
         color: args.color,
@@ -41,41 +36,9 @@ pub(super) fn merge(args: MergeArgs) -> Result<i32, AppError> {
         verbose: args.verbose,
         progress: ProgressArg::None,
     };
-    let junit = args
-        .junit
-        .as_ref()
-        .map(|_| junit::render(&report))
-        .transpose()
-        .map_err(|e| AppError::RenderReport(e.to_string()))?;
-    let human = human::render(&report, style(&output, outputs.stdout_taken()));
-    if outputs.stdout_taken() {
-        eprint!("{human}");
-    } else {
-        print!("{human}");
-    }
-    let files = [
-        (&args.json, Some(report.to_json())),
-        (&args.junit, junit),
-        (
-            &args.markdown,
-            args.markdown.as_ref().map(|_| markdown::render(&report)),
-        ),
-    ];
-    for (path, contents) in files {
-        if let (Some(path), Some(contents)) = (path, contents) {
-            if is_stdout(path) {
-                print!("{contents}");
-            } else {
-                a2a_conform_report::write_atomically(path, &contents).map_err(|source| {
-                    AppError::WriteReport {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
-            }
-        }
-    }
-    Ok(a2a_conform_report::verdict::exit_code(&report))
+    outputs.show(&report, &output);
+    outputs.write(&report)?;
+    Ok(report.summary().exit_code)
 }
 
 pub(super) fn diff(args: DiffArgs) -> Result<i32, AppError> {

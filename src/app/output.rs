@@ -1,28 +1,43 @@
-//! Where a check's reports go and how they look: report paths checked
-//! before the first request, `-` for stdout, colour and progress, and the
-//! last step that writes every report and picks the exit code.
+//! Where a check's (or a merge's) reports go and how they look: report
+//! paths checked before the first request, `-` for stdout, colour and
+//! progress, and the last step that shows and writes every format of the
+//! concluded report and exits with the code its summary holds.
 
 use crate::cli::{ColorArg, OutputArgs, ProgressArg, RunArgs};
 use crate::error::{AppError, UsageError};
 use crate::progress::ProgressMode;
 use a2a_conform_report::exit;
 use a2a_conform_report::inert::terminal;
-use a2a_conform_report::{self, human, junit, markdown, RunReport};
+use a2a_conform_report::{self, human, junit, markdown, verdict, RunReport};
 use std::io::IsTerminal;
 use std::path::Path;
 
-/// The report files a check writes: `-` is stdout.
+/// The report files a command writes, in `--json`, `--junit`, `--markdown`
+/// order: `-` is stdout.
 pub(super) struct Outputs<'a> {
-    pub(super) files: [(&'static str, Option<&'a Path>); 3],
+    files: [(&'static str, Option<&'a Path>); 3],
 }
 
 impl<'a> Outputs<'a> {
     pub(super) fn new(args: &'a RunArgs) -> Outputs<'a> {
+        Outputs::of(
+            args.json.as_deref(),
+            args.junit.as_deref(),
+            args.markdown.as_deref(),
+        )
+    }
+
+    /// The files of `--json`, `--junit` and `--markdown`.
+    pub(super) fn of(
+        json: Option<&'a Path>,
+        junit: Option<&'a Path>,
+        markdown: Option<&'a Path>,
+    ) -> Outputs<'a> {
         Outputs {
             files: [
-                ("--json", args.json.as_deref()),
-                ("--junit", args.junit.as_deref()),
-                ("--markdown", args.markdown.as_deref()),
+                ("--json", json),
+                ("--junit", junit),
+                ("--markdown", markdown),
             ],
         }
     }
@@ -110,55 +125,65 @@ pub(super) fn style(output: &OutputArgs, on_stderr: bool) -> human::Style {
     }
 }
 
-/// Writes the requested files, prints the terminal report, and picks the exit code.
+impl Outputs<'_> {
+    /// Prints the terminal report: on stdout, or on stderr when a report
+    /// file goes to stdout.
+    pub(super) fn show(&self, report: &RunReport, output: &OutputArgs) {
+        if self.stdout_taken() {
+            eprint!("{}", human::render(report, style(output, true)));
+        } else {
+            print!("{}", human::render(report, style(output, false)));
+        }
+    }
+
+    /// Renders and writes every requested format. Every file is attempted;
+    /// all failures are shown, the last one returned (for `run` to show).
+    pub(super) fn write(&self, report: &RunReport) -> Result<(), AppError> {
+        let [json, junit, markdown] = self.files.map(|(_, path)| path);
+        let junit_xml = junit
+            .map(|_| junit::render(report))
+            .transpose()
+            .map_err(|e| AppError::RenderReport(e.to_string()))?;
+        let files = [
+            (json, json.map(|_| report.to_json())),
+            (junit, junit_xml),
+            (markdown, markdown.map(|_| markdown::render(report))),
+        ];
+        let mut unwritten: Vec<AppError> = Vec::new();
+        for (path, contents) in files {
+            if let (Some(path), Some(contents)) = (path, contents) {
+                if is_stdout(path) {
+                    print!("{contents}");
+                    continue;
+                }
+                if let Err(source) = a2a_conform_report::write_atomically(path, &contents) {
+                    unwritten.push(AppError::WriteReport {
+                        path: path.to_path_buf(),
+                        source,
+                    });
+                }
+            }
+        }
+        match unwritten.pop() {
+            Some(last) => {
+                unwritten.iter().for_each(AppError::print);
+                Err(last)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// Shows and writes every format of the concluded `report` (see
+/// `a2a_conform_report::conclude`), says on stderr what fails the run, and returns the
+/// exit code its summary holds.
 pub(super) fn finish(
     report: &RunReport,
     args: &RunArgs,
     outputs: &Outputs<'_>,
 ) -> Result<i32, AppError> {
-    let report = &RunReport {
-        summary: Some(a2a_conform_report::verdict::summarize(report)),
-        ..report.clone()
-    };
-    if outputs.stdout_taken() {
-        eprint!("{}", human::render(report, style(&args.output, true)));
-    } else {
-        print!("{}", human::render(report, style(&args.output, false)));
-    }
-    let junit = args
-        .junit
-        .as_ref()
-        .map(|_| junit::render(report))
-        .transpose()
-        .map_err(|e| AppError::RenderReport(e.to_string()))?;
-    let files = [
-        (&args.json, Some(report.to_json())),
-        (&args.junit, junit),
-        (
-            &args.markdown,
-            args.markdown.as_ref().map(|_| markdown::render(report)),
-        ),
-    ];
-    // Every file is attempted; all failures are shown, the last one by `run`.
-    let mut unwritten: Vec<AppError> = Vec::new();
-    for (path, contents) in files {
-        if let (Some(path), Some(contents)) = (path, contents) {
-            if is_stdout(path) {
-                print!("{contents}");
-                continue;
-            }
-            if let Err(source) = a2a_conform_report::write_atomically(path, &contents) {
-                unwritten.push(AppError::WriteReport {
-                    path: path.clone(),
-                    source,
-                });
-            }
-        }
-    }
-    if let Some(last) = unwritten.pop() {
-        unwritten.iter().for_each(AppError::print);
-        return Err(last);
-    }
+    outputs.show(report, &args.output);
+    outputs.write(report)?;
     for peer in &report.peers {
         if let Some(error) = &peer.card_error {
             eprintln!("error: {}", terminal(error));
@@ -168,13 +193,13 @@ pub(super) fn finish(
     for warning in human::baseline_warnings(report) {
         eprintln!("warning: {warning}");
     }
-    let code = a2a_conform_report::verdict::exit_code(report);
+    let code = report.summary().exit_code;
     // Exit 1 and exit 4 always say why, one line per row that decides it.
-    for reason in a2a_conform_report::verdict::exit_reasons(report) {
+    for reason in verdict::exit_reasons(report) {
         eprintln!("fails the run: {}", terminal(&reason));
     }
     if code == exit::PEER_UNREACHABLE {
-        for reason in a2a_conform_report::verdict::malfunction_reasons(report) {
+        for reason in verdict::malfunction_reasons(report) {
             eprintln!("fails the run (exit 3): {}", terminal(&reason));
         }
     }

@@ -309,6 +309,64 @@ fn merge_refuses_reports_that_are_not_shards_of_one_check() {
 }
 
 #[test]
+fn merge_refuses_an_endless_or_huge_input_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sparse = dir.path().join("huge.json");
+    // A gibibyte on paper, nothing on disk: read whole, it would fill memory.
+    std::fs::File::create(&sparse)
+        .and_then(|f| f.set_len(1 << 30))
+        .expect("sparse file");
+    let sparse = sparse.display().to_string();
+    for input in ["/dev/zero", sparse.as_str()] {
+        let started = std::time::Instant::now();
+        let out = merge(&[input]);
+        assert_eq!(out.code, 2, "{input}: {}", out.explain());
+        assert!(
+            out.stderr.contains(&format!(
+                "{input} is larger than 64 MiB: not a report a2a-conform wrote"
+            )),
+            "{input}: {}",
+            out.explain()
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{input} took {:?}",
+            started.elapsed()
+        );
+        assert!(out.stdout.is_empty(), "{}", out.explain());
+    }
+}
+
+#[test]
+fn merge_refuses_a_report_of_another_schema_version_naming_both() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let card = peer.card_url();
+    let (first, second) = (path("s1.json"), path("s2.json"));
+    for (file, shard) in [(&first, "1/2"), (&second, "2/2")] {
+        check_to(
+            file,
+            &[&card, "--shard", shard, "--scenario", "streaming-probe"],
+            &[],
+        );
+    }
+    let mut later: Value =
+        serde_json::from_str(&std::fs::read_to_string(&second).unwrap()).unwrap();
+    later["schema_version"] = 2.into();
+    std::fs::write(&second, later.to_string()).unwrap();
+    let out = merge(&[&first, &second]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains(&format!(
+            "{second} has schema_version 2; this a2a-conform reads schema_version 1"
+        )),
+        "{}",
+        out.explain()
+    );
+}
+
+#[test]
 fn a_slot_frees_when_any_run_ends_not_only_the_oldest() {
     // Two slots; long, short, long, short. Unordered, the second long run
     // starts when the first short one ends: about one long run in all.

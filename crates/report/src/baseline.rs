@@ -42,12 +42,14 @@ pub enum Target {
     Scenario(String),
 }
 
-/// One known divergence.
+/// One entry of a baseline: a divergence known not to fail the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub struct KnownDivergence {
+    /// The declaration or scenario run it excuses.
     pub target: Target,
+    /// Why it is known (a ticket, a release it is fixed in).
     pub reason: String,
-    /// Where it is written (1-based).
+    /// Where it is written (1-based; 0 when read back from a report).
     pub line: u64,
 }
 
@@ -55,7 +57,9 @@ pub struct Entry {
 /// field id whose change is listed as accepted instead of failing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Accept {
+    /// The declaration id, scenario run id, card field or peer URL.
     pub id: String,
+    /// Why the change is expected, when the file says.
     pub reason: Option<String>,
     /// Where it is written (1-based; 0 for `--accept`).
     pub line: u64,
@@ -66,7 +70,8 @@ pub struct Accept {
 pub struct Baseline {
     /// The file as named on the command line.
     pub file: String,
-    pub entries: Vec<Entry>,
+    /// The known divergences, in file order.
+    pub entries: Vec<KnownDivergence>,
     /// `accept:` ids (read by `diff`; `check` ignores them).
     pub accept: Vec<Accept>,
 }
@@ -108,16 +113,96 @@ struct EntryDef {
     reason: String,
 }
 
+/// An entry checked, with where it is written (for a duplicate's error).
+struct Placed {
+    known: KnownDivergence,
+    line: u64,
+    column: u64,
+}
+
+/// Checks one entry as written: one target, a non-empty id and reason.
+fn known_divergence(name: &str, def: Spanned<EntryDef>) -> Result<Placed, BaselineError> {
+    let (line, column) = (def.referenced.line(), def.referenced.column());
+    let at = |problem| BaselineError::Entry {
+        file: name.to_string(),
+        line,
+        column,
+        problem,
+    };
+    let EntryDef {
+        declaration,
+        scenario,
+        reason,
+    } = def.value;
+    let target = match (declaration, scenario) {
+        (Some(d), None) => Target::Declaration(d),
+        (None, Some(s)) => Target::Scenario(s),
+        (Some(_), Some(_)) => return Err(at(EntryProblem::BothTargets)),
+        (None, None) => return Err(at(EntryProblem::NoTarget)),
+    };
+    let (Target::Declaration(id) | Target::Scenario(id)) = &target;
+    if id.trim().is_empty() {
+        return Err(at(EntryProblem::EmptyId));
+    }
+    if reason.trim().is_empty() {
+        return Err(at(EntryProblem::EmptyReason));
+    }
+    Ok(Placed {
+        known: KnownDivergence {
+            target,
+            reason: reason.trim().to_string(),
+            line,
+        },
+        line,
+        column,
+    })
+}
+
+/// The `accept:` list, each id trimmed and none empty.
+fn accepts(name: &str, items: Vec<Spanned<AcceptDef>>) -> Result<Vec<Accept>, BaselineError> {
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let line = item.referenced.line();
+        let (id, reason) = match item.value {
+            AcceptDef::Id(id) => (id, None),
+            AcceptDef::Entry(e) => (e.id, e.reason),
+        };
+        if id.trim().is_empty() {
+            return Err(BaselineError::Entry {
+                file: name.to_string(),
+                line,
+                column: item.referenced.column(),
+                problem: EntryProblem::EmptyId,
+            });
+        }
+        out.push(Accept {
+            id: id.trim().to_string(),
+            reason: reason
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty()),
+            line,
+        });
+    }
+    Ok(out)
+}
+
 /// Why a baseline could not be used (exit 2); every message names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
+    /// The file could not be opened or read.
     #[error("cannot read baseline {file}: {source}")]
     Read {
+        /// The file as named.
         file: String,
+        /// What the system said.
         source: std::io::Error,
     },
+    /// The file is past the YAML cap.
     #[error("baseline {file} is larger than 4 MiB; a baseline is a short list")]
-    TooLarge { file: String },
+    TooLarge {
+        /// The file as named.
+        file: String,
+    },
     /// The file is YAML, but not a list.
     #[error(
         "{0}\n  = a baseline is a list of entries: \
@@ -125,13 +210,19 @@ pub enum BaselineError {
          (or a mapping: those entries under `known:`, and `accept:` ids for diff)"
     )]
     NotAList(YamlError),
+    /// The file is not YAML (or JSON), or has a field no baseline has.
     #[error(transparent)]
     Yaml(YamlError),
+    /// One entry is wrong.
     #[error("{file}:{line}:{column}: {problem}")]
     Entry {
+        /// The file as named.
         file: String,
+        /// Where the entry is (1-based).
         line: u64,
+        /// Where the entry is (1-based).
         column: u64,
+        /// What is wrong with it.
         problem: EntryProblem,
     },
 }
@@ -139,16 +230,26 @@ pub enum BaselineError {
 /// What is wrong with one entry of a baseline.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EntryProblem {
+    /// It names a declaration and a scenario.
     #[error("an entry names either a `declaration` or a `scenario`, not both")]
     BothTargets,
+    /// It names neither.
     #[error("an entry needs a `declaration: <id>` or a `scenario: <run id>`")]
     NoTarget,
+    /// Its id is blank.
     #[error("the id is empty")]
     EmptyId,
+    /// Its reason is blank.
     #[error("the `reason` is empty: say why this divergence is known")]
     EmptyReason,
+    /// A second entry for the same target.
     #[error("a second entry for `{id}` (the first is at line {first_line})")]
-    Duplicate { id: String, first_line: u64 },
+    Duplicate {
+        /// The target both entries name.
+        id: String,
+        /// Where the first one is.
+        first_line: u64,
+    },
 }
 
 impl Baseline {
@@ -167,23 +268,20 @@ impl Baseline {
         Baseline::parse(&file, &text)
     }
 
-    /// Parses baseline text (YAML, or JSON, which YAML reads too).
+    /// Parses baseline text (YAML, or JSON, which YAML reads too): a list
+    /// of entries, or a mapping with `known:` entries and `accept:` ids.
     pub fn parse(name: &str, text: &str) -> Result<Baseline, BaselineError> {
         let mut baseline = Baseline {
             file: name.to_string(),
             ..Baseline::default()
         };
-        if text.lines().all(|l| {
-            let l = l.trim();
-            l.is_empty() || l.starts_with('#')
-        }) {
-            return Ok(baseline);
-        }
-        let first = text
+        let mut written = text
             .lines()
             .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with('#'))
-            .unwrap_or("");
+            .filter(|l| !l.is_empty() && !l.starts_with('#'));
+        let Some(first) = written.next() else {
+            return Ok(baseline);
+        };
         let defs: Vec<Spanned<EntryDef>> = if first.starts_with('-') || first.starts_with('[') {
             serde_saphyr::from_str(text).map_err(|e| {
                 let yaml = YamlError::new(name, &e);
@@ -202,71 +300,57 @@ impl Baseline {
                     BaselineError::Yaml(yaml)
                 }
             })?;
-            for item in file.accept {
-                let line = item.referenced.line();
-                let (id, reason) = match item.value {
-                    AcceptDef::Id(id) => (id, None),
-                    AcceptDef::Entry(e) => (e.id, e.reason),
-                };
-                if id.trim().is_empty() {
-                    return Err(BaselineError::Entry {
-                        file: name.to_string(),
-                        line,
-                        column: item.referenced.column(),
-                        problem: EntryProblem::EmptyId,
-                    });
-                }
-                baseline.accept.push(Accept {
-                    id: id.trim().to_string(),
-                    reason: reason
-                        .map(|r| r.trim().to_string())
-                        .filter(|r| !r.is_empty()),
-                    line,
-                });
-            }
+            baseline.accept = accepts(name, file.accept)?;
             file.known
         };
         for def in defs {
-            let (line, column) = (def.referenced.line(), def.referenced.column());
-            let at = |problem| BaselineError::Entry {
-                file: name.to_string(),
-                line,
-                column,
-                problem,
-            };
-            let EntryDef {
-                declaration,
-                scenario,
-                reason,
-            } = def.value;
-            let target = match (declaration, scenario) {
-                (Some(d), None) => Target::Declaration(d),
-                (None, Some(s)) => Target::Scenario(s),
-                (Some(_), Some(_)) => return Err(at(EntryProblem::BothTargets)),
-                (None, None) => return Err(at(EntryProblem::NoTarget)),
-            };
-            let id = match &target {
-                Target::Declaration(id) | Target::Scenario(id) => id,
-            };
-            if id.trim().is_empty() {
-                return Err(at(EntryProblem::EmptyId));
+            let entry = known_divergence(name, def)?;
+            if let Some(first) = baseline
+                .entries
+                .iter()
+                .find(|e| e.target == entry.known.target)
+            {
+                let (Target::Declaration(id) | Target::Scenario(id)) = &entry.known.target;
+                return Err(BaselineError::Entry {
+                    file: name.to_string(),
+                    line: entry.line,
+                    column: entry.column,
+                    problem: EntryProblem::Duplicate {
+                        id: id.clone(),
+                        first_line: first.line,
+                    },
+                });
             }
-            if reason.trim().is_empty() {
-                return Err(at(EntryProblem::EmptyReason));
-            }
-            if let Some(first) = baseline.entries.iter().find(|e| e.target == target) {
-                return Err(at(EntryProblem::Duplicate {
-                    id: id.clone(),
-                    first_line: first.line,
-                }));
-            }
-            baseline.entries.push(Entry {
-                target,
-                reason: reason.trim().to_string(),
-                line,
-            });
+            baseline.entries.push(entry.known);
         }
         Ok(baseline)
+    }
+
+    /// The baseline a report was judged against, read back from what the
+    /// report records of it (`merge` applies it again over the joined
+    /// shards, so each entry's status is the whole check's).
+    pub fn from_report(report: &BaselineReport) -> Baseline {
+        let entries = report
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let target = match (&e.declaration, &e.scenario) {
+                    (Some(d), _) => Target::Declaration(d.clone()),
+                    (None, Some(s)) => Target::Scenario(s.clone()),
+                    (None, None) => return None,
+                };
+                Some(KnownDivergence {
+                    target,
+                    reason: e.reason.clone(),
+                    line: 0,
+                })
+            })
+            .collect();
+        Baseline {
+            file: report.file.clone(),
+            entries,
+            accept: Vec::new(),
+        }
     }
 
     fn declaration(&self, id: &str) -> Option<usize> {
@@ -361,7 +445,12 @@ impl Baseline {
         reasons.join("; ")
     }
 
-    fn status(&self, entry: &Entry, used: bool, report: &RunReport) -> BaselineEntryReport {
+    fn status(
+        &self,
+        entry: &KnownDivergence,
+        used: bool,
+        report: &RunReport,
+    ) -> BaselineEntryReport {
         let (declaration, scenario) = match &entry.target {
             Target::Declaration(d) => (Some(d.clone()), None),
             Target::Scenario(s) => (None, Some(s.clone())),

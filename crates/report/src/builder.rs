@@ -1,13 +1,15 @@
-//! Builders for hand-made reports: tests and examples that need a
+//! Builders for hand-made reports: tests, examples and tools that need a
 //! `ScenarioReport`, `DeclarationReport` or `PeerReport` name what matters to
 //! them and take defaults for the rest, so a field added or retyped in the
 //! report changes this file instead of every literal. The runner and the
-//! verdict fold do not use them: they fill every field on purpose.
+//! verdict fold do not use them: they fill every field on purpose. A whole
+//! report is `RunReport::new(peers)`, concluded with
+//! [`crate::conclude`].
 
-use super::model::{
-    DeclarationReport, DeclarationVerdict, PeerReport, ScenarioReport, ScenarioVerdict,
-};
 use crate::evidence::Evidence;
+use crate::{
+    DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, ScenarioReport, ScenarioVerdict,
+};
 
 impl ScenarioReport {
     /// A run `id` with `verdict`; its scenario is `id` without a `[…]`
@@ -37,10 +39,13 @@ impl ScenarioReport {
 pub struct ScenarioReportBuilder(ScenarioReport);
 
 impl ScenarioReportBuilder {
+    /// The scenario id as written in the suite (default: the run id
+    /// without its `[…]`).
     pub fn scenario(mut self, scenario: &str) -> Self {
         self.0.scenario = scenario.into();
         self
     }
+    /// What the scenario checks, in a sentence (default: the run id).
     pub fn title(mut self, title: &str) -> Self {
         self.0.title = title.into();
         self
@@ -50,16 +55,18 @@ impl ScenarioReportBuilder {
         self.0.verifies.push(declaration.into());
         self
     }
+    /// The run's wall time (default 0).
     pub fn duration_ms(mut self, ms: u64) -> Self {
         self.0.duration_ms = ms;
         self
     }
+    /// What happened, in a sentence (default empty).
     pub fn message(mut self, message: &str) -> Self {
         self.0.message = message.into();
         self
     }
     /// Why an `error` run was in error.
-    pub fn error_kind(mut self, kind: super::ErrorKind) -> Self {
+    pub fn error_kind(mut self, kind: ErrorKind) -> Self {
         self.0.error_kind = Some(kind);
         self
     }
@@ -75,10 +82,12 @@ impl ScenarioReportBuilder {
         self.0.baseline_reason = Some(reason.into());
         self
     }
+    /// The evidence the run kept (default none).
     pub fn evidence(mut self, evidence: Vec<Evidence>) -> Self {
         self.0.evidence = evidence;
         self
     }
+    /// The run.
     pub fn build(self) -> ScenarioReport {
         self.0
     }
@@ -105,6 +114,7 @@ impl DeclarationReport {
 pub struct DeclarationReportBuilder(DeclarationReport);
 
 impl DeclarationReportBuilder {
+    /// Whether the card claims it (default true).
     pub fn declared(mut self, declared: bool) -> Self {
         self.0.declared = declared;
         self
@@ -114,6 +124,7 @@ impl DeclarationReportBuilder {
         self.0.scenarios.push(run.into());
         self
     }
+    /// Why it reads as it does (default empty).
     pub fn reason(mut self, reason: &str) -> Self {
         self.0.reason = reason.into();
         self
@@ -124,6 +135,7 @@ impl DeclarationReportBuilder {
         self.0.baseline_reason = Some(reason.into());
         self
     }
+    /// The row.
     pub fn build(self) -> DeclarationReport {
         self.0
     }
@@ -142,10 +154,12 @@ impl PeerReport {
 pub struct PeerReportBuilder(PeerReport);
 
 impl PeerReportBuilder {
+    /// The card's name.
     pub fn name(mut self, name: &str) -> Self {
         self.0.name = Some(name.into());
         self
     }
+    /// The card body's digest (`sha256:…`).
     pub fn card_digest(mut self, digest: &str) -> Self {
         self.0.card_digest = Some(digest.into());
         self
@@ -157,6 +171,7 @@ impl PeerReportBuilder {
         self.0.endpoint = Some(endpoint.into());
         self
     }
+    /// Why no scenario could run (the peer then reads unreachable).
     pub fn card_error(mut self, error: &str) -> Self {
         self.0.card_error = Some(error.into());
         self
@@ -166,10 +181,12 @@ impl PeerReportBuilder {
         self.0.card_warnings.push(warning.into());
         self
     }
+    /// The declaration rows, in report order.
     pub fn declarations(mut self, rows: Vec<DeclarationReport>) -> Self {
         self.0.declarations = rows;
         self
     }
+    /// The scenario runs, in plan order.
     pub fn scenarios(mut self, runs: Vec<ScenarioReport>) -> Self {
         self.0.scenarios = runs;
         self
@@ -179,6 +196,7 @@ impl PeerReportBuilder {
         self.0.duration_ms = Some(ms);
         self
     }
+    /// The peer.
     pub fn build(self) -> PeerReport {
         self.0
     }

@@ -1,6 +1,7 @@
 //! The evidence entries a scenario run's report carries: what was sent,
-//! received or observed, and when. These are report schema; the transport
-//! records them (`transport::transcript`), the report formats read them.
+//! received or observed, and when. These are report schema: the client
+//! records its own exchanges, the engine maps them to these, the report
+//! formats read them (the timelines are [`crate::timeline`]'s).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,11 +9,17 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum EvidenceKind {
+    /// A request the tool sent (its `curl` reproduces it).
     Request,
+    /// The peer's answer to a request.
     Response,
+    /// An event of a stream, or a push notification the receiver got.
     Event,
+    /// A stream comment (an SSE keep-alive): shown only under `-v`.
     Comment,
+    /// How a stream ended: closed by the peer, by the tool, or cut.
     StreamEnd,
+    /// What the run observed or decided (a wait, a digest, a step's result).
     Note,
     /// Stands for the entries left out between the first and the last ones
     /// a run keeps; its summary says how many.
@@ -24,8 +31,12 @@ pub enum EvidenceKind {
 pub struct Evidence {
     /// Milliseconds since the scenario run started.
     pub at_ms: u64,
+    /// What the entry records.
     pub kind: EvidenceKind,
+    /// One line: the method and URL, the status, the event, the note
+    /// (secrets redacted).
     pub summary: String,
+    /// The body sent or received, clipped to the evidence cap (secrets redacted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
     /// A command that reproduces the request (secrets as `$VAR` references).

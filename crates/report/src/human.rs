@@ -4,25 +4,27 @@
 //! file is shown through [`crate::inert::terminal`]: none can move the
 //! cursor, clear the screen or start a line of its own.
 
-use super::model::{
+use crate::inert::terminal;
+use crate::summary::RunOutcome;
+use crate::timeline::{self, one_line};
+use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
-use super::model::{Counts, Outcome};
-use crate::inert::terminal;
-use crate::timeline::{self, one_line};
 use std::fmt::Write;
 
-/// How much to show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How much to show, and how. The default is plain text for a log: no
+/// colour, the failures only, no terminal width.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Style {
+    /// Colour verdicts and headings with ANSI escapes.
     pub color: bool,
     /// Show every scenario run, and all evidence of failures.
     pub verbose: bool,
     /// Only the summary line and what fails the run.
     pub quiet: bool,
     /// The terminal's width: the `why` column is cut to what is left of it
-    /// (none when not a terminal: then cut at [`WHY_WIDTH`]).
+    /// (none when not a terminal: then cut at 100 characters).
     pub width: Option<usize>,
 }
 
@@ -65,7 +67,8 @@ fn scenario_color(v: ScenarioVerdict) -> &'static str {
     }
 }
 
-/// Renders the whole report for a terminal, ending in the run's headline.
+/// Renders the whole report for a terminal, ending in the run's headline
+/// (from the report's summary, see [`RunReport::summary`]).
 pub fn render(report: &RunReport, style: Style) -> String {
     let mut out = String::new();
     let many = report.peers.len() > 1;
@@ -91,11 +94,11 @@ pub fn render(report: &RunReport, style: Style) -> String {
             super::INTERRUPTED_NOTE
         );
     }
-    let summary = crate::verdict::summarize(report);
+    let summary = report.summary();
     let color = match summary.outcome {
-        Outcome::Pass => "1;32",
-        Outcome::Fail | Outcome::Error => "1;31",
-        Outcome::Unverified => "1;33",
+        RunOutcome::Pass => "1;32",
+        RunOutcome::Fail | RunOutcome::Error => "1;31",
+        RunOutcome::Unverified => "1;33",
     };
     let headline = summary.headline();
     let runs = summary.counts.runs_phrase();
@@ -112,7 +115,8 @@ pub fn render(report: &RunReport, style: Style) -> String {
     out
 }
 
-/// One line per baseline entry that is stale or matches nothing.
+/// One line per baseline entry that is stale or matches nothing (already
+/// inert for a terminal).
 pub fn baseline_warnings(report: &RunReport) -> Vec<String> {
     let Some(baseline) = &report.baseline else {
         return vec![];
@@ -172,31 +176,50 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
         return;
     }
     if !style.quiet {
-        let _ = writeln!(
-            out,
-            "  A2A {} over {} at {}",
-            terminal(peer.protocol_version.as_deref().unwrap_or("?")),
-            terminal(peer.binding.as_deref().unwrap_or("?")),
-            terminal(peer.endpoint.as_deref().unwrap_or("?"))
-        );
-        for warning in &peer.card_warnings {
-            let text = format!("card warning: {}", terminal(warning));
-            // On a terminal a long warning wraps under its indent.
-            let lines = match style.width {
-                Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
-                None => vec![text],
-            };
-            for (n, line) in lines.iter().enumerate() {
-                let _ = match line.strip_prefix("card warning:") {
-                    Some(rest) if n == 0 => {
-                        writeln!(out, "  {}{rest}", paint(style, "33", "card warning:"))
-                    }
-                    _ => writeln!(out, "    {line}"),
-                };
-            }
-        }
+        render_card(out, peer, style);
+    }
+    render_declarations(out, peer, style);
+    if !style.quiet {
+        render_preconditions(out, peer, style);
+        render_runs(out, peer, style);
+    }
+    let _ = writeln!(out);
+    if many {
+        let _ = writeln!(out, "  {}", summary_line(peer));
         let _ = writeln!(out);
     }
+}
+
+/// What was spoken with the peer, and its card's warnings (wrapped under
+/// their indent on a terminal).
+fn render_card(out: &mut String, peer: &PeerReport, style: Style) {
+    let _ = writeln!(
+        out,
+        "  A2A {} over {} at {}",
+        terminal(peer.protocol_version.as_deref().unwrap_or("?")),
+        terminal(peer.binding.as_deref().unwrap_or("?")),
+        terminal(peer.endpoint.as_deref().unwrap_or("?"))
+    );
+    for warning in &peer.card_warnings {
+        let text = format!("card warning: {}", terminal(warning));
+        let lines = match style.width {
+            Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
+            None => vec![text],
+        };
+        for (n, line) in lines.iter().enumerate() {
+            let _ = match line.strip_prefix("card warning:") {
+                Some(rest) if n == 0 => {
+                    writeln!(out, "  {}{rest}", paint(style, "33", "card warning:"))
+                }
+                _ => writeln!(out, "    {line}"),
+            };
+        }
+    }
+    let _ = writeln!(out);
+}
+
+/// The declaration table (under `-q`, only the rows that fail the run).
+fn render_declarations(out: &mut String, peer: &PeerReport, style: Style) {
     let width = peer
         .declarations
         .iter()
@@ -213,7 +236,6 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
             _ => (w.saturating_sub(4).max(WHY_MIN), true),
         },
     };
-    // Quiet: only the rows that fail the run.
     let rows: Vec<&DeclarationReport> = peer
         .declarations
         .iter()
@@ -249,28 +271,20 @@ fn render_peer(out: &mut String, peer: &PeerReport, style: Style, many: bool) {
             let _ = writeln!(out, "    ↳ {}", cut(&hint, room));
         }
     }
-    if !style.quiet {
-        render_preconditions(out, peer, style);
-        let shown: Vec<&ScenarioReport> = peer
-            .scenarios
-            .iter()
-            .filter(|s| {
-                style.verbose
-                    || matches!(
-                        s.verdict,
-                        ScenarioVerdict::Fail | ScenarioVerdict::Flaky | ScenarioVerdict::Error
-                    )
-            })
-            .collect();
-        for s in shown {
-            let _ = writeln!(out);
-            render_scenario(out, s, style);
-        }
-    }
-    let _ = writeln!(out);
-    if many {
-        let _ = writeln!(out, "  {}", summary_line(peer));
+}
+
+/// The runs that failed, were flaky or ended in error (every run under `-v`).
+fn render_runs(out: &mut String, peer: &PeerReport, style: Style) {
+    let shown = peer.scenarios.iter().filter(|s| {
+        style.verbose
+            || matches!(
+                s.verdict,
+                ScenarioVerdict::Fail | ScenarioVerdict::Flaky | ScenarioVerdict::Error
+            )
+    });
+    for s in shown {
         let _ = writeln!(out);
+        render_scenario(out, s, style);
     }
 }
 
@@ -489,7 +503,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// One peer's counts: "3 honoured, 1 diverged; 7 scenario runs: 6 pass, 1 fail".
 pub fn summary_line(peer: &PeerReport) -> String {
-    let counts = Counts::of_peer(peer);
+    let counts = crate::verdict::peer_counts(peer);
     format!("{}; {}", counts.declarations_phrase(), counts.runs_phrase())
 }
 

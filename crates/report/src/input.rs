@@ -9,17 +9,22 @@ use std::path::Path;
 /// A suite, profile or baseline: a small YAML file a person writes.
 pub const YAML_CAP: u64 = 4 * 1024 * 1024;
 
-/// A JSON report read by `diff`: evidence makes these larger, but a report
-/// past this is not one a2a-conform wrote.
+/// A JSON report read by `diff` or `merge` ([`crate::ReportFile::load`]): evidence
+/// makes these larger, but a report past this is not one a2a-conform wrote.
 pub const REPORT_CAP: u64 = 64 * 1024 * 1024;
 
 /// Why a capped file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    /// The file could not be opened or read, or is not UTF-8.
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    /// The file (or stream) holds more than the cap.
     #[error("is larger than {} MiB", .cap / (1024 * 1024))]
-    TooLarge { cap: u64 },
+    TooLarge {
+        /// The cap, in bytes.
+        cap: u64,
+    },
 }
 
 /// Reads `path` as UTF-8 text of at most `cap` bytes.

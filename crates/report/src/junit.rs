@@ -18,10 +18,10 @@
 //! escapes `<`, `>`, `&` and quotes, but a control character from the peer
 //! would make the file one no XML 1.0 parser reads.
 
-use super::model::{Counts, Summary};
-use super::model::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use crate::inert::xml;
+use crate::summary::RunSummary;
 use crate::timeline::{self, one_line};
+use crate::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use quick_junit::{
     NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
 };
@@ -37,11 +37,12 @@ const MESSAGE_CHARS: usize = 160;
 #[error("cannot write the JUnit report: {0}")]
 pub struct RenderError(#[from] quick_junit::SerializeError);
 
-/// Renders the report as JUnit XML.
+/// Renders the report as JUnit XML; the headline properties come from the
+/// report's summary (see [`RunReport::summary`]).
 pub fn render(report: &RunReport) -> Result<String, RenderError> {
     let mut junit = Report::new("a2a-conform");
     let started = chrono::DateTime::parse_from_rfc3339(&report.started_at).ok();
-    let summary = crate::verdict::summarize(report);
+    let summary = report.summary();
     for peer in &report.peers {
         let mut suite = suite(peer);
         headline_properties(&mut suite, &summary, peer);
@@ -73,10 +74,10 @@ pub fn render(report: &RunReport) -> Result<String, RenderError> {
 }
 
 /// The run's headline and this peer's counts, as the other formats say them.
-fn headline_properties(suite: &mut TestSuite, summary: &Summary, peer: &PeerReport) {
+fn headline_properties(suite: &mut TestSuite, summary: &RunSummary, peer: &PeerReport) {
     suite.add_property(Property::new("outcome", summary.outcome.as_str()));
     suite.add_property(Property::new("summary", summary.headline()));
-    let counts = Counts::of_peer(peer);
+    let counts = crate::verdict::peer_counts(peer);
     let d = counts.declarations;
     for (name, n) in [
         ("declarations.honoured", d.honoured),

@@ -1,16 +1,85 @@
-//! What users and CI consume from a2a-conform: the one versioned
-//! [`RunReport`] (its JSON Schema generated from these types), the formats
-//! that are pure functions of it ([`human`], [`junit`], [`markdown`]), how
-//! runs become declaration verdicts and exit codes ([`verdict`], [`exit`]),
-//! known divergences ([`baseline`]), comparing two reports ([`diff`]) and
-//! joining shards ([`merge`]). Peer text is made [`inert`] for each sink;
-//! user files are read through [`input`] within a cap.
+//! What users and CI consume from a2a-conform: the run report, its formats,
+//! and the rules that turn it into an exit code. A CI tool can depend on
+//! this crate alone (it needs no engine, client or CLI) to read a report
+//! `check --json` wrote, render it, gate on it, compare two or join shards.
+//!
+//! # The API
+//!
+//! - **The report.** [`RunReport`] is the one versioned report
+//!   ([`SCHEMA_VERSION`]; its JSON Schema is [`report_schema`], generated
+//!   from these types). It holds [`PeerReport`]s, each with its
+//!   [`DeclarationReport`] rows and [`ScenarioReport`] runs, whose
+//!   [`evidence::Evidence`] is what was sent and received. Read one from a
+//!   file with [`RunReport::load`] (capped, version checked: see
+//!   [`ReportFile::load`]);
+//!   write one with [`write_atomically`]. Hand-made reports (tests,
+//!   examples) start from the [`builder`]s.
+//! - **Verdicts.** [`verdict::judge_declarations`] turns runs into
+//!   declaration rows; [`conclude`] finishes a report in one documented
+//!   order — the [`Rules`] of the run, the [`baseline::Baseline`] of known
+//!   divergences, then the [`RunSummary`] (counts, outcome and exit code),
+//!   stored in `RunReport::summary` and read by [`RunReport::summary()`].
+//!   [`verdict::exit_reasons`] says why a run exits as it does; the process
+//!   exit codes are the [`exit`] constants.
+//! - **Formats**, pure functions of a report: [`human::render`] (the
+//!   terminal), [`junit::render`] and [`markdown::render`]; the JSON is
+//!   [`RunReport::to_json`]. Peer text is made [`inert`] for each sink.
+//! - **Comparing and joining.** [`diff::diff_files`] labels what changed
+//!   between two reports (regression, fix, drift, accepted);
+//!   [`merge::merge_files`] joins the shards of `check --shard K/N`
+//!   ([`shard::Shard`]).
+//! - **Inputs the tool shares:** the capped reader ([`input`]) every file a
+//!   user names goes through, and positioned YAML errors ([`yaml`]).
+//!
+//! # Example
+//!
+//! A report built by hand, concluded, gated on and rendered:
+//!
+//! ```
+//! use a2a_conform_report::{conclude, exit, human, junit, markdown, Rules};
+//! use a2a_conform_report::{DeclarationReport, DeclarationVerdict, PeerReport, RunReport};
+//! use a2a_conform_report::{ScenarioReport, ScenarioVerdict};
+//!
+//! let leak = "an artifact arrived after the cancel was acknowledged";
+//! let run = ScenarioReport::builder("cancel-then-stream", ScenarioVerdict::Fail)
+//!     .verifies("lifecycle.cancel")
+//!     .message(leak)
+//!     .build();
+//! let row = DeclarationReport::builder("lifecycle.cancel", DeclarationVerdict::Diverged)
+//!     .scenario("cancel-then-stream")
+//!     .reason(&format!("cancel-then-stream: {leak}"))
+//!     .build();
+//! let peer = PeerReport::builder("https://peer.example/.well-known/agent-card.json")
+//!     .name("Example peer")
+//!     .declarations(vec![row])
+//!     .scenarios(vec![run])
+//!     .build();
+//! let mut report = RunReport::new(vec![peer]);
+//! conclude(&mut report, &Rules::default());
+//!
+//! let summary = report.summary.as_ref().expect("concluded");
+//! assert_eq!(summary.exit_code, exit::DIVERGED);
+//! assert_eq!(summary.headline(), "fail — 0 honoured, 1 diverged");
+//!
+//! let text = human::render(&report, human::Style::default());
+//! assert!(text.ends_with("fail — 0 honoured, 1 diverged; 1 scenario runs: 1 fail\n"));
+//! let xml = junit::render(&report)?;
+//! assert!(xml.contains(&format!(r#"<failure message="{leak}" type="fail">"#)));
+//! let md = markdown::render(&report);
+//! assert!(md.contains("Fails the run: lifecycle.cancel diverged"));
+//! assert!(report.to_json().contains(r#""outcome": "fail""#));
+//! # Ok::<(), junit::RenderError>(())
+//! ```
+
+#![deny(missing_docs)]
 
 pub mod baseline;
 pub mod builder;
+mod conclude;
 pub mod diff;
 pub mod evidence;
 pub mod exit;
+mod file;
 pub mod human;
 pub mod inert;
 pub mod input;
@@ -18,13 +87,18 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 mod model;
-pub mod precondition;
+mod precondition;
 pub mod shard;
+mod summary;
+mod tally;
 pub mod timeline;
 pub mod verdict;
 pub mod yaml;
 
+pub use conclude::{conclude, Rules};
+pub use file::{check_writable, write_atomically, LoadError, ReportFile};
 pub use model::*;
+pub use summary::{Counts, DeclarationCounts, RunCounts, RunOutcome, RunSummary};
 
 /// The report's JSON Schema (schemars, from the report types themselves),
 /// pretty-printed with a trailing newline: what `a2a-conform schema report`
@@ -68,12 +142,44 @@ mod tests {
     }
 
     #[test]
-    fn atomic_write_leaves_no_temp_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("r.json");
-        write_atomically(&path, "{}").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 1);
+    fn the_run_counts_are_spelled_as_the_scenario_verdicts() {
+        let spelled: Vec<&str> = RunCounts::default()
+            .by_verdict()
+            .iter()
+            .map(|(_, name)| *name)
+            .collect();
+        let verdicts: Vec<&str> = ScenarioVerdict::VARIANTS
+            .iter()
+            .map(|v| v.as_str())
+            .collect();
+        assert_eq!(spelled, verdicts);
+    }
+
+    #[test]
+    fn the_renderers_read_the_stored_summary() {
+        let row =
+            DeclarationReport::builder("lifecycle.cancel", DeclarationVerdict::Honoured).build();
+        let mut report = RunReport::new(vec![PeerReport::builder("http://p/card")
+            .declarations(vec![row])
+            .build()]);
+        conclude(&mut report, &Rules::default());
+        assert_eq!(report.summary().outcome, RunOutcome::Pass);
+        // A stored summary is what every format says, not a count made again.
+        if let Some(summary) = report.summary.as_mut() {
+            summary.outcome = RunOutcome::Unverified;
+            summary.counts.declarations.honoured = 7;
+            summary.counts.declared_honoured = 0;
+        }
+        let text = human::render(&report, human::Style::default());
+        assert!(
+            text.ends_with("unverified — 7 honoured; 0 scenario runs: none\n"),
+            "{text}"
+        );
+        assert!(markdown::render(&report).contains("**Result: ⚠️ unverified** — 7 honoured"));
+        let xml = junit::render(&report).unwrap();
+        assert!(
+            xml.contains(r#"<property name="outcome" value="unverified"/>"#),
+            "{xml}"
+        );
     }
 }

@@ -5,13 +5,13 @@
 //! Peer and report-file text is inert ([`inert`]): in code spans and fenced
 //! blocks, or escaped so no link, image, emphasis, HTML or cell break survives.
 
-use super::model::{
+use crate::summary::{RunOutcome, RunSummary};
+use crate::timeline::{self, one_line};
+use crate::{inert, verdict};
+use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
-use super::model::{Outcome, Summary};
-use crate::timeline::{self, one_line};
-use crate::{inert, verdict};
 use std::fmt::Write;
 
 /// Evidence entries shown per run (the JSON report has them all).
@@ -20,9 +20,10 @@ const EVIDENCE_LINES: usize = 12;
 /// variable that would decide the row).
 const WHY_WIDTH: usize = 160;
 
-/// Renders the report as GitHub-flavoured Markdown.
+/// Renders the report as GitHub-flavoured Markdown; its result line comes
+/// from the report's summary (see [`RunReport::summary`]).
 pub fn render(report: &RunReport) -> String {
-    let summary = verdict::summarize(report);
+    let summary = report.summary();
     let mut out = String::new();
     let _ = writeln!(out, "## a2a-conform\n");
     let _ = writeln!(out, "{}\n", header_line(report, &summary));
@@ -41,7 +42,7 @@ pub fn render(report: &RunReport) -> String {
 }
 
 /// `a2a-conform 0.3.0 · started 2026-11-30T09:23:38Z · took 12.3 s`.
-fn header_line(report: &RunReport, summary: &Summary) -> String {
+fn header_line(report: &RunReport, summary: &RunSummary) -> String {
     let mut parts = vec![format!(
         "{} {}",
         text(&report.tool.name),
@@ -57,10 +58,10 @@ fn header_line(report: &RunReport, summary: &Summary) -> String {
 }
 
 /// The headline, from the summary's counts, and what fails the run.
-fn result_line(report: &RunReport, summary: &Summary) -> String {
+fn result_line(report: &RunReport, summary: &RunSummary) -> String {
     // An unreachable peer decides the exit code; what else fails the run still shows.
     let reasons = match summary.outcome {
-        Outcome::Error => verdict::failing_reasons(report),
+        RunOutcome::Error => verdict::failing_reasons(report),
         _ => verdict::exit_reasons(report),
     };
     let shown: Vec<String> = reasons.iter().take(10).map(|r| text(r)).collect();
@@ -69,9 +70,9 @@ fn result_line(report: &RunReport, summary: &Summary) -> String {
         why.push_str(&format!(" (and {} more)", reasons.len() - shown.len()));
     }
     let mark = match summary.outcome {
-        Outcome::Pass => "✅",
-        Outcome::Fail | Outcome::Error => "❌",
-        Outcome::Unverified => "⚠️",
+        RunOutcome::Pass => "✅",
+        RunOutcome::Fail | RunOutcome::Error => "❌",
+        RunOutcome::Unverified => "⚠️",
     };
     let head = format!(
         "**Result: {mark} {}** — {} · {}",

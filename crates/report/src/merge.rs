@@ -1,12 +1,19 @@
 //! `a2a-conform merge`: joins the reports of `check --shard K/N` into the
 //! one report the unsharded check would have written, in plan order, with
-//! declarations judged over the union of runs. Reports of different plans
-//! (suites, selections, variables), tool versions or shard counts are
-//! refused, as are missing and repeated shards: a merged report must not
-//! look complete when it is not.
+//! declarations judged over the union of runs, the baseline applied over
+//! the whole and the run concluded ([`crate::conclude`]). Reports
+//! of different plans (suites, selections, variables), tool versions or
+//! shard counts are refused, as are missing and repeated shards: a merged
+//! report must not look complete when it is not. Each input is read by the
+//! one report loader ([`ReportFile::load`]): capped, and of this build's schema
+//! version.
 
+use crate::baseline::Baseline;
+use crate::file::{LoadError, ReportFile};
 use crate::shard::Shard;
-use crate::{DeclarationReport, PeerReport, RunReport, ScenarioReport};
+use crate::verdict;
+use crate::{conclude, Rules};
+use crate::{DeclarationReport, PeerReport, RunReport, ScenarioReport, ShardReport};
 use a2a_conform_protocol::card::Declaration;
 use a2a_conform_protocol::declaration::DeclarationId;
 use std::path::Path;
@@ -14,132 +21,189 @@ use std::path::Path;
 /// Why reports cannot be merged (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
-    #[error("cannot read {file}: {source}")]
-    Read {
-        file: String,
-        source: std::io::Error,
-    },
-    #[error("{file} is not an a2a-conform JSON report this version reads: {source}")]
-    NotReport {
-        file: String,
-        source: serde_json::Error,
-    },
+    /// An input is not a report this build reads (unreadable, too large,
+    /// not JSON, another schema version, not a report's shape).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// An input is a report of an unsharded check.
     #[error("{file} is not a shard report: write shards with `check --shard K/N --json FILE`")]
-    NotSharded { file: String },
+    NotSharded {
+        /// The input.
+        file: String,
+    },
+    /// An input's `shard` is not K/N with 1 ≤ K ≤ N (no check writes that).
+    #[error(
+        "{file} says it is shard {index}/{count}, which no check writes: K/N needs 1 <= K <= N"
+    )]
+    BadShard {
+        /// The input.
+        file: String,
+        /// Its K.
+        index: u32,
+        /// Its N.
+        count: u32,
+    },
+    /// Two inputs come from different checks.
     #[error("{file} and {other} come from different {what} ({ours} vs {theirs}): they are not shards of one check")]
     Mismatch {
+        /// The first input.
         file: String,
+        /// The input that differs from it.
         other: String,
+        /// What differs (`suites`, `tool versions`, …).
         what: &'static str,
+        /// The first input's value.
         ours: String,
+        /// The other input's value.
         theirs: String,
     },
+    /// Two inputs are the same shard.
     #[error("{file} and {other} are both shard {shard}")]
     Repeated {
+        /// The later input.
         file: String,
+        /// The earlier input.
         other: String,
+        /// The shard both are.
         shard: Shard,
     },
+    /// A shard of the check is not among the inputs.
     #[error("shard {shard} is missing: merge needs every shard of the check")]
-    Missing { shard: Shard },
+    Missing {
+        /// The shard not given.
+        shard: Shard,
+    },
+    /// A shard holds more or fewer peers than the plan gives it.
     #[error(
         "shard {shard} ({file}) holds {found} peer report(s) where the plan gives it {expected}"
     )]
     Shape {
+        /// The input.
         file: String,
+        /// The shard it is.
         shard: Shard,
+        /// The peers it holds.
         found: usize,
+        /// The peers the plan gives it.
         expected: usize,
     },
 }
 
-/// A report read from a file, named by its path in errors.
-pub struct Loaded {
-    pub file: String,
-    pub report: RunReport,
+/// Reads every file and merges them (see [`merge`]).
+pub fn merge_files<P: AsRef<Path>>(paths: &[P]) -> Result<RunReport, MergeError> {
+    let loaded = paths
+        .iter()
+        .map(|path| ReportFile::load(path.as_ref()))
+        .collect::<Result<Vec<_>, _>>()?;
+    merge(loaded)
 }
 
-/// Reads one shard report.
-pub fn load(path: &Path) -> Result<Loaded, MergeError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| MergeError::Read {
-        file: file.clone(),
-        source,
-    })?;
-    let report = serde_json::from_str(&text).map_err(|source| MergeError::NotReport {
-        file: file.clone(),
-        source,
-    })?;
-    Ok(Loaded { file, report })
-}
-
-/// Joins every shard of one check into one report.
-pub fn merge(loaded: Vec<Loaded>) -> Result<RunReport, MergeError> {
+/// Joins every shard of one check into one concluded report.
+pub fn merge(loaded: Vec<ReportFile>) -> Result<RunReport, MergeError> {
     let mut shards = Vec::with_capacity(loaded.len());
     for one in loaded {
         let Some(info) = one.report.shard.clone() else {
             return Err(MergeError::NotSharded { file: one.file });
         };
+        if info.index == 0 || info.index > info.count {
+            return Err(MergeError::BadShard {
+                file: one.file,
+                index: info.index,
+                count: info.count,
+            });
+        }
         shards.push((one, info));
     }
     let Some((first, first_info)) = shards.first() else {
-        return Ok(RunReport::new(Vec::new()));
+        let mut nothing = RunReport::new(Vec::new());
+        conclude(&mut nothing, &Rules::default());
+        return Ok(nothing);
     };
-    let same = |what, ours: String, theirs: String, file: &str| {
-        (ours != theirs).then(|| MergeError::Mismatch {
+    for (one, info) in &shards[1..] {
+        same_plan((first, first_info), (one, info))?;
+    }
+    let total_peers = first_info.peers;
+    let parts = in_plan_order(shards)?;
+    let mut merged = RunReport::new(Vec::new());
+    merged.tool = parts[0].0.report.tool.clone();
+    merged.tool.insecure = parts.iter().any(|(l, _)| l.report.tool.insecure);
+    merged.schema_version = parts[0].0.report.schema_version;
+    merged.started_at = parts
+        .iter()
+        .map(|(l, _)| l.report.started_at.clone())
+        .min()
+        .unwrap_or_default();
+    merged.interrupted = parts.iter().any(|(l, _)| l.report.interrupted);
+    let fail_on_flaky = parts.iter().any(|(l, _)| l.report.fail_on_flaky);
+    let fail_on_unverified = parts.iter().any(|(l, _)| l.report.fail_on_unverified);
+    let baseline = parts.iter().find_map(|(l, _)| l.report.baseline.clone());
+    merged.peers = if total_peers == 1 {
+        vec![merge_runs_of_one_peer(parts)?]
+    } else {
+        interleave_peers(parts, total_peers)?
+    };
+    // Each shard applied the baseline to its own slice; applied again over
+    // the whole, every entry's status is the whole check's.
+    let known = baseline.as_ref().map(Baseline::from_report);
+    let rules = Rules {
+        fail_on_flaky,
+        fail_on_unverified,
+        baseline: known.as_ref(),
+        strict_baseline: baseline.is_some_and(|b| b.strict),
+    };
+    conclude(&mut merged, &rules);
+    Ok(merged)
+}
+
+/// Refuses two shards that are not of one check.
+fn same_plan(
+    (first, first_info): (&ReportFile, &ShardReport),
+    (one, info): (&ReportFile, &ShardReport),
+) -> Result<(), MergeError> {
+    let tool = |l: &ReportFile| format!("{} {}", l.report.tool.name, l.report.tool.version);
+    let checks = [
+        ("tool versions", tool(first), tool(one)),
+        (
+            "suites",
+            first_info.suite_digest.clone(),
+            info.suite_digest.clone(),
+        ),
+        (
+            "shard counts",
+            first_info.count.to_string(),
+            info.count.to_string(),
+        ),
+        (
+            "fleets",
+            format!("{} peers", first_info.peers),
+            format!("{} peers", info.peers),
+        ),
+    ];
+    match checks.into_iter().find(|(_, ours, theirs)| ours != theirs) {
+        Some((what, ours, theirs)) => Err(MergeError::Mismatch {
             file: first.file.clone(),
-            other: file.to_string(),
+            other: one.file.clone(),
             what,
             ours,
             theirs,
-        })
-    };
-    for (one, info) in &shards[1..] {
-        let checks = [
-            same(
-                "tool versions",
-                format!("{} {}", first.report.tool.name, first.report.tool.version),
-                format!("{} {}", one.report.tool.name, one.report.tool.version),
-                &one.file,
-            ),
-            same(
-                "report schemas",
-                first.report.schema_version.to_string(),
-                one.report.schema_version.to_string(),
-                &one.file,
-            ),
-            same(
-                "suites",
-                first_info.suite_digest.clone(),
-                info.suite_digest.clone(),
-                &one.file,
-            ),
-            same(
-                "shard counts",
-                first_info.count.to_string(),
-                info.count.to_string(),
-                &one.file,
-            ),
-            same(
-                "fleets",
-                format!("{} peers", first_info.peers),
-                format!("{} peers", info.peers),
-                &one.file,
-            ),
-        ];
-        if let Some(e) = checks.into_iter().flatten().next() {
-            return Err(e);
-        }
+        }),
+        None => Ok(()),
     }
-    let count = first_info.count;
-    let total_peers = first_info.peers;
-    let mut by_index: Vec<Option<(Loaded, Shard)>> = (0..count).map(|_| None).collect();
+}
+
+/// The shards by index, each once and none missing.
+fn in_plan_order(
+    shards: Vec<(ReportFile, ShardReport)>,
+) -> Result<Vec<(ReportFile, Shard)>, MergeError> {
+    let count = shards.first().map_or(1, |(_, info)| info.count);
+    let mut by_index: Vec<Option<(ReportFile, Shard)>> = (0..count).map(|_| None).collect();
     for (one, info) in shards {
         let shard = Shard {
             index: info.index,
             count,
         };
-        let slot = &mut by_index[(info.index.clamp(1, count) - 1) as usize];
+        // Every index is in 1..=count: checked when read, counts compared since.
+        let slot = &mut by_index[(info.index - 1) as usize];
         if let Some((other, _)) = slot {
             return Err(MergeError::Repeated {
                 file: one.file,
@@ -149,42 +213,23 @@ pub fn merge(loaded: Vec<Loaded>) -> Result<RunReport, MergeError> {
         }
         *slot = Some((one, shard));
     }
-    let mut parts = Vec::with_capacity(by_index.len());
-    for (i, slot) in by_index.into_iter().enumerate() {
-        match slot {
-            Some(part) => parts.push(part),
-            None => {
-                return Err(MergeError::Missing {
-                    shard: Shard {
-                        index: i as u32 + 1,
-                        count,
-                    },
-                })
-            }
-        }
-    }
-    let mut merged = RunReport::new(Vec::new());
-    merged.tool = parts[0].0.report.tool.clone();
-    merged.schema_version = parts[0].0.report.schema_version;
-    merged.started_at = parts
-        .iter()
-        .map(|(l, _)| l.report.started_at.clone())
-        .min()
-        .unwrap_or_default();
-    merged.fail_on_flaky = parts.iter().any(|(l, _)| l.report.fail_on_flaky);
-    merged.interrupted = parts.iter().any(|(l, _)| l.report.interrupted);
-    merged.baseline = parts.iter().find_map(|(l, _)| l.report.baseline.clone());
-    merged.peers = if total_peers == 1 {
-        vec![merge_runs_of_one_peer(parts)?]
-    } else {
-        interleave_peers(parts, total_peers)?
-    };
-    Ok(merged)
+    by_index
+        .into_iter()
+        .enumerate()
+        .map(|(i, slot)| {
+            slot.ok_or(MergeError::Missing {
+                shard: Shard {
+                    index: i as u32 + 1,
+                    count,
+                },
+            })
+        })
+        .collect()
 }
 
 /// Several peers: shard K's nth peer is the plan's peer at `shard.position(nth)`.
 fn interleave_peers(
-    parts: Vec<(Loaded, Shard)>,
+    parts: Vec<(ReportFile, Shard)>,
     total: usize,
 ) -> Result<Vec<PeerReport>, MergeError> {
     let mut slots: Vec<Option<PeerReport>> = (0..total).map(|_| None).collect();
@@ -207,7 +252,7 @@ fn interleave_peers(
 
 /// One peer whose runs were split: its runs interleaved back into plan
 /// order and its declarations judged again over all of them.
-fn merge_runs_of_one_peer(parts: Vec<(Loaded, Shard)>) -> Result<PeerReport, MergeError> {
+fn merge_runs_of_one_peer(parts: Vec<(ReportFile, Shard)>) -> Result<PeerReport, MergeError> {
     let mut peer: Option<PeerReport> = None;
     let mut rows: Vec<DeclarationReport> = Vec::new();
     let mut runs: Vec<(usize, ScenarioReport)> = Vec::new();
@@ -272,14 +317,101 @@ fn merge_runs_of_one_peer(parts: Vec<(Loaded, Shard)>) -> Result<PeerReport, Mer
             })
         })
         .collect();
-    let mut judged = crate::verdict::judge_declarations(&declarations, &peer.scenarios);
-    // The baseline was applied in each shard; its marks carry over.
-    for row in &mut judged {
-        if let Some(old) = rows.iter().find(|r| r.id == row.id && r.baselined) {
-            row.baselined = true;
-            row.baseline_reason = old.baseline_reason.clone();
+    // Judged afresh: the baseline marks rows again when the merge is concluded.
+    peer.declarations = verdict::judge_declarations(&declarations, &peer.scenarios);
+    Ok(peer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationVerdict, ScenarioVerdict,
+    };
+
+    fn shard(index: u32, runs: Vec<ScenarioReport>) -> ReportFile {
+        let rows = ["lifecycle.cancel", "lifecycle.completion"]
+            .map(|id| DeclarationReport::builder(id, DeclarationVerdict::Unverified).build());
+        let mut report = RunReport::new(vec![PeerReport::builder("http://p/card")
+            .card_digest("sha256:1")
+            .declarations(rows.to_vec())
+            .scenarios(runs)
+            .build()]);
+        report.shard = Some(ShardReport {
+            index,
+            count: 2,
+            peers: 1,
+            suite_digest: "d".into(),
+        });
+        ReportFile {
+            file: format!("s{index}.json"),
+            report,
         }
     }
-    peer.declarations = judged;
-    Ok(peer)
+
+    fn entry(status: BaselineStatus) -> BaselineEntryReport {
+        BaselineEntryReport {
+            declaration: None,
+            scenario: Some("b".into()),
+            reason: "ACME-1".into(),
+            status,
+            note: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_baseline_is_applied_over_the_whole_and_the_merge_concluded() {
+        let pass = ScenarioReport::builder("a", ScenarioVerdict::Pass)
+            .verifies("lifecycle.cancel")
+            .build();
+        let fail = ScenarioReport::builder("b", ScenarioVerdict::Fail)
+            .verifies("lifecycle.completion")
+            .baselined("ACME-1")
+            .build();
+        let mut first = shard(1, vec![pass]);
+        let mut second = shard(2, vec![fail]);
+        // Each shard saw the entry's run, or did not.
+        for (part, status) in [
+            (&mut first, BaselineStatus::Unmatched),
+            (&mut second, BaselineStatus::Applied),
+        ] {
+            part.report.baseline = Some(BaselineReport {
+                file: "known.yaml".into(),
+                strict: true,
+                entries: vec![entry(status)],
+            });
+        }
+        let merged = merge(vec![second, first]).unwrap();
+        let ids: Vec<&str> = merged.peers[0]
+            .scenarios
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
+        let rows = &merged.peers[0].declarations;
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert_eq!(rows[1].verdict, DeclarationVerdict::Diverged);
+        assert!(rows[1].baselined, "{rows:?}");
+        let baseline = merged.baseline.as_ref().unwrap();
+        assert_eq!(baseline.entries[0].status, BaselineStatus::Applied);
+        let summary = merged.summary.as_ref().expect("concluded");
+        assert_eq!(summary.exit_code, crate::exit::OK);
+        assert_eq!(summary.counts.declarations.baselined, 1);
+    }
+
+    #[test]
+    fn a_shard_no_check_writes_is_refused_not_indexed() {
+        for (index, count) in [(0, 2), (3, 2), (1, 0)] {
+            let mut bad = shard(1, vec![]);
+            if let Some(info) = bad.report.shard.as_mut() {
+                (info.index, info.count) = (index, count);
+            }
+            let e = merge(vec![bad]).unwrap_err();
+            assert!(matches!(e, MergeError::BadShard { .. }), "{e}");
+            assert!(
+                e.to_string().contains(&format!("shard {index}/{count}")),
+                "{e}"
+            );
+        }
+    }
 }

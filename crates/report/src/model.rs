@@ -1,13 +1,12 @@
 //! The report's types: the one versioned run report every output format is a
-//! pure function of, and its summary — the run's counts, computed once, that
-//! every headline (terminal, Markdown, JUnit properties, the JSON `summary`)
-//! is rendered from, so none says more than the counts do. "Every
-//! declaration honoured" appears only when it is literally true.
+//! pure function of — peers, their declaration rows and scenario runs, the
+//! baseline it was judged against — serialized as the JSON report (its
+//! JSON Schema is generated from these types). The run's counts live in
+//! [`crate::summary`].
 
 use crate::evidence::Evidence;
-use crate::exit;
+use crate::summary::RunSummary;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 use strum::{IntoStaticStr, VariantArray};
 
 /// What every format says of an interrupted report (`interrupted: true`).
@@ -22,12 +21,20 @@ pub const INSECURE_NOTE: &str =
 /// Bumped on any incompatible change to the JSON report.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// One `check` (or `merge` of its shards): every peer checked, what each
+/// declaration of its card reads, every scenario run with its evidence, and
+/// the run's summary. The JSON report (`--json`); every other format is a
+/// function of it.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RunReport {
+    /// The version of this format (`SCHEMA_VERSION`, 1, when written by
+    /// this build); `diff` and `merge` read only their own version.
     pub schema_version: u32,
+    /// The tool that wrote the report, and how it was run.
     pub tool: Tool,
     /// UTC start time, RFC 3339.
     pub started_at: String,
+    /// One entry per peer checked, in the order they were given.
     pub peers: Vec<PeerReport>,
     /// `--fail-on-flaky`: a flaky run fails the run (exit 1).
     #[serde(default, skip_serializing_if = "is_false")]
@@ -38,10 +45,13 @@ pub struct RunReport {
     /// `--baseline`: the known divergences the run was judged against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<BaselineReport>,
-    /// The counts every headline is rendered from (`verdict::summarize`),
-    /// filled in when the run is finished.
+    /// The counts every headline is rendered from, and the exit code the
+    /// run calls for: computed once, when the run is concluded (after the
+    /// baseline is applied). Absent only in a report that was never
+    /// concluded (one built by hand); a reader then computes it from the
+    /// rest of the report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<Summary>,
+    pub summary: Option<RunSummary>,
     /// SIGINT/SIGTERM stopped the check: the report holds what finished,
     /// runs cut short read `error`. Absent means false.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -84,6 +94,7 @@ pub struct BaselineReport {
     /// `--strict-baseline`: a stale entry fails the run.
     #[serde(default)]
     pub strict: bool,
+    /// Every entry of the file, in its order, with what it did in this run.
     pub entries: Vec<BaselineEntryReport>,
 }
 
@@ -96,7 +107,9 @@ pub struct BaselineEntryReport {
     /// …the scenario run id it excuses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario: Option<String>,
+    /// Why the divergence is known, as the file says it.
     pub reason: String,
+    /// Whether the entry excused something, is stale, undecided or matched nothing.
     pub status: BaselineStatus,
     /// What the entry's target reads in this run.
     pub note: String,
@@ -140,14 +153,18 @@ pub enum BaselineStatus {
 }
 
 impl BaselineStatus {
+    /// The JSON spelling (`applied`, `stale`, …).
     pub fn as_str(self) -> &'static str {
         self.into()
     }
 }
 
+/// The tool that wrote a report.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tool {
+    /// `a2a-conform`.
     pub name: String,
+    /// Its version; `merge` joins only shards of one version.
     pub version: String,
     /// `--insecure`: TLS certificates were not verified. Absent means false.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -167,27 +184,38 @@ impl Tool {
     }
 }
 
+/// One peer checked: where its card was, what was spoken with it, each
+/// declaration's verdict and each scenario run.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PeerReport {
     /// The URL given on the command line, as the card URL it resolved to.
     pub card_url: String,
+    /// The card's `name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// `sha256:…` of the card body, so `diff` can tell a card changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_digest: Option<String>,
+    /// The A2A version spoken with the peer (`1.0`, `0.3`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
+    /// The binding spoken (`jsonrpc`, `rest`, `grpc`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binding: Option<String>,
+    /// The URL the scenarios were sent to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
     /// Why no scenario could run: unreachable host, bad card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_error: Option<String>,
+    /// What is wrong with the card without stopping the check (a missing
+    /// field, credentials the card asks for and none were given, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub card_warnings: Vec<String>,
+    /// The headline: one row per declaration of the card (and per id a
+    /// custom suite verifies), in report order.
     pub declarations: Vec<DeclarationReport>,
+    /// Every scenario run of the plan, in plan order.
     pub scenarios: Vec<ScenarioReport>,
     /// The peer's wall time, card fetch to last run (runs overlap, so this
     /// is not the sum of their durations).
@@ -210,6 +238,7 @@ pub struct PreconditionReport {
     /// modes); absent for runs of the card's default modes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skill: Option<String>,
+    /// Whether a prompt reached the precondition.
     pub outcome: PreconditionOutcome,
     /// The prompt that reached the precondition (`found`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -220,9 +249,10 @@ pub struct PreconditionReport {
     pub source: Option<String>,
     /// Every prompt tried, in order, and what the peer answered.
     pub tried: Vec<TriedPrompt>,
-    /// Tasks this search started, and how many of them it canceled (a
-    /// task that finished on its own needs no cancel).
+    /// Tasks this search started.
     pub tasks_started: u32,
+    /// How many of the tasks started it canceled (a task that finished on
+    /// its own needs no cancel).
     pub tasks_canceled: u32,
     /// What happened, in a sentence.
     pub message: String,
@@ -236,10 +266,13 @@ pub struct PreconditionReport {
 /// One prompt a precondition search tried.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TriedPrompt {
+    /// Where the prompt came from (`skills[book-flight].examples[2]`, `built-in[1]`).
     pub source: String,
+    /// The text sent.
     pub prompt: String,
     /// What the peer answered (`task input-required`, `task completed`, …).
     pub answer: String,
+    /// Whether the answer reached the precondition.
     pub reached: bool,
 }
 
@@ -269,6 +302,7 @@ pub enum PreconditionOutcome {
 }
 
 impl PreconditionOutcome {
+    /// The JSON spelling (`found`, `not-found`, `error`).
     pub fn as_str(self) -> &'static str {
         self.into()
     }
@@ -290,31 +324,46 @@ impl PreconditionOutcome {
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum DeclarationVerdict {
+    /// Declared, and every scenario run verifying it passed (or was flaky).
     Honoured,
+    /// Declared, and at least one run verifying it failed: a valid protocol
+    /// answer broke the promise.
     Diverged,
+    /// Declared, and no run could decide it (inconclusive, error, skipped,
+    /// or no scenario verifies it), or a malfunction left it open.
     Unverified,
+    /// Not declared by the card (and, where probed, refused as the spec requires).
     NotDeclared,
+    /// Not declared, yet the runtime served it with a valid success answer.
     OverDelivers,
 }
 
 impl DeclarationVerdict {
+    /// The JSON spelling (`honoured`, `not-declared`, …).
     pub fn as_str(self) -> &'static str {
         self.into()
     }
 }
 
+/// One row of the headline table: a declaration of the card and its verdict.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeclarationReport {
+    /// The declaration id (`capabilities.streaming`,
+    /// `defaultInputModes[application/json]`, `lifecycle.cancel`).
     pub id: String,
+    /// Whether the card claims it.
     pub declared: bool,
+    /// What the runs that verify it say of it.
     pub verdict: DeclarationVerdict,
     /// The scenario runs that verified it.
     pub scenarios: Vec<String>,
+    /// Why it reads as it does, naming the run that decided it.
     pub reason: String,
     /// A known divergence (`--baseline`): still `diverged`, but it does not
     /// fail the run.
     #[serde(default, skip_serializing_if = "is_false")]
     pub baselined: bool,
+    /// The baseline entry's reason, when `baselined`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_reason: Option<String>,
 }
@@ -335,19 +384,23 @@ pub struct DeclarationReport {
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum ScenarioVerdict {
+    /// The peer kept the promise.
     Pass,
+    /// The peer gave a valid protocol answer that breaks the promise.
     Fail,
     /// Failed, then passed on a retry.
     Flaky,
     /// The peer never reached the precondition.
     Inconclusive,
+    /// Not run: not declared, filtered out, or a variable it needs is not set.
     Skipped,
     /// Tool trouble, an unreachable peer, or a peer malfunction (see
-    /// [`ErrorKind`]).
+    /// `error_kind`).
     Error,
 }
 
 impl ScenarioVerdict {
+    /// The JSON spelling (`pass`, `inconclusive`, …).
     pub fn as_str(self) -> &'static str {
         self.into()
     }
@@ -388,11 +441,13 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// The JSON spelling (`peer-malfunction`, `tool-cap`, …).
     pub fn as_str(self) -> &'static str {
         self.into()
     }
 }
 
+/// One scenario run: its verdict, why, and the evidence behind it.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ScenarioReport {
     /// The run's id: the scenario id, with the expansion in brackets
@@ -400,10 +455,16 @@ pub struct ScenarioReport {
     pub id: String,
     /// The scenario id as written in the suite.
     pub scenario: String,
+    /// The scenario's title: what it checks, in a sentence.
     pub title: String,
+    /// What the run found.
     pub verdict: ScenarioVerdict,
+    /// The declaration ids the run verifies.
     pub verifies: Vec<String>,
+    /// The run's wall time, every attempt (with `--retries`) included.
     pub duration_ms: u64,
+    /// What happened, in a sentence: the broken promise, the unmet
+    /// precondition, the error, or why it was skipped.
     pub message: String,
     /// Why an `error` run ended in error (absent in reports of older
     /// versions and on runs that are not `error`).
@@ -419,6 +480,7 @@ pub struct ScenarioReport {
     /// A known failure (`--baseline`): it does not fail the run.
     #[serde(default, skip_serializing_if = "is_false")]
     pub baselined: bool,
+    /// The baseline entries' reasons, when `baselined`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline_reason: Option<String>,
     /// Kept for every run that did not pass; for a `flaky` run, the evidence
@@ -465,395 +527,13 @@ impl RunReport {
         }
     }
 
+    /// The JSON report, pretty-printed (what `--json FILE` writes).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
 }
 
-/// Writes a file atomically: a temporary file beside it, then a rename, so a
-/// crash never leaves half a report for CI to read.
-pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, contents)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
-}
-
-/// Checks that [`write_atomically`] can later write `path`: not a
-/// directory, and its directory takes a new file (one is created and removed).
-pub fn check_writable(path: &Path) -> std::io::Result<()> {
-    if path.is_dir() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::IsADirectory,
-            "it is a directory",
-        ));
-    }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let probe = dir.join(format!(".a2a-conform-probe.{}.tmp", std::process::id()));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)?;
-    std::fs::remove_file(&probe)
-}
-
 /// The current UTC time as RFC 3339 (`2026-11-30T09:23:38Z`).
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
-}
-
-/// What the run as a whole reads, from its exit code.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum Outcome {
-    /// Exit 0: something was verified and nothing fails the run.
-    Pass,
-    /// Exit 1: a divergence (or a rule such as `--fail-on-flaky`) fails the run.
-    Fail,
-    /// Exit 3: a peer was unreachable or served no valid card.
-    Error,
-    /// Exit 4: nothing was verified, or `--fail-on-unverified` found a row left unverified.
-    Unverified,
-}
-
-impl Outcome {
-    pub fn of_exit_code(code: i32) -> Outcome {
-        match code {
-            exit::OK => Outcome::Pass,
-            exit::DIVERGED => Outcome::Fail,
-            exit::PEER_UNREACHABLE => Outcome::Error,
-            _ => Outcome::Unverified,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
-/// Declaration rows by verdict. `diverged` counts the baselined ones too.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-pub struct DeclarationCounts {
-    pub honoured: usize,
-    pub diverged: usize,
-    /// Of the diverged rows, those a baseline entry excuses.
-    pub baselined: usize,
-    pub unverified: usize,
-    pub not_declared: usize,
-    pub over_delivers: usize,
-}
-
-/// Scenario runs by verdict.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-pub struct RunCounts {
-    pub total: usize,
-    pub pass: usize,
-    pub fail: usize,
-    pub flaky: usize,
-    pub inconclusive: usize,
-    pub skipped: usize,
-    pub error: usize,
-}
-
-/// One peer's counts (or a whole run's, added up).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-pub struct Counts {
-    pub declarations: DeclarationCounts,
-    pub runs: RunCounts,
-    /// Declared rows (the card's promises); `honoured` of them is literal
-    /// success only when it equals this.
-    pub declared: usize,
-    /// Declared rows that read honoured.
-    pub declared_honoured: usize,
-}
-
-impl Counts {
-    pub fn of_peer(peer: &PeerReport) -> Counts {
-        let mut c = Counts::default();
-        for d in &peer.declarations {
-            let n = &mut c.declarations;
-            match d.verdict {
-                DeclarationVerdict::Honoured => n.honoured += 1,
-                DeclarationVerdict::Diverged => {
-                    n.diverged += 1;
-                    if d.baselined {
-                        n.baselined += 1;
-                    }
-                }
-                DeclarationVerdict::Unverified => n.unverified += 1,
-                DeclarationVerdict::NotDeclared => n.not_declared += 1,
-                DeclarationVerdict::OverDelivers => n.over_delivers += 1,
-            }
-            if d.declared {
-                c.declared += 1;
-                if d.verdict == DeclarationVerdict::Honoured {
-                    c.declared_honoured += 1;
-                }
-            }
-        }
-        for s in &peer.scenarios {
-            let n = &mut c.runs;
-            n.total += 1;
-            match s.verdict {
-                ScenarioVerdict::Pass => n.pass += 1,
-                ScenarioVerdict::Fail => n.fail += 1,
-                ScenarioVerdict::Flaky => n.flaky += 1,
-                ScenarioVerdict::Inconclusive => n.inconclusive += 1,
-                ScenarioVerdict::Skipped => n.skipped += 1,
-                ScenarioVerdict::Error => n.error += 1,
-            }
-        }
-        c
-    }
-
-    fn add(mut self, o: Counts) -> Counts {
-        let (d, e) = (&mut self.declarations, o.declarations);
-        d.honoured += e.honoured;
-        d.diverged += e.diverged;
-        d.baselined += e.baselined;
-        d.unverified += e.unverified;
-        d.not_declared += e.not_declared;
-        d.over_delivers += e.over_delivers;
-        let (r, s) = (&mut self.runs, o.runs);
-        r.total += s.total;
-        r.pass += s.pass;
-        r.fail += s.fail;
-        r.flaky += s.flaky;
-        r.inconclusive += s.inconclusive;
-        r.skipped += s.skipped;
-        r.error += s.error;
-        self.declared += o.declared;
-        self.declared_honoured += o.declared_honoured;
-        self
-    }
-
-    /// Whether every declared row reads honoured, and there is one.
-    pub fn every_declaration_honoured(&self) -> bool {
-        self.declared > 0 && self.declared_honoured == self.declared
-    }
-
-    /// `6 honoured, 1 diverged (baselined), 4 unverified`: only what the
-    /// counts say; zero diverged / unverified rows are left out.
-    pub fn declarations_phrase(&self) -> String {
-        let d = self.declarations;
-        let mut parts = vec![format!("{} honoured", d.honoured)];
-        if d.diverged > 0 {
-            parts.push(match d.baselined {
-                0 => format!("{} diverged", d.diverged),
-                b if b == d.diverged => format!("{} diverged (baselined)", d.diverged),
-                b => format!("{} diverged ({b} baselined)", d.diverged),
-            });
-        }
-        if d.unverified > 0 {
-            parts.push(format!("{} unverified", d.unverified));
-        }
-        if d.over_delivers > 0 {
-            parts.push(format!("{} over-delivers", d.over_delivers));
-        }
-        let phrase = parts.join(", ");
-        if self.every_declaration_honoured() {
-            format!("every declaration honoured ({phrase})")
-        } else {
-            phrase
-        }
-    }
-
-    /// `7 scenario runs: 1 pass, 2 fail, 1 flaky`.
-    pub fn runs_phrase(&self) -> String {
-        let r = self.runs;
-        let parts: Vec<String> = [
-            (r.pass, ScenarioVerdict::Pass),
-            (r.fail, ScenarioVerdict::Fail),
-            (r.flaky, ScenarioVerdict::Flaky),
-            (r.inconclusive, ScenarioVerdict::Inconclusive),
-            (r.skipped, ScenarioVerdict::Skipped),
-            (r.error, ScenarioVerdict::Error),
-        ]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, v)| format!("{n} {}", v.as_str()))
-        .collect();
-        format!(
-            "{} scenario runs: {}",
-            r.total,
-            if parts.is_empty() {
-                "none".to_string()
-            } else {
-                parts.join(", ")
-            }
-        )
-    }
-}
-
-/// The whole run in numbers, and what it reads as.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Summary {
-    pub outcome: Outcome,
-    /// The process exit code the run calls for.
-    pub exit_code: i32,
-    pub peers: usize,
-    /// Peers that were unreachable or served no valid card.
-    pub peers_without_card: usize,
-    #[serde(flatten)]
-    pub counts: Counts,
-    /// True only when every declared row of every peer reads honoured.
-    pub every_declaration_honoured: bool,
-    /// The check's wall time; for a report without one (a merge of
-    /// shards), the longest peer's.
-    pub duration_ms: u64,
-}
-
-impl Summary {
-    /// The counts of `report`, read as `exit_code` (see `verdict::summarize`).
-    pub fn new(report: &RunReport, exit_code: i32) -> Summary {
-        let counts = report
-            .peers
-            .iter()
-            .map(Counts::of_peer)
-            .fold(Counts::default(), Counts::add);
-        Summary {
-            outcome: Outcome::of_exit_code(exit_code),
-            exit_code,
-            peers: report.peers.len(),
-            peers_without_card: report
-                .peers
-                .iter()
-                .filter(|p| p.card_error.is_some())
-                .count(),
-            every_declaration_honoured: counts.every_declaration_honoured()
-                && report.peers.iter().all(|p| p.card_error.is_none()),
-            counts,
-            duration_ms: report.duration_ms.unwrap_or_else(|| {
-                report
-                    .peers
-                    .iter()
-                    .filter_map(|p| p.duration_ms)
-                    .max()
-                    .unwrap_or(0)
-            }),
-        }
-    }
-
-    /// `pass — 6 honoured, 1 diverged (baselined), 4 unverified`.
-    pub fn headline(&self) -> String {
-        format!("{} — {}", self.word(), self.phrase())
-    }
-
-    /// The outcome as the headline says it: `pass`, `fail`, `error`,
-    /// `unverified`, or `nothing verified` when not one row was honoured.
-    pub fn word(&self) -> &'static str {
-        match self.outcome {
-            Outcome::Unverified if self.counts.declarations.honoured == 0 => "nothing verified",
-            o => o.as_str(),
-        }
-    }
-
-    /// The headline after its word: the declaration counts, and the peers
-    /// that could not be checked.
-    pub fn phrase(&self) -> String {
-        let mut text = self.counts.declarations_phrase();
-        if self.peers_without_card > 0 {
-            text.push_str(&format!(
-                "; {} of {} peer(s) unreachable or without a valid card",
-                self.peers_without_card, self.peers
-            ));
-        }
-        text
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(verdict: DeclarationVerdict, baselined: bool) -> DeclarationReport {
-        DeclarationReport {
-            id: "x".into(),
-            declared: verdict != DeclarationVerdict::NotDeclared,
-            verdict,
-            scenarios: vec![],
-            reason: String::new(),
-            baselined,
-            baseline_reason: None,
-        }
-    }
-
-    fn report(rows: Vec<DeclarationReport>) -> RunReport {
-        RunReport::new(vec![PeerReport {
-            declarations: rows,
-            ..PeerReport::new("u")
-        }])
-    }
-
-    #[test]
-    fn the_headline_says_only_what_the_counts_say() {
-        use DeclarationVerdict::*;
-        let mut rows = vec![row(Diverged, true)];
-        rows.extend((0..6).map(|_| row(Honoured, false)));
-        rows.extend((0..4).map(|_| row(Unverified, false)));
-        let s = Summary::new(&report(rows), exit::OK);
-        assert_eq!(
-            s.headline(),
-            "pass — 6 honoured, 1 diverged (baselined), 4 unverified"
-        );
-        assert!(!s.every_declaration_honoured);
-        let s = Summary::new(
-            &report(vec![row(Honoured, false), row(NotDeclared, false)]),
-            exit::OK,
-        );
-        assert!(s.every_declaration_honoured);
-        assert_eq!(
-            s.headline(),
-            "pass — every declaration honoured (1 honoured)"
-        );
-        let s = Summary::new(
-            &report(vec![row(Unverified, false)]),
-            exit::NOTHING_VERIFIED,
-        );
-        assert_eq!(s.headline(), "nothing verified — 0 honoured, 1 unverified");
-        let s = Summary::new(
-            &report(vec![row(Honoured, false), row(Unverified, false)]),
-            exit::NOTHING_VERIFIED,
-        );
-        assert_eq!(s.headline(), "unverified — 1 honoured, 1 unverified");
-        let s = Summary::new(
-            &report(vec![row(Diverged, true), row(Diverged, false)]),
-            exit::DIVERGED,
-        );
-        assert_eq!(s.headline(), "fail — 0 honoured, 2 diverged (1 baselined)");
-    }
-
-    #[test]
-    fn the_json_summary_carries_the_counts_flat() {
-        let s = Summary::new(
-            &report(vec![row(DeclarationVerdict::Honoured, false)]),
-            exit::OK,
-        );
-        let v = serde_json::to_value(&s).unwrap();
-        assert_eq!(v["outcome"], "pass");
-        assert_eq!(v["declarations"]["honoured"], 1);
-        assert_eq!(v["runs"]["total"], 0);
-        assert_eq!(v["every_declaration_honoured"], true);
-    }
 }

@@ -3,11 +3,11 @@
 //! cost), and the line that pins a found prompt for next time. Plain text:
 //! each sink makes it inert where it writes it.
 
-use super::model::{PeerReport, PreconditionOutcome, PreconditionReport};
+use crate::{PeerReport, PreconditionOutcome, PreconditionReport};
 
 /// One line per search: `prompt_input_required (skill echo): found
 /// skills[echo].examples[1] "need-input" — 2 tried, 2 task(s) started, 1 canceled`.
-pub fn lines(peer: &PeerReport) -> Vec<String> {
+pub(crate) fn lines(peer: &PeerReport) -> Vec<String> {
     peer.preconditions.iter().map(line).collect()
 }
 
@@ -35,7 +35,7 @@ fn line(search: &PreconditionReport) -> String {
 
 /// How to pin what was found, once per peer: the `--var` flags and the
 /// profile line (`None` when nothing was found).
-pub fn pin(peer: &PeerReport) -> Option<Pin> {
+pub(crate) fn pin(peer: &PeerReport) -> Option<Pin> {
     let mut found: Vec<(&str, &str)> = Vec::new();
     for search in &peer.preconditions {
         if let (PreconditionOutcome::Found, Some(prompt)) = (search.outcome, &search.prompt) {
@@ -65,15 +65,16 @@ pub fn pin(peer: &PeerReport) -> Option<Pin> {
 
 /// The two ways to pin what was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pin {
+pub(crate) struct Pin {
     /// `--var 'prompt_input_required=…'` (one per variable found)
-    pub flag: String,
+    pub(crate) flag: String,
     /// `vars: {prompt_input_required: "…"}` for a profile.
-    pub profile: String,
+    pub(crate) profile: String,
 }
 
 /// What follows the pin's two forms in every format.
-pub const PIN_NOTE: &str = "`a2a-conform profile init URL` writes a profile with the input prompt";
+pub(crate) const PIN_NOTE: &str =
+    "`a2a-conform profile init URL` writes a profile with the input prompt";
 
 /// `text` in single quotes for a POSIX shell.
 fn shell_quote(text: &str) -> String {

@@ -11,7 +11,9 @@ use std::str::FromStr;
 /// once, with no overlap, and each gets a near-equal share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
+    /// K: which slice (1-based).
     pub index: u32,
+    /// N: how many slices the plan is cut into.
     pub count: u32,
 }
 

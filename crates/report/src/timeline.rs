@@ -2,20 +2,24 @@
 //! Markdown reports: the timeline of what was sent and received, and the
 //! `curl` line that reproduces the last request.
 
-use super::model::ScenarioReport;
 use crate::evidence::EvidenceKind;
+use crate::ScenarioReport;
 
 /// One timeline entry: when (`+  0.20s`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Line {
+    /// Seconds since the run started, right-aligned (`+  0.20s`).
     pub at: String,
+    /// The entry's summary on one line, cut to the width asked for.
     pub summary: String,
 }
 
 /// The last entries of a run's evidence, and how many earlier ones were left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Timeline {
+    /// Entries before the window that are not shown.
     pub omitted: usize,
+    /// The entries shown, oldest first.
     pub lines: Vec<Line>,
 }
 

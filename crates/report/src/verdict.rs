@@ -1,8 +1,10 @@
 //! The one place that decides what counts: scenario runs → declaration
-//! verdicts, and a report → the process exit code (known divergences from a
-//! baseline excused, flaky runs, unverified rows and stale baseline entries
-//! counted when the report says so), and the [`Summary`] every headline is
-//! rendered from. A run that tested nothing never reads as success.
+//! verdicts ([`judge_declarations`]), and a report → its [`RunSummary`] and
+//! the process exit code ([`summarize`], [`exit_code`]: known divergences
+//! from a baseline excused, flaky runs, unverified rows and stale baseline
+//! entries counted when the report's rules say so). A run that tested
+//! nothing never reads as success. [`crate::conclude`] calls these in their
+//! one order to finish a report.
 //!
 //! `fail` is a valid protocol answer that breaks the promise; an answer that
 //! is no valid A2A answer is a peer malfunction (an `error` run): it never
@@ -10,12 +12,28 @@
 //! the malfunction as its reason, and it fails the run with exit 3.
 
 use crate::exit;
+use crate::summary::RunSummary;
+use crate::tally;
+pub use crate::tally::peer_counts;
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, RunReport,
-    ScenarioReport, ScenarioVerdict, Summary,
+    ScenarioReport, ScenarioVerdict,
 };
 use a2a_conform_protocol::card::Declaration;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+
+impl RunReport {
+    /// The run's summary: the one [`crate::conclude`] stored, or, for a report
+    /// that has none (built by hand, or not concluded yet), computed from
+    /// the report as it stands.
+    pub fn summary(&self) -> Cow<'_, RunSummary> {
+        match &self.summary {
+            Some(summary) => Cow::Borrowed(summary),
+            None => Cow::Owned(summarize(self)),
+        }
+    }
+}
 
 /// Whether a run ended in a peer malfunction (not a valid A2A answer).
 pub fn malfunctioned(run: &ScenarioReport) -> bool {
@@ -279,14 +297,16 @@ pub fn malfunction_reasons(report: &RunReport) -> Vec<String> {
 /// Why the run exits as it does, one line each, for stderr: what fails the
 /// run (exit 1), the unverified rows under `--fail-on-unverified` or why
 /// nothing counts as verified (exit 4). Empty for exit 0 and 3 (a card error
-/// is printed on its own, malfunctions by [`malfunction_reasons`]).
+/// is printed on its own, malfunctions by [`malfunction_reasons`]). Read
+/// from the report's summary (see [`RunReport::summary`]).
 pub fn exit_reasons(report: &RunReport) -> Vec<String> {
-    match exit_code(report) {
+    let summary = report.summary();
+    match summary.exit_code {
         exit::DIVERGED => failing_reasons(report),
         exit::NOTHING_VERIFIED => {
             let mut reasons = unverified_reasons(report);
             if reasons.is_empty() {
-                let counts = summarize(report).counts;
+                let counts = summary.counts;
                 reasons.push(format!(
                     "nothing was verified: no declaration reads honoured ({} unverified; {})",
                     counts.declarations.unverified,
@@ -299,13 +319,15 @@ pub fn exit_reasons(report: &RunReport) -> Vec<String> {
     }
 }
 
-/// The report's counts and what they read as: the one source of every
-/// headline and of the JSON `summary`.
-pub fn summarize(report: &RunReport) -> Summary {
-    Summary::new(report, exit_code(report))
+/// The report's counts and what they read as, computed now: what
+/// [`crate::conclude`] stores as the one source of every headline and of the JSON
+/// `summary`.
+pub fn summarize(report: &RunReport) -> RunSummary {
+    tally::summary_with(report, exit_code(report))
 }
 
-/// The exit code a whole report calls for (see [`exit`]).
+/// The exit code a whole report calls for (see [`exit`]), computed now;
+/// a concluded report carries it in its summary.
 pub fn exit_code(report: &RunReport) -> i32 {
     if report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some()) {
         return exit::PEER_UNREACHABLE;

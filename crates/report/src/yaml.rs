@@ -7,9 +7,13 @@
 #[derive(Debug, thiserror::Error)]
 #[error("{file}:{line}:{column}: {message}\n{snippet}")]
 pub struct YamlError {
+    /// The file as named.
     pub file: String,
+    /// Where the problem is (1-based).
     pub line: u64,
+    /// Where the problem is (1-based).
     pub column: u64,
+    /// What is wrong, without the place.
     pub message: String,
     snippet: String,
 }

@@ -11,6 +11,7 @@ use crate::RunReport;
 /// How `diff` judges the changes it finds.
 #[derive(Debug, Clone)]
 pub struct DiffOptions {
+    /// `--fail-on`: which changes make the diff fail.
     pub fail_on: FailOn,
     /// `--accept ID` (repeatable).
     pub accept: Vec<String>,
@@ -20,6 +21,7 @@ pub struct DiffOptions {
 }
 
 impl DiffOptions {
+    /// Options with nothing accepted and no baseline.
     pub fn new(fail_on: FailOn) -> DiffOptions {
         DiffOptions {
             fail_on,
@@ -41,7 +43,7 @@ impl DiffOptions {
 }
 
 /// Where a label sorts: regressions first.
-pub fn rank(label: Label) -> u8 {
+pub(crate) fn rank(label: Label) -> u8 {
     match label {
         Label::Regression => 0,
         Label::Fix => 1,
@@ -54,7 +56,7 @@ pub fn rank(label: Label) -> u8 {
 /// declaration, scenario run, card field or peer URL), or, for a scenario
 /// run, a declaration the run verifies. Returns the accepted ids that named
 /// no change, so a typo is not silently ignored.
-pub fn accept_changes(
+pub(crate) fn accept_changes(
     changes: &mut [Change],
     accepts: &[Accept],
     old: &RunReport,
@@ -101,7 +103,7 @@ pub fn accept_changes(
 
 /// Whether two URLs differ at most in host and port: a peer that moved
 /// (another port per run, another host per environment) is the same peer.
-pub fn same_place(a: &str, b: &str) -> bool {
+pub(crate) fn same_place(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }

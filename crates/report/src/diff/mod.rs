@@ -1,166 +1,107 @@
 //! `a2a-conform diff OLD.json NEW.json`: what changed between two JSON
 //! reports — card changes and verdict changes per declaration and per
 //! scenario run, each labelled `regression`, `fix`, `drift` or `accepted` —
-//! and whether `--fail-on` is triggered. [`gate`] holds what makes it a
-//! release gate (baselines, `--accept`); [`render`] shows it to people, as
-//! Markdown or as JSON.
+//! and whether `--fail-on` is triggered. `gate.rs` holds what makes it a
+//! release gate (baselines, `--accept`), `render.rs` shows it to people (as
+//! text, Markdown or JSON), `model.rs` holds the types `--json` prints.
+//! Reports are read by the one report loader ([`ReportFile::load`]).
 
-pub mod gate;
+mod gate;
 mod model;
-pub mod render;
+mod render;
 
 pub use gate::DiffOptions;
 pub use model::*;
 
-use crate::input::{read_capped, ReadError, REPORT_CAP};
+use crate::file::{LoadError, Probed, ReportFile};
 use crate::{
     DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
     SCHEMA_VERSION,
 };
 use std::path::Path;
 
-/// Why `diff` could not compare (exit 2): an unreadable file, not a
-/// report, or schema versions that differ (from each other, or from the one
-/// this build reads).
+/// Why `diff` could not compare (exit 2): a file that is not a report this
+/// build reads (see [`LoadError`]), or two reports of different schema
+/// versions.
 #[derive(Debug, thiserror::Error)]
 pub enum DiffInputError {
-    #[error("cannot read {file}: {source}")]
-    Read {
-        file: String,
-        source: std::io::Error,
-    },
-    #[error("{file} is larger than {} MiB: not a report a2a-conform wrote", .cap / (1024 * 1024))]
-    TooLarge { file: String, cap: u64 },
-    #[error("{file} is not an a2a-conform JSON report: {source}")]
-    NotJson {
-        file: String,
-        source: serde_json::Error,
-    },
-    #[error(
-        "{file} is not an a2a-conform report: it has no numeric `schema_version` \
-         (write one with `a2a-conform check … --json FILE`)"
-    )]
-    NoSchemaVersion { file: String },
+    /// One file is unreadable, too large, not JSON or not a report.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The two reports declare different schema versions.
     #[error(
         "{old} has schema_version {old_version} but {new} has schema_version {new_version}; \
          diff compares reports of the same schema version (this a2a-conform writes {SCHEMA_VERSION})"
     )]
     VersionsDiffer {
+        /// The old report.
         old: String,
+        /// Its version.
         old_version: u64,
+        /// The new report.
         new: String,
+        /// Its version.
         new_version: u64,
     },
+    /// Both reports are of a version this build does not read.
     #[error(
         "{old} and {new} have schema_version {version}; \
          this a2a-conform reads schema_version {SCHEMA_VERSION}"
     )]
     UnsupportedVersion {
+        /// The old report.
         old: String,
+        /// The new report.
         new: String,
+        /// The version both declare.
         version: u64,
     },
-    #[error("{file} is not a valid a2a-conform report (schema_version {version}): {source}")]
-    Invalid {
-        file: String,
-        version: u64,
-        source: serde_json::Error,
-    },
 }
 
-/// A report file read from disk (within [`REPORT_CAP`]), with the schema
-/// version it declares; parsed into a [`RunReport`] once the versions agree.
-struct Loaded {
-    name: String,
-    version: u64,
-    text: String,
+/// Where a parsed report came from, for the diff's header.
+fn compared(loaded: &ReportFile) -> ComparedReport {
+    ComparedReport {
+        file: loaded.file.clone(),
+        started_at: loaded.report.started_at.clone(),
+        tool_version: loaded.report.tool.version.clone(),
+    }
 }
 
-/// Only the version: the rest is skipped, not built into a JSON tree.
-#[derive(serde::Deserialize)]
-struct VersionProbe {
-    schema_version: Option<serde_json::Value>,
-}
-
-fn read(path: &Path) -> Result<Loaded, DiffInputError> {
-    let file = path.display().to_string();
-    let text = match read_capped(path, REPORT_CAP) {
-        Ok(text) => text,
-        Err(ReadError::TooLarge { cap }) => return Err(DiffInputError::TooLarge { file, cap }),
-        Err(ReadError::Io(source)) => return Err(DiffInputError::Read { file, source }),
-    };
-    let probe = match serde_json::from_str::<VersionProbe>(&text) {
-        Ok(probe) => probe,
-        Err(source) if source.is_syntax() || source.is_eof() => {
-            return Err(DiffInputError::NotJson { file, source })
-        }
-        // JSON, but not an object: it has no `schema_version`.
-        Err(_) => return Err(DiffInputError::NoSchemaVersion { file }),
-    };
-    let Some(version) = probe
-        .schema_version
-        .as_ref()
-        .and_then(serde_json::Value::as_u64)
-    else {
-        return Err(DiffInputError::NoSchemaVersion { file });
-    };
-    Ok(Loaded {
-        name: file,
-        version,
-        text,
-    })
-}
-
-fn parse(loaded: Loaded) -> Result<(Source, RunReport), DiffInputError> {
-    let report: RunReport =
-        serde_json::from_str(&loaded.text).map_err(|source| DiffInputError::Invalid {
-            file: loaded.name.clone(),
-            version: loaded.version,
-            source,
-        })?;
-    let source = Source {
-        file: loaded.name,
-        started_at: report.started_at.clone(),
-        tool_version: report.tool.version.clone(),
-    };
-    Ok((source, report))
-}
-
-/// Loads both reports and compares them.
+/// Loads both reports (the one loader: capped, versions compared before
+/// either is parsed) and compares them.
 pub fn diff_files(old: &Path, new: &Path, options: &DiffOptions) -> Result<Diff, DiffInputError> {
-    let old = read(old)?;
-    let new = read(new)?;
+    let old = Probed::read(old)?;
+    let new = Probed::read(new)?;
     if old.version != new.version {
         return Err(DiffInputError::VersionsDiffer {
-            old: old.name,
+            old: old.file,
             old_version: old.version,
-            new: new.name,
+            new: new.file,
             new_version: new.version,
         });
     }
     if old.version != u64::from(SCHEMA_VERSION) {
         return Err(DiffInputError::UnsupportedVersion {
-            old: old.name,
-            new: new.name,
+            old: old.file,
+            new: new.file,
             version: old.version,
         });
     }
-    let (old_source, old_report) = parse(old)?;
-    let (new_source, new_report) = parse(new)?;
+    let (old, new) = (old.parse()?, new.parse()?);
     Ok(compare_with(
-        old_source,
-        &old_report,
-        new_source,
-        &new_report,
+        compared(&old),
+        &old.report,
+        compared(&new),
+        &new.report,
         options,
     ))
 }
 
 /// [`compare_with`] with no baseline and nothing accepted.
 pub fn compare(
-    old_source: Source,
+    old_source: ComparedReport,
     old: &RunReport,
-    new_source: Source,
+    new_source: ComparedReport,
     new: &RunReport,
     fail_on: FailOn,
 ) -> Diff {
@@ -173,9 +114,9 @@ pub fn compare(
 /// divergences are applied to the new report first, so they read as drift,
 /// not regressions; accepted ids relabel their changes.
 pub fn compare_with(
-    old_source: Source,
+    old_source: ComparedReport,
     old: &RunReport,
-    new_source: Source,
+    new_source: ComparedReport,
     new: &RunReport,
     options: &DiffOptions,
 ) -> Diff {
@@ -189,73 +130,11 @@ pub fn compare_with(
         None => new,
     };
     let mut changes = Vec::new();
-    let mut peers = Vec::new();
-    let pair = |o: Option<&PeerReport>, n: Option<&PeerReport>| PeerPair {
-        old: o.map(|p| p.card_url.clone()),
-        new: n.map(|p| p.card_url.clone()),
-    };
-    if old.peers.len() == 1 && new.peers.len() == 1 {
-        compare_peer(&old.peers[0], &new.peers[0], &mut changes);
-        peers.push(pair(Some(&old.peers[0]), Some(&new.peers[0])));
-    } else {
-        let matched: Vec<Option<&PeerReport>> = old
-            .peers
-            .iter()
-            .map(|o| {
-                new.peers
-                    .iter()
-                    .find(|n| n.card_url == o.card_url)
-                    .or_else(|| {
-                        // A moved peer is recognised by a name no other peer has.
-                        let unique = o.name.is_some()
-                            && old.peers.iter().filter(|x| x.name == o.name).count() == 1;
-                        let moved: Vec<&PeerReport> = new
-                            .peers
-                            .iter()
-                            .filter(|n| {
-                                n.name == o.name
-                                    && gate::same_place(&n.card_url, &o.card_url)
-                                    && !old.peers.iter().any(|x| x.card_url == n.card_url)
-                            })
-                            .collect();
-                        (unique && moved.len() == 1).then(|| moved[0])
-                    })
-            })
-            .collect();
-        for (o, n) in old.peers.iter().zip(matched.iter().copied()) {
-            peers.push(pair(Some(o), n));
-            match n {
-                Some(n) => compare_peer(o, n, &mut changes),
-                None => changes.push(Change {
-                    label: Label::Drift,
-                    peer: o.card_url.clone(),
-                    kind: Kind::Peer,
-                    id: o.card_url.clone(),
-                    old: Some(o.card_url.clone()),
-                    new: None,
-                    message: "peer checked only in the old report".into(),
-                }),
-            }
-        }
-        for n in &new.peers {
-            if !matched.iter().flatten().any(|m| m.card_url == n.card_url) {
-                peers.push(pair(None, Some(n)));
-                changes.push(Change {
-                    label: Label::Drift,
-                    peer: n.card_url.clone(),
-                    kind: Kind::Peer,
-                    id: n.card_url.clone(),
-                    old: None,
-                    new: Some(n.card_url.clone()),
-                    message: "peer checked only in the new report".into(),
-                });
-            }
-        }
-    }
+    let peers = compare_peers(old, new, &mut changes);
     let unmatched_accepts = gate::accept_changes(&mut changes, &options.accepts(), old, new);
     changes.sort_by_key(|c| gate::rank(c.label));
     let count = |l: Label| changes.iter().filter(|c| c.label == l).count();
-    let summary = Summary {
+    let summary = ChangeCounts {
         regressions: count(Label::Regression),
         fixes: count(Label::Fix),
         drift: count(Label::Drift),
@@ -277,6 +156,79 @@ pub fn compare_with(
         summary,
         changes,
         unmatched_accepts,
+    }
+}
+
+/// Compares every peer of the reports, pushing the changes; returns which
+/// peer was compared with which.
+fn compare_peers(old: &RunReport, new: &RunReport, changes: &mut Vec<Change>) -> Vec<PeerPair> {
+    let pair = |o: Option<&PeerReport>, n: Option<&PeerReport>| PeerPair {
+        old: o.map(|p| p.card_url.clone()),
+        new: n.map(|p| p.card_url.clone()),
+    };
+    if let ([o], [n]) = (old.peers.as_slice(), new.peers.as_slice()) {
+        compare_peer(o, n, changes);
+        return vec![pair(Some(o), Some(n))];
+    }
+    let mut peers = Vec::new();
+    let matched: Vec<Option<&PeerReport>> =
+        old.peers.iter().map(|o| counterpart(o, old, new)).collect();
+    for (o, n) in old.peers.iter().zip(matched.iter().copied()) {
+        peers.push(pair(Some(o), n));
+        match n {
+            Some(n) => compare_peer(o, n, changes),
+            None => changes.push(lone_peer(o, "old")),
+        }
+    }
+    for n in &new.peers {
+        if !matched.iter().flatten().any(|m| m.card_url == n.card_url) {
+            peers.push(pair(None, Some(n)));
+            changes.push(lone_peer(n, "new"));
+        }
+    }
+    peers
+}
+
+/// The new report's peer an old one is compared with: the one at its card
+/// URL, or a moved one (same name, a URL differing in host and port alone)
+/// when its name is unique and just one new peer fits.
+fn counterpart<'a>(o: &PeerReport, old: &RunReport, new: &'a RunReport) -> Option<&'a PeerReport> {
+    if let Some(n) = new.peers.iter().find(|n| n.card_url == o.card_url) {
+        return Some(n);
+    }
+    // A moved peer is recognised by a name no other peer has.
+    let unique = o.name.is_some() && old.peers.iter().filter(|x| x.name == o.name).count() == 1;
+    let moved: Vec<&PeerReport> = new
+        .peers
+        .iter()
+        .filter(|n| {
+            n.name == o.name
+                && gate::same_place(&n.card_url, &o.card_url)
+                && !old.peers.iter().any(|x| x.card_url == n.card_url)
+        })
+        .collect();
+    match moved.as_slice() {
+        [only] if unique => Some(only),
+        _ => None,
+    }
+}
+
+/// A peer only one report (`side`: `old` or `new`) checked: drift.
+fn lone_peer(peer: &PeerReport, side: &str) -> Change {
+    let url = Some(peer.card_url.clone());
+    let (old, new) = if side == "old" {
+        (url, None)
+    } else {
+        (None, url)
+    };
+    Change {
+        label: Label::Drift,
+        peer: peer.card_url.clone(),
+        kind: Kind::Peer,
+        id: peer.card_url.clone(),
+        old,
+        new,
+        message: format!("peer checked only in the {side} report"),
     }
 }
 
@@ -483,7 +435,7 @@ fn compare_rows<R: Row>(peer: &str, old: &[R], new: &[R], out: &mut Vec<Change>)
 /// regression: anything → diverged, or an honoured declaration dropped from
 /// the card (removed, or no longer declared); fix: diverged → honoured;
 /// drift: every other change.
-pub fn declaration_change(
+pub(crate) fn declaration_change(
     old: Option<&DeclarationReport>,
     new: Option<&DeclarationReport>,
 ) -> Option<(Label, String)> {
@@ -560,7 +512,7 @@ pub fn declaration_change(
 ///
 /// regression: anything → fail; fix: fail → pass or flaky; drift: every
 /// other change.
-pub fn scenario_change(
+pub(crate) fn scenario_change(
     old: Option<&ScenarioReport>,
     new: Option<&ScenarioReport>,
 ) -> Option<(Label, String)> {

@@ -35,7 +35,9 @@ pub enum Kind {
     /// A field of the card: `name`, `card_digest`, `protocol_version`,
     /// `binding`, `endpoint`, `card_error`.
     Card,
+    /// A declaration row's verdict (or whether the card declares it).
     Declaration,
+    /// A scenario run's verdict.
     Scenario,
 }
 
@@ -84,10 +86,12 @@ impl fmt::Display for FailOn {
 /// One change between the reports.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Change {
+    /// What the change means for a release.
     #[serde(serialize_with = "serialize_name")]
     pub label: Label,
     /// The peer's card URL (the new report's, when both have it).
     pub peer: String,
+    /// What changed: a peer, a card field, a declaration or a scenario run.
     #[serde(serialize_with = "serialize_name")]
     pub kind: Kind,
     /// The card field, declaration id, scenario run id, or peer card URL.
@@ -96,22 +100,31 @@ pub struct Change {
     pub old: Option<String>,
     /// The value after; null when absent.
     pub new: Option<String>,
+    /// What changed, in a sentence, with the new row's reason or message.
     pub message: String,
 }
 
-/// Where a report came from.
+/// One of the two reports compared: where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Source {
+pub struct ComparedReport {
+    /// The file as named on the command line.
     pub file: String,
+    /// When its check started (RFC 3339; empty when the report has none).
     pub started_at: String,
+    /// The a2a-conform version that wrote it.
     pub tool_version: String,
 }
 
+/// The changes by label (the diff's `summary`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct Summary {
+pub struct ChangeCounts {
+    /// Kept promises now broken or dropped.
     pub regressions: usize,
+    /// Broken promises now kept.
     pub fixes: usize,
+    /// Every other change.
     pub drift: usize,
+    /// Changes acknowledged with `--accept` or a baseline's `accept:`.
     pub accepted: usize,
 }
 
@@ -119,22 +132,30 @@ pub struct Summary {
 /// (`null` on the side a peer is missing from).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PeerPair {
+    /// The old report's card URL.
     pub old: Option<String>,
+    /// The new report's card URL.
     pub new: Option<String>,
 }
 
 /// The whole comparison; `--json` prints it as is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diff {
+    /// The version of this JSON ([`DIFF_SCHEMA_VERSION`]).
     pub schema_version: u32,
-    pub old: Source,
-    pub new: Source,
+    /// The old report.
+    pub old: ComparedReport,
+    /// The new report.
+    pub new: ComparedReport,
+    /// How the peers were paired.
     pub peers: Vec<PeerPair>,
+    /// The `--fail-on` the diff was judged by.
     #[serde(serialize_with = "serialize_name")]
     pub fail_on: FailOn,
     /// Whether `--fail-on` is triggered (exit 1).
     pub failed: bool,
-    pub summary: Summary,
+    /// The changes by label.
+    pub summary: ChangeCounts,
     /// Regressions first, then fixes, drift, accepted.
     pub changes: Vec<Change>,
     /// Accepted ids (`--accept`, `accept:`) that named no change.

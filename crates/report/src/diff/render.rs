@@ -3,7 +3,7 @@
 //! document `diff --json` prints (its schema is in docs/reports.md). A report
 //! file may come from anyone: its strings are shown through [`inert`].
 
-use super::model::{Diff, Kind, Label, Source};
+use super::model::{ComparedReport, Diff, Kind, Label};
 use crate::inert::{self, terminal};
 use std::fmt::Write;
 
@@ -18,6 +18,7 @@ fn label_color(label: Label) -> &'static str {
 }
 
 impl Diff {
+    /// The comparison as pretty JSON (what `diff --json` prints).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
     }
@@ -31,7 +32,7 @@ impl Diff {
     /// with the first regression first; labels coloured when `color`.
     pub fn render_styled(&self, color: bool) -> String {
         let mut out = String::new();
-        let source = |s: &Source| {
+        let source = |s: &ComparedReport| {
             format!(
                 "{} (a2a-conform {}, started {})",
                 terminal(&s.file),

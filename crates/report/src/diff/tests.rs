@@ -34,8 +34,8 @@ fn report(peers: Vec<PeerReport>) -> RunReport {
     }
 }
 
-fn src() -> Source {
-    Source {
+fn src() -> ComparedReport {
+    ComparedReport {
         file: "f".into(),
         started_at: "t".into(),
         tool_version: "v".into(),
