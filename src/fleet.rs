@@ -200,4 +200,31 @@ mod tests {
             Err(FleetError::Empty { .. })
         ));
     }
+
+    #[test]
+    fn an_entry_carries_every_profile_key_and_is_checked_where_it_is_written() {
+        let yaml = "peers:\n  - url: http://a\n    api_key_env: A_KEY\n    basic_env: U:P\n    \
+                    oauth_client_id_env: ID\n    oauth_client_secret_env: SECRET\n    \
+                    timeout: 5s\n    vars: {probe_window: 2s}\n    cacert: ca.pem\n";
+        let peers = parse("f", yaml).expect("every profile key parses");
+        let peer = &peers[0];
+        assert_eq!(peer.url, "http://a");
+        assert_eq!(peer.settings.url, None);
+        assert_eq!(peer.api_key_env.as_deref(), Some("A_KEY"));
+        assert_eq!(peer.basic_env.as_deref(), Some("U:P"));
+        assert_eq!(peer.oauth_client_secret_env.as_deref(), Some("SECRET"));
+        assert_eq!(peer.timeout, Some(std::time::Duration::from_secs(5)));
+        assert_eq!(peer.vars["probe_window"], "2s");
+        let e = parse("f", "peers:\n  - url: http://a\n    api_kee_env: X\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f:3:"), "{e}");
+        let e = parse("f", "peers:\n  - http://a\n  - bearer_env: T\n").unwrap_err();
+        assert_eq!(e.to_string(), "the peers file f: peer #2 has no `url`");
+        let e = parse("f", "peers:\n  - url: http://a\n    cert: c.pem\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f, peer #1: `cert` needs `key` (a client certificate is a certificate and its key)"
+        );
+    }
 }

@@ -283,6 +283,43 @@ fn a_fleet_entry_carries_the_cards_credential_variables() {
     );
 }
 
+#[test]
+fn a_config_section_applies_to_the_fleet_peer_it_names_below_the_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("http://127.0.0.1:{}", closed_port());
+    write(
+        dir.path(),
+        "a2a-conform.yaml",
+        &format!("peers:\n  {url}:\n    vars: {{prompt_nonexistent: x}}\n"),
+    );
+    write(dir.path(), "fleet.yaml", &format!("peers:\n  - {url}\n"));
+    // The section's typo is named with its origin, before any request.
+    let out = run_in(dir.path(), &["check", "--peers", "fleet.yaml"], &[]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains(&format!(
+            "peer {url}: unknown variable `prompt_nonexistent`"
+        )),
+        "{}",
+        out.explain()
+    );
+    // The entry's own value of the variable is what the check would use.
+    write(
+        dir.path(),
+        "fleet.yaml",
+        &format!("peers:\n  - url: {url}\n    vars: {{prompt_nonexistent: y}}\n"),
+    );
+    let out = run_in(dir.path(), &["check", "--peers", "fleet.yaml"], &[]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains(&format!(
+            "peers file fleet.yaml, peer {url}: unknown variable"
+        )),
+        "{}",
+        out.explain()
+    );
+}
+
 /// A sparse file of a gibibyte: it takes no disk, but reading it would.
 fn sparse(dir: &Path, name: &str) -> String {
     let path = dir.join(name);
