@@ -518,3 +518,32 @@ fn demo_credentials(
         _ => (None, None),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_conform_report::{PeerReport, ScenarioReport, ScenarioVerdict};
+
+    fn report() -> RunReport {
+        let mut peer = PeerReport::new("http://p.example");
+        peer.scenarios.push(
+            ScenarioReport::builder("streaming-probe", ScenarioVerdict::Pass)
+                .message("the peer echoed hunter2-token back")
+                .build(),
+        );
+        RunReport::new(vec![peer])
+    }
+
+    #[test]
+    fn the_redacted_report_masks_every_secret_or_is_an_error_never_the_original() {
+        let masked = redacted(report(), &Redactor::new(["hunter2-token".to_string()])).unwrap();
+        let message = &masked.peers[0].scenarios[0].message;
+        assert_eq!(message, &format!("the peer echoed {} back", Redactor::MASK));
+        // A secret that is a word of the report's own vocabulary (a verdict)
+        // leaves a report that no longer reads: an error, no report at all.
+        let e = redacted(report(), &Redactor::new(["pass".to_string()])).unwrap_err();
+        assert!(matches!(e, AppError::Redaction(_)), "{e}");
+        assert!(e.to_string().contains("no report was written"), "{e}");
+        assert_eq!(e.exit_code(), exit::USAGE);
+    }
+}
