@@ -50,7 +50,8 @@ pub enum Command {
     Suite(SuiteCommand),
     /// Serve the mock A2A peer on loopback until interrupted.
     MockPeer(MockPeerArgs),
-    /// Show the effective settings and where each came from (flag, env var, config file, default).
+    /// Show the effective settings and where each came from (flag, env var, the peer's own settings,
+    /// config file, default).
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Print a JSON Schema of a tool output.
@@ -74,8 +75,9 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
-    /// Print each `check` setting's effective value and its source (secrets redacted),
-    /// and the per-peer sections (only PEER's, if given).
+    /// Print each `check` setting's effective value, the layer it came from and the lower layers it
+    /// won over (secrets redacted), and the per-peer sections. With PEER: the values a check of PEER
+    /// uses, its config section between the env vars and the file's top level.
     Show {
         #[arg(value_name = "PEER")]
         peer: Option<String>,
@@ -213,7 +215,9 @@ pub struct RunArgs {
     /// Set a scenario variable, e.g. prompt_input_required='I need a date' (repeatable; `NAME=` unsets).
     #[arg(long = "var", value_name = "NAME=VALUE")]
     pub vars: Vec<String>,
-    /// A YAML profile for this peer (at most 4 MiB): vars, headers, timeout, bearer_env, cacert, cert, key.
+    /// A YAML profile for this peer (at most 4 MiB): vars, headers, timeout, bearer_env, api_key_env,
+    /// basic_env, oauth_client_id_env, oauth_client_secret_env, cacert, cert, key. A flag or its env var
+    /// wins over it; it wins over the peer's config section and the config file's top level.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// Protocol version to speak: from the card, or forced.
@@ -238,7 +242,7 @@ pub struct RunArgs {
     pub bearer_env: Option<String>,
     #[command(flatten)]
     pub schemes: SchemeCredentialArgs,
-    /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the profile's].
+    /// Bound on each request's wait for an answer, e.g. 45s [default: 30s, or the peer's own settings'].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,
     /// Poll each card URL until it answers 2xx, up to this long, before checking
@@ -359,8 +363,8 @@ pub struct CheckArgs {
     /// Card URL(s), or base URL(s) of peers (then /.well-known/agent-card.json).
     #[arg(value_name = "CARD-URL", required_unless_present = "peers_file")]
     pub peers: Vec<String>,
-    /// A fleet file: one URL a line, or YAML `peers:` entries, each a URL or
-    /// `{url, profile, headers, bearer_env}` (docs/fleets.md). Adds to CARD-URL.
+    /// A fleet file (at most 4 MiB): one URL a line, or YAML `peers:` entries,
+    /// each a URL or `url:` with any profile key (docs/fleets.md). Adds to CARD-URL.
     #[arg(long = "peers", value_name = "FILE")]
     pub peers_file: Option<PathBuf>,
     /// Peers checked at once; each has up to --jobs runs in flight.

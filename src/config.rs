@@ -1,16 +1,23 @@
 //! Configuration like the field's tools (schemathesis, nextest): every
 //! `check`/`demo` flag also reads an `A2A_CONFORM_*` environment variable,
 //! and a config file (`a2a-conform.yaml` or `.config/a2a-conform.yaml`,
-//! found walking up from the working directory) gives defaults for any of
-//! them plus per-peer sections. Precedence is flag > env var > config file >
-//! built-in default, and it comes from clap itself: env vars are set on each
-//! argument and config values become each argument's default before the
-//! command line is parsed. Nothing here names individual flags, so flags
-//! added later get both for free.
+//! found walking up from the working directory, read within the input cap)
+//! gives values for any of them plus per-peer sections. Env vars are set on
+//! each argument and the file's top-level values become each argument's
+//! default before the command line is parsed, so every value goes through
+//! its flag's own parser; which layer gave a value is then read from clap's
+//! record ([`sources`]), never guessed, so that [`crate::settings`] can put
+//! the peer's own settings between the env var and the file's top level.
+//! Nothing here names individual flags, so flags added later get all of it
+//! for free.
 
-use crate::cli::Cli;
+use crate::cli::{CheckArgs, Cli};
+use crate::settings::{
+    FlagSource, Layer, PeerLayer, PeerSettings, ProfileError, Profiles, Sources,
+};
 use a2a_conform_protocol::card::discovery_url;
 use a2a_conform_protocol::declaration::closest;
+use a2a_conform_report::input::{read_capped, ReadError, YAML_CAP};
 use a2a_conform_report::yaml::YamlError;
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches};
@@ -19,7 +26,6 @@ use serde_saphyr::Spanned;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Every configurable flag's environment variable starts with this.
 pub const ENV_PREFIX: &str = "A2A_CONFORM_";
@@ -86,11 +92,13 @@ pub enum ConfigError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("config file {} is larger than {} MiB; a config file is a small YAML file", path.display(), YAML_CAP / (1024 * 1024))]
+    TooLarge { path: PathBuf },
     #[error(transparent)]
     Invalid(#[from] YamlError),
-    /// A per-peer section that cannot be used as a profile.
+    /// A per-peer section that cannot be used (or the profile it names).
     #[error(transparent)]
-    Section(Box<crate::profile::ProfileError>),
+    Section(Box<ProfileError>),
     /// A key that is no flag of `check` or `demo`.
     #[error("{file}:{line}:{column}: unknown key `{key}`{}: not a flag of `check` or `demo`, nor `peers`", did_you_mean(.suggestion))]
     UnknownKey {
@@ -117,6 +125,9 @@ pub enum ConfigError {
         "peers `{first}` and `{second}` have different config sections; check them one at a time"
     )]
     TwoSections { first: String, second: String },
+    /// An env var of a `check` flag that its parser refuses (`config show`).
+    #[error("the environment gives `check` a value it cannot use: {}", clap_message(.0))]
+    Env(#[source] clap::Error),
 }
 
 /// Why a config value cannot be a flag's default.
@@ -142,72 +153,6 @@ fn did_you_mean(suggestion: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
-/// A per-peer section: the profile of the peer it names (by card URL, base
-/// URL, or a name used in place of the URL together with `url`).
-#[derive(Debug, Default, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PeerSection {
-    /// The card or base URL, when the section's key is a name.
-    #[serde(default)]
-    pub url: Option<String>,
-    #[serde(default)]
-    pub vars: BTreeMap<String, String>,
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// Written as `--timeout` is (`30s`).
-    #[serde(default, deserialize_with = "section_timeout")]
-    pub timeout: Option<Duration>,
-    #[serde(default)]
-    pub bearer_env: Option<String>,
-    /// As `--cacert`, for this peer; relative to the config file's directory.
-    #[serde(default)]
-    pub cacert: Option<PathBuf>,
-    /// As `--cert`, for this peer (mTLS); needs `key`.
-    #[serde(default)]
-    pub cert: Option<PathBuf>,
-    /// As `--key`, for this peer; needs `cert`.
-    #[serde(default)]
-    pub key: Option<PathBuf>,
-    /// As `--api-key-env`, for this peer.
-    #[serde(default)]
-    pub api_key_env: Option<String>,
-    /// As `--basic-env`, for this peer.
-    #[serde(default)]
-    pub basic_env: Option<String>,
-    /// As `--oauth-client-id-env`, for this peer; needs the secret's.
-    #[serde(default)]
-    pub oauth_client_id_env: Option<String>,
-    /// As `--oauth-client-secret-env`, for this peer; needs the id's.
-    #[serde(default)]
-    pub oauth_client_secret_env: Option<String>,
-}
-
-fn section_timeout<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-    let text = String::deserialize(d)?;
-    crate::cli::positive_duration(&text)
-        .map(Some)
-        .map_err(serde::de::Error::custom)
-}
-
-impl PeerSection {
-    /// The section as the profile it stands for.
-    pub fn profile(&self) -> crate::profile::Profile {
-        crate::profile::Profile {
-            vars: self.vars.clone(),
-            headers: self.headers.clone(),
-            timeout: self.timeout,
-            bearer_env: self.bearer_env.clone(),
-            cacert: self.cacert.clone(),
-            cert: self.cert.clone(),
-            key: self.key.clone(),
-            api_key_env: self.api_key_env.clone(),
-            basic_env: self.basic_env.clone(),
-            oauth_client_id_env: self.oauth_client_id_env.clone(),
-            oauth_client_secret_env: self.oauth_client_secret_env.clone(),
-        }
-    }
-}
-
 /// One flag default as the file writes it.
 #[derive(Debug, Clone)]
 struct FlagDefault {
@@ -217,27 +162,34 @@ struct FlagDefault {
     column: u64,
 }
 
-/// A loaded config file: flag defaults and per-peer sections.
+/// A loaded config file: flag defaults and per-peer sections (the settings
+/// of the peer each names: by card URL, base URL, or a name used in place
+/// of the URL together with `url`).
 #[derive(Debug, Clone, Default)]
 pub struct ConfigFile {
     pub path: PathBuf,
     flags: Vec<FlagDefault>,
-    pub peers: BTreeMap<String, PeerSection>,
+    pub peers: BTreeMap<String, PeerSettings>,
 }
 
 /// What the file holds besides flags; other keys are read as flags.
 #[derive(Deserialize)]
 struct PeersOnly {
     #[serde(default)]
-    peers: BTreeMap<String, PeerSection>,
+    peers: BTreeMap<String, PeerSettings>,
 }
 
 impl ConfigFile {
     /// Reads and validates `path` against the flags of `command`.
     pub fn load(path: &Path, command: &clap::Command) -> Result<ConfigFile, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
+        let text = read_capped(path, YAML_CAP).map_err(|e| match e {
+            ReadError::TooLarge { .. } => ConfigError::TooLarge {
+                path: path.to_path_buf(),
+            },
+            ReadError::Io(source) => ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            },
         })?;
         ConfigFile::parse(path, &text, command)
     }
@@ -257,12 +209,10 @@ impl ConfigFile {
             .unwrap_or_default();
         let dir = path.parent().unwrap_or(Path::new(""));
         for (name, section) in &mut peers {
-            let profile = section.profile().relative_to(dir);
-            profile
+            section
                 .check_pairs(&format!("{file}, peer {name}"))
                 .map_err(|e| ConfigError::Section(Box::new(e)))?;
-            (section.cacert, section.cert, section.key) =
-                (profile.cacert, profile.cert, profile.key);
+            *section = std::mem::take(section).relative_to(dir);
         }
         let mut entries: Vec<_> = entries.unwrap_or_default().into_iter().collect();
         entries.sort_by_key(|(k, _)| (k.referenced.line(), k.referenced.column()));
@@ -318,7 +268,7 @@ impl ConfigFile {
     }
 
     /// The section for `peer`: its key or `url` names the same card.
-    pub fn section(&self, peer: &str) -> Option<(&str, &PeerSection)> {
+    pub fn section(&self, peer: &str) -> Option<(&str, &PeerSettings)> {
         let card = discovery_url(peer).ok();
         self.peers
             .iter()
@@ -335,12 +285,30 @@ impl ConfigFile {
             .map(|(name, section)| (name.as_str(), section))
     }
 
-    /// Where the default for `--long` was written, if the file sets it.
-    fn place(&self, long: &str) -> Option<String> {
-        self.flags
-            .iter()
-            .find(|f| f.long == long)
-            .map(|f| format!("{}:{}:{}", self.path.display(), f.line, f.column))
+    /// The layers of `peer`'s section, most specific first: its own keys,
+    /// then the profile it names (none without a section).
+    pub fn section_layers(
+        &self,
+        peer: &str,
+        profiles: &mut Profiles,
+    ) -> Result<Vec<PeerLayer>, ProfileError> {
+        match self.section(peer) {
+            Some((name, section)) => profiles.entry(
+                format!("config {}, peer {name}", self.path.display()),
+                section,
+            ),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Where the value of `--long` was written and its values, if the file sets it.
+    fn flag(&self, long: &str) -> Option<(String, &[String])> {
+        self.flags.iter().find(|f| f.long == long).map(|f| {
+            (
+                format!("{}:{}:{}", self.path.display(), f.line, f.column),
+                f.values.as_slice(),
+            )
+        })
     }
 }
 
@@ -451,11 +419,13 @@ pub fn configured_command(config: Option<&ConfigFile>) -> clap::Command {
     cmd
 }
 
-/// What `main` runs on: the parsed command line and the config file it used.
+/// What `main` runs on: the parsed command line, the config file it used,
+/// and where each of the subcommand's values came from.
 #[derive(Debug)]
 pub struct Parsed {
     pub cli: Cli,
     pub config: Option<ConfigFile>,
+    pub sources: Sources,
 }
 
 /// Parses the process's command line with env vars and the config file
@@ -467,9 +437,117 @@ pub fn parse() -> Result<Parsed, ConfigError> {
     let config = locate(&args, &cwd)
         .map(|path| ConfigFile::load(&path, &command()))
         .transpose()?;
-    let matches = configured_command(config.as_ref()).get_matches_from(args);
+    let command = configured_command(config.as_ref());
+    let matches = command.clone().get_matches_from(args);
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    Ok(Parsed { cli, config })
+    let sources = sources(&command, &matches, config.as_ref());
+    Ok(Parsed {
+        cli,
+        config,
+        sources,
+    })
+}
+
+/// Where each value of the subcommand `matches` ran came from, read from
+/// clap's record: a value clap holds as a default is the config file's
+/// when the file sets that flag (for that subcommand), the built-in
+/// default otherwise. Also the lower layers that set it too, for `config show`.
+pub fn sources(
+    command: &clap::Command,
+    matches: &ArgMatches,
+    config: Option<&ConfigFile>,
+) -> Sources {
+    let mut out = Sources::default();
+    let Some((name, matches)) = matches.subcommand() else {
+        return out;
+    };
+    let Some(sub) = command.find_subcommand(name) else {
+        return out;
+    };
+    if matches.subcommand().is_some() {
+        // `config show`, `profile init`: their flags take no env var nor config value.
+        return sources(sub, matches, None);
+    }
+    let takes = subcommands()
+        .find(|(n, _)| *n == name)
+        .map(|(_, takes)| takes);
+    for arg in sub.get_arguments().filter(|a| !a.is_positional()) {
+        let Some(long) = arg.get_long() else { continue };
+        let configured = takes.is_some_and(|takes| takes(long));
+        let in_file = config.filter(|_| configured).and_then(|c| c.flag(long));
+        let env = arg
+            .get_env()
+            .filter(|_| configured)
+            .map(|var| var.to_string_lossy().into_owned());
+        let layer = match matches.value_source(arg.get_id().as_str()) {
+            Some(ValueSource::CommandLine) => Layer::Flag,
+            Some(ValueSource::EnvVariable) => Layer::Env(env.clone().unwrap_or_default()),
+            Some(ValueSource::DefaultValue) => match &in_file {
+                Some((place, _)) => Layer::Config(place.clone()),
+                None => Layer::Default,
+            },
+            _ => Layer::Default,
+        };
+        let mut under = Vec::new();
+        if layer == Layer::Flag {
+            let set = env.and_then(|var| Some(var.clone()).zip(std::env::var(&var).ok()));
+            if let Some((var, value)) = set.filter(|(_, v)| !v.is_empty()) {
+                under.push((Layer::Env(var), value));
+            }
+        }
+        if let Some((place, values)) = in_file.filter(|_| !matches!(layer, Layer::Config(_))) {
+            under.push((Layer::Config(place), values.join(", ")));
+        }
+        if layer != Layer::Default || !under.is_empty() {
+            out.insert(long, FlagSource { layer, under });
+        }
+    }
+    out
+}
+
+/// What a `check` of one peer reads before its own settings: its
+/// arguments with no flag given (env vars and the config file's top level
+/// applied), where each came from, and each flag's values as text, in the
+/// command's order (`config show`).
+pub struct Effective {
+    pub args: CheckArgs,
+    pub sources: Sources,
+    pub values: Vec<(String, Vec<String>)>,
+}
+
+/// [`Effective`] for the environment and `config`.
+pub fn effective(config: Option<&ConfigFile>) -> Result<Effective, ConfigError> {
+    let command = configured_command(config);
+    let matches = command
+        .clone()
+        .try_get_matches_from(["a2a-conform", "check", "PEER"])
+        .map_err(ConfigError::Env)?;
+    let sources = sources(&command, &matches, config);
+    let check = matches.subcommand_matches("check").ok_or_else(|| {
+        ConfigError::Env(clap::Error::new(clap::error::ErrorKind::MissingSubcommand))
+    })?;
+    let args = CheckArgs::from_arg_matches(check).map_err(ConfigError::Env)?;
+    // In the command's own order (setting a default moves an argument last).
+    let values = self::command()
+        .find_subcommand("check")
+        .map(|c| c.get_arguments().cloned().collect::<Vec<_>>())
+        .unwrap_or_default()
+        .iter()
+        .filter(|a| !a.is_positional())
+        .filter_map(|a| {
+            let long = a.get_long()?.to_string();
+            let values = check
+                .get_raw(a.get_id().as_str())
+                .map(|raw| raw.map(|v| v.to_string_lossy().into_owned()).collect())
+                .unwrap_or_default();
+            Some((long, values))
+        })
+        .collect();
+    Ok(Effective {
+        args,
+        sources,
+        values,
+    })
 }
 
 /// A check's peers as URLs, and the config section that applies to them.
@@ -477,7 +555,7 @@ pub fn parse() -> Result<Parsed, ConfigError> {
 pub struct ResolvedPeers {
     pub urls: Vec<String>,
     /// The section's name and contents.
-    pub section: Option<(String, PeerSection)>,
+    pub section: Option<(String, PeerSettings)>,
 }
 
 /// Replaces peers given by a section name with the section's URL, and
@@ -494,7 +572,7 @@ pub fn resolve_peers(
         });
     };
     let mut urls = Vec::new();
-    let mut found: Option<(String, PeerSection)> = None;
+    let mut found: Option<(String, PeerSettings)> = None;
     for peer in peers {
         let section = config.section(peer);
         let url = match section {
@@ -523,133 +601,11 @@ pub fn resolve_peers(
     })
 }
 
-/// Whether an argument's values must not be shown: its name says it holds
-/// a token, a header, a secret or a key.
-fn secret_arg(long: &str) -> bool {
-    ["token", "header", "secret", "key"]
-        .iter()
-        .any(|word| long.contains(word))
-}
-
-/// One effective setting of `config show`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Setting {
-    pub flag: String,
-    pub value: String,
-    /// `flag`, `env NAME`, `config FILE:LINE:COL`, or `default`.
-    pub source: String,
-}
-
-/// The effective `check` settings (no flags given) and where each came
-/// from, secrets redacted.
-pub fn effective(config: Option<&ConfigFile>) -> Vec<Setting> {
-    let cmd = configured_command(config);
-    let Some(check) = cmd.find_subcommand("check").cloned() else {
-        return Vec::new();
-    };
-    // In the command's own order (setting a default moves an argument last).
-    let args: Vec<clap::Arg> = command()
-        .find_subcommand("check")
-        .map(|c| c.get_arguments().cloned().collect())
-        .unwrap_or_default();
-    let matches: ArgMatches = match check.try_get_matches_from(["check", "PEER"]) {
-        Ok(m) => m,
-        Err(e) => {
-            return vec![Setting {
-                flag: "(env)".into(),
-                value: clap_message(&e),
-                source: "error".into(),
-            }]
-        }
-    };
-    let mut settings = Vec::new();
-    for arg in args.iter().filter(|a| !a.is_positional()) {
-        let Some(long) = arg.get_long() else { continue };
-        let id = arg.get_id().as_str();
-        let values: Vec<String> = matches
-            .get_raw(id)
-            .map(|raw| raw.map(|v| v.to_string_lossy().into_owned()).collect())
-            .unwrap_or_default();
-        let value = if values.is_empty() {
-            "(unset)".to_string()
-        } else if secret_arg(long) {
-            "(redacted)".to_string()
-        } else {
-            values.join(", ")
-        };
-        let source = match matches.value_source(id) {
-            Some(ValueSource::CommandLine) => "flag".to_string(),
-            Some(ValueSource::EnvVariable) => format!("env {}", env_name(long)),
-            Some(ValueSource::DefaultValue) => config
-                .and_then(|c| c.place(long))
-                .map(|p| format!("config {p}"))
-                .unwrap_or_else(|| "default".into()),
-            _ => "default".into(),
-        };
-        settings.push(Setting {
-            flag: format!("--{long}"),
-            value,
-            source,
-        });
-    }
-    settings
-}
-
-/// `a2a-conform config show [PEER]`: the config file in use, each `check`
-/// setting with its source, and the section that applies to PEER.
-pub fn show(config: Option<&ConfigFile>, peer: Option<&str>) -> Result<i32, ConfigError> {
-    match config {
-        Some(c) => println!("config file: {}", c.path.display()),
-        None => println!(
-            "config file: none ({} or {} walking up from the working directory, or --config FILE)",
-            FILE_NAMES[0], FILE_NAMES[1]
-        ),
-    }
-    println!("precedence: flag > env var > config file > built-in default");
-    for s in effective(config) {
-        println!("{:<28} {:<32} {}", s.flag, s.value, s.source);
-    }
-    let Some(config) = config else {
-        return Ok(a2a_conform_report::exit::OK);
-    };
-    for (name, section) in &config.peers {
-        if peer.is_some_and(|p| config.section(p).map(|(n, _)| n) != Some(name.as_str())) {
-            continue;
-        }
-        println!("peer {name}:");
-        if let Some(url) = &section.url {
-            println!("  url: {url}");
-        }
-        for (k, v) in &section.vars {
-            println!("  var {k} = {v}");
-        }
-        for k in section.headers.keys() {
-            println!("  header {k}: (redacted)");
-        }
-        if let Some(t) = section.timeout {
-            println!("  timeout: {}", humantime::format_duration(t));
-        }
-        if let Some(var) = &section.bearer_env {
-            println!("  bearer_env: {var}");
-        }
-        // Paths, not contents: a key file's path is no secret.
-        for (key, path) in [
-            ("cacert", &section.cacert),
-            ("cert", &section.cert),
-            ("key", &section.key),
-        ] {
-            if let Some(path) = path {
-                println!("  {key}: {}", path.display());
-            }
-        }
-    }
-    Ok(a2a_conform_report::exit::OK)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+    use std::time::Duration;
 
     fn parse(text: &str) -> Result<ConfigFile, ConfigError> {
         ConfigFile::parse(Path::new("a2a-conform.yaml"), text, &command())

@@ -38,6 +38,11 @@ pub enum AppError {
     /// A report format that could not be rendered.
     #[error("{0}")]
     RenderReport(String),
+    /// The report with every secret masked no longer reads as a report (a
+    /// secret equal to a word it is made of): nothing is written, never the
+    /// unmasked report.
+    #[error("cannot redact the report: with every configured secret masked it no longer reads as a report ({0}), so no report was written; a secret equals a word the report is made of (a header that is no secret can be named with --header-public NAME)")]
+    Redaction(#[source] serde_json::Error),
     #[error("cannot write {}: {source}", path.display())]
     WriteReport {
         path: PathBuf,
@@ -76,6 +81,7 @@ impl AppError {
             | AppError::Fleet(_)
             | AppError::Merge(_)
             | AppError::RenderReport(_)
+            | AppError::Redaction(_)
             | AppError::WriteReport { .. }
             | AppError::Runtime(_) => exit::USAGE,
             AppError::Peer(_) | AppError::MockPeer { .. } => exit::PEER_UNREACHABLE,

@@ -1,35 +1,60 @@
-//! A fleet of peers: the `check --peers FILE` list (YAML with per-peer
-//! profile, headers and credential variable, or one URL a line). A leaf:
-//! the app imports it. (`--shard K/N` is the report crate's `shard`.)
+//! A fleet of peers: the `check --peers FILE` list, one URL a line or YAML
+//! whose `peers:` entries are each a URL or a peer with its own settings —
+//! any key a profile holds ([`PeerSettings`]: vars, headers, timeout,
+//! every credential variable, TLS files) and a `profile` they build on,
+//! paths relative to the file. Read within the input cap. A leaf below the
+//! app. (`--shard K/N` is the report crate's `shard`.)
 
+use crate::settings::{PeerSettings, ProfileError};
+use a2a_conform_report::input::{read_capped, ReadError, YAML_CAP};
 use a2a_conform_report::yaml::YamlError;
-use serde::Deserialize;
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use std::path::Path;
 
-/// One peer of a fleet file, with what it needs beyond the command line.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One peer of a fleet file: its URL and its own settings (empty for a bare URL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FleetPeer {
     /// Card URL, or base URL of the peer.
     pub url: String,
-    /// A profile for this peer (relative to the fleet file); it replaces `--profile`.
-    #[serde(default)]
-    pub profile: Option<PathBuf>,
-    /// Extra headers for this peer, added to `--header`. Secrets belong in `bearer_env`.
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// The environment variable holding this peer's bearer token; it replaces `--bearer-env`.
-    #[serde(default)]
-    pub bearer_env: Option<String>,
+    /// What the entry sets besides its URL; its `url` is `None`.
+    pub settings: PeerSettings,
+}
+
+/// An entry reads as the settings it carries (`peer.bearer_env`).
+impl std::ops::Deref for FleetPeer {
+    type Target = PeerSettings;
+    fn deref(&self) -> &PeerSettings {
+        &self.settings
+    }
 }
 
 /// A fleet file entry: a bare URL or a peer with its own settings.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug)]
 enum Entry {
     Url(String),
-    Peer(FleetPeer),
+    Peer(Box<PeerSettings>),
+}
+
+/// By hand rather than `untagged`, so a bad key keeps its line and column.
+impl<'de> Deserialize<'de> for Entry {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entry, D::Error> {
+        struct EntryVisitor;
+        impl<'de> Visitor<'de> for EntryVisitor {
+            type Value = Entry;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a URL, or `url:` with the peer's own settings")
+            }
+            fn visit_str<E: de::Error>(self, url: &str) -> Result<Entry, E> {
+                Ok(Entry::Url(url.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Entry, A::Error> {
+                PeerSettings::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(|settings| Entry::Peer(Box::new(settings)))
+            }
+        }
+        deserializer.deserialize_any(EntryVisitor)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -46,26 +71,36 @@ pub enum FleetError {
         file: String,
         source: std::io::Error,
     },
+    #[error("the peers file {file} is larger than {} MiB; a fleet file lists peers", YAML_CAP / (1024 * 1024))]
+    TooLarge { file: String },
     #[error(transparent)]
     Invalid(#[from] YamlError),
     #[error("the peers file {file} names no peer")]
     Empty { file: String },
+    /// An entry with settings but no `url`.
+    #[error("the peers file {file}: peer #{number} has no `url`")]
+    NoUrl { file: String, number: usize },
+    /// An entry's settings that cannot be used (half a client certificate).
+    #[error(transparent)]
+    Settings(Box<ProfileError>),
 }
 
-/// Reads a fleet file: YAML (`peers:` list) or one URL a line (`#` comments).
-/// Relative profile paths are resolved against the file's directory.
+/// Reads a fleet file (within the input cap): YAML (`peers:` list) or one
+/// URL a line (`#` comments). Relative paths (profiles, TLS files) are
+/// resolved against the file's directory.
 pub fn load(path: &Path) -> Result<Vec<FleetPeer>, FleetError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| FleetError::Read {
-        file: file.clone(),
-        source,
+    let text = read_capped(path, YAML_CAP).map_err(|e| match e {
+        ReadError::TooLarge { .. } => FleetError::TooLarge { file: file.clone() },
+        ReadError::Io(source) => FleetError::Read {
+            file: file.clone(),
+            source,
+        },
     })?;
     let mut peers = parse(&file, &text)?;
     let dir = path.parent().unwrap_or(Path::new(""));
     for peer in &mut peers {
-        if let Some(profile) = peer.profile.as_mut().filter(|p| p.is_relative()) {
-            *profile = dir.join(&*profile);
-        }
+        peer.settings = std::mem::take(&mut peer.settings).relative_to(dir);
     }
     Ok(peers)
 }
@@ -97,14 +132,9 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<FleetPeer>, FleetError> {
         parsed
             .peers
             .into_iter()
-            .map(|entry| match entry {
-                Entry::Url(url) => FleetPeer {
-                    url,
-                    ..FleetPeer::default()
-                },
-                Entry::Peer(peer) => peer,
-            })
-            .collect::<Vec<_>>()
+            .enumerate()
+            .map(|(i, entry)| peer(file, i + 1, entry))
+            .collect::<Result<Vec<_>, _>>()?
     };
     if peers.is_empty() {
         return Err(FleetError::Empty {
@@ -112,6 +142,27 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<FleetPeer>, FleetError> {
         });
     }
     Ok(peers)
+}
+
+/// The `number`-th entry as a peer: its URL taken out of its settings.
+fn peer(file: &str, number: usize, entry: Entry) -> Result<FleetPeer, FleetError> {
+    let mut settings = match entry {
+        Entry::Url(url) => {
+            return Ok(FleetPeer {
+                url,
+                ..FleetPeer::default()
+            })
+        }
+        Entry::Peer(settings) => *settings,
+    };
+    let url = settings.url.take().ok_or_else(|| FleetError::NoUrl {
+        file: file.to_string(),
+        number,
+    })?;
+    settings
+        .check_pairs(&format!("{file}, peer #{number}"))
+        .map_err(|e| FleetError::Settings(Box::new(e)))?;
+    Ok(FleetPeer { url, settings })
 }
 
 #[cfg(test)]
@@ -148,5 +199,32 @@ mod tests {
             parse("f", "peers: []\n"),
             Err(FleetError::Empty { .. })
         ));
+    }
+
+    #[test]
+    fn an_entry_carries_every_profile_key_and_is_checked_where_it_is_written() {
+        let yaml = "peers:\n  - url: http://a\n    api_key_env: A_KEY\n    basic_env: U:P\n    \
+                    oauth_client_id_env: ID\n    oauth_client_secret_env: SECRET\n    \
+                    timeout: 5s\n    vars: {probe_window: 2s}\n    cacert: ca.pem\n";
+        let peers = parse("f", yaml).expect("every profile key parses");
+        let peer = &peers[0];
+        assert_eq!(peer.url, "http://a");
+        assert_eq!(peer.settings.url, None);
+        assert_eq!(peer.api_key_env.as_deref(), Some("A_KEY"));
+        assert_eq!(peer.basic_env.as_deref(), Some("U:P"));
+        assert_eq!(peer.oauth_client_secret_env.as_deref(), Some("SECRET"));
+        assert_eq!(peer.timeout, Some(std::time::Duration::from_secs(5)));
+        assert_eq!(peer.vars["probe_window"], "2s");
+        let e = parse("f", "peers:\n  - url: http://a\n    api_kee_env: X\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f:3:"), "{e}");
+        let e = parse("f", "peers:\n  - http://a\n  - bearer_env: T\n").unwrap_err();
+        assert_eq!(e.to_string(), "the peers file f: peer #2 has no `url`");
+        let e = parse("f", "peers:\n  - url: http://a\n    cert: c.pem\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f, peer #1: `cert` needs `key` (a client certificate is a certificate and its key)"
+        );
     }
 }

@@ -7,8 +7,8 @@
 //! and `a2a-conform-mock` (the mock peer). This crate is the CLI on top:
 //! [`app`] runs the subcommands [`cli`] parses, with settings from the
 //! command line, the environment, [`config`] files, [`profile`]s and
-//! [`fleet`] files; every early stop is an [`error::AppError`] that knows
-//! its exit code. `docs/architecture.md` has the longer tour.
+//! [`fleet`] files, resolved per peer by [`settings`]; every early stop is
+//! an [`error::AppError`] that knows its exit code. `docs/architecture.md` has the longer tour.
 //!
 //! A scenario is data, composed from step primitives:
 //!
@@ -34,3 +34,4 @@ pub mod error;
 pub mod fleet;
 pub mod profile;
 pub mod progress;
+pub mod settings;

@@ -1,152 +1,10 @@
 //! Per-peer profiles: a YAML file a team keeps beside its peer, holding the
-//! variables, headers and timeouts that peer needs; [`render_init`] writes
-//! one from what `profile init` found on the card.
+//! variables, headers, timeout, credential variables and TLS files that
+//! peer needs (the keys of [`crate::settings::PeerSettings`], which a
+//! config section and a fleet entry share); [`render_init`] writes one from
+//! what `profile init` found on the card.
 
-use a2a_conform_report::input::ReadError;
-use a2a_conform_report::yaml::YamlError;
-use serde::{Deserialize, Deserializer};
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-/// A profile as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Profile {
-    /// Scenario variables (`prompt_input_required`, `probe_window`, …).
-    #[serde(default)]
-    pub vars: BTreeMap<String, String>,
-    /// Extra request headers. Secrets belong in `bearer_env`, not here.
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-    /// Bound on each request, written e.g. `30s`; parsed as `--timeout` is.
-    #[serde(default, deserialize_with = "timeout")]
-    pub timeout: Option<Duration>,
-    /// The environment variable holding a bearer token.
-    #[serde(default)]
-    pub bearer_env: Option<String>,
-    /// A CA (PEM) to trust for this peer, as `--cacert`. A relative path is
-    /// read from the profile's own directory.
-    #[serde(default)]
-    pub cacert: Option<PathBuf>,
-    /// The client certificate (PEM) this peer requires (mTLS), as `--cert`;
-    /// needs `key`.
-    #[serde(default)]
-    pub cert: Option<PathBuf>,
-    /// The client certificate's key (PEM), as `--key`; needs `cert`.
-    #[serde(default)]
-    pub key: Option<PathBuf>,
-    /// The environment variable holding the API key of the card's apiKey
-    /// scheme, as `--api-key-env`.
-    #[serde(default)]
-    pub api_key_env: Option<String>,
-    /// `USER_VAR:PASS_VAR` for the card's http basic scheme, as `--basic-env`.
-    #[serde(default)]
-    pub basic_env: Option<String>,
-    /// The OAuth 2.0 client id's variable, as `--oauth-client-id-env`; needs
-    /// `oauth_client_secret_env`.
-    #[serde(default)]
-    pub oauth_client_id_env: Option<String>,
-    /// The OAuth 2.0 client secret's variable, as `--oauth-client-secret-env`;
-    /// needs `oauth_client_id_env`.
-    #[serde(default)]
-    pub oauth_client_secret_env: Option<String>,
-}
-
-/// Why a profile could not be used (exit 2).
-#[derive(Debug, thiserror::Error)]
-pub enum ProfileError {
-    #[error("cannot read profile {file}: {source}")]
-    Read {
-        file: String,
-        source: std::io::Error,
-    },
-    #[error("profile {file} is larger than 4 MiB; a profile is a small YAML file")]
-    TooLarge { file: String },
-    #[error(transparent)]
-    Invalid(#[from] YamlError),
-    /// One of two keys that only work together (`cert`/`key`, the OAuth
-    /// client's id and secret) without the other.
-    #[error("{file}: `{given}` needs `{missing}` ({why})")]
-    HalfPair {
-        file: String,
-        given: &'static str,
-        missing: &'static str,
-        why: &'static str,
-    },
-}
-
-impl Profile {
-    /// Reads a profile; errors name `file:line:col`.
-    pub fn load(path: &Path) -> Result<Profile, ProfileError> {
-        let file = path.display().to_string();
-        let text =
-            match a2a_conform_report::input::read_capped(path, a2a_conform_report::input::YAML_CAP)
-            {
-                Ok(text) => text,
-                Err(ReadError::TooLarge { .. }) => return Err(ProfileError::TooLarge { file }),
-                Err(ReadError::Io(source)) => return Err(ProfileError::Read { file, source }),
-            };
-        let profile = Profile::parse(&file, &text)?;
-        Ok(match path.parent() {
-            Some(dir) => profile.relative_to(dir),
-            None => profile,
-        })
-    }
-
-    pub fn parse(name: &str, text: &str) -> Result<Profile, ProfileError> {
-        let profile: Profile =
-            serde_saphyr::from_str(text).map_err(|e| YamlError::new(name, &e))?;
-        profile.check_pairs(name)?;
-        Ok(profile)
-    }
-
-    /// Keys that only work together are given together: a client
-    /// certificate and its key, an OAuth client's id and secret.
-    pub(crate) fn check_pairs(&self, file: &str) -> Result<(), ProfileError> {
-        let pairs = [
-            (
-                ("cert", self.cert.is_some()),
-                ("key", self.key.is_some()),
-                "a client certificate is a certificate and its key",
-            ),
-            (
-                ("oauth_client_id_env", self.oauth_client_id_env.is_some()),
-                (
-                    "oauth_client_secret_env",
-                    self.oauth_client_secret_env.is_some(),
-                ),
-                "an OAuth client is an id and a secret",
-            ),
-        ];
-        for ((a, has_a), (b, has_b), why) in pairs {
-            if has_a != has_b {
-                let (given, missing) = if has_a { (a, b) } else { (b, a) };
-                return Err(ProfileError::HalfPair {
-                    file: file.to_string(),
-                    given,
-                    missing,
-                    why,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The TLS files of a profile read from `dir`, so a profile (or config
-    /// file) kept beside its certificates works from any working directory.
-    pub fn relative_to(mut self, dir: &Path) -> Profile {
-        for path in [&mut self.cacert, &mut self.cert, &mut self.key]
-            .into_iter()
-            .flatten()
-        {
-            if path.is_relative() {
-                *path = dir.join(&*path);
-            }
-        }
-        self
-    }
-}
+pub use crate::settings::{PeerSettings as Profile, ProfileError};
 
 /// What `profile init` found for one peer, to write as a profile.
 pub struct Found<'a> {
@@ -265,16 +123,11 @@ pub fn auth_hook(schemes: &[String], hints: &[a2a_conform_client::auth::AuthHint
     out
 }
 
-fn timeout<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Duration>, D::Error> {
-    let text = String::deserialize(deserializer)?;
-    crate::cli::positive_duration(&text)
-        .map(Some)
-        .map_err(serde::de::Error::custom)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
+    use std::time::Duration;
 
     #[test]
     fn profiles_parse_and_reject_unknown_keys_with_a_position() {

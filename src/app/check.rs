@@ -1,10 +1,12 @@
-//! `check` and `demo`: options and suite loaded, peers checked with signals
-//! watched (a report is written even when a CI timeout stops the run), the
-//! report redacted and finished.
+//! `check` and `demo`: each peer's settings resolved (its own layers
+//! between the env vars and the config file's top level), options and
+//! suite loaded, peers checked with signals watched (a report is written
+//! even when a CI timeout stops the run), the report redacted — or none
+//! written — and finished.
 
 use super::options::{
-    check_names, check_peer_urls, choose_profile, fleet_peer_options, fleet_profile, load_suite,
-    mock_protocol, run_options, unknown_var, ChosenProfile,
+    check_names, check_peer_urls, for_peer, load_suite, mock_protocol, redactor, run_options,
+    run_top, secrets, PeerClients,
 };
 use super::output::{finish, progress_mode, Outputs};
 use crate::cli::{CheckArgs, DemoArgs, RunArgs};
@@ -12,6 +14,7 @@ use crate::config::ConfigFile;
 use crate::error::AppError;
 use crate::fleet::{self, FleetPeer};
 use crate::progress::TerminalProgress;
+use crate::settings::{PeerLayer, Profiles, Resolved, Sources};
 use a2a_conform_client::Redactor;
 use a2a_conform_engine::runner::{self, RunOptions};
 use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
@@ -83,9 +86,45 @@ pub(super) fn watch_signals(
     (caught, task)
 }
 
-pub(super) async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Result<i32, AppError> {
+/// Where a check's peers find their own layers: a fleet entry (and the
+/// profile it names, which replaces `--profile`), `--profile`, and the
+/// config section naming the peer (and the profile it names).
+struct OwnLayers<'a> {
+    config: Option<&'a ConfigFile>,
+    profile: Option<PeerLayer>,
+    profiles: Profiles,
+}
+
+impl OwnLayers<'_> {
+    /// The layers of the peer at `url`, most specific first.
+    fn of(
+        &mut self,
+        url: &str,
+        entry: Option<(&str, &FleetPeer)>,
+    ) -> Result<Vec<PeerLayer>, AppError> {
+        let mut layers = Vec::new();
+        let mut own_profile = false;
+        if let Some((file, peer)) = entry {
+            let origin = format!("peers file {file}, peer {url}");
+            layers.extend(self.profiles.entry(origin, &peer.settings)?);
+            own_profile = peer.profile.is_some();
+        }
+        if !own_profile {
+            layers.extend(self.profile.clone());
+        }
+        if let Some(config) = self.config {
+            layers.extend(config.section_layers(url, &mut self.profiles)?);
+        }
+        Ok(layers)
+    }
+}
+
+pub(super) async fn check(
+    args: CheckArgs,
+    config: Option<&ConfigFile>,
+    sources: &Sources,
+) -> Result<i32, AppError> {
     let resolved = crate::config::resolve_peers(config, &args.peers)?;
-    let profile = choose_profile(&args.run, resolved.section, config)?;
     let fleet = match &args.peers_file {
         Some(path) => fleet::load(path)?,
         None => Vec::new(),
@@ -93,47 +132,58 @@ pub(super) async fn check(args: CheckArgs, config: Option<&ConfigFile>) -> Resul
     let mut inputs = resolved.urls.clone();
     inputs.extend(fleet.iter().map(|p| p.url.clone()));
     check_peer_urls(&inputs)?;
-    let plain =
-        |p: &FleetPeer| p.profile.is_none() && p.headers.is_empty() && p.bearer_env.is_none();
-    // Peers with settings of their own get their own options; every
-    // configured secret is redacted from every peer's output.
-    let mut secrets = Vec::new();
-    let mut own: Vec<Option<RunOptions>> = vec![None; resolved.urls.len()];
-    let mut profiles = Vec::new();
-    for peer in &fleet {
-        if plain(peer) {
-            own.push(None);
-        } else {
-            let own_profile = fleet_profile(peer)?;
-            let options = fleet_peer_options(&args.run, peer, own_profile.as_ref(), &profile)?;
-            secrets.extend(options.client.secrets());
-            own.push(Some(options));
-            profiles.extend(own_profile);
-        }
+    let mut profiles = Profiles::default();
+    let profile = args
+        .run
+        .profile
+        .as_deref()
+        .map(|path| profiles.layer(path))
+        .transpose()?;
+    let mut own = OwnLayers {
+        config,
+        profile,
+        profiles,
+    };
+    let mut layers = Vec::new();
+    for url in &resolved.urls {
+        layers.push(own.of(url, None)?);
     }
+    let file = args
+        .peers_file
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    for peer in &fleet {
+        layers.push(own.of(&peer.url, Some((&file, peer)))?);
+    }
+    // A peer whose layers are the check's own shares the check's options.
+    let check_layers: Vec<PeerLayer> = own.profile.into_iter().collect();
+    let top = run_top(&args.run, sources)?;
     let setup = CheckSetup {
         peers_in_flight: usize::from(args.peers_in_flight),
         shard: args.shard,
-        own,
-        secrets,
-        profiles,
-        auth: None,
-        trusted_keys: Vec::new(),
+        own: layers
+            .iter()
+            .map(|l| (*l != check_layers).then(|| top.resolve(l, &[])))
+            .collect(),
+        ..CheckSetup::new(top.resolve(&check_layers, &[]))
     };
-    run_check(&inputs, &args.run, &[], None, &profile, setup).await
+    run_check(&inputs, &args.run, setup).await
 }
 
-/// What `check` adds to a run over `demo`: fleet options and sharding.
-#[derive(Default)]
+/// What a check runs with besides the flags: the peers' settings, and what
+/// `check` adds over `demo` (fleet, sharding) or `demo` over `check` (its
+/// own mock's credentials and key).
 pub(super) struct CheckSetup {
     pub(super) peers_in_flight: usize,
     pub(super) shard: Option<Shard>,
-    /// Per input: the peer's own options (fleet file), or `None`.
-    pub(super) own: Vec<Option<RunOptions>>,
-    /// The fleet's secrets, redacted from every peer's output.
-    pub(super) secrets: Vec<String>,
-    /// The fleet's own profiles: their variable names are checked like `--profile`'s.
-    pub(super) profiles: Vec<ChosenProfile>,
+    /// The settings of every peer without its own.
+    pub(super) settings: Resolved,
+    /// Per input: the peer's own settings, or `None`.
+    pub(super) own: Vec<Option<Resolved>>,
+    /// A bearer token given by the tool itself (the demo's own secured
+    /// mock) rather than through `--bearer-env`.
+    pub(super) bearer: Option<(String, String)>,
     /// Card-scheme credentials given by the tool itself (the demo's own
     /// API-key or OAuth mock) rather than through the flags.
     pub(super) auth: Option<a2a_conform_client::auth::AuthSettings>,
@@ -142,46 +192,76 @@ pub(super) struct CheckSetup {
     pub(super) trusted_keys: Vec<a2a_conform_protocol::card::signature::TrustedKey>,
 }
 
-/// Checks `peers`; `bearer` is a token given by the tool itself (the demo's
-/// own secured mock) rather than through `--bearer-env`.
-pub(super) async fn run_check(
-    peers: &[String],
-    args: &RunArgs,
-    extra_vars: &[(String, String)],
-    bearer: Option<(String, String)>,
-    profile: &ChosenProfile,
-    setup: CheckSetup,
-) -> Result<i32, AppError> {
-    check_peer_urls(peers)?;
-    let mut options = run_options(args, extra_vars, profile)?;
-    if let Some((var, token)) = bearer {
-        options.redactor = Arc::new(options.redactor.with_secret(token.clone()));
-        options.client.bearer = Some((var, token));
-    }
-    for secret in setup.secrets {
-        options.redactor = Arc::new(options.redactor.with_secret(secret));
-    }
-    if let Some(auth) = setup.auth {
-        for secret in auth.secrets() {
-            options.redactor = Arc::new(options.redactor.with_secret(secret));
+impl CheckSetup {
+    /// Every peer with `settings`, nothing else added.
+    pub(super) fn new(settings: Resolved) -> CheckSetup {
+        CheckSetup {
+            peers_in_flight: 0,
+            shard: None,
+            settings,
+            own: Vec::new(),
+            bearer: None,
+            auth: None,
+            trusted_keys: Vec::new(),
         }
+    }
+}
+
+/// The check's options and, per input, the peer's own (or `None`), all
+/// with the one redactor built from every peer's secrets.
+fn plan_options(
+    args: &RunArgs,
+    setup: &mut CheckSetup,
+) -> Result<(RunOptions, Vec<Option<RunOptions>>), AppError> {
+    let mut clients = PeerClients::new(args.tls.insecure);
+    let mut options = run_options(args, &setup.settings, &mut clients)?;
+    if let Some(bearer) = setup.bearer.take() {
+        options.client.bearer = Some(bearer);
+    }
+    if let Some(auth) = setup.auth.take() {
         options.auth = Arc::new(auth);
     }
     if !setup.trusted_keys.is_empty() {
         let mut keys = options.trusted_keys.as_ref().clone();
-        keys.extend(setup.trusted_keys);
+        keys.extend(std::mem::take(&mut setup.trusted_keys));
         options.trusted_keys = Arc::new(keys);
     }
     if setup.peers_in_flight > 0 {
         options.peers_in_flight = setup.peers_in_flight;
     }
     options.shard = setup.shard;
+    let own = setup
+        .own
+        .iter()
+        .map(|own| {
+            own.as_ref()
+                .map(|settings| for_peer(&options, settings, &mut clients))
+                .transpose()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    // The secret set is collected once, over every peer, and masked in
+    // every peer's output.
+    let all = secrets(&options)
+        .into_iter()
+        .chain(own.iter().flatten().flat_map(secrets));
+    options.redactor = redactor(all);
+    Ok((options, own))
+}
+
+/// Checks `peers` with `setup`.
+pub(super) async fn run_check(
+    peers: &[String],
+    args: &RunArgs,
+    mut setup: CheckSetup,
+) -> Result<i32, AppError> {
+    check_peer_urls(peers)?;
+    let (options, own) = plan_options(args, &mut setup)?;
     let targets: Vec<runner::PeerTarget> = peers
         .iter()
         .enumerate()
         .map(|(i, input)| runner::PeerTarget {
             input: input.clone(),
-            options: setup.own.get(i).cloned().flatten().map(|own| {
+            options: own.get(i).cloned().flatten().map(|own| {
                 Arc::new(RunOptions {
                     redactor: options.redactor.clone(),
                     issued: options.issued.clone(),
@@ -194,18 +274,15 @@ pub(super) async fn run_check(
         })
         .collect();
     let suite = load_suite(&args.suites, args.no_default_suite)?;
-    check_names(&suite, args, &options, profile)?;
-    let known = suite.variable_names();
-    for own in &setup.profiles {
-        unknown_var(&known, own)?;
-    }
+    let every = std::iter::once(&setup.settings).chain(setup.own.iter().flatten());
+    check_names(&suite, &options, every)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
     outputs.check()?;
     let progress = TerminalProgress::new(progress_mode(&args.output));
     let (caught, watcher) = watch_signals(options.cancel.clone());
     let waits = match args.wait_for_card {
-        Some(wait) => wait_for_cards(peers, &options, wait).await,
+        Some(wait) => wait_for_cards(&targets, &options, wait).await,
         None => Vec::new(),
     };
     let mut report = runner::check_fleet(&targets, &suite, &options, &progress).await;
@@ -216,7 +293,7 @@ pub(super) async fn run_check(
     }
     watcher.abort();
     // Every format is rendered from this one redacted report.
-    let mut report = redacted(report, &options.redactor_with_issued());
+    let mut report = redacted(report, &options.redactor_with_issued())?;
     report.tool.insecure = options.client.tls.insecure;
     // The rules, the baseline, then the summary: in `conclude`'s one order.
     let rules = Rules {
@@ -245,14 +322,16 @@ pub(super) async fn run_check(
 /// `wait` runs out (the check then reports the peer as it finds it), and
 /// returns, per peer, a note of the attempts for its report.
 pub(super) async fn wait_for_cards(
-    peers: &[String],
-    options: &RunOptions,
+    peers: &[runner::PeerTarget],
+    check_options: &RunOptions,
     wait: Duration,
 ) -> Vec<Option<String>> {
     let deadline = tokio::time::Instant::now() + wait;
     let mut notes = Vec::new();
     for peer in peers {
-        let Ok(url) = a2a_conform_protocol::card::discovery_url(peer) else {
+        // Each peer is polled with its own timeout and TLS files.
+        let options = peer.options.as_deref().unwrap_or(check_options);
+        let Ok(url) = a2a_conform_protocol::card::discovery_url(&peer.input) else {
             notes.push(None);
             continue;
         };
@@ -300,20 +379,45 @@ pub(super) async fn wait_for_cards(
 
 /// The report with every configured secret masked in every string (peer
 /// text included, in the encodings a peer can reflect), so that no format
-/// and no line on stderr can carry one.
-pub(super) fn redacted(report: RunReport, redactor: &Redactor) -> RunReport {
+/// and no line on stderr can carry one. Fails closed: when the masked
+/// report no longer reads as a report (a secret equal to a word the report
+/// is made of, such as a verdict), it is an error and nothing is written —
+/// never the report as it was.
+pub(super) fn redacted(report: RunReport, redactor: &Redactor) -> Result<RunReport, AppError> {
     if redactor.is_empty() {
-        return report;
+        return Ok(report);
     }
-    serde_json::to_value(&report)
-        .ok()
-        .and_then(|value| serde_json::from_value(redactor.redact_value(value)).ok())
-        .unwrap_or(report)
+    let value = serde_json::to_value(&report).map_err(AppError::Redaction)?;
+    serde_json::from_value(redactor.redact_value(value)).map_err(AppError::Redaction)
 }
 
-pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
+pub(super) async fn demo(args: DemoArgs, sources: &Sources) -> Result<i32, AppError> {
     let behaviour = args.behaviour;
-    let profile = choose_profile(&args.run, None, None)?;
+    let mut profiles = Profiles::default();
+    let layers: Vec<PeerLayer> = args
+        .run
+        .profile
+        .as_deref()
+        .map(|path| profiles.layer(path))
+        .transpose()?
+        .into_iter()
+        .collect();
+    // The mock asks for input on this keyword and works for about a second;
+    // short windows keep the demo quick. Every layer overrides these.
+    let defaults: Vec<(String, String)> = [
+        (
+            "prompt_input_required",
+            "need-input: please ask me for more",
+        ),
+        ("probe_window", "3s"),
+        ("quiet_window", "1s"),
+        ("stable_interval", "500ms"),
+        ("task_window", "10s"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let settings = run_top(&args.run, sources)?.resolve(&layers, &defaults);
     let config = MockConfig {
         protocol: mock_protocol(args.peer_protocol),
         behaviour,
@@ -338,24 +442,9 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
         peer.protocol(),
         peer.card_url()
     );
-    // The mock asks for input on this keyword and works for about a second;
-    // short windows keep the demo quick. --var still overrides all of these.
-    let defaults: Vec<(String, String)> = [
-        (
-            "prompt_input_required",
-            "need-input: please ask me for more",
-        ),
-        ("probe_window", "3s"),
-        ("quiet_window", "1s"),
-        ("stable_interval", "500ms"),
-        ("task_window", "10s"),
-    ]
-    .iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect();
     // A secured mock is checked with its own token (or API key, or OAuth
     // client), as a user would pass theirs.
-    let (bearer, auth) = demo_credentials(&peer, &args.run);
+    let (bearer, auth) = demo_credentials(&peer, &settings);
     // A signing mock's key is made at its start, so no --trusted-key could
     // name it: the demo trusts it, as a user would trust their peer's key.
     // (The mock's own JWK always reads; were it not to, the row would read
@@ -370,19 +459,13 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
         }
         _ => Vec::new(),
     };
-    let code = run_check(
-        &[peer.card_url()],
-        &args.run,
-        &defaults,
+    let setup = CheckSetup {
         bearer,
-        &profile,
-        CheckSetup {
-            auth,
-            trusted_keys,
-            ..CheckSetup::default()
-        },
-    )
-    .await;
+        auth,
+        trusted_keys,
+        ..CheckSetup::new(settings)
+    };
+    let code = run_check(&[peer.card_url()], &args.run, setup).await;
     peer.shutdown().await;
     code
 }
@@ -391,7 +474,7 @@ pub(super) async fn demo(args: DemoArgs) -> Result<i32, AppError> {
 /// some: the bearer token, the API key, or the OAuth client, by behaviour.
 fn demo_credentials(
     peer: &MockPeer,
-    args: &RunArgs,
+    settings: &Resolved,
 ) -> (
     Option<(String, String)>,
     Option<a2a_conform_client::auth::AuthSettings>,
@@ -405,7 +488,7 @@ fn demo_credentials(
         value: value.to_string(),
     };
     match peer.behaviour() {
-        Behaviour::SecuredApiKey if args.schemes.api_key_env.is_none() => (
+        Behaviour::SecuredApiKey if settings.api_key_env.is_none() => (
             None,
             Some(AuthSettings {
                 api_key: Some(secret("A2A_CONFORM_DEMO_TOKEN", &token)),
@@ -413,7 +496,7 @@ fn demo_credentials(
             }),
         ),
         Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes
-            if args.schemes.oauth_client_id_env.is_none() =>
+            if settings.oauth_client.is_none() =>
         {
             (
                 None,
@@ -432,9 +515,38 @@ fn demo_credentials(
         Behaviour::SecuredApiKey | Behaviour::SecuredOauth | Behaviour::SecuredSkillScopes => {
             (None, None)
         }
-        _ if args.bearer_env.is_none() => {
+        _ if settings.bearer_env.is_none() => {
             (Some(("A2A_CONFORM_DEMO_TOKEN".to_string(), token)), None)
         }
         _ => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_conform_report::{PeerReport, ScenarioReport, ScenarioVerdict};
+
+    fn report() -> RunReport {
+        let mut peer = PeerReport::new("http://p.example");
+        peer.scenarios.push(
+            ScenarioReport::builder("streaming-probe", ScenarioVerdict::Pass)
+                .message("the peer echoed hunter2-token back")
+                .build(),
+        );
+        RunReport::new(vec![peer])
+    }
+
+    #[test]
+    fn the_redacted_report_masks_every_secret_or_is_an_error_never_the_original() {
+        let masked = redacted(report(), &Redactor::new(["hunter2-token".to_string()])).unwrap();
+        let message = &masked.peers[0].scenarios[0].message;
+        assert_eq!(message, &format!("the peer echoed {} back", Redactor::MASK));
+        // A secret that is a word of the report's own vocabulary (a verdict)
+        // leaves a report that no longer reads: an error, no report at all.
+        let e = redacted(report(), &Redactor::new(["pass".to_string()])).unwrap_err();
+        assert!(matches!(e, AppError::Redaction(_)), "{e}");
+        assert!(e.to_string().contains("no report was written"), "{e}");
+        assert_eq!(e.exit_code(), exit::USAGE);
     }
 }

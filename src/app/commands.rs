@@ -2,7 +2,7 @@
 
 use super::options::{
     binding_choice, check_peer_urls, env_secret, load_suite, mock_protocol, protocol_choice,
-    tls_options, with_profile_tls, DEFAULT_TIMEOUT,
+    tls_settings, top, PeerClients,
 };
 use super::output::{is_stdout, use_color, Outputs};
 use crate::cli::{
@@ -10,6 +10,7 @@ use crate::cli::{
 };
 use crate::config::ConfigFile;
 use crate::error::{AppError, UsageError};
+use crate::settings::{PeerSettings, Profiles, Sources};
 use a2a_conform_client::client::ClientConfig;
 use a2a_conform_engine::runner::{self, RunOptions};
 use a2a_conform_engine::scenario::Suite;
@@ -92,23 +93,31 @@ pub(super) fn diff(args: DiffArgs) -> Result<i32, AppError> {
     Ok(if d.failed { exit::DIVERGED } else { exit::OK })
 }
 
-pub(super) async fn card(args: CardArgs, config: Option<&ConfigFile>) -> Result<i32, AppError> {
+pub(super) async fn card(
+    args: CardArgs,
+    config: Option<&ConfigFile>,
+    sources: &Sources,
+) -> Result<i32, AppError> {
     // A peer named by its config section reads that section's URL, timeout
-    // and TLS files, as `check` does (flags win).
+    // and TLS files, as `check` does (in the same precedence).
     let resolved = crate::config::resolve_peers(config, std::slice::from_ref(&args.peer))?;
     let peer = resolved.urls.first().cloned().unwrap_or(args.peer.clone());
     check_peer_urls(std::slice::from_ref(&peer))?;
-    let profile = resolved
-        .section
-        .map(|(_, section)| section.profile())
-        .unwrap_or_default();
-    let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
+    let layers = match config {
+        Some(config) => config.section_layers(&peer, &mut Profiles::default())?,
+        None => Vec::new(),
+    };
+    let flags = PeerSettings {
+        timeout: args.timeout,
+        ..tls_settings(&args.tls)
+    };
+    let settings = top(flags, &[], sources)?.resolve(&layers, &[]);
     let options = RunOptions {
         protocol: protocol_choice(args.protocol),
         binding: binding_choice(args.binding),
         client: ClientConfig {
-            timeout,
-            tls: tls_options(&with_profile_tls(&args.tls, &profile))?,
+            timeout: settings.timeout.value,
+            tls: PeerClients::new(args.tls.insecure).tls(&settings)?,
             ..ClientConfig::default()
         },
         ..RunOptions::default()

@@ -9,30 +9,37 @@ mod output;
 pub mod pipe;
 mod profile_init;
 mod schema;
+mod show;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
 use crate::config::{ConfigFile, Parsed};
 use crate::error::AppError;
+use crate::settings::Sources;
 use check::{check, demo};
 use commands::{card, diff, merge, mock_peer, suite};
 use std::time::Duration;
 
 /// Runs a parsed command line; returns the process exit code. An error is
-/// printed here, once, as `error: {e}`, and exits with its own code.
+/// printed here, once, as `error: {e}`, and exits with its own code. With
+/// no record of where its values came from, each counts as a flag.
 pub fn run(cli: Cli) -> i32 {
-    run_parsed(Parsed { cli, config: None })
+    run_parsed(Parsed {
+        cli,
+        config: None,
+        sources: Sources::unrecorded(),
+    })
 }
 
 /// [`run`] with the config file the command line was parsed with (its
 /// per-peer sections apply to `check`).
 pub fn run_parsed(parsed: Parsed) -> i32 {
-    execute(parsed.cli, parsed.config).unwrap_or_else(|e| {
+    execute(parsed.cli, parsed.config, &parsed.sources).unwrap_or_else(|e| {
         e.print();
         e.exit_code()
     })
 }
 
-fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
+fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i32, AppError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -40,20 +47,20 @@ fn execute(cli: Cli, config: Option<ConfigFile>) -> Result<i32, AppError> {
         .map_err(AppError::Runtime)?;
     let code = runtime.block_on(async move {
         match cli.command {
-            Command::Check(args) => check(args, config.as_ref()).await,
-            Command::Demo(args) => demo(args).await,
+            Command::Check(args) => check(args, config.as_ref(), sources).await,
+            Command::Demo(args) => demo(args, sources).await,
             Command::Diff(args) => diff(args),
             Command::Merge(args) => merge(args),
-            Command::Card(args) => card(args, config.as_ref()).await,
+            Command::Card(args) => card(args, config.as_ref(), sources).await,
             Command::Suite(cmd) => suite(cmd),
             Command::MockPeer(args) => mock_peer(args).await,
             Command::Completions { shell } => crate::docs::completions(shell),
             Command::Man { out_dir } => crate::docs::man(out_dir.as_deref()),
             Command::Config(ConfigCommand::Show { peer }) => {
-                Ok(crate::config::show(config.as_ref(), peer.as_deref())?)
+                show::config_show(config.as_ref(), peer.as_deref())
             }
             Command::Schema(SchemaCommand::Report) => schema::print(),
-            Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args).await,
+            Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args, sources).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind

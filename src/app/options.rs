@@ -1,14 +1,13 @@
-//! Turning flags, the profile and the config file into run options, checked
-//! before any request: variable and scenario names, header and token
-//! values, TLS files, peer URLs.
+//! Turning each peer's resolved settings ([`crate::settings`]) and the
+//! check-wide flags into run options, checked before any request: variable
+//! and scenario names, header and token values, TLS files (read within the
+//! input cap, once per check), peer URLs.
 
 use crate::cli::{
     BindingArg, MockProtocolArg, ProtocolArg, RunArgs, SchemeCredentialArgs, TlsArgs,
 };
-use crate::config::ConfigFile;
 use crate::error::{AppError, UsageError};
-use crate::fleet::FleetPeer;
-use crate::profile::Profile;
+use crate::settings::{PeerSettings, Resolved, Sources, Top};
 use a2a_conform_client::auth::{AuthSettings, EnvSecret, OAuthClient};
 use a2a_conform_client::client::ClientConfig;
 use a2a_conform_client::http::{GrpcIdentity, TlsOptions};
@@ -20,14 +19,16 @@ use a2a_conform_protocol::card::signature::{self, TrustedKey};
 use a2a_conform_protocol::card::{BindingChoice, ProtocolChoice};
 use a2a_conform_protocol::declaration::closest;
 use a2a_conform_protocol::{Binding, ProtocolVersion};
+use a2a_conform_report::input::{read_capped, ReadError};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-/// A request's wait for an answer when neither `--timeout` nor the profile sets one.
-pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+/// A PEM file (a CA bundle, a client certificate, its key) is small text:
+/// read within this cap, so `/dev/zero` or a huge file is refused at once.
+const PEM_CAP: u64 = 4 * 1024 * 1024;
 
 pub(super) fn protocol_choice(arg: ProtocolArg) -> ProtocolChoice {
     match arg {
@@ -107,40 +108,6 @@ pub(super) fn env_secret(flag: &'static str, var: &str) -> Result<String, UsageE
     Ok(token)
 }
 
-/// The profile a check uses and where it came from: `--profile FILE`, else
-/// the config file's section for the peer (flag > config file).
-pub(super) struct ChosenProfile {
-    pub(super) profile: Profile,
-    /// How errors name it: `profile FILE` or `config FILE, peer NAME`.
-    pub(super) origin: Option<String>,
-}
-
-pub(super) fn choose_profile(
-    args: &RunArgs,
-    section: Option<(String, crate::config::PeerSection)>,
-    config: Option<&ConfigFile>,
-) -> Result<ChosenProfile, AppError> {
-    Ok(match (&args.profile, section) {
-        (Some(path), _) => ChosenProfile {
-            profile: Profile::load(path)?,
-            origin: Some(format!("profile {}", path.display())),
-        },
-        (None, Some((name, section))) => ChosenProfile {
-            profile: section.profile(),
-            origin: Some(format!(
-                "config {}, peer {name}",
-                config
-                    .map(|c| c.path.display().to_string())
-                    .unwrap_or_default()
-            )),
-        },
-        (None, None) => ChosenProfile {
-            profile: Profile::default(),
-            origin: None,
-        },
-    })
-}
-
 /// `--header 'Name: value'` flags, split and checked before any request.
 pub(super) fn header_flags(flags: &[String]) -> Result<Vec<(String, String)>, UsageError> {
     flags
@@ -196,96 +163,229 @@ pub(super) fn check_var(
     })
 }
 
-/// Builds run options from flags and the chosen profile (flags win).
-pub(super) fn run_options(
-    args: &RunArgs,
-    extra_vars: &[(String, String)],
-    chosen: &ChosenProfile,
-) -> Result<RunOptions, AppError> {
-    let profile = &chosen.profile;
-    let mut options = RunOptions::default();
-    for (k, v) in extra_vars {
-        options.vars.insert(k.clone(), v.clone());
-    }
-    let from_profile = || chosen.origin.clone().unwrap_or_else(|| "profile".into());
-    for (name, value) in &profile.vars {
-        check_var(&from_profile, name, value)?;
-    }
-    options.vars.extend(profile.vars.clone());
-    for var in &args.vars {
+/// `--var NAME=VALUE` values as a map (a later one of a name wins).
+fn var_flags(flags: &[String]) -> Result<BTreeMap<String, String>, UsageError> {
+    let mut vars = BTreeMap::new();
+    for var in flags {
         let (name, value) = var
             .split_once('=')
             .ok_or_else(|| UsageError::VarSyntax(var.clone()))?;
         let name = name.trim();
         if name.is_empty() {
-            return Err(UsageError::VarEmptyName(var.clone()).into());
+            return Err(UsageError::VarEmptyName(var.clone()));
         }
-        check_var(&|| "--var".to_string(), name, value)?;
-        options.vars.insert(name.to_string(), value.to_string());
+        vars.insert(name.to_string(), value.to_string());
     }
-    let mut headers: Vec<(String, String)> = profile.headers.clone().into_iter().collect();
-    for (name, value) in &headers {
-        check_header(name, value)?;
-    }
-    headers.extend(header_flags(&args.headers)?);
-    let bearer_var = args.bearer_env.clone().or(profile.bearer_env.clone());
-    let bearer = match bearer_var {
-        Some(var) => Some((var.clone(), env_secret("--bearer-env", &var)?)),
-        None => None,
-    };
-    let auth = auth_settings(&args.schemes, profile)?;
-    let timeout = args.timeout.or(profile.timeout).unwrap_or(DEFAULT_TIMEOUT);
-    options.client = ClientConfig {
-        timeout,
-        headers,
-        bearer,
-        tls: tls_options(&with_profile_tls(&args.tls, profile))?,
-        public_headers: args.public_headers.clone(),
-        same_origin_credentials: args.same_origin_credentials,
-        limits: Limits {
-            max_body_bytes: args.max_body_bytes,
-            max_event_bytes: args.max_event_bytes,
-            max_stream_bytes: args.max_stream_bytes,
-            max_stream_events: args.max_stream_events,
-        },
-        ..ClientConfig::default()
-    };
-    options.max_probe_window = args.max_probe_window;
-    options.strict = args.strict;
-    // Redaction is by value: every credential header's value, the token,
-    // the API key, basic password and OAuth client secret.
-    options.redactor = Arc::new(Redactor::new(
-        options.client.secrets().into_iter().chain(auth.secrets()),
-    ));
-    options.auth = Arc::new(auth);
-    options.only = args.scenarios.clone();
-    options.skip = args.skip.clone();
-    options.protocol = protocol_choice(args.protocol);
-    options.binding = binding_choice(args.binding);
-    options.retries = args.retries;
-    options.jobs = usize::from(args.jobs);
-    options.keep_passing_evidence = args.output.verbose;
-    options.max_runs_per_family = args.max_runs_per_family as usize;
-    options.trusted_keys = Arc::new(trusted_keys(&args.trusted_keys)?);
-    options.discover_budget = if args.no_discover {
-        0
-    } else {
-        args.discover_budget as usize
-    };
-    Ok(options)
+    Ok(vars)
 }
 
-/// The TLS flags, with the profile's files where no flag gives one (the
-/// flag wins; a client certificate comes whole from one or the other).
-pub(super) fn with_profile_tls(args: &TlsArgs, profile: &Profile) -> TlsArgs {
-    let mut tls = args.clone();
-    if tls.cacert.is_none() {
-        tls.cacert = profile.cacert.clone();
+/// The per-peer values of the card-scheme and TLS flags.
+fn scheme_and_tls(schemes: &SchemeCredentialArgs, tls: &TlsArgs) -> PeerSettings {
+    PeerSettings {
+        api_key_env: schemes.api_key_env.clone(),
+        basic_env: schemes.basic_env.clone(),
+        oauth_client_id_env: schemes.oauth_client_id_env.clone(),
+        oauth_client_secret_env: schemes.oauth_client_secret_env.clone(),
+        ..tls_settings(tls)
     }
-    if tls.cert.is_none() {
-        (tls.cert, tls.key) = (profile.cert.clone(), profile.key.clone());
+}
+
+/// The per-peer values of the TLS flags.
+pub(super) fn tls_settings(tls: &TlsArgs) -> PeerSettings {
+    PeerSettings {
+        cacert: tls.cacert.clone(),
+        cert: tls.cert.clone(),
+        key: tls.key.clone(),
+        ..PeerSettings::default()
     }
-    tls
+}
+
+/// The top of a subcommand's settings: `settings` and `--header` values
+/// as clap gave them, with where each came from.
+pub(super) fn top(
+    settings: PeerSettings,
+    headers: &[String],
+    sources: &Sources,
+) -> Result<Top, UsageError> {
+    Ok(Top {
+        settings,
+        headers: header_flags(headers)?,
+        sources: sources.clone(),
+    })
+}
+
+/// The top of `check`'s and `demo`'s settings.
+pub(super) fn run_top(args: &RunArgs, sources: &Sources) -> Result<Top, UsageError> {
+    let settings = PeerSettings {
+        vars: var_flags(&args.vars)?,
+        timeout: args.timeout,
+        bearer_env: args.bearer_env.clone(),
+        ..scheme_and_tls(&args.schemes, &args.tls)
+    };
+    top(settings, &args.headers, sources)
+}
+
+/// The top of `profile init`'s settings.
+pub(super) fn init_top(
+    args: &crate::cli::ProfileInitArgs,
+    sources: &Sources,
+) -> Result<Top, UsageError> {
+    let settings = PeerSettings {
+        timeout: args.timeout,
+        bearer_env: args.bearer_env.clone(),
+        ..scheme_and_tls(&args.schemes, &args.tls)
+    };
+    top(settings, &args.headers, sources)
+}
+
+/// A peer's variables, each typed built-in checked and named by where it was set.
+fn peer_vars(settings: &Resolved) -> Result<BTreeMap<String, String>, UsageError> {
+    let mut vars = BTreeMap::new();
+    for (name, sourced) in &settings.vars {
+        check_var(&|| sourced.layer.origin("var"), name, &sourced.value)?;
+        vars.insert(name.clone(), sourced.value.clone());
+    }
+    Ok(vars)
+}
+
+/// Builds each peer's client from its resolved settings: secrets read from
+/// the environment, headers checked, and each set of TLS files read once
+/// per check (a fleet's peers often share one).
+pub(super) struct PeerClients {
+    insecure: bool,
+    tls: HashMap<TlsFiles, TlsOptions>,
+}
+
+/// A peer's CA and client certificate (with its key).
+type TlsFiles = (Option<PathBuf>, Option<(PathBuf, PathBuf)>);
+
+impl PeerClients {
+    /// Clients that skip certificate checks under `--insecure` (said once, here).
+    pub(super) fn new(insecure: bool) -> PeerClients {
+        if insecure {
+            eprintln!("warning: {}", a2a_conform_report::INSECURE_NOTE);
+        }
+        PeerClients {
+            insecure,
+            tls: HashMap::new(),
+        }
+    }
+
+    /// The client settings and card-scheme credentials of one peer.
+    pub(super) fn client(
+        &mut self,
+        settings: &Resolved,
+    ) -> Result<(ClientConfig, AuthSettings), UsageError> {
+        let mut headers = Vec::new();
+        for header in &settings.headers {
+            let (name, value) = &header.value;
+            check_header(name, value)?;
+            headers.push(header.value.clone());
+        }
+        let bearer = match &settings.bearer_env {
+            Some(var) => Some((var.value.clone(), env_secret("--bearer-env", &var.value)?)),
+            None => None,
+        };
+        let auth = auth_settings(settings)?;
+        let client = ClientConfig {
+            timeout: settings.timeout.value,
+            headers,
+            bearer,
+            tls: self.tls(settings)?,
+            ..ClientConfig::default()
+        };
+        Ok((client, auth))
+    }
+
+    /// The peer's TLS options, its files read the first time they are named.
+    pub(super) fn tls(&mut self, settings: &Resolved) -> Result<TlsOptions, UsageError> {
+        let files: TlsFiles = (
+            settings.cacert.as_ref().map(|c| c.value.clone()),
+            settings.client_cert.as_ref().map(|c| c.value.clone()),
+        );
+        if let Some(tls) = self.tls.get(&files) {
+            return Ok(tls.clone());
+        }
+        let tls = tls_options(self.insecure, &files)?;
+        self.tls.insert(files, tls.clone());
+        Ok(tls)
+    }
+}
+
+/// Builds run options from the check-wide flags and the settings of the
+/// peers that have none of their own. The redactor is left to the caller,
+/// which builds one from every peer's secrets.
+pub(super) fn run_options(
+    args: &RunArgs,
+    settings: &Resolved,
+    clients: &mut PeerClients,
+) -> Result<RunOptions, AppError> {
+    let check_wide = RunOptions {
+        client: ClientConfig {
+            public_headers: args.public_headers.clone(),
+            same_origin_credentials: args.same_origin_credentials,
+            limits: Limits {
+                max_body_bytes: args.max_body_bytes,
+                max_event_bytes: args.max_event_bytes,
+                max_stream_bytes: args.max_stream_bytes,
+                max_stream_events: args.max_stream_events,
+            },
+            ..ClientConfig::default()
+        },
+        max_probe_window: args.max_probe_window,
+        strict: args.strict,
+        only: args.scenarios.clone(),
+        skip: args.skip.clone(),
+        protocol: protocol_choice(args.protocol),
+        binding: binding_choice(args.binding),
+        retries: args.retries,
+        jobs: usize::from(args.jobs),
+        keep_passing_evidence: args.output.verbose,
+        max_runs_per_family: args.max_runs_per_family as usize,
+        trusted_keys: Arc::new(trusted_keys(&args.trusted_keys)?),
+        discover_budget: if args.no_discover {
+            0
+        } else {
+            args.discover_budget as usize
+        },
+        ..RunOptions::default()
+    };
+    Ok(for_peer(&check_wide, settings, clients)?)
+}
+
+/// `check_wide` options with one peer's own settings: its variables, its
+/// client (headers, token, timeout, TLS files) and card-scheme credentials.
+pub(super) fn for_peer(
+    check_wide: &RunOptions,
+    settings: &Resolved,
+    clients: &mut PeerClients,
+) -> Result<RunOptions, UsageError> {
+    let (client, auth) = clients.client(settings)?;
+    let wide = &check_wide.client;
+    Ok(RunOptions {
+        vars: peer_vars(settings)?,
+        client: ClientConfig {
+            public_headers: wide.public_headers.clone(),
+            same_origin_credentials: wide.same_origin_credentials,
+            limits: wide.limits,
+            ..client
+        },
+        auth: Arc::new(auth),
+        ..check_wide.clone()
+    })
+}
+
+/// Every value a peer's options must never show: each credential header's,
+/// the token, the API key, basic password and OAuth client secret.
+pub(super) fn secrets(options: &RunOptions) -> Vec<String> {
+    let mut secrets = options.client.secrets();
+    secrets.extend(options.auth.secrets());
+    secrets
+}
+
+/// The one redactor of a check: every peer's secrets, masked in every peer's output.
+pub(super) fn redactor(secrets: impl IntoIterator<Item = String>) -> Arc<Redactor> {
+    Arc::new(Redactor::new(secrets))
 }
 
 /// The `--trusted-key` files, read once (each within the input cap).
@@ -305,68 +405,60 @@ fn trusted_keys(paths: &[PathBuf]) -> Result<Vec<TrustedKey>, UsageError> {
     Ok(keys)
 }
 
-/// The TLS flags read into client options: files are read here, once.
-pub(super) fn tls_options(args: &TlsArgs) -> Result<TlsOptions, UsageError> {
-    let read = |flag: &'static str, path: &Path| {
-        std::fs::read(path).map_err(|e| UsageError::TlsFile {
+/// Reads one PEM file within [`PEM_CAP`].
+fn read_pem(flag: &'static str, path: &Path) -> Result<Vec<u8>, UsageError> {
+    read_capped(path, PEM_CAP)
+        .map(String::into_bytes)
+        .map_err(|e| UsageError::TlsFile {
             flag,
             path: path.to_path_buf(),
-            reason: e.to_string(),
+            reason: match e {
+                ReadError::Io(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                    "not a PEM file (not text)".to_string()
+                }
+                other => other.to_string(),
+            },
         })
-    };
+}
+
+/// A peer's TLS files read into client options.
+fn tls_options(insecure: bool, (cacert, cert): &TlsFiles) -> Result<TlsOptions, UsageError> {
     let mut tls = TlsOptions {
-        insecure: args.insecure,
+        insecure,
         ..TlsOptions::default()
     };
-    if let Some(path) = &args.cacert {
-        let pem = read("--cacert", path)?;
-        tls.extra_roots =
-            reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| UsageError::TlsFile {
-                flag: "--cacert",
-                path: path.clone(),
-                reason: format!("not a PEM certificate: {e}"),
-            })?;
+    if let Some(path) = cacert {
+        let pem = read_pem("--cacert", path)?;
+        let bad = |reason: String| UsageError::TlsFile {
+            flag: "--cacert",
+            path: path.clone(),
+            reason,
+        };
+        tls.extra_roots = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| bad(format!("not a PEM certificate: {e}")))?;
         tls.extra_roots_der = CertificateDer::pem_slice_iter(&pem)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| UsageError::TlsFile {
-                flag: "--cacert",
-                path: path.clone(),
-                reason: format!("not a PEM certificate: {e}"),
-            })?;
+            .map_err(|e| bad(format!("not a PEM certificate: {e}")))?;
         if tls.extra_roots.is_empty() {
-            return Err(UsageError::TlsFile {
-                flag: "--cacert",
-                path: path.clone(),
-                reason: "holds no PEM certificate".into(),
-            });
+            return Err(bad("holds no PEM certificate".into()));
         }
     }
-    if let (Some(cert), Some(key)) = (&args.cert, &args.key) {
-        let mut pem = read("--cert", cert)?;
+    if let Some((cert, key)) = cert {
+        let mut pem = read_pem("--cert", cert)?;
         pem.push(b'\n');
-        pem.extend(read("--key", key)?);
-        tls.identity =
-            Some(
-                reqwest::Identity::from_pem(&pem).map_err(|e| UsageError::TlsFile {
-                    flag: "--cert",
-                    path: cert.clone(),
-                    reason: format!("not a PEM certificate and key: {e}"),
-                })?,
-            );
-        // The same identity for gRPC channels (rustls): the chain and the key.
-        let bad = |e: rustls::pki_types::pem::Error| UsageError::TlsFile {
+        pem.extend(read_pem("--key", key)?);
+        let bad = |e: &dyn std::fmt::Display| UsageError::TlsFile {
             flag: "--cert",
             path: cert.clone(),
             reason: format!("not a PEM certificate and key: {e}"),
         };
+        tls.identity = Some(reqwest::Identity::from_pem(&pem).map_err(|e| bad(&e))?);
+        // The same identity for gRPC channels (rustls): the chain and the key.
         let chain = CertificateDer::pem_slice_iter(&pem)
             .collect::<Result<Vec<_>, _>>()
-            .map_err(bad)?;
-        let key = PrivateKeyDer::from_pem_slice(&pem).map_err(bad)?;
+            .map_err(|e| bad(&e))?;
+        let key = PrivateKeyDer::from_pem_slice(&pem).map_err(|e| bad(&e))?;
         tls.identity_der = Some(Arc::new(GrpcIdentity { chain, key }));
-    }
-    if args.insecure {
-        eprintln!("warning: {}", a2a_conform_report::INSECURE_NOTE);
     }
     Ok(tls)
 }
@@ -395,14 +487,13 @@ pub(super) fn load_suite(files: &[PathBuf], no_default: bool) -> Result<Suite, A
     Ok(suite)
 }
 
-/// Scenario ids (`--scenario`, `--skip`) and variable names (`--var`, the
-/// profile's `vars`) must name something in the loaded suite: a typo would
+/// Scenario ids (`--scenario`, `--skip`) and variable names (each peer's,
+/// wherever set) must name something in the loaded suite: a typo would
 /// otherwise leave rows unverified under a green run.
-pub(super) fn check_names(
+pub(super) fn check_names<'a>(
     suite: &Suite,
-    args: &RunArgs,
     options: &RunOptions,
-    profile: &ChosenProfile,
+    peers: impl IntoIterator<Item = &'a Resolved>,
 ) -> Result<(), UsageError> {
     let ids: Vec<&str> = suite.scenarios.iter().map(|s| s.id()).collect();
     for id in options.only.iter().chain(options.skip.iter()) {
@@ -414,22 +505,10 @@ pub(super) fn check_names(
         }
     }
     let known = suite.variable_names();
-    unknown_var(&known, profile)?;
-    for var in &args.vars {
-        if let Some((name, _)) = var.split_once('=') {
-            unknown_var_named(&known, name.trim(), || "--var".to_string())?;
+    for settings in peers {
+        for (name, sourced) in &settings.vars {
+            unknown_var_named(&known, name, || sourced.layer.origin("var"))?;
         }
-    }
-    Ok(())
-}
-
-/// A profile's variable names must be the suite's (`check` refuses a typo
-/// before any request, with the closest known name).
-pub(super) fn unknown_var(known: &[String], profile: &ChosenProfile) -> Result<(), UsageError> {
-    for name in profile.profile.vars.keys() {
-        unknown_var_named(known, name, || {
-            profile.origin.clone().unwrap_or_else(|| "profile".into())
-        })?;
     }
     Ok(())
 }
@@ -450,70 +529,26 @@ fn unknown_var_named(
     })
 }
 
-/// A fleet file's own profile, read once: its options and its variable
-/// check both use it.
-pub(super) fn fleet_profile(peer: &FleetPeer) -> Result<Option<ChosenProfile>, AppError> {
-    peer.profile
-        .as_ref()
-        .map(|path| {
-            Ok(ChosenProfile {
-                profile: Profile::load(path)?,
-                origin: Some(format!("profile {}", path.display())),
-            })
-        })
-        .transpose()
-}
-
-/// Run options for a fleet file's peer: its own profile replaces the
-/// check's (flags still win over it), its headers are added, and its
-/// credential variable replaces `--bearer-env`.
-pub(super) fn fleet_peer_options(
-    args: &RunArgs,
-    peer: &FleetPeer,
-    own: Option<&ChosenProfile>,
-    chosen: &ChosenProfile,
-) -> Result<RunOptions, AppError> {
-    let chosen = own.unwrap_or(chosen);
-    let mut options = run_options(args, &[], chosen)?;
-    for (name, value) in &peer.headers {
-        check_header(name, value)?;
-        options.client.headers.push((name.clone(), value.clone()));
-    }
-    if let Some(var) = &peer.bearer_env {
-        options.client.bearer = Some((var.clone(), env_secret("--bearer-env", var)?));
-    }
-    options.redactor = Arc::new(Redactor::new(
-        options
-            .client
-            .secrets()
-            .into_iter()
-            .chain(options.auth.secrets()),
-    ));
-    Ok(options)
-}
-
-/// The card-scheme credentials of `--api-key-env`, `--basic-env` and
-/// `--oauth-client-*-env`, read from the environment once.
-/// A flag wins over the profile's key of the same name.
-pub(super) fn auth_settings(
-    args: &SchemeCredentialArgs,
-    profile: &Profile,
-) -> Result<AuthSettings, UsageError> {
+/// The card-scheme credentials a peer's settings name (`api_key_env`,
+/// `basic_env`, the OAuth client's variables), read from the environment once.
+pub(super) fn auth_settings(settings: &Resolved) -> Result<AuthSettings, UsageError> {
     let read = |flag: &'static str, var: &str| -> Result<EnvSecret, UsageError> {
         Ok(EnvSecret {
             var: var.to_string(),
             value: env_secret(flag, var)?,
         })
     };
-    let api_key = args
+    let api_key = settings
         .api_key_env
-        .as_deref()
-        .or(profile.api_key_env.as_deref())
-        .map(|var| read("--api-key-env", var))
+        .as_ref()
+        .map(|var| read("--api-key-env", &var.value))
         .transpose()?;
-    let basic = match args.basic_env.as_deref().or(profile.basic_env.as_deref()) {
+    let basic = match &settings.basic_env {
         Some(pair) => {
-            let (user, password) = pair.split_once(':').ok_or(UsageError::BasicEnvSyntax)?;
+            let (user, password) = pair
+                .value
+                .split_once(':')
+                .ok_or(UsageError::BasicEnvSyntax)?;
             Some((
                 read("--basic-env", user.trim())?,
                 read("--basic-env", password.trim())?,
@@ -521,20 +556,12 @@ pub(super) fn auth_settings(
         }
         None => None,
     };
-    let from_flags = (&args.oauth_client_id_env, &args.oauth_client_secret_env);
-    let oauth_pair = match from_flags {
-        (Some(_), Some(_)) => from_flags,
-        _ => (
-            &profile.oauth_client_id_env,
-            &profile.oauth_client_secret_env,
-        ),
-    };
-    let oauth_client = match oauth_pair {
-        (Some(id), Some(secret)) => Some(OAuthClient {
-            id: read("--oauth-client-id-env", id)?,
-            secret: read("--oauth-client-secret-env", secret)?,
+    let oauth_client = match &settings.oauth_client {
+        Some(client) => Some(OAuthClient {
+            id: read("--oauth-client-id-env", &client.value.0)?,
+            secret: read("--oauth-client-secret-env", &client.value.1)?,
         }),
-        _ => None,
+        None => None,
     };
     Ok(AuthSettings {
         api_key,

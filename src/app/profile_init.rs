@@ -2,45 +2,31 @@
 //! set, run once against a peer, and written as a profile a CI job pins.
 
 use super::options::{
-    auth_settings, binding_choice, check_peer_urls, env_secret, header_flags, protocol_choice,
-    tls_options, DEFAULT_TIMEOUT,
+    binding_choice, check_peer_urls, init_top, protocol_choice, redactor, secrets, PeerClients,
 };
 use crate::cli::ProfileInitArgs;
 use crate::error::{AppError, UsageError};
-use a2a_conform_client::client::ClientConfig;
-use a2a_conform_client::Redactor;
+use crate::settings::Sources;
 use a2a_conform_engine::runner::{self, RunOptions};
 use a2a_conform_report::exit;
 use a2a_conform_report::inert::terminal;
 use a2a_conform_report::{self, PreconditionOutcome};
 use std::sync::Arc;
 
-pub(super) async fn init(args: ProfileInitArgs) -> Result<i32, AppError> {
+pub(super) async fn init(args: ProfileInitArgs, sources: &Sources) -> Result<i32, AppError> {
     check_peer_urls(std::slice::from_ref(&args.peer))?;
-    let headers = header_flags(&args.headers)?;
-    let bearer = match &args.bearer_env {
-        Some(var) => Some((var.clone(), env_secret("--bearer-env", var)?)),
-        None => None,
-    };
-    let client = ClientConfig {
-        timeout: args.timeout.unwrap_or(DEFAULT_TIMEOUT),
-        headers,
-        bearer,
-        tls: tls_options(&args.tls)?,
-        ..ClientConfig::default()
-    };
-    let auth = auth_settings(&args.schemes, &crate::profile::Profile::default())?;
-    let options = RunOptions {
+    // The profile is to be written: only the flags set anything.
+    let settings = init_top(&args, sources)?.resolve(&[], &[]);
+    let (client, auth) = PeerClients::new(args.tls.insecure).client(&settings)?;
+    let mut options = RunOptions {
         protocol: protocol_choice(args.protocol),
         binding: binding_choice(args.binding),
-        redactor: Arc::new(Redactor::new(
-            client.secrets().into_iter().chain(auth.secrets()),
-        )),
         client,
         auth: Arc::new(auth),
         discover_budget: args.discover_budget as usize,
         ..RunOptions::default()
     };
+    options.redactor = redactor(secrets(&options));
     if let Some(path) = &args.output {
         a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
             flag: "--output",

@@ -31,6 +31,7 @@ mod readme;
 mod reports;
 mod rest_v0_3;
 mod security;
+mod settings;
 mod signatures;
 mod stream_refusals;
 mod suites;

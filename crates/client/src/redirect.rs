@@ -38,6 +38,20 @@ pub enum CardGetError {
     Body { url: Url, reason: String },
 }
 
+/// Why the card GET got no answer. A peer that took the connection and
+/// never answered is named with the wait it was given, so that which
+/// `--timeout` applied (the flag, a profile, a config section) shows.
+fn unanswered(error: &reqwest::Error, config: &ClientConfig) -> String {
+    if error.is_timeout() && !error.is_connect() {
+        format!(
+            "no answer within {} (--timeout)",
+            a2a_conform_protocol::text::human_duration(config.timeout)
+        )
+    } else {
+        describe_reqwest_error(error)
+    }
+}
+
 /// GETs the card at `url`, following up to [`MAX_CARD_REDIRECTS`] redirects;
 /// credentials go only to `url`'s own origin.
 pub async fn get_card(
@@ -66,7 +80,7 @@ pub async fn get_card(
             .await
             .map_err(|e| CardGetError::Unreachable {
                 url: current.clone(),
-                reason: describe_reqwest_error(&e),
+                reason: unanswered(&e, config),
             })?;
         let status = response.status();
         if status.is_redirection() {
