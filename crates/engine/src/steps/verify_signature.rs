@@ -169,3 +169,52 @@ async fn fetch_jku(
     let text = String::from_utf8_lossy(&body);
     Ok(signature::read_keys(url.as_str(), &text)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_conform_client::client::ClientConfig;
+    use a2a_conform_client::{PeerClient, Transcript};
+    use a2a_conform_mock::{MockConfig, MockPeer, MockPki, MockTls};
+    use a2a_conform_protocol::{Binding, ProtocolVersion};
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    /// A `jku` on an HTTPS peer whose CA only `--cacert` names: the key set
+    /// is fetched with the check's TLS options, not the defaults.
+    #[tokio::test]
+    async fn the_jku_is_fetched_with_the_checks_tls_options() {
+        let pki = Arc::new(MockPki::generate().unwrap());
+        let peer = MockPeer::start(MockConfig {
+            tls: Some(MockTls {
+                pki: pki.clone(),
+                require_client_cert: false,
+            }),
+            ..MockConfig::default()
+        })
+        .await
+        .unwrap();
+        let endpoint = url::Url::parse(&peer.base_url()).unwrap();
+        let client = PeerClient::new(
+            endpoint,
+            ProtocolVersion::V1_0,
+            Binding::Jsonrpc,
+            ClientConfig::default(),
+        )
+        .unwrap();
+        let ctx = RunContext::new(&client, Transcript::new(Arc::default()), HashMap::new());
+        let with_ca = TlsOptions {
+            extra_roots: vec![reqwest::Certificate::from_pem(pki.ca_pem().as_bytes()).unwrap()],
+            ..TlsOptions::default()
+        };
+        // The peer's card stands in for a key set: trusted, it is fetched
+        // and read (and is no key set); untrusted, no body is read at all.
+        let jku = peer.card_url();
+        let trusted = fetch_jku(&ctx, &with_ca, &jku).await.unwrap_err();
+        assert!(matches!(trusted, JkuError::Keys(_)), "{trusted}");
+        let untrusted = fetch_jku(&ctx, &TlsOptions::default(), &jku)
+            .await
+            .unwrap_err();
+        assert!(matches!(untrusted, JkuError::Request(_)), "{untrusted}");
+    }
+}
