@@ -279,7 +279,8 @@ pub(super) async fn run_check(
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
     outputs.check()?;
-    let progress = TerminalProgress::new(progress_mode(&args.output));
+    let progress =
+        TerminalProgress::new(progress_mode(&args.output)).with_run_starts(args.output.verbose);
     let (caught, watcher) = watch_signals(options.cancel.clone());
     let waits = match args.wait_for_card {
         Some(wait) => wait_for_cards(&targets, &options, wait).await,

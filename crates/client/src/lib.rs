@@ -15,6 +15,7 @@
 //! file only declares and re-exports; no module imports from it.
 
 pub mod auth;
+pub mod card_fetch;
 pub mod client;
 pub mod credentials;
 pub mod grpc;

@@ -2,15 +2,15 @@
 //! error, an open stream or a refusal; and the conditions `expect` and
 //! `inconclusive_if` test.
 
-use crate::scenario::model::Condition;
 use crate::scenario::template::CaptureField;
+use crate::scenario::values::Condition;
 use a2a_conform_client::stream::describe;
 use a2a_conform_client::{StreamHandle, StreamItem};
 use a2a_conform_protocol::{Event, RpcError, TaskState, TaskView};
 use std::time::Instant;
 
 /// What a capture holds, by where it came from.
-pub enum Captured {
+pub(crate) enum Captured {
     /// An answer about a task: the task itself, a stream event or webhook
     /// notification carrying its state, or a push config naming it.
     Task {
@@ -39,26 +39,26 @@ pub enum Captured {
 }
 
 /// A value a step captured under its `as` name.
-pub struct Capture {
-    pub value: Captured,
+pub(crate) struct Capture {
+    pub(crate) value: Captured,
     /// When the answer (or event) arrived.
-    pub at: Instant,
+    pub(crate) at: Instant,
     /// What the answer was, in words, for messages.
-    pub summary: String,
+    pub(crate) summary: String,
     /// Where the value came from, for messages ("the CancelTask answer").
-    pub source: String,
+    pub(crate) source: String,
     /// Why there is no stream where one was asked for (the peer answered
     /// with `value` instead).
-    pub no_stream: Option<String>,
+    pub(crate) no_stream: Option<String>,
     /// How many messages a task answer's `history` held (`call_task`).
-    pub history: Option<usize>,
+    pub(crate) history: Option<usize>,
     /// For a send answered with a task: the media type of every artifact
     /// part, in order (`expect_output_modes` judges them).
-    pub part_types: Option<Vec<String>>,
+    pub(crate) part_types: Option<Vec<String>>,
 }
 
 impl Capture {
-    pub fn new(value: Captured, at: Instant, summary: impl Into<String>) -> Capture {
+    pub(crate) fn new(value: Captured, at: Instant, summary: impl Into<String>) -> Capture {
         Capture {
             value,
             at,
@@ -71,7 +71,7 @@ impl Capture {
     }
 
     /// An HTTP 401/403 refusal (`detail`: the challenge and the body's start).
-    pub fn from_refusal(status: u16, detail: &str, at: Instant) -> Capture {
+    pub(crate) fn from_refusal(status: u16, detail: &str, at: Instant) -> Capture {
         Capture::new(
             Captured::Refusal { status },
             at,
@@ -79,7 +79,7 @@ impl Capture {
         )
     }
 
-    pub fn from_task(task: &TaskView, at: Instant) -> Capture {
+    pub(crate) fn from_task(task: &TaskView, at: Instant) -> Capture {
         Capture::new(
             Captured::Task {
                 task_id: task.id.clone(),
@@ -92,13 +92,13 @@ impl Capture {
         )
     }
 
-    pub fn from_error(error: RpcError, at: Instant) -> Capture {
+    pub(crate) fn from_error(error: RpcError, at: Instant) -> Capture {
         let summary = format!("error {} {}", error.code, error.message);
         Capture::new(Captured::Error(error), at, summary)
     }
 
     /// What a step read about a task (an event, a notification): its id and state.
-    pub fn about_task(
+    pub(crate) fn about_task(
         task_id: Option<String>,
         state: Option<TaskState>,
         at: Instant,
@@ -117,7 +117,7 @@ impl Capture {
     }
 
     /// A stream event a step waited for: an error, or what it says of its task.
-    pub fn from_event(item: &StreamItem<'_>) -> Capture {
+    pub(crate) fn from_event(item: &StreamItem<'_>) -> Capture {
         let summary = format!("event #{} {}", item.seq, describe(item.event));
         let mut capture = match item.event {
             Event::Error(e) => Capture::new(Captured::Error(e.clone()), item.at, summary),
@@ -132,7 +132,16 @@ impl Capture {
         capture
     }
 
-    pub fn state(&self) -> Option<TaskState> {
+    /// Where the capture came from, for messages, or its name.
+    pub(crate) fn source_or(&self, name: &str) -> String {
+        if self.source.is_empty() {
+            format!("`{name}`")
+        } else {
+            self.source.clone()
+        }
+    }
+
+    pub(crate) fn state(&self) -> Option<TaskState> {
         match &self.value {
             Captured::Task { state, .. } => *state,
             _ => None,
@@ -140,14 +149,14 @@ impl Capture {
     }
 
     /// The artifacts' digest, when the capture was a whole task.
-    pub fn digest(&self) -> Option<&str> {
+    pub(crate) fn digest(&self) -> Option<&str> {
         match &self.value {
             Captured::Task { digest, .. } => digest.as_deref(),
             _ => None,
         }
     }
 
-    pub fn error(&self) -> Option<&RpcError> {
+    pub(crate) fn error(&self) -> Option<&RpcError> {
         match &self.value {
             Captured::Error(error)
             | Captured::Stream {
@@ -157,14 +166,14 @@ impl Capture {
         }
     }
 
-    pub fn stream(&self) -> Option<&StreamHandle> {
+    pub(crate) fn stream(&self) -> Option<&StreamHandle> {
         match &self.value {
             Captured::Stream { handle, .. } => Some(handle),
             _ => None,
         }
     }
 
-    pub fn http_status(&self) -> Option<u16> {
+    pub(crate) fn http_status(&self) -> Option<u16> {
         match self.value {
             Captured::Refusal { status } => Some(status),
             _ => None,
@@ -173,7 +182,7 @@ impl Capture {
 
     /// The task this capture is about: its own id, or, for a stream, the
     /// first task id any event carried.
-    pub fn task_ref(&self) -> (Option<String>, Option<String>) {
+    pub(crate) fn task_ref(&self) -> (Option<String>, Option<String>) {
         match &self.value {
             Captured::Task {
                 task_id: Some(id),
@@ -195,7 +204,7 @@ impl Capture {
     }
 
     /// A `${capture.field}` value; absent fields read as empty.
-    pub fn field(&self, field: CaptureField) -> String {
+    pub(crate) fn field(&self, field: CaptureField) -> String {
         match field {
             CaptureField::State => self
                 .state()
@@ -216,7 +225,7 @@ impl Capture {
     }
 
     /// Whether any of the condition's parts holds.
-    pub fn matches(&self, condition: &Condition) -> bool {
+    pub(crate) fn matches(&self, condition: &Condition) -> bool {
         if self
             .http_status()
             .is_some_and(|s| condition.http_status.contains(&s))
@@ -262,7 +271,7 @@ impl Capture {
 /// `mediaType` (v1.0) or `file.mimeType` (v0.3); otherwise its kind does:
 /// text is `text/plain`, data `application/json`, bytes or a URL
 /// `application/octet-stream`. Types are lowercased, parameters dropped.
-pub fn artifact_part_types(result: &serde_json::Value) -> Vec<String> {
+pub(crate) fn artifact_part_types(result: &serde_json::Value) -> Vec<String> {
     use serde_json::Value;
     let task = result.get("task").unwrap_or(result);
     let artifacts = task.get("artifacts").and_then(Value::as_array);

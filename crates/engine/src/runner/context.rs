@@ -1,15 +1,17 @@
 //! The state of one scenario run and how a step ends it: [`RunContext`]
 //! (captures, stream cursors, the webhook receiver), [`Stop`] and
-//! [`StepResult`]. The step modules (`steps`, `push`) add their methods to
-//! the context from their own files and import only from here.
+//! [`StepResult`], and [`RunContext::answered`], the one mapping from a
+//! reply to how a run stops. The step primitives (`crate::steps`) run on
+//! it; the calls they share are in `calls` and `push`.
 
 use super::capture::Capture;
 use super::webhook::WebhookReceiver;
 use super::window::ProbeWindow;
-use crate::scenario::model::Credentials as Choice;
 use crate::scenario::template::{Element, Template};
+use crate::scenario::values::Credentials as Choice;
 use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
 use a2a_conform_client::client::Credentials;
+use a2a_conform_client::http::TlsOptions;
 use a2a_conform_client::{PeerClient, Reply, Transcript};
 use a2a_conform_protocol::{Operation, ProtocolVersion, RpcError};
 use a2a_conform_report::ErrorKind;
@@ -23,33 +25,33 @@ use std::time::{Duration, Instant};
 /// valid A2A answer is an `Error(PeerMalfunction)`, and a cap of the tool's
 /// own an `Error(ToolCap)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StopKind {
+pub(crate) enum StopKind {
     Fail,
     Inconclusive,
     Error(ErrorKind),
 }
 
 #[derive(Debug, Clone)]
-pub struct Stop {
-    pub kind: StopKind,
-    pub message: String,
+pub(crate) struct Stop {
+    pub(crate) kind: StopKind,
+    pub(crate) message: String,
 }
 
 impl Stop {
-    pub fn fail(message: impl Into<String>) -> Stop {
+    pub(crate) fn fail(message: impl Into<String>) -> Stop {
         Stop {
             kind: StopKind::Fail,
             message: message.into(),
         }
     }
-    pub fn inconclusive(message: impl Into<String>) -> Stop {
+    pub(crate) fn inconclusive(message: impl Into<String>) -> Stop {
         Stop {
             kind: StopKind::Inconclusive,
             message: message.into(),
         }
     }
     /// Tool trouble: a suite or plan problem, never the peer's doing.
-    pub fn error(message: impl Into<String>) -> Stop {
+    pub(crate) fn error(message: impl Into<String>) -> Stop {
         Stop {
             kind: StopKind::Error(ErrorKind::Tool),
             message: message.into(),
@@ -57,27 +59,27 @@ impl Stop {
     }
     /// The peer answered `op`, but not with a valid A2A answer: the message
     /// reads `peer malfunction: HTTP 500 text/html on SendMessage: …`.
-    pub fn malfunction(op: impl std::fmt::Debug, reason: &str) -> Stop {
+    pub(crate) fn malfunction(op: impl std::fmt::Debug, reason: &str) -> Stop {
         Stop {
             kind: StopKind::Error(ErrorKind::PeerMalfunction),
             message: malfunction_message(&format!("{op:?}"), reason),
         }
     }
     /// A malfunction not tied to one operation's answer (a stream's events).
-    pub fn malfunction_in(message: impl std::fmt::Display) -> Stop {
+    pub(crate) fn malfunction_in(message: impl std::fmt::Display) -> Stop {
         Stop {
             kind: StopKind::Error(ErrorKind::PeerMalfunction),
             message: format!("{MALFUNCTION}: {message}"),
         }
     }
     /// One of the tool's caps was reached: `error`, never the peer's fault.
-    pub fn cap(message: impl Into<String>) -> Stop {
+    pub(crate) fn cap(message: impl Into<String>) -> Stop {
         Stop {
             kind: StopKind::Error(ErrorKind::ToolCap),
             message: message.into(),
         }
     }
-    pub fn unreachable(message: impl Into<String>) -> Stop {
+    pub(crate) fn unreachable(message: impl Into<String>) -> Stop {
         Stop {
             kind: StopKind::Error(ErrorKind::Unreachable),
             message: message.into(),
@@ -102,7 +104,7 @@ fn malfunction_message(op: &str, reason: &str) -> String {
 
 /// A not-served malfunction's message as the failure of an interface that
 /// does not speak A2A: `the interface does not speak A2A: HTTP 404 … on …`.
-pub fn not_served_message(message: &str) -> String {
+pub(crate) fn not_served_message(message: &str) -> String {
     match message.strip_prefix(MALFUNCTION) {
         Some(rest) => format!("the interface does not speak A2A{rest}"),
         None => message.to_string(),
@@ -110,11 +112,11 @@ pub fn not_served_message(message: &str) -> String {
 }
 
 /// A step passed, or stopped the run.
-pub type StepResult = Result<(), Stop>;
+pub(crate) type StepResult = Result<(), Stop>;
 
 /// A reply the step judges itself: a result, a protocol error, or a
 /// refusal the step provoked by withholding or forging the credentials.
-pub enum Answered {
+pub(crate) enum Answered {
     Result(Value),
     Error(RpcError),
     Refused { status: u16, detail: String },
@@ -123,46 +125,46 @@ pub enum Answered {
 /// The run's push state: its webhook receiver, once started, and the last
 /// delivery an `expect_webhook` consumed.
 #[derive(Default)]
-pub struct PushState {
-    pub(super) receiver: Option<WebhookReceiver>,
-    pub(super) cursor: usize,
+pub(crate) struct PushState {
+    pub(crate) receiver: Option<WebhookReceiver>,
+    pub(crate) cursor: usize,
     /// Whether a token was set on a push config in this run.
-    pub(super) token_set: bool,
+    pub(crate) token_set: bool,
 }
 
 /// The state of one scenario run.
-pub struct RunContext<'a> {
-    pub client: &'a PeerClient,
-    pub transcript: Arc<Transcript>,
+pub(crate) struct RunContext<'a> {
+    pub(crate) client: &'a PeerClient,
+    pub(crate) transcript: Arc<Transcript>,
     /// Variables for this run: `None` is a variable that exists but is unset.
-    pub vars: HashMap<String, Option<String>>,
-    pub(super) captures: HashMap<String, Capture>,
+    pub(crate) vars: HashMap<String, Option<String>>,
+    pub(crate) captures: HashMap<String, Capture>,
     /// Per stream: the last event a step consumed.
-    pub(super) cursors: HashMap<String, usize>,
+    pub(crate) cursors: HashMap<String, usize>,
     /// The run's webhook receiver and what `expect_webhook` consumed.
-    pub(super) push: PushState,
+    pub(crate) push: PushState,
     /// The card's probe window when `--max-probe-window` clamped it: a
     /// wait of that length that sees nothing is inconclusive, not a failure.
-    pub clamped_window: Option<ProbeWindow>,
+    pub(crate) clamped_window: Option<ProbeWindow>,
     /// `for_each: signatures`: the card as served, and the `--trusted-key` keys.
-    pub signing: Option<Signing>,
+    pub(crate) signing: Option<Signing>,
     /// What steps compare the peer's answers with from its public card.
-    pub card: Arc<CardFacts>,
+    pub(crate) card: Arc<CardFacts>,
     /// `--strict`: a broken SHOULD fails the run instead of leaving it inconclusive.
-    pub strict: bool,
+    pub(crate) strict: bool,
 }
 
 /// What the public card says that steps compare answers with: its skill ids
 /// (the extended card must list them all) and every output media type it
 /// declares anywhere (lowercased).
 #[derive(Debug, Clone, Default)]
-pub struct CardFacts {
-    pub skills: Vec<String>,
-    pub output_types: Vec<String>,
+pub(crate) struct CardFacts {
+    pub(crate) skills: Vec<String>,
+    pub(crate) output_types: Vec<String>,
 }
 
 impl CardFacts {
-    pub fn of(card: &a2a_conform_protocol::card::Card) -> CardFacts {
+    pub(crate) fn of(card: &a2a_conform_protocol::card::Card) -> CardFacts {
         CardFacts {
             skills: card.skills.iter().map(|s| s.id.clone()).collect(),
             output_types: card.declared_output_types(),
@@ -170,15 +172,17 @@ impl CardFacts {
     }
 }
 
-/// What `verify_signature` checks: the card as served and the keys given.
+/// What `verify_signature` checks: the card as served and the keys given,
+/// and the TLS settings a `jku` key set is fetched with.
 #[derive(Clone)]
-pub struct Signing {
-    pub card: Arc<a2a_conform_protocol::card::signature::ServedCard>,
-    pub trusted: Arc<Vec<a2a_conform_protocol::card::signature::TrustedKey>>,
+pub(crate) struct Signing {
+    pub(crate) card: Arc<a2a_conform_protocol::card::signature::ServedCard>,
+    pub(crate) trusted: Arc<Vec<a2a_conform_protocol::card::signature::TrustedKey>>,
+    pub(crate) tls: TlsOptions,
 }
 
 impl<'a> RunContext<'a> {
-    pub fn new(
+    pub(crate) fn new(
         client: &'a PeerClient,
         transcript: Arc<Transcript>,
         vars: HashMap<String, Option<String>>,
@@ -197,13 +201,13 @@ impl<'a> RunContext<'a> {
         }
     }
 
-    pub(super) fn version(&self) -> ProtocolVersion {
+    pub(crate) fn version(&self) -> ProtocolVersion {
         self.client.version
     }
 
     /// A template's text for this run; an unset variable makes the run
     /// inconclusive, naming it. A capture not (yet) made reads as empty.
-    pub(super) fn text(&self, template: &Template) -> Result<String, Stop> {
+    pub(crate) fn text(&self, template: &Template) -> Result<String, Stop> {
         let mut out = String::new();
         for element in template.elements() {
             match element {
@@ -228,7 +232,7 @@ impl<'a> RunContext<'a> {
     }
 
     /// A duration for this run: as loaded, or its template resolved and read.
-    pub(super) fn duration(&self, value: &DurationValue) -> Result<Duration, Stop> {
+    pub(crate) fn duration(&self, value: &DurationValue) -> Result<Duration, Stop> {
         match value {
             DurationValue::Literal(d) => Ok(*d),
             DurationValue::Template(t) => {
@@ -238,7 +242,7 @@ impl<'a> RunContext<'a> {
     }
 
     /// A count for this run: as loaded, or its template resolved and read.
-    pub(super) fn count(&self, value: &Count) -> Result<u32, Stop> {
+    pub(crate) fn count(&self, value: &Count) -> Result<u32, Stop> {
         match value {
             Count::Literal(n) => Ok(*n),
             Count::Template(t) => Count::parse(&self.text(t)?).ok_or_else(|| {
@@ -249,14 +253,14 @@ impl<'a> RunContext<'a> {
         }
     }
 
-    pub(super) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
+    pub(crate) fn capture(&self, name: &str) -> Result<&Capture, Stop> {
         self.captures
             .get(name)
             .ok_or_else(|| Stop::error(format!("no capture named `{name}`")))
     }
 
     /// An instant as an offset from the run's start, for messages.
-    pub(super) fn offset(&self, at: Instant) -> String {
+    pub(crate) fn offset(&self, at: Instant) -> String {
         format!("+{:.2} s", self.transcript.offset(at).as_secs_f64())
     }
 
@@ -267,7 +271,7 @@ impl<'a> RunContext<'a> {
     /// and a refusal of the configured credentials makes it inconclusive
     /// ([`Self::refused`]); a refusal of credentials the step chose
     /// (`credentials: none|invalid`) is the step's answer.
-    pub(super) fn answered(
+    pub(crate) fn answered(
         &self,
         op: Operation,
         reply: Reply,
@@ -292,7 +296,7 @@ impl<'a> RunContext<'a> {
 
     /// [`Self::answered`] for a call with the configured credentials, whose
     /// refusal always stops the run: the result, or the protocol error.
-    pub(super) fn answered_configured(
+    pub(crate) fn answered_configured(
         &self,
         op: Operation,
         reply: Reply,
@@ -332,7 +336,7 @@ impl<'a> RunContext<'a> {
 }
 
 /// `a or b or c`.
-pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
+pub(crate) fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
     items
         .iter()
         .map(T::to_string)
@@ -341,7 +345,7 @@ pub fn or_list<T: std::fmt::Display>(items: &[T]) -> String {
 }
 
 /// The scenario's `credentials` choice, as the HTTP client takes it.
-pub(super) fn client_credentials(choice: Choice) -> Credentials {
+pub(crate) fn client_credentials(choice: Choice) -> Credentials {
     match choice {
         Choice::Configured => Credentials::Configured,
         Choice::None => Credentials::None,

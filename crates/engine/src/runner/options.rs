@@ -23,8 +23,8 @@ pub const MAX_RUN: Duration = Duration::from_secs(600);
 /// must not mean 100,000 runs.
 pub const DEFAULT_MAX_RUNS_PER_FAMILY: usize = 64;
 
-/// The most tasks one peer's search may start unless `--discover-budget`
-/// says otherwise.
+/// The most tasks one peer's precondition search may start unless
+/// `--discover-budget` says otherwise.
 pub const DEFAULT_BUDGET: usize = 6;
 
 /// Everything a check needs besides the suite.
@@ -36,9 +36,13 @@ pub struct RunOptions {
     pub only: Vec<String>,
     /// `--skip`: never run these ids.
     pub skip: Vec<String>,
+    /// How the peers are talked to: timeout, headers, credentials, TLS, caps.
     pub client: ClientConfig,
+    /// The configured secrets, masked by value in every output.
     pub redactor: Arc<Redactor>,
+    /// `--protocol`: the version to speak, or `auto` (from the card).
     pub protocol: ProtocolChoice,
+    /// `--binding`: the binding to use, or `auto` (from the card).
     pub binding: BindingChoice,
     /// Re-runs of a failing scenario; pass-after-fail is `flaky`.
     pub retries: u32,
@@ -66,9 +70,6 @@ pub struct RunOptions {
     pub auth: Arc<a2a_conform_client::auth::AuthSettings>,
     /// Access tokens obtained during the check, redacted from every output.
     pub issued: a2a_conform_client::auth::IssuedSecrets,
-    /// How this run's credentials were obtained (token requests), noted at
-    /// the start of its evidence; set per run.
-    pub auth_evidence: Vec<String>,
     /// `--trusted-key`: the keys card signatures may verify against.
     pub trusted_keys: Arc<Vec<TrustedKey>>,
     /// `--strict`: a broken SHOULD (output modes) is a divergence, not an
@@ -102,7 +103,6 @@ impl Default for RunOptions {
             cancel: CancellationToken::new(),
             auth: Arc::new(a2a_conform_client::auth::AuthSettings::default()),
             issued: a2a_conform_client::auth::IssuedSecrets::default(),
-            auth_evidence: Vec::new(),
             trusted_keys: Arc::default(),
             strict: false,
             discover_budget: DEFAULT_BUDGET,
@@ -112,7 +112,7 @@ impl Default for RunOptions {
 
 impl RunOptions {
     /// These options for one peer: its credentials belong to its card's origin.
-    pub fn for_card(&self, card: &Card) -> RunOptions {
+    pub(crate) fn for_card(&self, card: &Card) -> RunOptions {
         let mut options = self.clone();
         if let Ok(url) = url::Url::parse(&card.fetched_from) {
             options.client = self.client.for_card(&url);

@@ -1,49 +1,51 @@
-//! Planning a peer's runs: each scenario filtered (`--scenario`/`--skip`),
-//! gated on the card, and expanded (`for_each`) into runs with their
-//! variables and the declarations they verify.
+//! The plan stage: each scenario filtered (`--scenario`/`--skip`), gated
+//! on the card, and expanded (`for_each`) into planned runs with their
+//! variables and the declarations they verify. A run that cannot run says
+//! why ([`NotRun`]); past `--max-runs-per-family` a family's runs are
+//! skipped, naming the flag.
 
 use super::context::CardFacts;
 use super::options::RunOptions;
 use super::precondition::INPUT_REQUIRED_VAR;
 use super::window::ProbeWindow;
-use crate::scenario::model::ForEach;
 use crate::scenario::vars::{self, BUILTINS};
-use crate::scenario::{Scenario, Suite};
-use a2a_conform_protocol::card::Card;
+use crate::scenario::{ForEach, Scenario, Suite};
+use a2a_conform_protocol::card::signature::{self, ServedCard};
+use a2a_conform_protocol::card::{Card, Interface};
 use a2a_conform_protocol::declaration::DeclarationId;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One planned scenario run.
-pub(super) struct Planned<'a> {
-    pub(super) scenario: &'a Scenario,
-    pub(super) run_id: String,
-    pub(super) verifies: Vec<DeclarationId>,
-    pub(super) vars: HashMap<String, Option<String>>,
+pub(crate) struct Planned<'a> {
+    pub(crate) scenario: &'a Scenario,
+    pub(crate) run_id: String,
+    pub(crate) verifies: Vec<DeclarationId>,
+    pub(crate) vars: HashMap<String, Option<String>>,
     /// Why the run does not run: filtered, gated off, or (an error) a
     /// `verifies:` template that named no declaration.
-    pub(super) not_run: Option<NotRun>,
+    pub(crate) not_run: Option<NotRun>,
     /// `for_each: interfaces`: the interface this run talks to instead of the
     /// card's chosen endpoint.
-    pub(super) interface: Option<a2a_conform_protocol::card::Interface>,
+    pub(crate) interface: Option<Interface>,
     /// The card's probe window, when `--max-probe-window` clamped it.
-    pub(super) clamped_window: Option<ProbeWindow>,
+    pub(crate) clamped_window: Option<ProbeWindow>,
     /// `for_each: signatures`: the card as served, whose signature the run checks.
-    pub(super) signed_card: Option<Arc<a2a_conform_protocol::card::signature::ServedCard>>,
+    pub(crate) signed_card: Option<Arc<ServedCard>>,
     /// What steps compare answers with from the public card.
-    pub(super) card: Arc<CardFacts>,
+    pub(crate) card: Arc<CardFacts>,
     /// The run sends `${prompt_input_required}`, which nobody set: it asks
     /// the peer's precondition search for a prompt (`runner::precondition`).
-    pub(super) search_input: bool,
+    pub(crate) search_input: bool,
     /// The variable (`prompt_long`, `prompt`) a run that ends because its
     /// task finished too early is retried with the card's examples in,
     /// when the user set neither.
-    pub(super) retry_work: Option<&'static str>,
+    pub(crate) retry_work: Option<&'static str>,
 }
 
 /// Why a planned run does not run.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum NotRun {
+pub(crate) enum NotRun {
     /// Filtered out or gated off by the card: `skipped`, with the reason.
     Skip(String),
     /// The plan itself could not be made: `error`, with the reason.
@@ -51,7 +53,7 @@ pub(super) enum NotRun {
 }
 
 /// The card's probe window, if it declares a `defaultTimeout`.
-pub(super) fn probe_window(card: &Card, options: &RunOptions) -> Option<ProbeWindow> {
+pub(crate) fn probe_window(card: &Card, options: &RunOptions) -> Option<ProbeWindow> {
     Some(ProbeWindow::of(
         card.default_timeout?,
         options.max_probe_window,
@@ -60,7 +62,7 @@ pub(super) fn probe_window(card: &Card, options: &RunOptions) -> Option<ProbeWin
 
 /// Base variables for a peer: built-in defaults, the suites' own, the card's
 /// probe window, then `--var`/profile values.
-pub(super) fn base_vars(
+pub(crate) fn base_vars(
     card: &Card,
     suite: &Suite,
     options: &RunOptions,
@@ -89,7 +91,9 @@ pub(super) fn base_vars(
     vars
 }
 
-pub(super) fn plan_runs<'a>(
+/// Every run of the suite for this card, in plan order (scenarios as
+/// loaded, each expansion in card order).
+pub(crate) fn plan_runs<'a>(
     card: &Card,
     suite: &'a Suite,
     options: &RunOptions,
@@ -176,7 +180,7 @@ pub(super) fn plan_runs<'a>(
 }
 
 /// Why `--scenario`/`--skip` leave a scenario out, if they do.
-pub(super) fn filter_reason(id: &str, options: &RunOptions) -> Option<String> {
+pub(crate) fn filter_reason(id: &str, options: &RunOptions) -> Option<String> {
     if options.skip.iter().any(|s| s == id) {
         Some("skipped with --skip".to_string())
     } else if !options.only.is_empty() && !options.only.iter().any(|s| s == id) {
@@ -188,33 +192,51 @@ pub(super) fn filter_reason(id: &str, options: &RunOptions) -> Option<String> {
 
 /// One run of a scenario: its id, the variables `for_each` sets, and the
 /// interface it talks to (`for_each: interfaces`).
-pub(super) struct Expansion {
-    pub(super) run_id: String,
+pub(crate) struct Expansion {
+    pub(crate) run_id: String,
     /// Why the tool cannot make this run (an interface it does not speak).
-    pub(super) unsupported: Option<String>,
-    pub(super) vars: HashMap<String, Option<String>>,
-    pub(super) interface: Option<a2a_conform_protocol::card::Interface>,
-    pub(super) signed_card: Option<Arc<a2a_conform_protocol::card::signature::ServedCard>>,
+    pub(crate) unsupported: Option<String>,
+    pub(crate) vars: HashMap<String, Option<String>>,
+    pub(crate) interface: Option<Interface>,
+    pub(crate) signed_card: Option<Arc<ServedCard>>,
 }
 
 /// A scenario's runs: one, or one per declaration its `for_each` names.
-pub(super) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
+pub(crate) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
     let id = scenario.id();
-    let set = |pairs: Vec<(&str, Option<String>)>| -> HashMap<String, Option<String>> {
-        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
-    };
     match scenario.def.for_each {
-        None => vec![Expansion {
-            run_id: id.to_string(),
+        None => vec![Expansion::plain(id.to_string())],
+        Some(ForEach::InputModes) => modes(id, card.input_mode_declarations()),
+        Some(ForEach::OutputModes) => modes(id, card.output_mode_declarations()),
+        Some(ForEach::Extensions) => extensions(id, card, false),
+        Some(ForEach::RequiredExtensions) => extensions(id, card, true),
+        Some(ForEach::Interfaces) => interfaces(id, card),
+        Some(ForEach::Signatures) => signatures(id, card),
+    }
+}
+
+impl Expansion {
+    /// A run with no variables of its own, on the card's endpoint.
+    fn plain(run_id: String) -> Expansion {
+        Expansion {
+            run_id,
             unsupported: None,
             vars: HashMap::new(),
             interface: None,
             signed_card: None,
-        }],
-        Some(each @ (ForEach::InputModes | ForEach::OutputModes)) => match each {
-            ForEach::OutputModes => card.output_mode_declarations(),
-            _ => card.input_mode_declarations(),
         }
+    }
+}
+
+/// The variables an expansion sets.
+fn set(pairs: Vec<(&str, Option<String>)>) -> HashMap<String, Option<String>> {
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// `input_modes`/`output_modes`: one run per declared mode, the card's
+/// defaults (`id[mode]`) then each skill's (`id[skill:mode]`).
+fn modes(id: &str, declared: Vec<(DeclarationId, String)>) -> Vec<Expansion> {
+    declared
         .into_iter()
         .map(|(declaration, mode)| {
             let skill = declaration.skill().map(str::to_string);
@@ -223,88 +245,272 @@ pub(super) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
                 None => format!("{id}[{mode}]"),
             };
             Expansion {
-                run_id,
-                unsupported: None,
                 vars: set(vec![
                     ("mode", Some(mode)),
                     ("declaration", Some(declaration.to_string())),
                     ("skill", Some(skill.unwrap_or_default())),
                 ]),
-                interface: None,
-                signed_card: None,
+                ..Expansion::plain(run_id)
             }
         })
-        .collect(),
-        Some(each @ (ForEach::Extensions | ForEach::RequiredExtensions)) => card
-            .capabilities
-            .extensions
+        .collect()
+}
+
+/// `extensions` (every declared one) or `required_extensions`.
+fn extensions(id: &str, card: &Card, required_only: bool) -> Vec<Expansion> {
+    card.capabilities
+        .extensions
+        .iter()
+        .filter(|e| e.required || !required_only)
+        .map(|e| Expansion {
+            vars: set(vec![
+                ("uri", Some(e.uri.clone())),
+                (
+                    "declaration",
+                    Some(DeclarationId::Extension(e.uri.clone()).to_string()),
+                ),
+            ]),
+            ..Expansion::plain(format!("{id}[{}]", e.uri))
+        })
+        .collect()
+}
+
+/// `interfaces`: one run per declared interface, talking to it; one the
+/// tool cannot speak is planned and skipped, saying so.
+fn interfaces(id: &str, card: &Card) -> Vec<Expansion> {
+    card.interface_declarations()
+        .into_iter()
+        .map(|d| Expansion {
+            run_id: format!("{id}[{}]", d.id.interface_label().unwrap_or_default()),
+            vars: set(vec![
+                ("declaration", Some(d.id.to_string())),
+                ("binding", Some(d.interface.binding_name.clone())),
+                (
+                    "interface_version",
+                    d.interface.protocol_version.map(|v| v.as_str().to_string()),
+                ),
+                ("url", Some(d.interface.url.clone())),
+            ]),
+            unsupported: d.unsupported,
+            interface: Some(d.interface),
+            signed_card: None,
+        })
+        .collect()
+}
+
+/// `signatures`: one run per entry of the card's `signatures`, each
+/// judging the card as served.
+fn signatures(id: &str, card: &Card) -> Vec<Expansion> {
+    let served = Arc::new(ServedCard {
+        url: card.fetched_from.clone(),
+        card: card.raw.clone(),
+    });
+    let listed = signature::card_signatures(&card.raw);
+    signature::signature_declarations(&card.raw)
+        .into_iter()
+        .map(|(declaration, index)| {
+            let kid = listed
+                .iter()
+                .find(|s| s.index == index)
+                .and_then(|s| s.kid.clone());
+            let label = declaration.to_string();
+            let label = label
+                .trim_start_matches("signatures[")
+                .trim_end_matches(']');
+            Expansion {
+                vars: set(vec![
+                    ("declaration", Some(declaration.to_string())),
+                    ("signature", Some(index.to_string())),
+                    ("kid", Some(kid.unwrap_or_default())),
+                ]),
+                signed_card: Some(served.clone()),
+                ..Expansion::plain(format!("{id}[{label}]"))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_conform_protocol::card::{self, BindingChoice, ProtocolChoice};
+
+    fn card(extra: &str) -> Card {
+        let body = format!(
+            r#"{{"name":"n","description":"d","version":"1",{extra}
+            "supportedInterfaces":[{{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}}],
+            "capabilities":{{"streaming":true}},"defaultInputModes":["text/plain"],
+            "defaultOutputModes":["text/plain"],"skills":[{{"id":"s","name":"s","description":"d","tags":["t"],"inputModes":["image/png"]}}]}}"#
+        );
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses")
+    }
+
+    #[test]
+    fn probe_window_is_twice_a_declared_default_timeout_else_15s() {
+        let suite = Suite::default();
+        let options = RunOptions::default();
+        let vars = base_vars(&card(r#""defaultTimeout": 10,"#), &suite, &options);
+        assert_eq!(vars["probe_window"].as_deref(), Some("20s"));
+        let vars = base_vars(&card(""), &suite, &options);
+        assert_eq!(vars["probe_window"].as_deref(), Some("15s"));
+    }
+
+    #[test]
+    fn flags_override_defaults_and_an_empty_value_unsets() {
+        let mut options = RunOptions::default();
+        options.vars.insert("probe_window".into(), "3s".into());
+        options.vars.insert("prompt".into(), "hi there".into());
+        options.vars.insert("task_window".into(), String::new());
+        let vars = base_vars(
+            &card(r#""defaultTimeout": 10,"#),
+            &Suite::default(),
+            &options,
+        );
+        assert_eq!(vars["probe_window"].as_deref(), Some("3s"));
+        assert_eq!(vars["task_window"], None);
+        assert_eq!(vars["prompt_long"].as_deref(), Some("hi there"));
+        assert_eq!(vars["prompt_input_required"], None);
+    }
+
+    #[test]
+    fn input_modes_expand_per_declaration_with_skill_labels() {
+        let suite = Suite::embedded().unwrap();
+        let plan = plan_runs(&card(""), &suite, &RunOptions::default());
+        let ids: Vec<&str> = plan.iter().map(|p| p.run_id.as_str()).collect();
+        assert!(ids.contains(&"input-mode-resume[text/plain]"), "{ids:?}");
+        assert!(ids.contains(&"input-mode-resume[s:image/png]"), "{ids:?}");
+        let run = plan
             .iter()
-            .filter(|e| e.required || each == ForEach::Extensions)
-            .map(|e| Expansion {
-                run_id: format!("{id}[{}]", e.uri),
-                unsupported: None,
-                vars: set(vec![
-                    ("uri", Some(e.uri.clone())),
-                    (
-                        "declaration",
-                        Some(DeclarationId::Extension(e.uri.clone()).to_string()),
-                    ),
-                ]),
-                interface: None,
-                signed_card: None,
-            })
-            .collect(),
-        Some(ForEach::Interfaces) => card
-            .interface_declarations()
+            .find(|p| p.run_id == "input-mode-resume[s:image/png]")
+            .unwrap();
+        assert_eq!(
+            run.verifies,
+            vec!["skills[s].inputModes[image/png]"
+                .parse::<DeclarationId>()
+                .unwrap()]
+        );
+        let refused = plan
+            .iter()
+            .find(|p| p.run_id == "streaming-refused-when-undeclared")
+            .unwrap();
+        assert_eq!(
+            refused.not_run,
+            Some(NotRun::Skip(
+                "the card declares capabilities.streaming".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn for_each_runs_past_the_family_cap_are_skipped_with_the_flag_named() {
+        let modes: Vec<String> = (0..10).map(|n| format!("\"a/{n}\"")).collect();
+        let body = format!(
+            r#"{{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[{{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}}],
+            "capabilities":{{}},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
+            "skills":[{{"id":"s","name":"s","description":"d","tags":["t"],"inputModes":[{}]}}]}}"#,
+            modes.join(",")
+        );
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let suite = Suite::embedded().unwrap();
+        let options = RunOptions {
+            max_runs_per_family: 4,
+            ..RunOptions::default()
+        };
+        let plan = plan_runs(&card, &suite, &options);
+        let family: Vec<&Planned> = plan
+            .iter()
+            .filter(|p| p.run_id.starts_with("input-mode-resume["))
+            .collect();
+        assert_eq!(family.len(), 11, "text/plain and ten skill modes");
+        let over: Vec<&&Planned> = family.iter().filter(|p| p.not_run.is_some()).collect();
+        assert_eq!(over.len(), 7);
+        match &over[0].not_run {
+            Some(NotRun::Skip(reason)) => assert_eq!(
+                reason,
+                "over the cap of 4 runs per declaration family for `input-mode-resume`; \
+                 raise it with --max-runs-per-family"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(over
+            .iter()
+            .all(|p| p.vars.is_empty() && p.verifies.len() == 1));
+        let unfamilied = plan.iter().filter(|p| p.scenario.def.for_each.is_none());
+        assert!(unfamilied
+            .filter_map(|p| p.not_run.as_ref())
+            .all(|n| !format!("{n:?}").contains("over the cap")));
+    }
+
+    #[test]
+    fn interfaces_the_tool_cannot_speak_still_get_a_row_and_a_skipped_run() {
+        let body = r#"{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[
+              {"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"},
+              {"url":"127.0.0.1:50051","protocolBinding":"GRPC","protocolVersion":"1.0"},
+              {"url":"127.0.0.1:50052","protocolBinding":"GRPC","protocolVersion":"0.3"},
+              {"url":"http://127.0.0.1:9/v03","protocolBinding":"HTTP+JSON","protocolVersion":"0.3"}],
+            "capabilities":{},"defaultInputModes":["text/plain"],
+            "defaultOutputModes":["text/plain"],"skills":[]}"#;
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let rows: Vec<String> = card
+            .declarations()
             .into_iter()
-            .map(|d| Expansion {
-                run_id: format!("{id}[{}]", d.id.interface_label().unwrap_or_default()),
-                vars: set(vec![
-                    ("declaration", Some(d.id.to_string())),
-                    ("binding", Some(d.interface.binding_name.clone())),
-                    (
-                        "interface_version",
-                        d.interface.protocol_version.map(|v| v.as_str().to_string()),
-                    ),
-                    ("url", Some(d.interface.url.clone())),
-                ]),
-                unsupported: d.unsupported,
-                interface: Some(d.interface),
-                signed_card: None,
-            })
-            .collect(),
-        Some(ForEach::Signatures) => {
-            let card_value = Arc::new(a2a_conform_protocol::card::signature::ServedCard {
-                url: card.fetched_from.clone(),
-                card: card.raw.clone(),
-            });
-            let signatures = a2a_conform_protocol::card::signature::card_signatures(&card.raw);
-            a2a_conform_protocol::card::signature::signature_declarations(&card.raw)
-                .into_iter()
-                .map(|(declaration, index)| {
-                    let kid = signatures
-                        .iter()
-                        .find(|s| s.index == index)
-                        .and_then(|s| s.kid.clone());
-                    Expansion {
-                        run_id: format!(
-                            "{id}[{}]",
-                            declaration
-                                .to_string()
-                                .trim_start_matches("signatures[")
-                                .trim_end_matches(']')
-                        ),
-                        unsupported: None,
-                        vars: set(vec![
-                            ("declaration", Some(declaration.to_string())),
-                            ("signature", Some(index.to_string())),
-                            ("kid", Some(kid.unwrap_or_default())),
-                        ]),
-                        interface: None,
-                        signed_card: Some(card_value.clone()),
-                    }
-                })
-                .collect()
+            .filter(|d| d.declared)
+            .map(|d| d.id.to_string())
+            .collect();
+        for id in [
+            "interfaces[JSONRPC 1.0]",
+            "interfaces[GRPC 1.0]",
+            "interfaces[GRPC 0.3]",
+            "interfaces[HTTP+JSON 0.3]",
+        ] {
+            assert!(rows.iter().any(|r| r == id), "{id} missing from {rows:?}");
+        }
+        let suite = Suite::embedded().unwrap();
+        let plan = plan_runs(&card, &suite, &RunOptions::default());
+        let not_run = |run_id: &str| {
+            plan.iter()
+                .find(|p| p.run_id == run_id)
+                .unwrap_or_else(|| panic!("{run_id} not planned"))
+                .not_run
+                .clone()
+        };
+        assert_eq!(not_run("interface-served[JSONRPC 1.0]"), None);
+        assert_eq!(not_run("interface-served[GRPC 1.0]"), None);
+        assert_eq!(not_run("interface-served[HTTP+JSON 0.3]"), None);
+        for (run_id, named) in [("interface-served[GRPC 0.3]", "(GRPC 0.3)")] {
+            match not_run(run_id) {
+                Some(NotRun::Skip(reason)) => {
+                    assert!(
+                        reason.starts_with("binding not supported by this version")
+                            && reason.ends_with(named),
+                        "{run_id}: {reason}"
+                    )
+                }
+                other => panic!("{run_id}: {other:?}"),
+            }
         }
     }
 }

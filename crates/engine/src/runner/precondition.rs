@@ -15,11 +15,13 @@
 //! was tried. An answer that is no valid A2A answer ends the search: the
 //! runs that needed it read `error` (the truth rule), never `fail`.
 
-use super::context::{RunContext, StopKind};
+use super::card::{fetch_card, CardUnavailable};
+use super::context::{RunContext, Stop, StopKind};
+use super::evidence;
 use super::options::{RunOptions, MAX_RUN};
-use crate::scenario::model::{Credentials, SendStep, Step, TaskStep};
-use crate::scenario::template::{Element, Template};
+use crate::scenario::template::Element;
 use crate::scenario::Scenario;
+use crate::steps::{CancelStep, SendStep, Step, StreamStep};
 use a2a_conform_client::{PeerClient, Redactor, Transcript};
 use a2a_conform_protocol::card::Card;
 use a2a_conform_protocol::TaskState;
@@ -30,21 +32,19 @@ use std::fmt;
 use std::sync::Arc;
 use tokio::sync::Mutex;
 
-pub use super::options::DEFAULT_BUDGET;
-
 /// The variable the search stands in for.
-pub const INPUT_REQUIRED_VAR: &str = "prompt_input_required";
+pub(crate) const INPUT_REQUIRED_VAR: &str = "prompt_input_required";
 
 /// Generic under-specified requests, tried after the card's examples: each
 /// leaves out what an agent would have to ask for.
-pub const BUILT_IN_PROMPTS: &[&str] = &[
+pub(crate) const BUILT_IN_PROMPTS: &[&str] = &[
     "I need your help with a request. Ask me for whatever details you need.",
     "Please book it for me.",
 ];
 
 /// Where a prompt came from, as the report names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// `skills[<id>].examples[<index>]`, the index in the card's list.
     Example { skill: String, index: usize },
     /// `built-in[<index>]` of [`BUILT_IN_PROMPTS`].
@@ -62,15 +62,15 @@ impl fmt::Display for Source {
 
 /// A prompt to try and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Candidate {
-    pub source: Source,
-    pub text: String,
+pub(crate) struct Candidate {
+    pub(crate) source: Source,
+    pub(crate) text: String,
 }
 
 /// The prompts a search for `first_skill`'s runs tries, in order: that
 /// skill's examples, every other skill's in card order, then the built-in
 /// requests. A text offered twice is tried once, under its first source.
-pub fn candidates(card: &Card, first_skill: Option<&str>) -> Vec<Candidate> {
+pub(crate) fn candidates(card: &Card, first_skill: Option<&str>) -> Vec<Candidate> {
     let first = card
         .skills
         .iter()
@@ -106,9 +106,9 @@ pub fn candidates(card: &Card, first_skill: Option<&str>) -> Vec<Candidate> {
 
 /// Whether a scenario sends `${prompt_input_required}` (so its runs need
 /// the search when the variable is not set).
-pub fn needs_input_prompt(scenario: &Scenario) -> bool {
+pub(crate) fn needs_input_prompt(scenario: &Scenario) -> bool {
     scenario.def.steps.iter().any(|step| match &step.value {
-        Step::Send(s) | Step::Stream(s) => s.text.as_ref().is_some_and(|t| {
+        Step::Send(s) | Step::Stream(StreamStep(s)) => s.text.as_ref().is_some_and(|t| {
             t.elements()
                 .iter()
                 .any(|e| matches!(e, Element::Var(name) if name == INPUT_REQUIRED_VAR))
@@ -122,13 +122,13 @@ pub fn needs_input_prompt(scenario: &Scenario) -> bool {
 /// prompt: `prompt_long` or `prompt`, written alone (`text: "${prompt_long}"`,
 /// or no text), in a scenario with an `inconclusive_if` that
 /// [`finished_early`] recognises.
-pub fn work_prompt_var(scenario: &Scenario) -> Option<&'static str> {
+pub(crate) fn work_prompt_var(scenario: &Scenario) -> Option<&'static str> {
     let steps = &scenario.def.steps;
     if !steps.iter().any(|s| finished_early(&s.value)) {
         return None;
     }
     let first = steps.iter().find_map(|step| match &step.value {
-        Step::Send(s) | Step::Stream(s) => Some(s),
+        Step::Send(s) | Step::Stream(StreamStep(s)) => Some(s),
         _ => None,
     })?;
     let name = match &first.text {
@@ -143,7 +143,7 @@ pub fn work_prompt_var(scenario: &Scenario) -> Option<&'static str> {
 
 /// Whether a step stops a run because the task had already finished: an
 /// `inconclusive_if` on a completed state or on TaskNotCancelable.
-pub fn finished_early(step: &Step) -> bool {
+pub(crate) fn finished_early(step: &Step) -> bool {
     match step {
         Step::InconclusiveIf(s) => {
             let condition = s.condition();
@@ -159,7 +159,7 @@ pub fn finished_early(step: &Step) -> bool {
 /// [`finished_early`], or an `expect_event` with `otherwise_inconclusive`
 /// that missed because the peer closed the stream (the task ended before
 /// showing the work waited for): judged on the run's state where it stopped.
-pub(super) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
+pub(crate) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
     match step {
         Step::ExpectEvent(s) if s.otherwise_inconclusive.is_some() => ctx
             .captures
@@ -177,7 +177,7 @@ pub(super) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
 
 /// What a run gets from the search.
 #[derive(Debug, Clone)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Send this prompt: it reached input-required.
     Found(Candidate),
     /// Nothing did; the run stays as it would without the search, and its
@@ -190,10 +190,12 @@ pub enum Outcome {
 
 /// One prompt tried, and what the peer answered.
 #[derive(Debug, Clone)]
-struct Tried {
-    candidate: Candidate,
-    answer: String,
-    reached: bool,
+pub(crate) struct Tried {
+    pub(crate) candidate: Candidate,
+    /// What the peer answered, in words.
+    pub(crate) answer: String,
+    /// Whether it got past the precondition.
+    pub(crate) reached: bool,
 }
 
 /// One search (per first skill, or per run for work that lasts) and the
@@ -219,7 +221,7 @@ struct State {
 }
 
 /// A peer's precondition searches: shared by its runs, one at a time.
-pub(super) struct Search<'a> {
+pub(crate) struct Search<'a> {
     client: &'a PeerClient,
     card: &'a Card,
     budget: usize,
@@ -228,7 +230,7 @@ pub(super) struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    pub(super) fn new(
+    pub(crate) fn new(
         client: &'a PeerClient,
         card: &'a Card,
         budget: usize,
@@ -244,13 +246,13 @@ impl<'a> Search<'a> {
     }
 
     /// Whether searching is on at all (`--no-discover` turns it off).
-    pub(super) fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         self.budget > 0
     }
 
     /// The outcome for a run verifying `skill`'s modes (`None`: the card's
     /// default modes), searching first if no search for that skill has.
-    pub(super) async fn prompt_for(&self, skill: Option<&str>, run_id: &str) -> Outcome {
+    pub(crate) async fn prompt_for(&self, skill: Option<&str>, run_id: &str) -> Outcome {
         let mut state = self.state.lock().await;
         let key = skill.map(str::to_string);
         if let Some(done) = state
@@ -343,7 +345,7 @@ impl<'a> Search<'a> {
                     };
                     state.tried.push(tried.clone());
                     searched.tried.push(tried);
-                    searched.evidence = super::evidence::from_records(transcript.entries());
+                    searched.evidence = evidence::from_records(transcript.entries());
                     searched.outcome = match kind {
                         Some(kind) => Outcome::Error(
                             kind,
@@ -388,19 +390,8 @@ impl<'a> Search<'a> {
             candidate.source, candidate.text
         ));
         let mut ctx = RunContext::new(self.client, transcript.clone(), HashMap::new());
-        let send = Step::Send(SendStep {
-            capture: "t".into(),
-            text: Some(Template::literal(&candidate.text)),
-            blocking: None,
-            a2a_version: None,
-            push: false,
-            credentials: Credentials::Configured,
-            context_of: None,
-            extensions: None,
-            without_extensions: false,
-            accepted_output_modes: None,
-        });
-        ctx.step(&send).await.map_err(TryError::from)?;
+        let send = Step::Send(SendStep::of_text("t", &candidate.text));
+        send.run(&mut ctx).await.map_err(TryError::from)?;
         let capture = ctx.capture("t").map_err(TryError::from)?;
         let state = capture.state();
         let answer = capture.summary.clone();
@@ -408,11 +399,11 @@ impl<'a> Search<'a> {
         let open_task = capture.task_ref().0.is_some() && state.is_some_and(|s| !s.is_terminal());
         let mut canceled = false;
         if open_task {
-            let cancel = Step::Cancel(TaskStep {
+            let cancel = Step::Cancel(CancelStep {
                 task: "t".into(),
                 capture: Some("c".into()),
             });
-            ctx.step(&cancel).await.map_err(TryError::from)?;
+            cancel.run(&mut ctx).await.map_err(TryError::from)?;
             canceled = true;
         }
         Ok(Attempt {
@@ -423,7 +414,7 @@ impl<'a> Search<'a> {
     }
 
     /// Takes one task from the peer's budget; `false` when it is spent.
-    pub(super) async fn take_task(&self) -> bool {
+    pub(crate) async fn take_task(&self) -> bool {
         let mut state = self.state.lock().await;
         if state.started >= self.budget {
             return false;
@@ -434,7 +425,7 @@ impl<'a> Search<'a> {
 
     /// The card's examples to try for work that lasts longer than `used`
     /// (the prompt the run already sent): every skill's, in card order.
-    pub(super) fn work_candidates(&self, used: Option<&str>) -> Vec<Candidate> {
+    pub(crate) fn work_candidates(&self, used: Option<&str>) -> Vec<Candidate> {
         candidates(self.card, None)
             .into_iter()
             .filter(|c| matches!(c.source, Source::Example { .. }))
@@ -443,14 +434,17 @@ impl<'a> Search<'a> {
     }
 
     /// Records one run's retries with other prompts for `variable`.
-    pub(super) async fn record_work(
+    pub(crate) async fn record_work(
         &self,
         variable: &'static str,
         run_id: &str,
-        tried: Vec<(Candidate, String, bool)>,
+        tried: Vec<Tried>,
         out_of_budget: bool,
     ) {
-        let found = tried.iter().find(|t| t.2).map(|t| t.0.clone());
+        let found = tried
+            .iter()
+            .find(|t| t.reached)
+            .map(|t| t.candidate.clone());
         let outcome = match found {
             Some(c) => Outcome::Found(c),
             None => Outcome::NotFound(format!(
@@ -471,14 +465,7 @@ impl<'a> Search<'a> {
             variable,
             skill: None,
             outcome,
-            tried: tried
-                .into_iter()
-                .map(|(candidate, answer, reached)| Tried {
-                    candidate,
-                    answer,
-                    reached,
-                })
-                .collect(),
+            tried,
             started,
             canceled: 0,
             runs: vec![run_id.to_string()],
@@ -488,7 +475,7 @@ impl<'a> Search<'a> {
     }
 
     /// The report's entries: one per search, in the order they ran.
-    pub(super) async fn report(&self) -> Vec<PreconditionReport> {
+    pub(crate) async fn report(&self) -> Vec<PreconditionReport> {
         let state = self.state.lock().await;
         // Runs finish in any order: the report lists searches in one.
         let mut searches: Vec<&Searched> = state.searches.iter().collect();
@@ -566,10 +553,10 @@ impl<'a> Search<'a> {
 pub async fn search_peer(
     input: &str,
     options: &RunOptions,
-) -> Result<(Card, Vec<PreconditionReport>), super::discover::CardUnavailable> {
-    let card = super::discover::fetch_card(input, options).await?;
+) -> Result<(Card, Vec<PreconditionReport>), CardUnavailable> {
+    let card = fetch_card(input, options).await?;
     let options = options.for_card(&card);
-    let unusable = |reason: String| super::discover::CardUnavailable {
+    let unusable = |reason: String| CardUnavailable {
         card_url: card.fetched_from.clone(),
         reason,
     };
@@ -627,8 +614,8 @@ enum TryError {
     },
 }
 
-impl From<super::context::Stop> for TryError {
-    fn from(stop: super::context::Stop) -> TryError {
+impl From<Stop> for TryError {
+    fn from(stop: Stop) -> TryError {
         let kind = match stop.kind {
             StopKind::Error(kind) => Some(kind),
             // A valid answer that is no task to act on, or a refusal.

@@ -20,7 +20,7 @@ use a2a_conform_protocol::{Event, ProtocolVersion};
 
 /// Why a stream did not end properly.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Improper {
+pub(crate) enum Improper {
     /// Valid A2A events that break the version's rule: a finding.
     Broken(String),
     /// The stream was not a valid A2A stream (it failed, was cut, or carried
@@ -28,8 +28,10 @@ pub enum Improper {
     Malformed(String),
 }
 
+#[cfg(test)]
 impl Improper {
-    pub fn reason(&self) -> &str {
+    /// The reason, whichever kind (the tests read it).
+    pub(crate) fn reason(&self) -> &str {
         match self {
             Improper::Broken(r) | Improper::Malformed(r) => r,
         }
@@ -38,7 +40,7 @@ impl Improper {
 
 /// Judges a stream that has ended. `Ok` carries notes on what was tolerated;
 /// `Err` says why the stream did not end properly.
-pub fn judge(
+pub(crate) fn judge(
     version: ProtocolVersion,
     items: &StreamLog,
     end: &StreamEnd,

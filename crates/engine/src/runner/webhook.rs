@@ -32,23 +32,23 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 /// The largest notification body read (1 MiB); a larger one is refused with 413.
-pub const MAX_WEBHOOK_BODY: usize = MAX_SSE_EVENT_BYTES;
+pub(crate) const MAX_WEBHOOK_BODY: usize = MAX_SSE_EVENT_BYTES;
 /// The most notifications holding an event kept per run: the first half of
 /// them, and the latest after that; the ones between are answered and counted.
-pub const MAX_DELIVERIES: usize = 1000;
+pub(crate) const MAX_DELIVERIES: usize = 1000;
 /// The most notifications without an event (not JSON, no Task or stream
 /// event) kept per run; later ones are answered and counted only.
-pub const MAX_JUNK_DELIVERIES: usize = 20;
+pub(crate) const MAX_JUNK_DELIVERIES: usize = 20;
 /// How many refused requests are recorded one by one; later ones are counted.
-pub const RECORDED_REFUSALS: usize = 5;
+pub(crate) const RECORDED_REFUSALS: usize = 5;
 /// How long one notification's body may take to arrive.
 const BODY_WAIT: Duration = Duration::from_secs(10);
 /// The header v0.3 (and the official SDKs) carry the config's token in.
-pub const TOKEN_HEADER: &str = "x-a2a-notification-token";
+pub(crate) const TOKEN_HEADER: &str = "x-a2a-notification-token";
 
 /// A credential header of a notification, judged without keeping its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Credential {
+pub(crate) enum Credential {
     Absent,
     /// Present; `matches` is whether it carries a token the scenario set
     /// (`None`: no token was set to compare with).
@@ -76,7 +76,7 @@ impl Credential {
         }
     }
 
-    pub fn words(self) -> &'static str {
+    pub(crate) fn words(self) -> &'static str {
         match self {
             Credential::Absent => "absent",
             Credential::Present { matches: None } => "present (no token was set to compare)",
@@ -92,7 +92,7 @@ impl Credential {
 
 /// How a notification body was shaped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BodyShape {
+pub(crate) enum BodyShape {
     /// A v1.0 StreamResponse: `{task}|{message}|{statusUpdate}|{artifactUpdate}`.
     StreamResponse,
     /// A v0.3 object tagged with `kind`.
@@ -107,22 +107,22 @@ pub enum BodyShape {
 
 /// One notification the receiver got.
 #[derive(Debug, Clone)]
-pub struct Delivery {
+pub(crate) struct Delivery {
     /// 1-based, in arrival order.
-    pub seq: usize,
-    pub at: Instant,
-    pub content_type: Option<String>,
-    pub bytes: usize,
-    pub shape: BodyShape,
+    pub(crate) seq: usize,
+    pub(crate) at: Instant,
+    pub(crate) content_type: Option<String>,
+    pub(crate) bytes: usize,
+    pub(crate) shape: BodyShape,
     /// The event the body holds, when it holds one.
-    pub event: Option<Event>,
-    pub authorization: Credential,
-    pub token_header: Credential,
+    pub(crate) event: Option<Event>,
+    pub(crate) authorization: Credential,
+    pub(crate) token_header: Credential,
 }
 
 impl Delivery {
     /// One line for people: what came and with which credentials.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "webhook POST #{} ({}, {} bytes): {}; Authorization {}; X-A2A-Notification-Token {}",
             self.seq,
@@ -134,7 +134,7 @@ impl Delivery {
         )
     }
 
-    pub fn describe_body(&self) -> String {
+    pub(crate) fn describe_body(&self) -> String {
         match (&self.event, self.shape) {
             (_, BodyShape::NotJson) => "a body that is not JSON".into(),
             (Some(event), _) => describe(event),
@@ -206,7 +206,7 @@ impl Deliveries {
 }
 
 /// A running receiver. Dropping it stops the server.
-pub struct WebhookReceiver {
+pub(crate) struct WebhookReceiver {
     url: String,
     inner: Arc<Inner>,
     stop: watch::Sender<bool>,
@@ -215,7 +215,7 @@ pub struct WebhookReceiver {
 
 impl WebhookReceiver {
     /// Binds `127.0.0.1:0` and serves on the current runtime.
-    pub async fn start(transcript: Arc<Transcript>) -> std::io::Result<WebhookReceiver> {
+    pub(crate) async fn start(transcript: Arc<Transcript>) -> std::io::Result<WebhookReceiver> {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
         let path = format!("/a2a-conform/webhook/{}", uuid::Uuid::new_v4().simple());
@@ -252,12 +252,12 @@ impl WebhookReceiver {
     }
 
     /// The URL peers are asked to POST to.
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
     /// A token set on a push config: deliveries are compared with it.
-    pub fn expect_token(&self, token: &str) {
+    pub(crate) fn expect_token(&self, token: &str) {
         if let Ok(mut tokens) = self.inner.tokens.lock() {
             if !tokens.iter().any(|t| t == token) {
                 tokens.push(token.to_string());
@@ -266,7 +266,7 @@ impl WebhookReceiver {
     }
 
     /// Every delivery kept so far, in arrival order.
-    pub fn deliveries(&self) -> Vec<Delivery> {
+    pub(crate) fn deliveries(&self) -> Vec<Delivery> {
         self.inner
             .deliveries
             .lock()
@@ -276,18 +276,22 @@ impl WebhookReceiver {
 
     /// Notifications answered but not kept (past [`MAX_DELIVERIES`] or
     /// [`MAX_JUNK_DELIVERIES`]).
-    pub fn dropped(&self) -> usize {
+    pub(crate) fn dropped(&self) -> usize {
         self.inner.deliveries.lock().map(|d| d.dropped).unwrap_or(0)
     }
 
     /// Requests refused: another path or method, a body too large or too slow.
-    pub fn refused(&self) -> usize {
+    pub(crate) fn refused(&self) -> usize {
         self.inner.refused.load(Ordering::Relaxed)
     }
 
     /// Waits until `done` holds for the deliveries, or the deadline passes.
     /// Returns whether `done` held.
-    pub async fn wait_until(&self, deadline: Instant, done: impl Fn(&[Delivery]) -> bool) -> bool {
+    pub(crate) async fn wait_until(
+        &self,
+        deadline: Instant,
+        done: impl Fn(&[Delivery]) -> bool,
+    ) -> bool {
         let mut changed = self.inner.changed.subscribe();
         loop {
             if done(&self.deliveries()) {
@@ -489,7 +493,7 @@ fn header_lines(headers: &HeaderMap, judged: &[Credential]) -> String {
 
 /// Reads a notification body leniently: a v1.0 StreamResponse, a v0.3
 /// `kind`-tagged object, or a bare Task.
-pub fn parse_body(bytes: &[u8]) -> (BodyShape, Option<Event>) {
+pub(crate) fn parse_body(bytes: &[u8]) -> (BodyShape, Option<Event>) {
     let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
         return (BodyShape::NotJson, None);
     };

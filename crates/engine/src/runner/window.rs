@@ -8,16 +8,16 @@ use std::time::Duration;
 /// one used: clamped to `--max-probe-window`, so a card cannot make a run
 /// wait for hours, nor overflow the arithmetic (`defaultTimeout: 1e19`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProbeWindow {
+pub(crate) struct ProbeWindow {
     /// Twice the declared `defaultTimeout` (saturating).
-    pub declared: Duration,
+    pub(crate) declared: Duration,
     /// `declared`, or `--max-probe-window` when that is shorter.
-    pub used: Duration,
+    pub(crate) used: Duration,
 }
 
 impl ProbeWindow {
     /// The window for a declared `defaultTimeout`, clamped to `max`.
-    pub fn of(default_timeout: Duration, max: Duration) -> ProbeWindow {
+    pub(crate) fn of(default_timeout: Duration, max: Duration) -> ProbeWindow {
         let declared = default_timeout.saturating_mul(2);
         ProbeWindow {
             declared,
@@ -25,12 +25,12 @@ impl ProbeWindow {
         }
     }
 
-    pub fn clamped(&self) -> bool {
+    pub(crate) fn clamped(&self) -> bool {
         self.used < self.declared
     }
 
     /// The card warning of a clamped window.
-    pub fn warning(&self) -> Option<String> {
+    pub(crate) fn warning(&self) -> Option<String> {
         self.clamped().then(|| {
             format!(
                 "`defaultTimeout` asks for a probe window of {} s; waiting {} s instead (--max-probe-window)",
@@ -41,7 +41,7 @@ impl ProbeWindow {
     }
 
     /// Why a stream still silent at the clamped window is inconclusive.
-    pub fn waited(&self) -> String {
+    pub(crate) fn waited(&self) -> String {
         format!(
             "waited {} s of the declared {} s (the card's defaultTimeout, clamped by --max-probe-window)",
             thousands(self.used.as_secs()),

@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 /// A field of a capture that `${capture.field}` may name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CaptureField {
+pub(crate) enum CaptureField {
     State,
     Code,
     TaskId,
@@ -20,7 +20,7 @@ pub enum CaptureField {
 }
 
 impl CaptureField {
-    pub const ALL: [CaptureField; 6] = [
+    pub(crate) const ALL: [CaptureField; 6] = [
         CaptureField::State,
         CaptureField::Code,
         CaptureField::TaskId,
@@ -30,7 +30,7 @@ impl CaptureField {
     ];
 
     /// The field's name as scenarios write it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             CaptureField::State => "state",
             CaptureField::Code => "code",
@@ -46,14 +46,14 @@ impl CaptureField {
     }
 
     /// Every field's name, for messages.
-    pub fn names() -> String {
+    pub(crate) fn names() -> String {
         CaptureField::ALL.map(CaptureField::as_str).join(", ")
     }
 }
 
 /// One piece of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Element {
+pub(crate) enum Element {
     Literal(String),
     /// `${name}`: a variable (built in, the suite's, or set by `for_each`).
     Var(String),
@@ -66,14 +66,14 @@ pub enum Element {
 
 /// A text as written, parsed into its elements.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
+pub(crate) struct Template {
     elements: Vec<Element>,
     source: String,
 }
 
 /// Why a text is not a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TemplateError {
+pub(crate) enum TemplateError {
     /// A `${` without its `}`.
     Unclosed { text: String },
     /// `${name.field}` naming a field captures do not have.
@@ -97,7 +97,7 @@ impl std::error::Error for TemplateError {}
 
 impl Template {
     /// A text without references.
-    pub fn literal(text: &str) -> Template {
+    pub(crate) fn literal(text: &str) -> Template {
         Template {
             elements: vec![Element::Literal(text.to_string())],
             source: text.to_string(),
@@ -105,24 +105,25 @@ impl Template {
     }
 
     /// `${name}`.
-    pub fn var(name: &str) -> Template {
+    pub(crate) fn var(name: &str) -> Template {
         Template {
             elements: vec![Element::Var(name.to_string())],
             source: format!("${{{name}}}"),
         }
     }
 
-    pub fn elements(&self) -> &[Element] {
+    pub(crate) fn elements(&self) -> &[Element] {
         &self.elements
     }
 
-    /// The text as written.
-    pub fn source(&self) -> &str {
+    /// The text as written (`Display` shows it too).
+    #[cfg(test)]
+    pub(crate) fn source(&self) -> &str {
         &self.source
     }
 
     /// The text, when it has no references.
-    pub fn as_literal(&self) -> Option<&str> {
+    pub(crate) fn as_literal(&self) -> Option<&str> {
         match self.elements.as_slice() {
             [] => Some(""),
             [Element::Literal(text)] => Some(text),

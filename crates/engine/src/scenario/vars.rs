@@ -11,19 +11,24 @@ use std::time::Duration;
 /// A built-in variable: name, default (None: unset), what it is for, and
 /// the kind of value it takes.
 pub struct Builtin {
+    /// The name scenarios write it by (`${probe_window}`).
     pub name: &'static str,
+    /// Its value unless something sets it (`None`: unset).
     pub default: Option<&'static str>,
+    /// What it is for, in a line.
     pub doc: &'static str,
+    /// The kind of value it takes.
     pub kind: BuiltinKind,
 }
 
 /// What a built-in variable's value must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuiltinKind {
+    /// Any text.
     Text,
     /// A duration of at most 24h ([`parse_duration`]).
     Duration,
-    /// A whole number of reads from 1 to [`MAX_READS`] ([`Count::parse`]).
+    /// A whole number of reads from 1 to 100 (the most `poll_until_stable` takes).
     Count,
 }
 
@@ -108,7 +113,7 @@ pub const BUILTINS: &[Builtin] = &[
 /// `interfaces`: declaration, binding, interface_version, url;
 /// `signatures`: declaration, signature, kid; `output_modes`: as
 /// `input_modes`; `extensions`, `required_extensions`: uri, declaration).
-pub const FOR_EACH_VARS: &[&str] = &[
+pub(crate) const FOR_EACH_VARS: &[&str] = &[
     "mode",
     "declaration",
     "skill",
@@ -120,17 +125,26 @@ pub const FOR_EACH_VARS: &[&str] = &[
     "uri",
 ];
 
-pub fn is_builtin(name: &str) -> bool {
+/// Whether `name` is a built-in variable.
+pub(crate) fn is_builtin(name: &str) -> bool {
     BUILTINS.iter().any(|b| b.name == name)
 }
 
 /// Why a text is not a duration.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DurationSyntaxError {
+    /// No number where the duration starts (the text as given).
     #[error("`{0}` is not a duration (write e.g. 15s, 500ms, 2m)")]
     NotANumber(String),
+    /// A number with a unit other than `ms`, `s` or `m`.
     #[error("`{text}` has an unknown unit `{unit}` (use ms, s or m)")]
-    UnknownUnit { text: String, unit: String },
+    UnknownUnit {
+        /// The text as given.
+        text: String,
+        /// The unit it named.
+        unit: String,
+    },
+    /// Longer than 24 hours, or no finite number (the text as given).
     #[error("`{0}` is not a sensible duration (at most 24h)")]
     OutOfRange(String),
 }
@@ -175,18 +189,14 @@ pub fn format_duration(d: Duration) -> String {
 /// A duration as written: checked at load, or a template the run resolves
 /// and parses (`${probe_window}`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DurationValue {
+pub(crate) enum DurationValue {
     Literal(Duration),
     Template(Template),
 }
 
 impl DurationValue {
-    pub fn literal(d: Duration) -> DurationValue {
-        DurationValue::Literal(d)
-    }
-
     /// The template a run resolves, if any.
-    pub fn template(&self) -> Option<&Template> {
+    pub(crate) fn template(&self) -> Option<&Template> {
         match self {
             DurationValue::Literal(_) => None,
             DurationValue::Template(t) => Some(t),
@@ -195,26 +205,27 @@ impl DurationValue {
 }
 
 /// The most consecutive reads `poll_until_stable` may ask for.
-pub const MAX_READS: u32 = 100;
+pub(crate) const MAX_READS: u32 = 100;
 
 /// A count (`reads`) as written: a whole number from 1 to [`MAX_READS`]
 /// checked at load, or a template the run resolves and checks.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Count {
+pub(crate) enum Count {
     Literal(u32),
     Template(Template),
 }
 
 impl Count {
     /// Reads a count's text: `None` unless it is a whole number in range.
-    pub fn parse(text: &str) -> Option<u32> {
+    pub(crate) fn parse(text: &str) -> Option<u32> {
         text.trim()
             .parse()
             .ok()
             .filter(|n| (1..=MAX_READS).contains(n))
     }
 
-    pub fn template(&self) -> Option<&Template> {
+    /// The template a run resolves, if any.
+    pub(crate) fn template(&self) -> Option<&Template> {
         match self {
             Count::Literal(_) => None,
             Count::Template(t) => Some(t),

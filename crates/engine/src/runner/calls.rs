@@ -1,0 +1,175 @@
+//! How steps talk to the peer and read what came back, shared by the step
+//! primitives: a call or a stream turned into a [`Capture`] (every reply
+//! through [`RunContext::answered`], so a broken answer is a malfunction,
+//! never a fail), the task a capture names, a capture's stream, and how a
+//! stream's end stops a run before any judgement of its events.
+
+use super::capture::{artifact_part_types, Capture, Captured};
+use super::context::{Answered, RunContext, StepResult, Stop};
+use a2a_conform_client::client::CallOptions;
+use a2a_conform_client::{StreamEnd, StreamHandle, StreamOpen};
+use a2a_conform_protocol::{Operation, SendResult};
+use std::time::Instant;
+
+impl RunContext<'_> {
+    pub(crate) fn task_of(&self, name: &str) -> Result<(String, Option<String>), Stop> {
+        let capture = self.capture(name)?;
+        match capture.task_ref() {
+            (Some(id), context) => Ok((id, context)),
+            (None, _) => Err(Stop::fail(format!(
+                "`{name}` holds no task to act on: it was {}",
+                capture.summary
+            ))),
+        }
+    }
+
+    /// GetTask or CancelTask on the task a capture names; the answer is
+    /// captured as `name`, if given.
+    pub(crate) async fn task_call(
+        &mut self,
+        task: &str,
+        name: Option<&str>,
+        op: Operation,
+    ) -> StepResult {
+        let (task_id, _) = self.task_of(task)?;
+        let params = self.version().task_params(&task_id);
+        let capture = self.answer(op, params).await?;
+        if let Some(name) = name {
+            self.captures.insert(name.to_string(), capture);
+        }
+        Ok(())
+    }
+
+    /// Calls and turns the reply into a capture; malformed replies fail the run.
+    pub(crate) async fn answer(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+    ) -> Result<Capture, Stop> {
+        self.answer_with(op, params, &CallOptions::default()).await
+    }
+
+    /// [`Self::answer`] with per-call options (`A2A-Version`, credentials).
+    /// A refusal (HTTP 401/403) is the capture when the step withheld or
+    /// forged the credentials; with the configured ones it stops the run.
+    pub(crate) async fn answer_with(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+        options: &CallOptions,
+    ) -> Result<Capture, Stop> {
+        let reply = self
+            .client
+            .call_with(&self.transcript, op, params, options)
+            .await;
+        let at = Instant::now();
+        let mut capture = match self.answered(op, reply, options.credentials)? {
+            Answered::Result(result) => match SendResult::from_result(&result) {
+                SendResult::Task(task) => {
+                    let mut capture = Capture::from_task(&task, at);
+                    capture.part_types = Some(artifact_part_types(&result));
+                    capture
+                }
+                SendResult::Message => {
+                    Capture::new(Captured::Message, at, "a direct Message (no task)")
+                }
+                // A success envelope whose result is no Task nor Message is
+                // not a valid A2A answer: it keeps no promise and breaks none.
+                SendResult::Unrecognized(reason) => return Err(Stop::malfunction(op, &reason)),
+            },
+            Answered::Error(error) => Capture::from_error(error, at),
+            Answered::Refused { status, detail } => Capture::from_refusal(status, &detail, at),
+        };
+        capture.source = format!("the {op:?} answer");
+        Ok(capture)
+    }
+
+    /// Opens a stream; a plain answer instead is the capture, saying so.
+    pub(crate) async fn open(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+    ) -> Result<Capture, Stop> {
+        self.open_with(op, params, &CallOptions::default()).await
+    }
+
+    /// [`Self::open`] with per-call options.
+    pub(crate) async fn open_with(
+        &self,
+        op: Operation,
+        params: serde_json::Value,
+        options: &CallOptions,
+    ) -> Result<Capture, Stop> {
+        match self
+            .client
+            .open_stream(&self.transcript, op, params, options)
+            .await
+        {
+            StreamOpen::Stream(handle) => {
+                let at = handle.opened_at;
+                let stream = Captured::Stream {
+                    handle,
+                    error: None,
+                };
+                Ok(Capture::new(stream, at, "a stream"))
+            }
+            StreamOpen::Answer(reply) => {
+                let at = Instant::now();
+                let mut capture = match self.answered(op, reply, options.credentials)? {
+                    Answered::Result(result) => {
+                        let mut c = match SendResult::from_result(&result) {
+                            SendResult::Task(task) => Capture::from_task(&task, at),
+                            _ => Capture::new(Captured::Message, at, "a plain JSON answer"),
+                        };
+                        c.summary = format!(
+                            "a plain JSON answer instead of an SSE stream ({})",
+                            c.summary
+                        );
+                        c
+                    }
+                    Answered::Error(error) => Capture::from_error(error, at),
+                    Answered::Refused { status, detail } => {
+                        Capture::from_refusal(status, &detail, at)
+                    }
+                };
+                capture.no_stream = Some(format!(
+                    "the peer answered {} instead of a stream",
+                    capture.summary
+                ));
+                Ok(capture)
+            }
+        }
+    }
+
+    /// The open stream capture `name` holds; a capture that is none fails
+    /// the run, saying what the peer answered instead.
+    pub(crate) fn stream_of(&self, name: &str) -> Result<&StreamHandle, Stop> {
+        let capture = self.capture(name)?;
+        capture.stream().ok_or_else(|| {
+            Stop::fail(
+                capture
+                    .no_stream
+                    .clone()
+                    .unwrap_or_else(|| format!("`{name}` is not a stream")),
+            )
+        })
+    }
+}
+
+/// How a stream end stops the run before any judgement of its events: cut
+/// at one of the tool's caps (an error naming the cap), or failed (the
+/// connection broke, or the bytes were no event stream: a peer malfunction).
+pub(crate) fn malformed_end(end: &StreamEnd) -> Option<Stop> {
+    match end {
+        StreamEnd::Closed { .. } => None,
+        StreamEnd::Cut { reason, .. } => Some(Stop::cap(reason.clone())),
+        StreamEnd::Failed { reason, .. } => Some(Stop::malfunction_in(format!(
+            "the stream did not end properly: {reason}"
+        ))),
+    }
+}
+
+/// A fresh message id for a message the run sends.
+pub(crate) fn new_message_id() -> String {
+    format!("a2a-conform-{}", uuid::Uuid::new_v4())
+}

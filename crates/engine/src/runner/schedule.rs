@@ -1,0 +1,84 @@
+//! The schedule stage: a peer's planned runs, up to `--jobs` in flight and
+//! no more than [`MAX_RUNS_IN_FLIGHT`](crate::runner::MAX_RUNS_IN_FLIGHT)
+//! across the check (a semaphore every peer shares), each given what it
+//! runs with (the auth stage), told to progress when it gets its slot and
+//! when it ends, stopped by the interruption, and put back in plan order.
+
+use super::auth::Auth;
+use super::options::RunOptions;
+use super::plan::Planned;
+use super::precondition::Search;
+use super::progress::Progress;
+use super::run::{errored, execute, interrupted};
+use a2a_conform_client::PeerClient;
+use a2a_conform_report::ScenarioReport;
+use futures_util::stream::{self, StreamExt};
+use tokio::sync::Semaphore;
+
+/// One peer's runs and everything they share.
+pub(crate) struct PeerRuns<'a> {
+    /// The peer, as progress names it.
+    pub(crate) card_url: &'a str,
+    /// The peer's client (runs on a secured card or an interface get their own).
+    pub(crate) client: &'a PeerClient,
+    pub(crate) auth: &'a Auth,
+    /// The peer's precondition search, shared by its runs.
+    pub(crate) search: &'a Search<'a>,
+    pub(crate) options: &'a RunOptions,
+    /// The check's slots for runs in flight.
+    pub(crate) slots: &'a Semaphore,
+    pub(crate) progress: &'a dyn Progress,
+}
+
+impl PeerRuns<'_> {
+    /// Every planned run's report, in plan order. Unordered underneath: a
+    /// slot frees as soon as any run ends, not only the oldest.
+    pub(crate) async fn run_all(&self, plan: Vec<Planned<'_>>) -> Vec<ScenarioReport> {
+        let runs = stream::iter(
+            plan.into_iter()
+                .enumerate()
+                .map(|(position, planned)| async move { (position, self.run(planned).await) }),
+        )
+        .buffer_unordered(self.options.jobs.max(1));
+        in_plan_order(runs.collect().await)
+    }
+
+    /// One run's report. A run that never started (the check was
+    /// interrupted first, or no client could be made for it) is not told
+    /// to progress; every other run is, when it ends.
+    async fn run(&self, planned: Planned<'_>) -> ScenarioReport {
+        let options = self.options;
+        if options.cancel.is_cancelled() && planned.not_run.is_none() {
+            return interrupted(&planned);
+        }
+        let setup = match self.auth.for_run(&planned, self.client, options).await {
+            Ok(setup) => setup,
+            Err(e) => return errored(&planned, e.to_string()),
+        };
+        let stopped = interrupted(&planned);
+        // Dropping an unfinished run closes its connections and streams.
+        let run = tokio::select! {
+            run = async {
+                // A run that will not run needs no slot.
+                let _slot = match planned.not_run {
+                    None => {
+                        let slot = self.slots.acquire().await.ok();
+                        self.progress.run_started(self.card_url, &planned.run_id);
+                        slot
+                    }
+                    Some(_) => None,
+                };
+                execute(&setup, planned, options, self.search).await
+            } => run,
+            () = options.cancel.cancelled() => stopped,
+        };
+        self.progress.run_finished(self.card_url, &run);
+        run
+    }
+}
+
+/// Items finished in any order, put back in plan order.
+pub(crate) fn in_plan_order<T>(mut finished: Vec<(usize, T)>) -> Vec<T> {
+    finished.sort_unstable_by_key(|(position, _)| *position);
+    finished.into_iter().map(|(_, item)| item).collect()
+}

@@ -1,0 +1,75 @@
+//! `resume`: a follow-up message on a captured task, with a part of a
+//! given media type (`${mode}` under `for_each: input_modes`), blocking or
+//! on a stream; a declared mode the peer refuses is what the input-mode
+//! scenarios catch.
+
+use super::primitive::Primitive;
+use crate::runner::calls::new_message_id;
+use crate::runner::context::{RunContext, StepResult};
+use crate::scenario::check::{CaptureKind, Checked, StepCheck};
+use crate::scenario::template::Template;
+use a2a_conform_protocol::{MessagePart, Operation};
+use serde::Deserialize;
+
+/// `resume`: continue a captured task.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResumeStep {
+    /// The captured task to continue.
+    task: String,
+    #[serde(rename = "as")]
+    capture: String,
+    /// The media type of the part to send (default `text/plain`).
+    #[serde(default)]
+    mode: Option<Template>,
+    #[serde(default)]
+    text: Option<Template>,
+    /// Send the follow-up on a stream instead of a blocking send.
+    #[serde(default)]
+    stream: bool,
+}
+
+impl Primitive for ResumeStep {
+    fn check(&self, ck: &mut StepCheck<'_>) -> Checked {
+        ck.reads(&self.task)?;
+        ck.texts(self.text.iter().chain(&self.mode))?;
+        let kind = if self.stream {
+            CaptureKind::Stream
+        } else {
+            CaptureKind::Answer
+        };
+        ck.defines(&self.capture, kind);
+        Ok(())
+    }
+
+    async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
+        let (task_id, context_id) = ctx.task_of(&self.task)?;
+        let mode = match &self.mode {
+            Some(mode) => ctx.text(mode)?,
+            None => "text/plain".to_string(),
+        };
+        let text = match &self.text {
+            Some(text) => ctx.text(text)?,
+            None => "Here is the input you asked for.".to_string(),
+        };
+        let part = MessagePart::for_media_type(&mode, &text);
+        ctx.transcript.note(format!(
+            "resuming task {task_id} with a part of type {}",
+            part.media_type()
+        ));
+        let message = ctx.version().message(
+            &[part],
+            &new_message_id(),
+            Some(&task_id),
+            context_id.as_deref(),
+        );
+        let params = ctx.version().send_params(message, true);
+        let capture = if self.stream {
+            ctx.open(Operation::SendStreamingMessage, params).await?
+        } else {
+            ctx.answer(Operation::SendMessage, params).await?
+        };
+        ctx.captures.insert(self.capture.clone(), capture);
+        Ok(())
+    }
+}
