@@ -350,10 +350,11 @@ pub struct OutputArgs {
     /// Only the rows that fail the run (and any card error), then the headline.
     #[arg(short, long, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// Every scenario run and all evidence.
+    /// Every scenario run and all evidence; in CI logs, a START line per run too.
     #[arg(short, long)]
     pub verbose: bool,
-    /// Live progress on stderr: a bar on a terminal, a line per finished run in CI logs.
+    /// Live progress on stderr: a bar and the runs in flight on a terminal, a
+    /// line per finished run in CI logs.
     #[arg(long, value_enum, default_value = "auto")]
     pub progress: ProgressArg,
 }
