@@ -2,27 +2,9 @@
 //! messages (either version's part shapes) and the rendering of tasks and
 //! stream events into v1.0 or v0.3 JSON.
 
-use a2a_conform_protocol::{ProtocolVersion, TaskState};
+use a2a_conform_protocol::{ProtocolVersion, Role, TaskState};
 use serde_json::{json, Map, Value};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    User,
-    Agent,
-}
-
-impl Role {
-    fn wire_name(self, version: ProtocolVersion) -> &'static str {
-        match (self, version) {
-            (Role::User, ProtocolVersion::V1_0) => "ROLE_USER",
-            (Role::Agent, ProtocolVersion::V1_0) => "ROLE_AGENT",
-            (Role::User, ProtocolVersion::V0_3) => "user",
-            (Role::Agent, ProtocolVersion::V0_3) => "agent",
-        }
-    }
-}
 
 /// What a part carries; the member present on the wire decides it.
 #[derive(Debug, Clone, PartialEq)]

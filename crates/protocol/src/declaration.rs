@@ -17,10 +17,25 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A capability flag in the card's `capabilities`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A capability flag in the card's `capabilities`. Its name (derived, the
+/// v1.0 card's camelCase spelling) is what follows `capabilities.` in an id.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "camelCase")]
 pub enum Capability {
+    /// `streaming`: the peer answers `SendStreamingMessage` and `SubscribeToTask`.
     Streaming,
+    /// `pushNotifications`: the peer delivers task updates to a webhook.
     PushNotifications,
     /// v1.0 `extendedAgentCard`, v0.3 `supportsAuthenticatedExtendedCard`.
     ExtendedAgentCard,
@@ -29,21 +44,9 @@ pub enum Capability {
 }
 
 impl Capability {
-    pub const ALL: [Capability; 4] = [
-        Capability::Streaming,
-        Capability::PushNotifications,
-        Capability::ExtendedAgentCard,
-        Capability::StateTransitionHistory,
-    ];
-
     /// The name after `capabilities.`, as the v1.0 card spells the flag.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Capability::Streaming => "streaming",
-            Capability::PushNotifications => "pushNotifications",
-            Capability::ExtendedAgentCard => "extendedAgentCard",
-            Capability::StateTransitionHistory => "stateTransitionHistory",
-        }
+        self.into()
     }
 }
 
@@ -113,7 +116,9 @@ pub enum DeclarationId {
 }
 
 impl DeclarationId {
-    /// The card-level ids with a fixed spelling, in report order.
+    /// The card-level ids with a fixed spelling, in report order: the one
+    /// list of them. Parsing, did-you-mean suggestions and
+    /// [`Card::declarations`](crate::card::Card::declarations) all read it.
     pub const FIXED: [DeclarationId; 13] = [
         DeclarationId::Capability(Capability::Streaming),
         DeclarationId::Capability(Capability::PushNotifications),

@@ -27,7 +27,7 @@ pub mod v1_0;
 pub mod view;
 pub mod wire;
 
-pub use model::{codes, Binding, Operation, ProtocolVersion, TaskState};
+pub use model::{codes, Binding, Operation, ProtocolVersion, Role, TaskState};
 pub use view::{ArtifactView, Event, MessagePart, RpcError, SendResult, TaskView};
 
 use strum::VariantArray;
@@ -111,6 +111,16 @@ impl ProtocolVersion {
         match self {
             ProtocolVersion::V1_0 => v1_0::with_inline_push(params, url),
             ProtocolVersion::V0_3 => v0_3::with_inline_push(params, url),
+        }
+    }
+}
+
+impl Role {
+    /// The role's wire spelling for a version.
+    pub fn wire_name(self, version: ProtocolVersion) -> &'static str {
+        match version {
+            ProtocolVersion::V1_0 => v1_0::role_name(self),
+            ProtocolVersion::V0_3 => v0_3::role_name(self),
         }
     }
 }

@@ -78,19 +78,44 @@ pub enum Binding {
 }
 
 impl Binding {
+    /// The tool's own name (`jsonrpc`, `rest`, `grpc`): what `--binding`
+    /// takes and reports print.
     pub fn as_str(self) -> &'static str {
         self.into()
     }
 
-    /// Reads a card's binding name (`JSONRPC`, `HTTP+JSON`, `GRPC`): the card's wire
-    /// spellings, which are not the tool's own names.
-    pub fn from_card(name: &str) -> Option<Self> {
-        match name.trim().to_ascii_uppercase().as_str() {
-            "JSONRPC" | "JSON-RPC" => Some(Binding::Jsonrpc),
-            "HTTP+JSON" | "REST" => Some(Binding::Rest),
-            "GRPC" => Some(Binding::Grpc),
-            _ => None,
+    /// The card's spelling (`protocolBinding`, v0.3 `transport` and
+    /// `preferredTransport`): `JSONRPC`, `HTTP+JSON`, `GRPC`. The one place
+    /// these are spelled: parsing, lint and messages all read it.
+    pub fn card_name(self) -> &'static str {
+        match self {
+            Binding::Jsonrpc => "JSONRPC",
+            Binding::Rest => "HTTP+JSON",
+            Binding::Grpc => "GRPC",
         }
+    }
+
+    /// Reads a card's binding name: the spec's spelling ([`Binding::card_name`])
+    /// in any case, or a common variant (`JSON-RPC`, `REST`) that a lint
+    /// warns about. `None` for a binding the spec does not define.
+    pub fn from_card(name: &str) -> Option<Self> {
+        let upper = name.trim().to_ascii_uppercase();
+        let spelled = <Binding as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
+            .find(|b| b.card_name() == upper);
+        spelled.or(match upper.as_str() {
+            "JSON-RPC" => Some(Binding::Jsonrpc),
+            "REST" => Some(Binding::Rest),
+            _ => None,
+        })
+    }
+
+    /// Whether `name` is exactly a spelling the spec defines (no lint needed).
+    pub fn is_card_spelling(name: &str) -> bool {
+        <Binding as strum::VariantArray>::VARIANTS
+            .iter()
+            .any(|b| b.card_name() == name)
     }
 }
 
@@ -118,6 +143,15 @@ impl Operation {
             Operation::SendStreamingMessage | Operation::SubscribeToTask
         )
     }
+}
+
+/// Who wrote a message: the user (the tool) or the agent (the peer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::VariantArray)]
+pub enum Role {
+    /// The client's side: `ROLE_USER` in v1.0, `user` in v0.3.
+    User,
+    /// The peer's side: `ROLE_AGENT` in v1.0, `agent` in v0.3.
+    Agent,
 }
 
 /// The lifecycle state of a task, version-neutral. Its name (`input-required`)

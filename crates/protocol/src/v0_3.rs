@@ -3,7 +3,7 @@
 
 pub mod proto;
 
-use super::model::{Operation, TaskState};
+use super::model::{Operation, Role, TaskState};
 use super::view::MessagePart;
 use serde_json::{json, Value};
 
@@ -30,6 +30,14 @@ pub fn state_name(state: TaskState) -> &'static str {
     state.as_str()
 }
 
+/// The v0.3 spelling of a role.
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Agent => "agent",
+    }
+}
+
 /// A v0.3 user message: `kind: message`, `role: user`, `kind`-tagged parts.
 pub fn message(
     parts: &[MessagePart],
@@ -49,8 +57,7 @@ pub fn message(
             } => json!({ "kind": "file", "file": { "bytes": base64, "mimeType": media_type, "name": name } }),
         })
         .collect();
-    let mut message =
-        json!({ "kind": "message", "messageId": message_id, "role": "user", "parts": parts });
+    let mut message = json!({ "kind": "message", "messageId": message_id, "role": role_name(Role::User), "parts": parts });
     if let Some(id) = task_id {
         message["taskId"] = json!(id);
     }

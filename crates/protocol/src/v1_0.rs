@@ -1,13 +1,17 @@
 //! A2A v1.0 wire shapes: PascalCase JSON-RPC methods, `TASK_STATE_*` enums,
 //! wrapped `SendMessage` results and `StreamResponse` events without `kind`.
 
-use super::model::{Operation, TaskState};
+use super::model::{Operation, Role, TaskState};
 use super::view::MessagePart;
 use serde_json::{json, Value};
 
-/// The v1.0 JSON-RPC method name of an operation.
-pub fn method(op: Operation) -> Option<&'static str> {
-    Some(match op {
+/// The v1.0 gRPC service (`a2a.proto`): where every operation's gRPC method lives.
+pub const GRPC_SERVICE: &str = "lf.a2a.v1.A2AService";
+
+/// The v1.0 method name of an operation. JSON-RPC and gRPC share it (a JSON-RPC
+/// method is the `a2a.proto` RPC's name), so both bindings read this one table.
+pub fn method_name(op: Operation) -> &'static str {
+    match op {
         Operation::SendMessage => "SendMessage",
         Operation::SendStreamingMessage => "SendStreamingMessage",
         Operation::GetTask => "GetTask",
@@ -19,7 +23,20 @@ pub fn method(op: Operation) -> Option<&'static str> {
         Operation::ListPushConfigs => "ListTaskPushNotificationConfigs",
         Operation::DeletePushConfig => "DeleteTaskPushNotificationConfig",
         Operation::GetExtendedCard => "GetExtendedAgentCard",
-    })
+    }
+}
+
+/// The v1.0 JSON-RPC method name of an operation: every operation exists in v1.0.
+pub fn method(op: Operation) -> Option<&'static str> {
+    Some(method_name(op))
+}
+
+/// The ProtoJSON enum name of a role.
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "ROLE_USER",
+        Role::Agent => "ROLE_AGENT",
+    }
 }
 
 /// The ProtoJSON enum name of a state.
@@ -72,7 +89,8 @@ pub fn message(
             } => json!({ "raw": base64, "mediaType": media_type, "filename": name }),
         })
         .collect();
-    let mut message = json!({ "messageId": message_id, "role": "ROLE_USER", "parts": parts });
+    let mut message =
+        json!({ "messageId": message_id, "role": role_name(Role::User), "parts": parts });
     if let Some(id) = task_id {
         message["taskId"] = json!(id);
     }

@@ -12,7 +12,7 @@
 //! peer sends back is never translated: the lenient views read both shapes,
 //! and the evidence keeps the bytes.
 
-use crate::model::TaskState;
+use crate::model::{Role, TaskState};
 use serde_json::{json, Map, Value};
 
 /// The 0.3 proto spelling of a state (`TASK_STATE_CANCELLED`, two Ls).
@@ -87,11 +87,15 @@ pub fn message(message: &Value) -> Value {
                 out.insert("content".into(), Value::Array(parts));
             }
             "role" => {
-                let role = match value.as_str() {
-                    Some("user") => json!("ROLE_USER"),
-                    Some("agent") => json!("ROLE_AGENT"),
-                    _ => value.clone(),
-                };
+                // The 0.3 proto spells its Role enum as v1.0 does (`ROLE_USER`).
+                let role = value
+                    .as_str()
+                    .and_then(|name| {
+                        <Role as strum::VariantArray>::VARIANTS
+                            .iter()
+                            .find(|r| super::role_name(**r) == name)
+                    })
+                    .map_or_else(|| value.clone(), |r| json!(crate::v1_0::role_name(*r)));
                 out.insert("role".into(), role);
             }
             _ => {

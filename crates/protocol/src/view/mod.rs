@@ -110,9 +110,11 @@ impl RpcError {
     }
 }
 
-/// One protocol event read from a stream, version-neutral.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One protocol event read from a stream, version-neutral. Its kind name
+/// ([`Event::kind`], derived) is the serde `kind` tag, the one scenarios use.
+#[derive(Debug, Clone, PartialEq, Serialize, strum::IntoStaticStr)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Event {
     Task(TaskView),
     Message {
@@ -143,14 +145,7 @@ impl Event {
     /// The neutral kind name used in scenarios: `task`, `message`,
     /// `status-update`, `artifact-update`, `error`, `unrecognized`.
     pub fn kind(&self) -> &'static str {
-        match self {
-            Event::Task(_) => "task",
-            Event::Message { .. } => "message",
-            Event::StatusUpdate { .. } => "status-update",
-            Event::ArtifactUpdate { .. } => "artifact-update",
-            Event::Error(_) => "error",
-            Event::Unrecognized { .. } => "unrecognized",
-        }
+        self.into()
     }
 
     /// The task state the event carries, if any.
@@ -421,6 +416,48 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn kinds_are_the_serialized_tags() {
+        let events = [
+            Event::Task(TaskView::from_json(&json!({}))),
+            Event::Message { task_id: None },
+            Event::StatusUpdate {
+                task_id: None,
+                state: None,
+                final_flag: None,
+            },
+            Event::ArtifactUpdate {
+                task_id: None,
+                artifact_id: None,
+                append: false,
+                last_chunk: false,
+            },
+            Event::Error(RpcError {
+                code: 1,
+                message: String::new(),
+                data: None,
+            }),
+            Event::Unrecognized {
+                reason: String::new(),
+            },
+        ];
+        let kinds: Vec<&str> = events.iter().map(Event::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "task",
+                "message",
+                "status-update",
+                "artifact-update",
+                "error",
+                "unrecognized"
+            ]
+        );
+        for event in &events {
+            assert_eq!(serde_json::to_value(event).unwrap()["kind"], event.kind());
+        }
+    }
 
     #[test]
     fn reads_both_stream_shapes() {
