@@ -53,7 +53,7 @@ mod token;
 
 pub use behaviour::Behaviour;
 pub use shared::MockTiming;
-pub use tls::{MockPki, MockTls, PkiFiles};
+pub use tls::{MockPki, MockTls, PkiFiles, TlsListener};
 
 use a2a_conform_protocol::ProtocolVersion;
 use axum::routing::{any, get, post};
@@ -133,7 +133,7 @@ impl MockPeer {
                 }
             ),
             store: store::Store::new(capacity),
-            push: Registry::new(),
+            push: Registry::new().map_err(std::io::Error::other)?,
             shutdown: shutdown_rx.clone(),
             auth_token: (config.behaviour.declares_security()
                 || declared::guards_extended_card(config.behaviour))
@@ -162,11 +162,7 @@ impl MockPeer {
                     .await;
             }),
             Some(tls) => {
-                let server_config = tls
-                    .pki
-                    .server_config(tls.require_client_cert)
-                    .map_err(std::io::Error::other)?;
-                let listener = tls::TlsListener::new(listener, server_config)?;
+                let listener = tls.listener(listener)?;
                 tokio::spawn(async move {
                     let _ = axum::serve(listener, app)
                         .with_graceful_shutdown(graceful)
