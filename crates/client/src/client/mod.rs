@@ -22,6 +22,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod plain_get;
+
+pub use plain_get::{FetchError, Fetched};
+
 /// Per-call settings beyond the operation and its parameters.
 #[derive(Debug, Clone, Default)]
 pub struct CallOptions {

@@ -6,7 +6,8 @@
 
 use super::context::{RunContext, StepResult, Stop};
 use crate::scenario::model::VerifySignatureStep;
-use a2a_conform_client::http::{http_client, read_bounded, BodyError, TlsOptions};
+use a2a_conform_client::client::FetchError;
+use a2a_conform_client::http::BodyError;
 use a2a_conform_client::transcript::RecordKind;
 use a2a_conform_protocol::card::signature::{self, Check, TrustedKey};
 use a2a_conform_protocol::card::MAX_CARD_BYTES;
@@ -73,44 +74,27 @@ impl RunContext<'_> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(format!("`{jku}` is not an http(s) URL"));
         }
-        let timeout = self.client.timeout();
-        let http = http_client(timeout, &TlsOptions::default()).map_err(|e| e.to_string())?;
-        let sent = Instant::now();
-        self.transcript.record(
-            RecordKind::Request,
-            sent,
-            format!("→ GET {url} (the signature's jku, without credentials)"),
-            None,
-            Some(format!("curl -sS '{url}'")),
-        );
-        let response = tokio::time::timeout(timeout, http.get(url.clone()).send())
-            .await
-            .map_err(|_| {
-                format!(
-                    "no answer within {}",
-                    a2a_conform_protocol::text::human_duration(timeout)
-                )
-            })?
-            .map_err(|e| a2a_conform_client::http::describe_reqwest_error(&e))?;
-        let status = response.status();
-        let body = read_bounded(response, timeout, MAX_CARD_BYTES)
+        // The peer's own client settings (--cacert, --cert, --insecure,
+        // proxies, timeout), none of its credentials; recorded by the client.
+        let fetched = self
+            .client
+            .get_without_credentials(
+                &self.transcript,
+                &url,
+                "the signature's jku",
+                MAX_CARD_BYTES,
+            )
             .await
             .map_err(|e| match e {
                 // The key set shares the card's cap, not --max-body-bytes.
-                BodyError::Capped { limit } => {
+                FetchError::Body(BodyError::Capped { limit }) => {
                     format!("the key set at {url} is over {limit} bytes (the card's cap)")
                 }
-                BodyError::Broken(reason) => reason,
+                other => other.to_string(),
             })?;
-        self.transcript.record(
-            RecordKind::Response,
-            Instant::now(),
-            format!("← HTTP {} ({} bytes)", status.as_u16(), body.len()),
-            None,
-            None,
-        );
-        if !status.is_success() {
-            return Err(format!("HTTP {} from {url}", status.as_u16()));
+        let (status, body) = (fetched.status, fetched.body);
+        if !(200..300).contains(&status) {
+            return Err(format!("HTTP {status} from {url}"));
         }
         let text = String::from_utf8_lossy(&body);
         signature::read_keys(url.as_str(), &text).map_err(|e| e.to_string())
