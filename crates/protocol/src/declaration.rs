@@ -75,17 +75,30 @@ pub enum DeclarationId {
     /// `skills[<id>]`: the skill exists.
     Skill(String),
     /// `skills[<id>].inputModes[<media type>]`.
-    SkillInputMode { skill: String, mode: String },
+    SkillInputMode {
+        /// The skill's id.
+        skill: String,
+        /// The media type.
+        mode: String,
+    },
     /// `skills[<id>].outputModes[<media type>]`.
-    SkillOutputMode { skill: String, mode: String },
+    SkillOutputMode {
+        /// The skill's id.
+        skill: String,
+        /// The media type.
+        mode: String,
+    },
     /// `securitySchemes[<name>]`.
     SecurityScheme(String),
     /// `interfaces[<BINDING> <version>]`, or `… #<n>` for the n-th repeat of
     /// the same binding and version (n ≥ 2). The URL is left out so ids stay
     /// stable across hosts and ports.
     Interface {
+        /// The binding as cards spell it (`JSONRPC`), or the card's own word.
         binding: BindingName,
+        /// The protocol version (`1.0`), or the card's own word.
         version: String,
+        /// 1 for the first interface of this binding and version, 2 for the next…
         repeat: u32,
     },
     /// A suite's own id, `x-…`: no card declares it; a scenario verifying it
@@ -134,15 +147,6 @@ impl DeclarationId {
         DeclarationId::ListTasks,
         DeclarationId::HistoryLength,
     ];
-
-    /// An `interfaces[…]` id for the first (or only) interface of a binding and version.
-    pub fn interface(binding: impl Into<String>, version: impl Into<String>) -> DeclarationId {
-        DeclarationId::Interface {
-            binding: binding.into(),
-            version: version.into(),
-            repeat: 1,
-        }
-    }
 
     /// Whether a `when:` gate can ask the card about this id (a suite's own
     /// `x-…` ids are unknown to every card).
@@ -218,6 +222,7 @@ impl fmt::Display for DeclarationId {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{text}` is not a declaration id{}", hint(.suggestion))]
 pub struct DeclarationIdError {
+    /// The text as written.
     pub text: String,
     /// The known id (or pattern) closest to the text, when one is close.
     pub suggestion: Option<String>,
@@ -425,7 +430,9 @@ impl<'de> serde::Deserialize<'de> for DeclarationId {
 /// id (`capabilities.streaming`), or only if it does not (`!capabilities.streaming`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gate {
+    /// `!id`: the gate opens when the card does *not* declare the id.
     pub negate: bool,
+    /// The declaration the gate asks the card about.
     pub id: DeclarationId,
 }
 
@@ -457,8 +464,10 @@ impl fmt::Display for Gate {
 /// Why a `when:` text is not a gate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GateError {
+    /// The text is no declaration id.
     #[error(transparent)]
     Id(#[from] DeclarationIdError),
+    /// A suite's own `x-…` id, which no card can answer.
     #[error(
         "`{0}` is a suite's own id: no card declares it, so a `when:` gate on it would never open"
     )]

@@ -109,7 +109,7 @@ pub(super) fn choose(
 
 /// Why a card offers no endpoint for the run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NoEndpoint {
+pub(crate) enum NoEndpoint {
     #[error("the card declares no interfaces")]
     NoInterfaces,
     /// Interfaces are declared, none fits; `declared` lists them.
