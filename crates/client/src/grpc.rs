@@ -454,7 +454,7 @@ fn record_status(transcript: &Transcript, sent_at: Instant, status: &Status) -> 
 /// `reason` first (v1 §5.4, as REST does), then the status codes the table
 /// maps one to one; UNAUTHENTICATED and PERMISSION_DENIED are refusals, as
 /// HTTP 401 and 403 are.
-pub fn classify_status(status: &Status) -> Reply {
+pub(crate) fn classify_status(status: &Status) -> Reply {
     // A status tonic made up from a transport failure (an HTTP/2 protocol
     // error, a reset stream) carries its cause; one the peer sent does not.
     // The former is a broken answer, never the peer's A2A error.
@@ -523,7 +523,7 @@ pub(super) enum StreamMessageError {
 }
 
 /// The canonical name of a status code (`NOT_FOUND`).
-pub fn code_name(code: Code) -> &'static str {
+pub(crate) fn code_name(code: Code) -> &'static str {
     match code {
         Code::Ok => "OK",
         Code::Cancelled => "CANCELLED",

@@ -28,6 +28,8 @@ use std::sync::Arc;
 /// The credentials one run carries, and the evidence of how they were obtained.
 #[derive(Debug, Clone)]
 pub struct RunAuth {
+    /// The client settings for the run: the peer's, plus the credentials
+    /// obtained, and the hint a refusal of them reads with.
     pub config: ClientConfig,
     /// One line per token request (or cache hit) made for the run, redacted.
     pub evidence: Vec<String>,

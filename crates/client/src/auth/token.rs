@@ -23,7 +23,7 @@ const MAX_ANSWER_BYTES: usize = 64 * 1024;
 
 /// Why no token was obtained: one line for the evidence and the hint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TokenError {
+pub(crate) enum TokenError {
     #[error("the token endpoint {url} could not be reached: {reason}")]
     Unreachable { url: String, reason: String },
     #[error("the token endpoint {url} refused the client credentials: HTTP {status}{detail}")]
@@ -55,7 +55,7 @@ struct Cached {
 
 /// A token handed to a run, with the evidence line saying where it came from.
 #[derive(Debug, Clone)]
-pub struct Obtained {
+pub(crate) struct Obtained {
     pub access_token: String,
     pub evidence: String,
 }
@@ -64,7 +64,7 @@ pub struct Obtained {
 /// fetched anew at `now`: once half its lifetime has passed, so that a run
 /// starting with it has the other half. A token without `expires_in` lasts
 /// the check.
-pub fn needs_refresh(obtained: Instant, lifetime: Option<Duration>, now: Instant) -> bool {
+pub(crate) fn needs_refresh(obtained: Instant, lifetime: Option<Duration>, now: Instant) -> bool {
     lifetime.is_some_and(|l| now.saturating_duration_since(obtained) >= l / 2)
 }
 
@@ -80,7 +80,7 @@ struct TokenAnswer {
 }
 
 /// Tokens of one OAuth client, for one check.
-pub struct TokenCache {
+pub(crate) struct TokenCache {
     http: reqwest::Client,
     client: OAuthClient,
     tokens: Mutex<HashMap<(String, String), Cached>>,
@@ -93,7 +93,11 @@ pub struct TokenCache {
 }
 
 impl TokenCache {
-    pub fn new(http: reqwest::Client, client: OAuthClient, issued: IssuedSecrets) -> TokenCache {
+    pub(crate) fn new(
+        http: reqwest::Client,
+        client: OAuthClient,
+        issued: IssuedSecrets,
+    ) -> TokenCache {
         TokenCache {
             http,
             tokens: Mutex::new(HashMap::new()),
@@ -106,7 +110,7 @@ impl TokenCache {
 
     /// This cache, also masking `secrets` (every configured credential) in
     /// what the token endpoint says.
-    pub fn masking(mut self, secrets: Vec<String>) -> TokenCache {
+    pub(crate) fn masking(mut self, secrets: Vec<String>) -> TokenCache {
         let mut all = self.masker.secrets().to_vec();
         all.extend(secrets);
         self.masker = Redactor::new(all);
@@ -119,7 +123,7 @@ impl TokenCache {
     ///
     /// `for_run`: the token goes to a run, whose evidence shows its request
     /// (made now, or made earlier and not shown yet).
-    pub async fn token(
+    pub(crate) async fn token(
         &self,
         token_url: &url::Url,
         scopes: &[String],
@@ -314,7 +318,7 @@ impl TokenCache {
 
     /// The token endpoint an OpenID Connect discovery document names (read
     /// once per document, without credentials).
-    pub async fn discover(&self, discovery_url: &url::Url) -> Result<url::Url, TokenError> {
+    pub(crate) async fn discover(&self, discovery_url: &url::Url) -> Result<url::Url, TokenError> {
         let key = discovery_url.to_string();
         let mut endpoints = self.token_endpoints.lock().await;
         if let Some(found) = endpoints.get(&key) {
