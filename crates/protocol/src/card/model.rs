@@ -5,7 +5,6 @@
 use crate::declaration::DeclarationId;
 use crate::{Binding, ProtocolVersion};
 use serde::Serialize;
-use std::fmt;
 use std::time::Duration;
 
 /// The largest card body [`super::parse_card`] accepts (1 MiB). Fetchers should stop
@@ -32,29 +31,23 @@ pub enum BindingChoice {
     Force(Binding),
 }
 
-/// Which shape the card has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Which shape the card has: serialized by its short name (`1.0`), shown
+/// to people by its description (`v1.0`, `hybrid (v1.0 with v0.3 fields)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::Display)]
 pub enum CardLayout {
     /// `supportedInterfaces`, no legacy top-level endpoint fields.
     #[serde(rename = "1.0")]
+    #[strum(to_string = "v1.0")]
     V1_0,
     /// Top-level `url` + `protocolVersion` (+ `preferredTransport`, `additionalInterfaces`).
     #[serde(rename = "0.3")]
+    #[strum(to_string = "v0.3")]
     V0_3,
     /// `supportedInterfaces` plus a top-level `protocolVersion` and/or `url`, as the
     /// official SDKs serve when they speak both versions. `supportedInterfaces` wins.
     #[serde(rename = "hybrid")]
+    #[strum(to_string = "hybrid (v1.0 with v0.3 fields)")]
     Hybrid,
-}
-
-impl fmt::Display for CardLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CardLayout::V1_0 => "v1.0",
-            CardLayout::V0_3 => "v0.3",
-            CardLayout::Hybrid => "hybrid (v1.0 with v0.3 fields)",
-        })
-    }
 }
 
 /// A parsed, validated agent card.

@@ -707,6 +707,16 @@ fn skill_modes_answer_gates_with_the_defaults_as_fallback() {
 }
 
 #[test]
+fn layouts_read_as_people_and_reports_name_them() {
+    assert_eq!(CardLayout::V1_0.to_string(), "v1.0");
+    assert_eq!(CardLayout::V0_3.to_string(), "v0.3");
+    assert_eq!(
+        CardLayout::Hybrid.to_string(),
+        "hybrid (v1.0 with v0.3 fields)"
+    );
+}
+
+#[test]
 fn card_serializes_for_reports() {
     let card = load("with_skills_modes.json");
     let value = serde_json::to_value(&card).unwrap();
