@@ -112,7 +112,7 @@ enum UnsafeUrl {
     #[error(
         "{0} is not https (plain http only to a loopback host): the secret would travel in the clear"
     )]
-    InTheClear(url::Url),
+    InTheClear(String),
     #[error(
         "{origin} is another origin than the card's {card_origin}, and --same-origin-credentials keeps credentials there"
     )]
@@ -546,7 +546,7 @@ impl PeerAuth {
             None => false,
         };
         if url.scheme() != "https" && !(url.scheme() == "http" && loopback) {
-            return Some(UnsafeUrl::InTheClear(url.clone()));
+            return Some(UnsafeUrl::InTheClear(url.to_string()));
         }
         let card_origin = self.card_url.as_ref()?.origin();
         (self.base.same_origin_credentials && url.origin() != card_origin).then(|| {

@@ -52,7 +52,6 @@ impl Card {
         let mut out: Vec<Declaration> = DeclarationId::FIXED
             .into_iter()
             .filter(|id| *id != DeclarationId::Capability(Capability::StateTransitionHistory))
-            .into_iter()
             .map(|id| Declaration {
                 declared: self.is_declared(&id),
                 id,
