@@ -2,9 +2,11 @@
 //! key whose `jku` names a JWK set on the same loopback server verifies
 //! without any --trusted-key, and the key set is fetched without the
 //! credentials the check was given; a tampered copy diverges; a signed card
-//! with no key anywhere reads unverified.
+//! with no key anywhere reads unverified; a `jku` served over HTTPS by the
+//! mock's throwaway CA is trusted through `--cacert`, and only through it.
 
 use crate::common::*;
+use a2a_conform_mock::{MockPki, MockTls};
 use a2a_conform_protocol::card::signature::{generate_es256, sign_es256};
 use axum::http::HeaderMap;
 use axum::routing::get;
@@ -113,4 +115,109 @@ fn a_signature_no_key_can_check_is_unverified() {
         out.explain()
     );
     assert!(seen.lock().unwrap().is_empty());
+}
+
+/// A card on plain HTTP whose signature's `jku` is a key set served over
+/// HTTPS with the mock's CA (`mock-peer --tls`): the card is fetched either
+/// way, so only the key set's fetch depends on the trust given.
+struct TlsKeySet {
+    card: Served,
+    _keys: tokio::runtime::Runtime,
+    dir: tempfile::TempDir,
+    requests: Arc<Mutex<usize>>,
+}
+
+fn tls_key_set() -> TlsKeySet {
+    let pki = MockPki::generate().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    pki.write_to(dir.path()).unwrap();
+    let tls = MockTls {
+        pki: Arc::new(pki),
+        require_client_cert: false,
+    };
+    let (pkcs8, jwk) = generate_es256("k1").unwrap();
+    let requests: Arc<Mutex<usize>> = Arc::default();
+    let count = requests.clone();
+    let keys = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let jku = keys.block_on(async move {
+        let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let jku = format!("https://{}/jwks.json", tcp.local_addr().unwrap());
+        let set = json!({"keys": [jwk]});
+        let app = axum::Router::new().route(
+            "/jwks.json",
+            get(move || {
+                *count.lock().unwrap() += 1;
+                let set = set.clone();
+                async move { axum::Json(set) }
+            }),
+        );
+        let listener = tls.listener(tcp).unwrap();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        jku
+    });
+    assert!(jku.starts_with("https://127.0.0.1:"), "{jku}");
+    let card = serve_at(move |base| {
+        let mut card = card(base);
+        sign_es256(&mut card, &pkcs8, "k1", Some(&jku)).unwrap();
+        axum::Router::new().route(
+            "/.well-known/agent-card.json",
+            get(move || {
+                let card = card.clone();
+                async move { axum::Json(card) }
+            }),
+        )
+    });
+    TlsKeySet {
+        card,
+        _keys: keys,
+        dir,
+        requests,
+    }
+}
+
+#[test]
+fn a_jku_over_tls_verifies_with_the_cacert_the_check_was_given() {
+    let set = tls_key_set();
+    let ca = set.dir.path().join("ca.pem").display().to_string();
+    let base = &set.card.base_url;
+    let without = run(&["check", base, "--scenario", "signature-verifies"]);
+    assert_eq!(
+        without.declaration("signatures[k1]"),
+        "unverified",
+        "{}",
+        without.explain()
+    );
+    let report = without.report().to_string();
+    assert!(
+        report.contains("not trusted") && report.contains("--cacert"),
+        "the key set's certificate is named as untrusted: {report}"
+    );
+    assert_eq!(*set.requests.lock().unwrap(), 0, "no handshake completed");
+
+    let with = run(&[
+        "check",
+        base,
+        "--scenario",
+        "signature-verifies",
+        "--cacert",
+        &ca,
+    ]);
+    assert_eq!(
+        with.declaration("signatures[k1]"),
+        "honoured",
+        "{}",
+        with.explain()
+    );
+    assert_eq!(with.code, 0, "{}", with.explain());
+    assert_eq!(
+        *set.requests.lock().unwrap(),
+        1,
+        "the key set is fetched once"
+    );
 }

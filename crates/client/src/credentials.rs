@@ -36,6 +36,7 @@ pub enum Credentials {
 }
 
 impl Credentials {
+    /// The name a scenario writes (`configured`, `none`, `invalid`).
     pub fn as_str(self) -> &'static str {
         self.into()
     }

@@ -17,6 +17,7 @@ use super::stream::StreamHandle;
 use super::transcript::Transcript;
 use crate::transcript::RecordKind;
 use a2a_conform_protocol::text::{clip, human_duration};
+use a2a_conform_protocol::v1_0::{method_name, GRPC_SERVICE};
 use a2a_conform_protocol::{codes, Operation, ProtocolVersion, RpcError};
 use a2a_pb::protojson as pb;
 use futures_util::StreamExt;
@@ -31,9 +32,6 @@ use tonic::metadata::MetadataMap;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 use tonic_types::StatusExt;
-
-/// The v1.0 service name.
-pub const SERVICE: &str = "lf.a2a.v1.A2AService";
 
 /// One gRPC call as the peer client set it up.
 pub(super) struct GrpcCall {
@@ -52,23 +50,6 @@ pub(super) struct GrpcCall {
     pub note: String,
     /// The HTTP client's trust and identity, for `https` endpoints.
     pub tls: TlsOptions,
-}
-
-/// The v1.0 gRPC method of an operation.
-pub fn method(op: Operation) -> &'static str {
-    match op {
-        Operation::SendMessage => "SendMessage",
-        Operation::SendStreamingMessage => "SendStreamingMessage",
-        Operation::GetTask => "GetTask",
-        Operation::ListTasks => "ListTasks",
-        Operation::CancelTask => "CancelTask",
-        Operation::SubscribeToTask => "SubscribeToTask",
-        Operation::CreatePushConfig => "CreateTaskPushNotificationConfig",
-        Operation::GetPushConfig => "GetTaskPushNotificationConfig",
-        Operation::ListPushConfigs => "ListTaskPushNotificationConfigs",
-        Operation::DeletePushConfig => "DeleteTaskPushNotificationConfig",
-        Operation::GetExtendedCard => "GetExtendedAgentCard",
-    }
 }
 
 /// Calls a unary operation and waits (bounded) for its answer.
@@ -126,7 +107,7 @@ pub(super) async fn unary(
         }
         Operation::SendStreamingMessage | Operation::SubscribeToTask => Reply::Broken(format!(
             "{} is a server-streaming method; it is opened as a stream",
-            method(op)
+            method_name(op)
         )),
     }
 }
@@ -146,7 +127,7 @@ pub(super) async fn open_stream(
         other => {
             return Err(Reply::Broken(format!(
                 "{} is not a server-streaming method",
-                method(other)
+                method_name(other)
             )))
         }
     };
@@ -275,13 +256,13 @@ where
 {
     let message: Req = serde_json::from_value(params).map_err(|e| {
         Reply::Broken(format!(
-            "the tool cannot encode these parameters as the {} request of {SERVICE}: {e}",
-            method(op)
+            "the tool cannot encode these parameters as the {} request of {GRPC_SERVICE}: {e}",
+            method_name(op)
         ))
     })?;
     let value = serde_json::to_value(&message)
         .map_err(|e| Reply::Broken(format!("cannot render the request as JSON: {e}")))?;
-    let path = PathAndQuery::try_from(format!("/{SERVICE}/{}", method(op)))
+    let path = PathAndQuery::try_from(format!("/{GRPC_SERVICE}/{}", method_name(op)))
         .map_err(|e| Reply::Broken(format!("invalid gRPC path: {e}")))?;
     Ok((path, value))
 }
@@ -379,8 +360,8 @@ fn record_request(
         RecordKind::Request,
         at,
         format!(
-            "→ gRPC {SERVICE}/{} at {} [metadata: {metadata}]{}",
-            method(op),
+            "→ gRPC {GRPC_SERVICE}/{} at {} [metadata: {metadata}]{}",
+            method_name(op),
             target(&call.endpoint),
             call.note
         ),
@@ -417,10 +398,10 @@ fn grpcurl_line(call: &GrpcCall, op: Operation, request: &Value) -> String {
         }
     }
     line.push_str(&format!(
-        " -d '{}' {} {SERVICE}/{}",
+        " -d '{}' {} {GRPC_SERVICE}/{}",
         request.to_string().replace('\'', "'\\''"),
         target(&call.endpoint),
-        method(op)
+        method_name(op)
     ));
     line
 }
@@ -473,7 +454,7 @@ fn record_status(transcript: &Transcript, sent_at: Instant, status: &Status) -> 
 /// `reason` first (v1 §5.4, as REST does), then the status codes the table
 /// maps one to one; UNAUTHENTICATED and PERMISSION_DENIED are refusals, as
 /// HTTP 401 and 403 are.
-pub fn classify_status(status: &Status) -> Reply {
+pub(crate) fn classify_status(status: &Status) -> Reply {
     // A status tonic made up from a transport failure (an HTTP/2 protocol
     // error, a reset stream) carries its cause; one the peer sent does not.
     // The former is a broken answer, never the peer's A2A error.
@@ -542,7 +523,7 @@ pub(super) enum StreamMessageError {
 }
 
 /// The canonical name of a status code (`NOT_FOUND`).
-pub fn code_name(code: Code) -> &'static str {
+pub(crate) fn code_name(code: Code) -> &'static str {
     match code {
         Code::Ok => "OK",
         Code::Cancelled => "CANCELLED",

@@ -28,7 +28,9 @@ pub struct TlsOptions {
 /// An mTLS client certificate chain and its key, as rustls takes them.
 #[derive(Debug)]
 pub struct GrpcIdentity {
+    /// The certificate chain, leaf first.
     pub chain: Vec<rustls::pki_types::CertificateDer<'static>>,
+    /// The leaf certificate's private key.
     pub key: rustls::pki_types::PrivateKeyDer<'static>,
 }
 
@@ -38,8 +40,9 @@ pub struct GrpcIdentity {
 /// cross to another origin.
 ///
 /// Building a client reads and parses the whole system trust store
-/// (milliseconds of CPU), and a fleet check needs several per peer: see
-/// [`shared`].
+/// (milliseconds of CPU), and a fleet check needs several per peer: with
+/// the usual trust (no `--cacert`, no client certificate) one client per
+/// timeout and `--insecure` is built and shared, with its connection pool.
 pub fn http_client(
     timeout: Duration,
     tls: &TlsOptions,
@@ -132,7 +135,12 @@ fn builder(
 pub enum ClientBuildError {
     /// A proxy from `HTTPS_PROXY`/`HTTP_PROXY` that reqwest refuses.
     #[error("the proxy {url} cannot be used: {source}")]
-    Proxy { url: String, source: reqwest::Error },
+    Proxy {
+        /// The proxy URL as the environment gives it.
+        url: String,
+        /// reqwest's reason.
+        source: reqwest::Error,
+    },
     /// reqwest refused the options (TLS roots, identity).
     #[error("cannot build the HTTP client: {0}")]
     Build(#[source] reqwest::Error),
@@ -216,7 +224,10 @@ pub enum BodyError {
     #[error(
         "the body is larger than the tool's cap of {limit} bytes; raise it with --max-body-bytes"
     )]
-    Capped { limit: usize },
+    Capped {
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// The peer stopped sending in time, or the connection broke.
     #[error("{0}")]
     Broken(String),

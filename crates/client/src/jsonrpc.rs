@@ -10,7 +10,7 @@ use serde_json::Value;
 /// Judges a JSON-RPC answer: valid JSON, `jsonrpc: "2.0"`, our id echoed, and
 /// exactly one of `result` and `error`.
 /// The caller names the HTTP status and content type of a broken answer.
-pub fn classify_jsonrpc(expect_id: Option<u64>, body: &[u8]) -> Reply {
+pub(crate) fn classify_jsonrpc(expect_id: Option<u64>, body: &[u8]) -> Reply {
     let value: Value = match serde_json::from_slice(body) {
         Ok(v) => v,
         Err(e) => {
@@ -24,7 +24,10 @@ pub fn classify_jsonrpc(expect_id: Option<u64>, body: &[u8]) -> Reply {
 }
 
 /// Reads one JSON-RPC response envelope (also used for each SSE event).
-pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply, EnvelopeError> {
+pub(crate) fn classify_envelope(
+    expect_id: Option<u64>,
+    value: &Value,
+) -> Result<Reply, EnvelopeError> {
     let Some(obj) = value.as_object() else {
         return Err(EnvelopeError::NotAnObject);
     };
@@ -55,7 +58,7 @@ pub fn classify_envelope(expect_id: Option<u64>, value: &Value) -> Result<Reply,
 
 /// What is wrong with a JSON-RPC response envelope.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum EnvelopeError {
+pub(crate) enum EnvelopeError {
     #[error("the answer is not a JSON-RPC object")]
     NotAnObject,
     #[error("response id {got} does not match request id {expected}")]

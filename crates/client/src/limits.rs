@@ -19,9 +19,13 @@ pub const EVIDENCE_BODY_CHARS: usize = 4096;
 /// `--max-stream-bytes`, `--max-stream-events`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// The largest response body read (`--max-body-bytes`).
     pub max_body_bytes: usize,
+    /// The largest single stream event (`--max-event-bytes`).
     pub max_event_bytes: usize,
+    /// The most bytes read from one stream (`--max-stream-bytes`).
     pub max_stream_bytes: u64,
+    /// The most events kept from one stream (`--max-stream-events`).
     pub max_stream_events: usize,
 }
 
@@ -36,11 +40,11 @@ impl Default for Limits {
     }
 }
 /// How much of a reproduction command is kept in evidence.
-pub const EVIDENCE_CURL_CHARS: usize = 16 * 1024;
+pub(crate) const EVIDENCE_CURL_CHARS: usize = 16 * 1024;
 /// How many entries of a run's evidence are kept from its start…
-pub const EVIDENCE_HEAD: usize = 50;
+pub(crate) const EVIDENCE_HEAD: usize = 50;
 /// …and from its end; the entries between are counted, not kept.
-pub const EVIDENCE_TAIL: usize = 50;
+pub(crate) const EVIDENCE_TAIL: usize = 50;
 /// How many SSE comments of one stream are recorded one by one; later ones
 /// are counted (number and bytes) and summed up when the stream ends.
-pub const RECORDED_COMMENTS: usize = 3;
+pub(crate) const RECORDED_COMMENTS: usize = 3;

@@ -17,11 +17,12 @@ pub struct Redactor {
 }
 
 impl Redactor {
+    /// What a secret is replaced with.
     pub const MASK: &'static str = "«redacted»";
 
     /// Every non-empty value is a secret, however short: a short token is
-    /// still a token. One shorter than [`SHORT_SECRET`] characters is masked
-    /// where it stands as a word of its own (not glued to letters or digits
+    /// still a token. One shorter than six characters is masked where it
+    /// stands as a word of its own (not glued to letters or digits
     /// on either side): `--header 'X-Trace: 1'` must not mask every `1` of a
     /// report, and a short value inside a longer word is not that value.
     pub fn new(secrets: impl IntoIterator<Item = String>) -> Redactor {
@@ -43,6 +44,7 @@ impl Redactor {
         &self.secrets
     }
 
+    /// Whether there is no secret to mask (redacting then copies nothing).
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
     }
@@ -176,7 +178,7 @@ const LENIENT_URL_SAFE: GeneralPurpose = GeneralPurpose::new(&base64::alphabet::
 
 /// Secrets shorter than this many characters are masked only where they
 /// stand alone (see [`Redactor::new`]).
-pub const SHORT_SECRET: usize = 6;
+pub(crate) const SHORT_SECRET: usize = 6;
 
 /// Whether a span of `text` has no letter or digit right before or after it.
 fn stands_alone(text: &str, span: Range<usize>) -> bool {

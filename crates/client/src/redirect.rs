@@ -11,31 +11,56 @@ use reqwest::StatusCode;
 use url::Url;
 
 /// The most redirects a card GET follows.
-pub const MAX_CARD_REDIRECTS: usize = 3;
+pub(crate) const MAX_CARD_REDIRECTS: usize = 3;
 
 /// What the card URL answered, after any redirects.
 #[derive(Debug)]
 pub struct CardResponse {
+    /// The final response's status.
     pub status: StatusCode,
+    /// Its body, bounded by the card's cap.
     pub body: Vec<u8>,
     /// One line per redirect that left the credentials' origin.
     pub cross_origin_hops: Vec<String>,
-    /// The final response's `Cache-Control` and `ETag` (card hygiene).
+    /// The final response's `Cache-Control` (card hygiene).
     pub cache_control: Option<String>,
+    /// The final response's `ETag` (card hygiene).
     pub etag: Option<String>,
 }
 
 /// Why the card could not be read at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CardGetError {
+    /// No answer: the connection failed or timed out.
     #[error("cannot fetch the card at {url}: {reason}")]
-    Unreachable { url: Url, reason: String },
+    Unreachable {
+        /// The URL asked.
+        url: Url,
+        /// The real cause (an untrusted certificate names `--cacert`).
+        reason: String,
+    },
+    /// More redirects than a card GET follows.
     #[error("the card at {url} redirected more than {MAX_CARD_REDIRECTS} times")]
-    TooManyRedirects { url: Url },
+    TooManyRedirects {
+        /// The URL first asked.
+        url: Url,
+    },
+    /// A redirect whose `Location` is missing or no URL.
     #[error("the card at {url} answered a redirect (HTTP {status}) without a usable Location")]
-    BadLocation { url: Url, status: u16 },
+    BadLocation {
+        /// The URL that redirected.
+        url: Url,
+        /// Its status.
+        status: u16,
+    },
+    /// The body could not be read whole (too large, too slow, broken).
     #[error("cannot read the card at {url}: {reason}")]
-    Body { url: Url, reason: String },
+    Body {
+        /// The URL whose body it is.
+        url: Url,
+        /// Why.
+        reason: String,
+    },
 }
 
 /// Why the card GET got no answer. A peer that took the connection and
@@ -52,7 +77,7 @@ fn unanswered(error: &reqwest::Error, config: &ClientConfig) -> String {
     }
 }
 
-/// GETs the card at `url`, following up to [`MAX_CARD_REDIRECTS`] redirects;
+/// GETs the card at `url`, following up to three redirects;
 /// credentials go only to `url`'s own origin.
 pub async fn get_card(
     client: &reqwest::Client,

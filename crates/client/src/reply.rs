@@ -27,5 +27,10 @@ pub enum Reply {
     /// HTTP 401 or 403, whatever the body (v1 §7.4): the peer refused the
     /// request's credentials. `detail` names the `WWW-Authenticate`
     /// challenge and the start of the body.
-    Refused { status: u16, detail: String },
+    Refused {
+        /// 401 or 403.
+        status: u16,
+        /// The challenge and the start of the body.
+        detail: String,
+    },
 }

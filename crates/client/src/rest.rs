@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 /// One REST request.
 #[derive(Debug)]
-pub struct Route {
+pub(crate) struct Route {
     pub method: reqwest::Method,
     pub url: url::Url,
     pub body: Option<Value>,
@@ -21,7 +21,7 @@ pub struct Route {
 
 /// Maps an operation and its JSON-RPC-shaped params to a REST route: v1 §11.3
 /// for 1.0, the `google.api.http` rules of the 0.3 `a2a.proto` for 0.3.
-pub fn route(
+pub(crate) fn route(
     base: &url::Url,
     version: ProtocolVersion,
     op: Operation,
@@ -235,7 +235,7 @@ fn join(base: &url::Url, path: &str) -> Result<url::Url, RouteError> {
 
 /// Why an operation has no REST route: its params lack an id the path needs.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RouteError {
+pub(crate) enum RouteError {
     #[error("{0:?} needs a task id")]
     NoTaskId(Operation),
     #[error("push config operations need a config id")]
@@ -265,7 +265,7 @@ fn url_escape(segment: &str) -> String {
 
 /// Judges a REST answer: 2xx JSON is a result; an error status carries a
 /// `google.rpc.Status` body whose ErrorInfo `reason` names the A2A error.
-pub fn classify(status: u16, body: &[u8]) -> Reply {
+pub(crate) fn classify(status: u16, body: &[u8]) -> Reply {
     let text = String::from_utf8_lossy(body);
     if (200..300).contains(&status) {
         if text.trim().is_empty() {
@@ -333,7 +333,7 @@ pub fn classify(status: u16, body: &[u8]) -> Reply {
 }
 
 /// The A2A error code an ErrorInfo `reason` stands for (v1 §5.4).
-pub fn code_for_reason(reason: &str) -> Option<i64> {
+pub(crate) fn code_for_reason(reason: &str) -> Option<i64> {
     Some(match reason {
         "TASK_NOT_FOUND" => codes::TASK_NOT_FOUND,
         "TASK_NOT_CANCELABLE" => codes::TASK_NOT_CANCELABLE,

@@ -20,6 +20,7 @@ pub struct StreamItem<'a> {
     pub at: Instant,
     /// 1-based position among the stream's protocol events.
     pub seq: usize,
+    /// The event, as read.
     pub event: &'a Event,
 }
 
@@ -35,7 +36,7 @@ pub struct StreamLog {
 
 impl StreamLog {
     /// Appends an event; returns its sequence number.
-    pub fn push(&mut self, at: Instant, event: Event) -> usize {
+    pub(crate) fn push(&mut self, at: Instant, event: Event) -> usize {
         let index = self.len;
         if self.times.last().is_none_or(|&(_, last)| last != at) {
             self.times.push((index, at));
@@ -57,14 +58,17 @@ impl StreamLog {
         log
     }
 
+    /// How many protocol events the stream carried so far.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether no protocol event arrived yet.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The first event, if any.
     pub fn first(&self) -> Option<StreamItem<'_>> {
         self.iter().next()
     }

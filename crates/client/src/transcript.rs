@@ -4,19 +4,20 @@
 //! to its evidence schema, so the client needs no report types.
 //!
 //! A run's evidence is bounded whatever the peer sends: the first
-//! [`EVIDENCE_HEAD`] and the last [`EVIDENCE_TAIL`] entries are kept, the ones
-//! between are counted and stand as one [`RecordKind::Elided`] entry.
+//! `EVIDENCE_HEAD` (50) and the last `EVIDENCE_TAIL` (50) entries are kept,
+//! the ones between are counted and stand as one [`RecordKind::Elided`]
+//! entry.
 //!
 //! Redacting and clipping cost time in proportion to the text, and a long
 //! stream records one entry per event, nearly all of them to be dropped
 //! from the tail again. So an entry is redacted once it is sure to be kept:
 //! at once for the head; for the tail when it is read (or when the tail's
-//! raw text passes [`RAW_TAIL_BYTES`], which bounds its memory). Each entry
-//! carries the redactor in force when it was recorded, so the result is
-//! the same as redacting at once, and no unredacted text ever leaves here.
+//! raw text passes `RAW_TAIL_BYTES`, 1 MiB, which bounds its memory). Each
+//! entry carries the redactor in force when it was recorded, so the result
+//! is the same as redacting at once, and no unredacted text ever leaves here.
 
 use super::limits::{EVIDENCE_BODY_CHARS, EVIDENCE_CURL_CHARS, EVIDENCE_HEAD, EVIDENCE_TAIL};
-pub use crate::redact::Redactor;
+use crate::redact::Redactor;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -252,6 +253,9 @@ impl Kept {
 }
 
 impl Transcript {
+    /// An empty transcript starting now, masking `redactor`'s secrets (the
+    /// peer's configured credentials) in everything recorded. Shared: a
+    /// run's steps and its stream readers record into the same one.
     pub fn new(redactor: Arc<Redactor>) -> Arc<Transcript> {
         Arc::new(Transcript {
             start: Instant::now(),
@@ -280,10 +284,12 @@ impl Transcript {
         self.redactor().redact(text)
     }
 
+    /// When the transcript started: records are timed from it.
     pub fn start(&self) -> Instant {
         self.start
     }
 
+    /// How long since the transcript started.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
@@ -293,6 +299,10 @@ impl Transcript {
         at.saturating_duration_since(self.start)
     }
 
+    /// Records one entry at `at`: a summary line for people, the body sent
+    /// or received, and a command reproducing a request. Redacted with the
+    /// secrets known now and clipped before anyone can read it; past the
+    /// first and last entries a run keeps, it is counted instead.
     pub fn record(
         &self,
         kind: RecordKind,
@@ -314,6 +324,7 @@ impl Transcript {
         }
     }
 
+    /// Records an observation of the caller's, now ([`RecordKind::Note`]).
     pub fn note(&self, summary: impl Into<String>) {
         self.record(RecordKind::Note, Instant::now(), summary, None, None);
     }

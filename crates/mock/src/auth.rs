@@ -30,11 +30,11 @@ pub const DEFAULT_TOKEN: &str = "a2a-conform-mock-token";
 pub const CLIENT_ID: &str = "a2a-conform-mock-client";
 
 /// The header `secured-api-key` reads the key from.
-pub const API_KEY_HEADER: &str = "X-API-Key";
+pub(crate) const API_KEY_HEADER: &str = "X-API-Key";
 
 /// The scopes the OAuth scheme offers: `a2a:invoke` for every request,
 /// `echo:data` for JSON input to the skill `echo` (`secured-skill-scopes`).
-pub const SCOPES: [&str; 2] = ["a2a:invoke", "echo:data"];
+pub(crate) const SCOPES: [&str; 2] = ["a2a:invoke", "echo:data"];
 
 /// The name of the bearer scheme the card declares.
 pub(crate) const SCHEME: &str = "bearer";

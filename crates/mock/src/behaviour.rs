@@ -3,98 +3,250 @@
 
 use clap::ValueEnum;
 use std::fmt;
+use strum::EnumMessage;
 
 /// How the mock peer behaves. `Honest` keeps every promise of its card; every
 /// other variant breaks exactly one, the same way in v1.0 and v0.3.
 ///
 /// Its names are clap's [`ValueEnum`] kebab-case (`cancel-leak`): the one
 /// place they are spelled, for `--behaviour`, [`fmt::Display`] and cards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, ValueEnum, strum::EnumMessage)]
 pub enum Behaviour {
     /// Keeps every declaration of its card.
     #[default]
+    #[strum(message = "keeps every declaration of its card")]
     Honest,
     /// Acknowledges a cancel, then keeps streaming artifacts and ends `completed`.
+    #[strum(
+        message = "acknowledges a cancel, keeps streaming artifacts afterwards, and \
+                   the task later reads completed with a partial artifact"
+    )]
     CancelLeak,
     /// Declares JSON input but refuses a data part on resume with -32602.
+    #[strum(
+        message = "declares application/json input but refuses a data part on the \
+                   input-required resume with -32602"
+    )]
     InputOverdeclared,
     /// Declares JSON input but fails the task when a data part resumes it.
+    #[strum(message = "declares application/json input but a data part on the \
+                   input-required resume fails the task")]
     InputOverdeclaredFails,
     /// Declares streaming, sends the first event, then only keep-alive comments.
+    #[strum(
+        message = "declares streaming, sends the first event of a stream, then only \
+                   keep-alive comments until it closes"
+    )]
     StreamSilent,
     /// Declares streaming, sends the first event, then nothing at all.
+    #[strum(
+        message = "declares streaming, sends the first event of a stream, then \
+                   nothing until it closes"
+    )]
     StreamSilentNothing,
     /// Reports `completed`, then keeps changing the artifact set.
+    #[strum(message = "reports completed, then adds and rewrites artifacts afterwards")]
     UnstableCompletion,
     /// Completes every task the moment it is created.
+    #[strum(message = "completes every task the moment it is created")]
     Instant,
     /// Declares `streaming: false` but serves streams anyway.
+    #[strum(message = "declares streaming: false but serves streams anyway")]
     UndeclaredStreaming,
     /// Declares `streaming: false` and refuses streams with -32004 (correct).
+    #[strum(message = "declares streaming: false and refuses streams with -32004 \
+                   (correct)")]
     UndeclaredStreamingRefused,
     /// Declares one more JSON-RPC interface than it serves.
+    #[strum(
+        message = "declares a second JSON-RPC interface at /a2a/retired that it does \
+                   not serve"
+    )]
     InterfaceUnserved,
     /// Serves a request whatever `A2A-Version` it claims (v1.0 only).
+    #[strum(
+        message = "serves a request whatever A2A-Version it claims instead of \
+                   refusing unsupported ones with -32009"
+    )]
     VersionLenient,
     /// Declares push notifications and delivers them to the webhook.
+    #[strum(
+        message = "declares push notifications and POSTs every status change of a \
+                   task to its configured (loopback) webhooks"
+    )]
     Push,
     /// Declares push notifications, accepts configs, never delivers.
+    #[strum(
+        message = "declares push notifications and accepts webhook configs, but never \
+                   delivers a notification"
+    )]
     PushSilent,
     /// Declares push notifications but refuses loopback webhook URLs (SSRF protection).
+    #[strum(
+        message = "declares push notifications but refuses loopback webhook URLs with \
+                   -32602, as SSRF protection (v1 §13.2) recommends"
+    )]
     PushRefusesLoopback,
     /// Declares a required bearer scheme and refuses requests without the token with 401.
+    #[strum(
+        message = "declares a required bearer scheme and answers every A2A request \
+                   without the token (mock-peer --token-env, else \
+                   a2a-conform-mock-token) with HTTP 401 and WWW-Authenticate: \
+                   Bearer; the card stays public"
+    )]
     Secured,
     /// Declares a required bearer scheme but serves requests without credentials.
+    #[strum(
+        message = "declares a required bearer scheme but serves requests without \
+                   credentials or with any token"
+    )]
     SecurityUnenforced,
     /// Also serves and declares gRPC (v1.0): JSON-RPC, HTTP+JSON and GRPC.
+    #[strum(
+        message = "also serves gRPC (lf.a2a.v1.A2AService on a second loopback port) \
+                   and declares it after JSON-RPC and HTTP+JSON (v1.0; a v0.3 peer is \
+                   honest over JSON-RPC)"
+    )]
     Grpc,
     /// Declares only a gRPC interface (v1.0), served honestly.
+    #[strum(
+        message = "declares only its gRPC interface (v1.0; a v0.3 peer is honest over \
+                   JSON-RPC)"
+    )]
     GrpcOnly,
     /// Declares a gRPC interface (v1.0) whose server refuses every method.
+    #[strum(
+        message = "declares a gRPC interface after JSON-RPC whose server answers \
+                   every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over \
+                   JSON-RPC)"
+    )]
     GrpcRefused,
     /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).
+    #[strum(
+        message = "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
+                   there (HTTP 404)"
+    )]
     RestUnserved,
     /// Declares a required API key in the `X-API-Key` header and refuses requests without it.
+    #[strum(
+        message = "declares a required apiKey scheme (header X-API-Key) and answers \
+                   every A2A request without the key (mock-peer --token-env, else \
+                   a2a-conform-mock-token) with HTTP 401; the card stays public"
+    )]
     SecuredApiKey,
     /// Declares a required OAuth 2.0 client-credentials scheme, serves its token endpoint, and refuses
     /// requests without a valid token.
+    #[strum(
+        message = "declares a required oauth2 client-credentials scheme (scope \
+                   a2a:invoke) and serves its token endpoint at /oauth/token (client \
+                   a2a-conform-mock-client, secret from mock-peer --token-env, else \
+                   a2a-conform-mock-token; tokens expire after 60 s); A2A requests \
+                   without a valid token get HTTP 401, with too few scopes 403"
+    )]
     SecuredOauth,
     /// As `secured-oauth`, with a skill whose own requirement needs one more scope for JSON input.
+    #[strum(
+        message = "as secured-oauth, and the skill `echo` requires the scopes \
+                   a2a:invoke and echo:data: the card's default input is text only, \
+                   and a message with a JSON data part needs a token with echo:data \
+                   (HTTP 403 otherwise)"
+    )]
     SecuredSkillScopes,
     /// Answers GetTask/CancelTask on an unknown id with a made-up task.
+    #[strum(
+        message = "answers GetTask and CancelTask on an id it never issued with a \
+                   made-up task instead of TaskNotFound (-32001)"
+    )]
     UnknownTaskLenient,
     /// Serves SubscribeToTask on a terminal task instead of refusing it (v1.0).
+    #[strum(
+        message = "serves SubscribeToTask on a finished task (its snapshot, then the \
+                   stream closes) instead of refusing it with -32004"
+    )]
     TerminalSubscribeLenient,
     /// Accepts a message whose contextId contradicts its task (v1.0).
+    #[strum(
+        message = "accepts a message naming a task and a contextId other than the \
+                   task's instead of rejecting it"
+    )]
     ContextLax,
     /// ListTasks ignores pageSize and lists every task (v1.0).
+    #[strum(message = "ListTasks ignores pageSize and lists every task")]
     ListTasksUnpaged,
     /// GetTask ignores historyLength and returns the whole history.
+    #[strum(message = "GetTask ignores historyLength and returns the whole history")]
     HistoryUnbounded,
     /// Signs its card (ES256, a key made at start; its public JWK is what
     /// `--trusted-key` takes).
+    #[strum(
+        message = "signs its card (ES256, kid a2a-conform-mock-key, a key made at \
+                   start; mock-peer --public-key-out writes the public JWK)"
+    )]
     SignedCard,
     /// Signs its card, then changes it: the signature no longer matches.
+    #[strum(
+        message = "signs its card, then changes its description: the signature no \
+                   longer matches the card served"
+    )]
     SignedCardTampered,
     /// Declares an extended agent card and serves it to a client with the token.
+    #[strum(
+        message = "declares an extended agent card and serves it, with one more \
+                   skill, to a request with the bearer token (mock-peer --token-env, \
+                   else a2a-conform-mock-token); without it, HTTP 401"
+    )]
     ExtendedCard,
     /// Declares an extended agent card but answers ExtendedAgentCardNotConfigured.
+    #[strum(
+        message = "declares an extended agent card but answers every request for it \
+                   with -32007 (ExtendedAgentCardNotConfigured)"
+    )]
     ExtendedCardUnconfigured,
     /// Declares an extended agent card whose skills leave out the public one.
+    #[strum(
+        message = "declares an extended agent card and serves it to a request with \
+                   the token, but its skills leave out the public card's `echo`"
+    )]
     ExtendedCardPartial,
     /// Declares a required extension and refuses requests that do not ask for it.
+    #[strum(
+        message = "declares a required extension (and an optional one) and refuses a \
+                   request whose extensions header does not name it with -32008"
+    )]
     ExtensionRequired,
     /// Declares a required extension but serves requests that do not ask for it.
+    #[strum(
+        message = "declares a required extension but serves requests that do not ask \
+                   for it"
+    )]
     ExtensionIgnored,
     /// Declares JSON output too, and refuses a send accepting only JSON with -32005.
+    #[strum(
+        message = "declares text/plain and application/json output and refuses a send \
+                   that accepts no text output with -32005 (ContentTypeNotSupported)"
+    )]
     OutputModes,
     /// Declares only JSON output but answers text parts whatever the send accepts.
+    #[strum(
+        message = "declares only application/json output but answers text parts, \
+                   whatever the send accepts"
+    )]
     OutputModeIgnored,
     /// Never asks for input, whatever the text, and answers a blocking send
     /// at once with the task still working: no prompt reaches input-required.
+    #[strum(
+        message = "never asks for input, whatever the text (its declared input modes \
+                   cannot be verified), and answers a blocking send at once with the \
+                   task still working"
+    )]
     InputUnreachable,
     /// Completes a task the moment it is created unless its text contains
     /// one of the card's skill examples (`hello`, `need-input`).
+    #[strum(
+        message = "completes every task the moment it is created unless its text \
+                   contains one of its card's skill examples (`hello`, `need-input`), \
+                   which work as the honest peer's do"
+    )]
     InstantUnlessExample,
 }
 
@@ -109,163 +261,11 @@ impl Behaviour {
         self.to_string()
     }
 
-    /// One sentence saying what the behaviour does, for help texts and cards.
+    /// One sentence saying what the behaviour does, for help texts and cards
+    /// (each variant's `message`).
     pub fn describe(self) -> &'static str {
-        match self {
-            Behaviour::Honest => "keeps every declaration of its card",
-            Behaviour::CancelLeak => {
-                "acknowledges a cancel, keeps streaming artifacts afterwards, \
-                 and the task later reads completed with a partial artifact"
-            }
-            Behaviour::InputOverdeclared => {
-                "declares application/json input but refuses a data part on \
-                 the input-required resume with -32602"
-            }
-            Behaviour::InputOverdeclaredFails => {
-                "declares application/json input but a data part on the \
-                 input-required resume fails the task"
-            }
-            Behaviour::StreamSilent => {
-                "declares streaming, sends the first event of a stream, then \
-                 only keep-alive comments until it closes"
-            }
-            Behaviour::StreamSilentNothing => {
-                "declares streaming, sends the first event of a stream, then \
-                 nothing until it closes"
-            }
-            Behaviour::UnstableCompletion => {
-                "reports completed, then adds and rewrites artifacts afterwards"
-            }
-            Behaviour::Instant => "completes every task the moment it is created",
-            Behaviour::UndeclaredStreaming => "declares streaming: false but serves streams anyway",
-            Behaviour::UndeclaredStreamingRefused => {
-                "declares streaming: false and refuses streams with -32004 (correct)"
-            }
-            Behaviour::InterfaceUnserved => {
-                "declares a second JSON-RPC interface at /a2a/retired that it does not serve"
-            }
-            Behaviour::VersionLenient => {
-                "serves a request whatever A2A-Version it claims instead of refusing \
-                 unsupported ones with -32009"
-            }
-            Behaviour::Push => {
-                "declares push notifications and POSTs every status change of a \
-                 task to its configured (loopback) webhooks"
-            }
-            Behaviour::PushSilent => {
-                "declares push notifications and accepts webhook configs, but \
-                 never delivers a notification"
-            }
-            Behaviour::PushRefusesLoopback => {
-                "declares push notifications but refuses loopback webhook URLs \
-                 with -32602, as SSRF protection (v1 §13.2) recommends"
-            }
-            Behaviour::Secured => {
-                "declares a required bearer scheme and answers every A2A request \
-                 without the token (mock-peer --token-env, else a2a-conform-mock-token) \
-                 with HTTP 401 and WWW-Authenticate: Bearer; the card stays public"
-            }
-            Behaviour::SecurityUnenforced => {
-                "declares a required bearer scheme but serves requests without \
-                 credentials or with any token"
-            }
-            Behaviour::Grpc => {
-                "also serves gRPC (lf.a2a.v1.A2AService on a second loopback port) \
-                 and declares it after JSON-RPC and HTTP+JSON (v1.0; a v0.3 peer \
-                 is honest over JSON-RPC)"
-            }
-            Behaviour::GrpcOnly => {
-                "declares only its gRPC interface (v1.0; a v0.3 peer is honest \
-                 over JSON-RPC)"
-            }
-            Behaviour::GrpcRefused => {
-                "declares a gRPC interface after JSON-RPC whose server answers \
-                 every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over JSON-RPC)"
-            }
-            Behaviour::RestUnserved => {
-                "declares its HTTP+JSON interface at /a2a/rest but serves nothing \
-                 there (HTTP 404)"
-            }
-            Behaviour::SecuredApiKey => {
-                "declares a required apiKey scheme (header X-API-Key) and answers every \
-                 A2A request without the key (mock-peer --token-env, else \
-                 a2a-conform-mock-token) with HTTP 401; the card stays public"
-            }
-            Behaviour::SecuredOauth => {
-                "declares a required oauth2 client-credentials scheme (scope a2a:invoke) \
-                 and serves its token endpoint at /oauth/token (client \
-                 a2a-conform-mock-client, secret from mock-peer --token-env, else \
-                 a2a-conform-mock-token; tokens expire after 60 s); A2A requests \
-                 without a valid token get HTTP 401, with too few scopes 403"
-            }
-            Behaviour::SecuredSkillScopes => {
-                "as secured-oauth, and the skill `echo` requires the scopes a2a:invoke \
-                 and echo:data: the card's default input is text only, and a message \
-                 with a JSON data part needs a token with echo:data (HTTP 403 otherwise)"
-            }
-            Behaviour::UnknownTaskLenient => {
-                "answers GetTask and CancelTask on an id it never issued with a \
-                 made-up task instead of TaskNotFound (-32001)"
-            }
-            Behaviour::TerminalSubscribeLenient => {
-                "serves SubscribeToTask on a finished task (its snapshot, then \
-                 the stream closes) instead of refusing it with -32004"
-            }
-            Behaviour::ContextLax => {
-                "accepts a message naming a task and a contextId other than the \
-                 task's instead of rejecting it"
-            }
-            Behaviour::ListTasksUnpaged => "ListTasks ignores pageSize and lists every task",
-            Behaviour::HistoryUnbounded => {
-                "GetTask ignores historyLength and returns the whole history"
-            }
-            Behaviour::SignedCard => {
-                "signs its card (ES256, kid a2a-conform-mock-key, a key made at start; \
-                 mock-peer --public-key-out writes the public JWK)"
-            }
-            Behaviour::SignedCardTampered => {
-                "signs its card, then changes its description: the signature \
-                 no longer matches the card served"
-            }
-            Behaviour::ExtendedCard => {
-                "declares an extended agent card and serves it, with one more skill, \
-                 to a request with the bearer token (mock-peer --token-env, else \
-                 a2a-conform-mock-token); without it, HTTP 401"
-            }
-            Behaviour::ExtendedCardUnconfigured => {
-                "declares an extended agent card but answers every request for it \
-                 with -32007 (ExtendedAgentCardNotConfigured)"
-            }
-            Behaviour::ExtendedCardPartial => {
-                "declares an extended agent card and serves it to a request with the \
-                 token, but its skills leave out the public card's `echo`"
-            }
-            Behaviour::ExtensionRequired => {
-                "declares a required extension (and an optional one) and refuses a \
-                 request whose extensions header does not name it with -32008"
-            }
-            Behaviour::ExtensionIgnored => {
-                "declares a required extension but serves requests that do not ask for it"
-            }
-            Behaviour::OutputModes => {
-                "declares text/plain and application/json output and refuses a send \
-                 that accepts no text output with -32005 (ContentTypeNotSupported)"
-            }
-            Behaviour::OutputModeIgnored => {
-                "declares only application/json output but answers text parts, \
-                 whatever the send accepts"
-            }
-            Behaviour::InputUnreachable => {
-                "never asks for input, whatever the text (its declared input modes \
-                 cannot be verified), and answers a blocking send at once with the \
-                 task still working"
-            }
-            Behaviour::InstantUnlessExample => {
-                "completes every task the moment it is created unless its text \
-                 contains one of its card's skill examples (`hello`, `need-input`), \
-                 which work as the honest peer's do"
-            }
-        }
+        // Every variant has a message: the test below holds each to one.
+        self.get_message().unwrap_or_default()
     }
 
     /// Whether the HTTP+JSON interface the card declares is served.

@@ -6,7 +6,7 @@ use super::behaviour::Behaviour;
 use super::declared;
 use super::published::{INPUT_MODES, JSONRPC_PATH, OUTPUT_MODES, REST_PATH};
 use super::shared::Shared;
-use a2a_conform_protocol::ProtocolVersion;
+use a2a_conform_protocol::{Binding, ProtocolVersion};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -22,12 +22,7 @@ const UNSERVED_PATH: &str = "/a2a/retired";
 
 /// The card as JSON, declarations shaped by the behaviour.
 pub(crate) fn card_json(peer: &Shared) -> Value {
-    let base = &peer.base_url;
     let behaviour = peer.behaviour;
-    let capabilities = json!({
-        "streaming": behaviour.declares_streaming(),
-        "pushNotifications": behaviour.declares_push(),
-    });
     let skills = json!([{
         "id": "echo",
         "name": "Chunked echo",
@@ -38,86 +33,36 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
         "inputModes": INPUT_MODES,
         "outputModes": OUTPUT_MODES,
     }]);
-    let name = format!("a2a-conform mock peer ({})", behaviour.name());
-    let description = format!(
-        "A loopback A2A peer for a2a-conform. Behaviour `{}`: {}.",
-        behaviour.name(),
-        behaviour.describe()
-    );
-    let version = env!("CARGO_PKG_VERSION");
-    let mut card = match peer.protocol {
-        ProtocolVersion::V1_0 => {
-            // HTTP+JSON is declared whether or not it is served (rest-unserved).
-            let mut interfaces = vec![
-                json!({
-                    "url": format!("{base}{}", JSONRPC_PATH),
-                    "protocolBinding": "JSONRPC",
-                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
-                }),
-                json!({
-                    "url": format!("{base}{}", REST_PATH),
-                    "protocolBinding": "HTTP+JSON",
-                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
-                }),
-            ];
-            if behaviour == Behaviour::InterfaceUnserved {
-                interfaces.push(json!({
-                    "url": format!("{base}{UNSERVED_PATH}"),
-                    "protocolBinding": "JSONRPC",
-                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
-                }));
-            }
-            if let Some(addr) = peer.grpc_addr {
-                // `host:port`, no scheme, as gRPC targets are written.
-                let grpc = json!({
-                    "url": addr.to_string(),
-                    "protocolBinding": "GRPC",
-                    "protocolVersion": ProtocolVersion::V1_0.as_str(),
-                });
-                match behaviour {
-                    Behaviour::GrpcOnly => interfaces = vec![grpc],
-                    Behaviour::GrpcRefused => interfaces.insert(1, grpc),
-                    _ => interfaces.push(grpc),
-                }
-            }
-            json!({
-                "name": name,
-                "description": description,
-                "version": version,
-                "supportedInterfaces": interfaces,
-                "capabilities": capabilities,
-                "defaultInputModes": INPUT_MODES,
-                "defaultOutputModes": OUTPUT_MODES,
-                "skills": skills,
-            })
-        }
+    let mut card = json!({
+        "name": format!("a2a-conform mock peer ({})", behaviour.name()),
+        "description": format!(
+            "A loopback A2A peer for a2a-conform. Behaviour `{}`: {}.",
+            behaviour.name(),
+            behaviour.describe()
+        ),
+        "version": env!("CARGO_PKG_VERSION"),
+    });
+    // Keys keep the order the card has always been served in (the
+    // golden reports hold its digest): v0.3's additional interfaces last.
+    let base = &peer.base_url;
+    match peer.protocol {
+        ProtocolVersion::V1_0 => card["supportedInterfaces"] = json!(interfaces_v1_0(peer)),
         ProtocolVersion::V0_3 => {
-            let mut card = json!({
-                "name": name,
-                "description": description,
-                "version": version,
-                "protocolVersion": "0.3.0",
-                "url": format!("{base}{}", JSONRPC_PATH),
-                "preferredTransport": "JSONRPC",
-                "capabilities": capabilities,
-                "defaultInputModes": INPUT_MODES,
-                "defaultOutputModes": OUTPUT_MODES,
-                "skills": skills,
-            });
-            let mut additional = vec![json!({
-                "url": format!("{base}{}", REST_PATH),
-                "transport": "HTTP+JSON",
-            })];
-            if behaviour == Behaviour::InterfaceUnserved {
-                additional.push(json!({
-                    "url": format!("{base}{UNSERVED_PATH}"),
-                    "transport": "JSONRPC",
-                }));
-            }
-            card["additionalInterfaces"] = Value::Array(additional);
-            card
+            card["protocolVersion"] = json!("0.3.0");
+            card["url"] = json!(format!("{base}{JSONRPC_PATH}"));
+            card["preferredTransport"] = json!(Binding::Jsonrpc.card_name());
         }
-    };
+    }
+    card["capabilities"] = json!({
+        "streaming": behaviour.declares_streaming(),
+        "pushNotifications": behaviour.declares_push(),
+    });
+    card["defaultInputModes"] = json!(INPUT_MODES);
+    card["defaultOutputModes"] = json!(OUTPUT_MODES);
+    card["skills"] = skills;
+    if peer.protocol == ProtocolVersion::V0_3 {
+        card["additionalInterfaces"] = json!(additional_interfaces_v0_3(peer));
+    }
     if behaviour.declares_security() && !auth::declare_schemes(&mut card, peer) {
         declare_security(&mut card, peer.protocol);
     }
@@ -126,6 +71,55 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
         Some(key) => key.sign(card, behaviour),
         None => card,
     }
+}
+
+/// v1.0 `supportedInterfaces`: JSON-RPC, then HTTP+JSON (declared whether
+/// or not it is served: `rest-unserved`), then what the behaviour adds.
+fn interfaces_v1_0(peer: &Shared) -> Vec<Value> {
+    let base = &peer.base_url;
+    let interface = |url: String, binding: Binding| {
+        json!({
+            "url": url,
+            "protocolBinding": binding.card_name(),
+            "protocolVersion": ProtocolVersion::V1_0.as_str(),
+        })
+    };
+    let mut interfaces = vec![
+        interface(format!("{base}{JSONRPC_PATH}"), Binding::Jsonrpc),
+        interface(format!("{base}{REST_PATH}"), Binding::Rest),
+    ];
+    if peer.behaviour == Behaviour::InterfaceUnserved {
+        interfaces.push(interface(
+            format!("{base}{UNSERVED_PATH}"),
+            Binding::Jsonrpc,
+        ));
+    }
+    if let Some(addr) = peer.grpc_addr {
+        // `host:port`, no scheme, as gRPC targets are written.
+        let grpc = interface(addr.to_string(), Binding::Grpc);
+        match peer.behaviour {
+            Behaviour::GrpcOnly => interfaces = vec![grpc],
+            Behaviour::GrpcRefused => interfaces.insert(1, grpc),
+            _ => interfaces.push(grpc),
+        }
+    }
+    interfaces
+}
+
+/// v0.3 `additionalInterfaces` (the top-level `url` is JSON-RPC's).
+fn additional_interfaces_v0_3(peer: &Shared) -> Vec<Value> {
+    let base = &peer.base_url;
+    let mut additional = vec![json!({
+        "url": format!("{base}{REST_PATH}"),
+        "transport": Binding::Rest.card_name(),
+    })];
+    if peer.behaviour == Behaviour::InterfaceUnserved {
+        additional.push(json!({
+            "url": format!("{base}{UNSERVED_PATH}"),
+            "transport": Binding::Jsonrpc.card_name(),
+        }));
+    }
+    additional
 }
 
 /// A required bearer scheme, in the version's shapes (v1.0

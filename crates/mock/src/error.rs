@@ -17,27 +17,27 @@ pub(crate) const ERROR_DOMAIN: &str = "a2a-protocol.org";
 pub(crate) const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 
 impl A2aError {
-    pub fn new(code: i64, message: impl Into<String>) -> A2aError {
+    pub(crate) fn new(code: i64, message: impl Into<String>) -> A2aError {
         A2aError {
             code,
             message: message.into(),
         }
     }
 
-    pub fn invalid_params(message: impl Into<String>) -> A2aError {
+    pub(crate) fn invalid_params(message: impl Into<String>) -> A2aError {
         A2aError::new(codes::INVALID_PARAMS, message)
     }
 
-    pub fn task_not_found(id: &str) -> A2aError {
+    pub(crate) fn task_not_found(id: &str) -> A2aError {
         A2aError::new(codes::TASK_NOT_FOUND, format!("task `{id}` not found"))
     }
 
-    pub fn unsupported(message: impl Into<String>) -> A2aError {
+    pub(crate) fn unsupported(message: impl Into<String>) -> A2aError {
         A2aError::new(codes::UNSUPPORTED_OPERATION, message)
     }
 
     /// The ErrorInfo `reason` of an A2A error (none for plain JSON-RPC errors).
-    pub fn reason(&self) -> Option<&'static str> {
+    pub(crate) fn reason(&self) -> Option<&'static str> {
         Some(match self.code {
             codes::TASK_NOT_FOUND => "TASK_NOT_FOUND",
             codes::TASK_NOT_CANCELABLE => "TASK_NOT_CANCELABLE",
@@ -53,7 +53,7 @@ impl A2aError {
     }
 
     /// The HTTP status and google.rpc status name of the REST binding.
-    pub fn http_status(&self) -> (StatusCode, &'static str) {
+    pub(crate) fn http_status(&self) -> (StatusCode, &'static str) {
         match self.code {
             codes::TASK_NOT_FOUND | codes::METHOD_NOT_FOUND => (StatusCode::NOT_FOUND, "NOT_FOUND"),
             codes::INVALID_PARAMS
@@ -75,7 +75,7 @@ impl A2aError {
 
     /// The JSON-RPC `error` object. v1.0 carries `data: [ErrorInfo]` for A2A
     /// errors; v0.3 leaves `data` out.
-    pub fn jsonrpc_error(&self, version: ProtocolVersion) -> Value {
+    pub(crate) fn jsonrpc_error(&self, version: ProtocolVersion) -> Value {
         let mut out = Map::new();
         out.insert("code".into(), json!(self.code));
         out.insert("message".into(), json!(self.message));
@@ -88,7 +88,7 @@ impl A2aError {
     }
 
     /// The REST body, `{"error":{code,status,message,details:[ErrorInfo]}}`.
-    pub fn rest_body(&self) -> Value {
+    pub(crate) fn rest_body(&self) -> Value {
         let (http, status) = self.http_status();
         let details: Vec<Value> = self.error_info().into_iter().collect();
         json!({"error": {

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long an issued token is valid.
-pub const TOKEN_LIFETIME: Duration = Duration::from_secs(60);
+pub(crate) const TOKEN_LIFETIME: Duration = Duration::from_secs(60);
 
 /// Issued tokens: their expiry and scopes.
 #[derive(Default)]

@@ -1,34 +1,60 @@
 //! The mock peer: a real A2A server on loopback with an honest lifecycle and
-//! named divergences, for trying the tool and for the tests.
+//! named divergences between what its card declares and what it does, for
+//! trying the tool, for tests and for demos. It speaks v1.0 (JSON-RPC,
+//! HTTP+JSON and, for the gRPC behaviours, gRPC) or v0.3 (JSON-RPC and
+//! HTTP+JSON), over HTTP or HTTPS.
 //!
-//! ```no_run
+//! # API
+//!
+//! - [`MockPeer::start`] serves a [`MockConfig`] on 127.0.0.1 (port 0 picks
+//!   a free one) on the current tokio runtime; the peer's URLs, its public
+//!   signing key and the tasks it holds are read from the [`MockPeer`], and
+//!   [`MockPeer::shutdown`] (or dropping it) stops it.
+//! - [`Behaviour`] names what the peer does: `Honest`, or one divergence
+//!   (each described by [`Behaviour::describe`]); [`MockTiming`] paces its
+//!   tasks and streams.
+//! - TLS: [`MockPki`] makes a throwaway CA with a server and a client
+//!   certificate (written as the PEM files `--cacert`, `--cert` and `--key`
+//!   read: [`PkiFiles`]); [`MockTls`] serves HTTPS with it, mTLS if asked,
+//!   and [`MockTls::listener`] puts handlers of one's own behind the same CA.
+//! - [`auth`]: the credentials the secured behaviours expect.
+//!
+//! ```
 //! use a2a_conform_mock::{Behaviour, MockConfig, MockPeer};
 //! use a2a_conform_protocol::ProtocolVersion;
-//! # async fn demo() -> std::io::Result<()> {
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let peer = MockPeer::start(MockConfig {
-//!     protocol: ProtocolVersion::V1_0,
+//!     protocol: ProtocolVersion::V0_3,
 //!     behaviour: Behaviour::CancelLeak,
 //!     ..MockConfig::default()
 //! })
 //! .await?;
-//! println!("card at {}", peer.card_url());
+//! let card: serde_json::Value = reqwest::get(peer.card_url()).await?.json().await?;
+//! assert_eq!(card["protocolVersion"], "0.3.0");
+//! assert!(card["description"].as_str().unwrap().contains(Behaviour::CancelLeak.describe()));
 //! peer.shutdown().await;
 //! # Ok(())
 //! # }
 //! ```
 //!
-//! Layout: [`behaviour`] names the divergences, `card` publishes the agent
+//! Layout: `behaviour` names the divergences, `card` publishes the agent
 //! card, `jsonrpc` and `rest` are the HTTP bindings, `grpc` the gRPC one (a
 //! second loopback port, for the gRPC behaviours), `service` is the
-//! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps them,
-//! `sse` writes streams, `push` keeps push configs and delivers notifications,
-//! `auth` checks credentials (and `token` issues OAuth tokens), `model` renders the wire shapes of each version,
-//! `bench` serves numbered cards and fast streams for the benchmark.
+//! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps
+//! them, `sse` writes streams, `push` keeps push configs and delivers
+//! notifications, `auth` checks credentials (and `token` issues OAuth
+//! tokens), `model` renders the wire shapes of each version, `tls` serves
+//! HTTPS, `bench` serves numbered cards and fast streams for the benchmark.
 //! Leaves the others import instead of each other or this file: `published`
 //! (paths and media modes), `shared` (what handlers share), `push_configs`.
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 pub mod auth;
-pub mod behaviour;
+mod behaviour;
 mod bench;
 mod card;
 mod declared;
@@ -48,12 +74,12 @@ mod signed;
 mod sse;
 mod store;
 mod task_basics;
-pub mod tls;
+mod tls;
 mod token;
 
 pub use behaviour::Behaviour;
 pub use shared::MockTiming;
-pub use tls::{MockPki, MockTls, PkiFiles};
+pub use tls::{MockPki, MockTls, PkiFiles, TlsListener};
 
 use a2a_conform_protocol::ProtocolVersion;
 use axum::routing::{any, get, post};
@@ -72,9 +98,11 @@ use tokio::task::JoinHandle;
 pub struct MockConfig {
     /// The version the peer speaks and its card declares.
     pub protocol: ProtocolVersion,
+    /// What the peer does: honest, or one named divergence.
     pub behaviour: Behaviour,
     /// The loopback port; 0 picks a free one.
     pub port: u16,
+    /// How tasks and streams are paced (chunks, intervals, silence).
     pub timing: MockTiming,
     /// The bearer token the `secured` behaviour requires; `None` is
     /// [`auth::DEFAULT_TOKEN`]. Other behaviours check no credentials.
@@ -133,7 +161,7 @@ impl MockPeer {
                 }
             ),
             store: store::Store::new(capacity),
-            push: Registry::new(),
+            push: Registry::new().map_err(std::io::Error::other)?,
             shutdown: shutdown_rx.clone(),
             auth_token: (config.behaviour.declares_security()
                 || declared::guards_extended_card(config.behaviour))
@@ -162,11 +190,7 @@ impl MockPeer {
                     .await;
             }),
             Some(tls) => {
-                let server_config = tls
-                    .pki
-                    .server_config(tls.require_client_cert)
-                    .map_err(std::io::Error::other)?;
-                let listener = tls::TlsListener::new(listener, server_config)?;
+                let listener = tls.listener(listener)?;
                 tokio::spawn(async move {
                     let _ = axum::serve(listener, app)
                         .with_graceful_shutdown(graceful)
@@ -217,14 +241,17 @@ impl MockPeer {
         self.shared.grpc_addr
     }
 
+    /// The address the card and the HTTP bindings are served on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 
+    /// The version the peer speaks.
     pub fn protocol(&self) -> ProtocolVersion {
         self.shared.protocol
     }
 
+    /// The behaviour the peer was started with.
     pub fn behaviour(&self) -> Behaviour {
         self.shared.behaviour
     }

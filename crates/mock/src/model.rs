@@ -2,27 +2,9 @@
 //! messages (either version's part shapes) and the rendering of tasks and
 //! stream events into v1.0 or v0.3 JSON.
 
-use a2a_conform_protocol::{ProtocolVersion, TaskState};
+use a2a_conform_protocol::{ProtocolVersion, Role, TaskState};
 use serde_json::{json, Map, Value};
 use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Role {
-    User,
-    Agent,
-}
-
-impl Role {
-    fn wire_name(self, version: ProtocolVersion) -> &'static str {
-        match (self, version) {
-            (Role::User, ProtocolVersion::V1_0) => "ROLE_USER",
-            (Role::Agent, ProtocolVersion::V1_0) => "ROLE_AGENT",
-            (Role::User, ProtocolVersion::V0_3) => "user",
-            (Role::Agent, ProtocolVersion::V0_3) => "agent",
-        }
-    }
-}
 
 /// What a part carries; the member present on the wire decides it.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +26,7 @@ pub(crate) struct Part {
 }
 
 impl Part {
-    pub fn text(text: impl Into<String>) -> Part {
+    pub(crate) fn text(text: impl Into<String>) -> Part {
         Part {
             content: Content::Text(text.into()),
             media_type: None,
@@ -54,7 +36,7 @@ impl Part {
 
     /// The media type the part counts as: the declared one, else the natural
     /// one of its kind (text/plain, application/json, application/octet-stream).
-    pub fn effective_media_type(&self) -> String {
+    pub(crate) fn effective_media_type(&self) -> String {
         if let Some(declared) = &self.media_type {
             return media_essence(declared);
         }
@@ -87,7 +69,7 @@ pub(crate) struct Message {
 
 impl Message {
     /// An agent message about a task (status messages).
-    pub fn agent(task: &Task, text: &str) -> Message {
+    pub(crate) fn agent(task: &Task, text: &str) -> Message {
         Message {
             message_id: uuid::Uuid::new_v4().to_string(),
             role: Role::Agent,
@@ -98,7 +80,7 @@ impl Message {
     }
 
     /// Whether any text part contains `needle`.
-    pub fn text_contains(&self, needle: &str) -> bool {
+    pub(crate) fn text_contains(&self, needle: &str) -> bool {
         self.parts
             .iter()
             .any(|p| matches!(&p.content, Content::Text(t) if t.contains(needle)))
@@ -121,7 +103,7 @@ pub(crate) struct Status {
 }
 
 impl Status {
-    pub fn now(state: TaskState, message: Option<Message>) -> Status {
+    pub(crate) fn now(state: TaskState, message: Option<Message>) -> Status {
         Status {
             state,
             message,
@@ -130,7 +112,7 @@ impl Status {
     }
 
     /// Terminal or interrupted: a blocking send returns, a stream ends.
-    pub fn settles(&self) -> bool {
+    pub(crate) fn settles(&self) -> bool {
         self.state.is_terminal() || self.state.is_interrupted()
     }
 }

@@ -32,19 +32,26 @@ pub(crate) struct Registry {
     pub(super) client: reqwest::Client,
 }
 
+/// The delivery client could not be built (reqwest refused its TLS
+/// backend or options): the peer does not start rather than deliver with
+/// a default client that has no timeouts and follows redirects.
+#[derive(Debug, thiserror::Error)]
+#[error("the mock peer cannot build its push delivery client: {0}")]
+pub(crate) struct DeliveryClientError(#[source] reqwest::Error);
+
 impl Registry {
-    pub(super) fn new() -> Registry {
+    pub(super) fn new() -> Result<Registry, DeliveryClientError> {
         let client = reqwest::Client::builder()
             .timeout(DELIVERY_TIMEOUT)
             .connect_timeout(DELIVERY_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("a2a-conform-mock/", env!("CARGO_PKG_VERSION")))
             .build()
-            .unwrap_or_default();
-        Registry {
+            .map_err(DeliveryClientError)?;
+        Ok(Registry {
             configs: Mutex::new(HashMap::new()),
             client,
-        }
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<PushConfig>>> {

@@ -54,7 +54,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// Sleeps for `duration`; false if the peer shut down meanwhile.
-    pub async fn sleep(&self, duration: Duration) -> bool {
+    pub(crate) async fn sleep(&self, duration: Duration) -> bool {
         let mut shutdown = self.shutdown.clone();
         tokio::select! {
             _ = tokio::time::sleep(duration) => true,
@@ -63,14 +63,14 @@ impl Shared {
     }
 
     /// Resolves once the peer shuts down.
-    pub async fn stopped(&self) {
+    pub(crate) async fn stopped(&self) {
         let mut shutdown = self.shutdown.clone();
         let _ = shutdown.wait_for(|down| *down).await;
     }
 
     /// Whether the HTTP+JSON binding the card declares (both versions) is
     /// served.
-    pub fn serves_rest(&self) -> bool {
+    pub(crate) fn serves_rest(&self) -> bool {
         self.behaviour.serves_rest()
     }
 }

@@ -36,14 +36,14 @@ pub(crate) struct Entry {
 
 impl Entry {
     /// Sends an event to every open stream on the task.
-    pub fn emit(&self, event: Event, close: bool) {
+    pub(crate) fn emit(&self, event: Event, close: bool) {
         // No receivers is fine: nobody is streaming this task right now.
         let _ = self.tx.send(Broadcast { event, close });
     }
 
     /// Moves the task to `status`, records its message in the history and
     /// announces it.
-    pub fn set_status(&mut self, status: Status, close: bool) {
+    pub(crate) fn set_status(&mut self, status: Status, close: bool) {
         if let Some(message) = &status.message {
             self.task.history.push(message.clone());
         }
@@ -59,16 +59,16 @@ impl Entry {
     }
 
     /// A receiver for every event emitted from now on.
-    pub fn feed(&self) -> Feed {
+    pub(crate) fn feed(&self) -> Feed {
         self.tx.subscribe()
     }
 
     /// Whether a worker is still running on this task.
-    pub fn worker_alive(&self) -> bool {
+    pub(crate) fn worker_alive(&self) -> bool {
         self.worker.as_ref().is_some_and(|h| !h.is_finished())
     }
 
-    pub fn stop_worker(&mut self) {
+    pub(crate) fn stop_worker(&mut self) {
         if let Some(handle) = self.worker.take() {
             handle.abort();
         }
@@ -90,7 +90,7 @@ pub(crate) struct Store {
 
 impl Store {
     /// `channel_capacity` bounds how far a slow stream may fall behind.
-    pub fn new(channel_capacity: usize) -> Store {
+    pub(crate) fn new(channel_capacity: usize) -> Store {
         Store::with_limit(channel_capacity, MAX_TASKS)
     }
 
@@ -109,7 +109,7 @@ impl Store {
     }
 
     /// A fresh worker run number.
-    pub fn next_run(&self) -> u64 {
+    pub(crate) fn next_run(&self) -> u64 {
         let mut inner = self.lock();
         inner.next_run += 1;
         inner.next_run
@@ -117,7 +117,7 @@ impl Store {
 
     /// Adds a task, evicting the oldest beyond the limit, then runs `f` on
     /// the new entry under the same lock (to subscribe or start a worker).
-    pub fn insert<R>(&self, task: Task, f: impl FnOnce(&mut Entry) -> R) -> R {
+    pub(crate) fn insert<R>(&self, task: Task, f: impl FnOnce(&mut Entry) -> R) -> R {
         let mut inner = self.lock();
         while inner.order.len() >= self.limit {
             if let Some(old) = inner.order.pop_front() {
@@ -140,13 +140,13 @@ impl Store {
     }
 
     /// Runs `f` on a task's entry under the lock; `None` if there is no such task.
-    pub fn with<R>(&self, id: &str, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
+    pub(crate) fn with<R>(&self, id: &str, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
         let mut inner = self.lock();
         inner.tasks.get_mut(id).map(f)
     }
 
     /// A copy of every task, for listing.
-    pub fn snapshot_all(&self) -> Vec<Task> {
+    pub(crate) fn snapshot_all(&self) -> Vec<Task> {
         let inner = self.lock();
         inner
             .order
@@ -156,7 +156,7 @@ impl Store {
     }
 
     /// Stops every worker (peer shutdown).
-    pub fn stop_all(&self) {
+    pub(crate) fn stop_all(&self) {
         let mut inner = self.lock();
         for entry in inner.tasks.values_mut() {
             entry.stop_worker();

@@ -150,9 +150,25 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
 /// How the mock serves HTTPS.
 #[derive(Clone)]
 pub struct MockTls {
+    /// The CA whose server certificate the peer presents (and whose client
+    /// certificates it accepts).
     pub pki: Arc<MockPki>,
     /// Refuse clients without a certificate the CA signed (mTLS).
     pub require_client_cert: bool,
+}
+
+impl MockTls {
+    /// A listener that serves HTTPS on `tcp` with these settings: what the
+    /// mock peer itself serves with, and what a test hosting handlers of
+    /// its own (a key set, a token endpoint) hands `axum::serve` to put
+    /// them behind the same CA.
+    pub fn listener(&self, tcp: TcpListener) -> std::io::Result<TlsListener> {
+        let config = self
+            .pki
+            .server_config(self.require_client_cert)
+            .map_err(std::io::Error::other)?;
+        TlsListener::new(tcp, config)
+    }
 }
 
 impl fmt::Debug for MockTls {
@@ -171,11 +187,11 @@ impl PartialEq for MockTls {
 
 impl Eq for MockTls {}
 
-/// An axum listener of TLS connections: a task accepts TCP and runs each
-/// handshake in its own task (bounded by [`HANDSHAKE_TIMEOUT`]); finished
-/// handshakes queue here. A failed handshake is the client's problem and
-/// is dropped.
-pub(crate) struct TlsListener {
+/// An axum listener of TLS connections ([`MockTls::listener`]): a task
+/// accepts TCP and runs each handshake in its own task (bounded by ten
+/// seconds); finished handshakes queue here. A failed handshake is the
+/// client's problem and is dropped.
+pub struct TlsListener {
     ready: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
     addr: SocketAddr,
     /// Aborted with the listener, so the port is released with the server.
@@ -189,10 +205,7 @@ impl Drop for TlsListener {
 }
 
 impl TlsListener {
-    pub(crate) fn new(
-        tcp: TcpListener,
-        config: Arc<rustls::ServerConfig>,
-    ) -> std::io::Result<Self> {
+    fn new(tcp: TcpListener, config: Arc<rustls::ServerConfig>) -> std::io::Result<Self> {
         let addr = tcp.local_addr()?;
         let (sender, ready) = mpsc::channel(ACCEPT_QUEUE);
         let tls = tokio_rustls::TlsAcceptor::from(config);

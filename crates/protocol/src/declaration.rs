@@ -17,10 +17,25 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A capability flag in the card's `capabilities`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A capability flag in the card's `capabilities`. Its name (derived, the
+/// v1.0 card's camelCase spelling) is what follows `capabilities.` in an id.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "camelCase")]
 pub enum Capability {
+    /// `streaming`: the peer answers `SendStreamingMessage` and `SubscribeToTask`.
     Streaming,
+    /// `pushNotifications`: the peer delivers task updates to a webhook.
     PushNotifications,
     /// v1.0 `extendedAgentCard`, v0.3 `supportsAuthenticatedExtendedCard`.
     ExtendedAgentCard,
@@ -29,21 +44,9 @@ pub enum Capability {
 }
 
 impl Capability {
-    pub const ALL: [Capability; 4] = [
-        Capability::Streaming,
-        Capability::PushNotifications,
-        Capability::ExtendedAgentCard,
-        Capability::StateTransitionHistory,
-    ];
-
     /// The name after `capabilities.`, as the v1.0 card spells the flag.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Capability::Streaming => "streaming",
-            Capability::PushNotifications => "pushNotifications",
-            Capability::ExtendedAgentCard => "extendedAgentCard",
-            Capability::StateTransitionHistory => "stateTransitionHistory",
-        }
+        self.into()
     }
 }
 
@@ -72,17 +75,30 @@ pub enum DeclarationId {
     /// `skills[<id>]`: the skill exists.
     Skill(String),
     /// `skills[<id>].inputModes[<media type>]`.
-    SkillInputMode { skill: String, mode: String },
+    SkillInputMode {
+        /// The skill's id.
+        skill: String,
+        /// The media type.
+        mode: String,
+    },
     /// `skills[<id>].outputModes[<media type>]`.
-    SkillOutputMode { skill: String, mode: String },
+    SkillOutputMode {
+        /// The skill's id.
+        skill: String,
+        /// The media type.
+        mode: String,
+    },
     /// `securitySchemes[<name>]`.
     SecurityScheme(String),
     /// `interfaces[<BINDING> <version>]`, or `… #<n>` for the n-th repeat of
     /// the same binding and version (n ≥ 2). The URL is left out so ids stay
     /// stable across hosts and ports.
     Interface {
+        /// The binding as cards spell it (`JSONRPC`), or the card's own word.
         binding: BindingName,
+        /// The protocol version (`1.0`), or the card's own word.
         version: String,
+        /// 1 for the first interface of this binding and version, 2 for the next…
         repeat: u32,
     },
     /// A suite's own id, `x-…`: no card declares it; a scenario verifying it
@@ -113,7 +129,9 @@ pub enum DeclarationId {
 }
 
 impl DeclarationId {
-    /// The card-level ids with a fixed spelling, in report order.
+    /// The card-level ids with a fixed spelling, in report order: the one
+    /// list of them. Parsing, did-you-mean suggestions and
+    /// [`Card::declarations`](crate::card::Card::declarations) all read it.
     pub const FIXED: [DeclarationId; 13] = [
         DeclarationId::Capability(Capability::Streaming),
         DeclarationId::Capability(Capability::PushNotifications),
@@ -129,15 +147,6 @@ impl DeclarationId {
         DeclarationId::ListTasks,
         DeclarationId::HistoryLength,
     ];
-
-    /// An `interfaces[…]` id for the first (or only) interface of a binding and version.
-    pub fn interface(binding: impl Into<String>, version: impl Into<String>) -> DeclarationId {
-        DeclarationId::Interface {
-            binding: binding.into(),
-            version: version.into(),
-            repeat: 1,
-        }
-    }
 
     /// Whether a `when:` gate can ask the card about this id (a suite's own
     /// `x-…` ids are unknown to every card).
@@ -213,6 +222,7 @@ impl fmt::Display for DeclarationId {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{text}` is not a declaration id{}", hint(.suggestion))]
 pub struct DeclarationIdError {
+    /// The text as written.
     pub text: String,
     /// The known id (or pattern) closest to the text, when one is close.
     pub suggestion: Option<String>,
@@ -420,7 +430,9 @@ impl<'de> serde::Deserialize<'de> for DeclarationId {
 /// id (`capabilities.streaming`), or only if it does not (`!capabilities.streaming`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gate {
+    /// `!id`: the gate opens when the card does *not* declare the id.
     pub negate: bool,
+    /// The declaration the gate asks the card about.
     pub id: DeclarationId,
 }
 
@@ -452,8 +464,10 @@ impl fmt::Display for Gate {
 /// Why a `when:` text is not a gate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GateError {
+    /// The text is no declaration id.
     #[error(transparent)]
     Id(#[from] DeclarationIdError),
+    /// A suite's own `x-…` id, which no card can answer.
     #[error(
         "`{0}` is a suite's own id: no card declares it, so a `when:` gate on it would never open"
     )]

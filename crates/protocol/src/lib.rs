@@ -1,33 +1,76 @@
-//! The A2A protocol as a2a-conform reads it: versions, operations, task
-//! states, bindings and error codes (every wire spelling once, here and in
-//! the per-version modules), the agent card ([`card`]: parse, select an
-//! interface, signatures, hygiene), the declarations a card makes
-//! ([`declaration`]: one grammar for the card, the suites, the planner and
-//! the reports) and small [`text`] helpers. Pure logic: nothing here does
-//! I/O; the client crate fetches, this crate reads.
+//! The A2A protocol as a2a-conform reads it, with every wire spelling in
+//! one place: versions, bindings, operations, roles, task states and error
+//! codes; the agent card (fetched elsewhere, parsed, linted and read for
+//! its declarations here); and the declaration ids that suites, the
+//! planner, reports and baselines share. Pure logic: nothing here does
+//! I/O — the client crate fetches, this crate reads.
+//!
+//! # API
+//!
+//! - Names: [`ProtocolVersion`], [`Binding`], [`Operation`], [`Role`],
+//!   [`TaskState`] and [`codes`]. Each version's spelling is reached through
+//!   them ([`ProtocolVersion::method`], [`TaskState::wire_name`],
+//!   [`Binding::card_name`]); [`v1_0`] and [`v0_3`] hold each version's
+//!   tables behind them, and in the open what a binding needs beyond them
+//!   (v1.0's gRPC names, v0.3's proto JSON); [`view`] and [`wire`] read
+//!   what a peer sent ([`Event`], [`TaskView`], [`RpcError`]).
+//! - The card: [`discovery_url`] turns what a user typed into the URL to
+//!   fetch, [`parse_card`] reads the fetched bytes into a [`Card`] (or a
+//!   [`CardError`]), choosing the interface a run talks to; [`card`] has the
+//!   rest (signatures, hygiene, interfaces).
+//! - Declarations: a [`DeclarationId`] names one promise a card makes
+//!   (`capabilities.streaming`, `skills[echo].inputModes[text/plain]`); a
+//!   [`Gate`] is a scenario's `when:`; [`Card::declarations`] and
+//!   [`Card::is_declared`] answer them.
+//! - [`text`]: clipping and durations as reports print them.
+//!
+//! ```
+//! use a2a_conform_protocol::{discovery_url, parse_card, Binding, DeclarationId, Operation};
+//! use a2a_conform_protocol::card::{BindingChoice, ProtocolChoice};
+//! use a2a_conform_protocol::ProtocolVersion;
+//!
+//! let url = discovery_url("https://agent.example/a2a").unwrap();
+//! assert_eq!(url.as_str(), "https://agent.example/a2a/.well-known/agent-card.json");
+//!
+//! let body = br#"{
+//!     "name": "echo", "description": "echoes", "version": "1",
+//!     "supportedInterfaces": [{"url": "https://agent.example/rpc",
+//!         "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+//!     "capabilities": {"streaming": true},
+//!     "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+//!     "skills": [{"id": "echo", "name": "Echo", "description": "d", "tags": []}]
+//! }"#;
+//! let card = parse_card(&url, body, ProtocolChoice::Auto, BindingChoice::Auto).unwrap();
+//! assert_eq!(card.binding(), Binding::Jsonrpc);
+//! let streaming: DeclarationId = "capabilities.streaming".parse().unwrap();
+//! assert!(card.is_declared(&streaming));
+//!
+//! let version = card.protocol_version();
+//! assert_eq!(version.method(Operation::SendMessage), Some("SendMessage"));
+//! assert_eq!(ProtocolVersion::V0_3.method(Operation::SendMessage), Some("message/send"));
+//! ```
 //!
 //! Layout: `model` names the neutral types (a leaf), `v1_0` and `v0_3` map
 //! them to each version's wire spelling, `view` reads what a peer sent,
 //! `wire` reads stream frames into borrowed typed fields. This file
 //! stitches the versions together; none of them imports it.
-//!
-//! ```
-//! use a2a_conform_protocol::{Operation, ProtocolVersion};
-//! assert_eq!(Operation::SendMessage.method(ProtocolVersion::V1_0), "SendMessage");
-//! assert_eq!(Operation::SendMessage.method(ProtocolVersion::V0_3), "message/send");
-//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod card;
 pub mod declaration;
 pub mod text;
 
-pub mod model;
+mod model;
 pub mod v0_3;
 pub mod v1_0;
 pub mod view;
 pub mod wire;
 
-pub use model::{codes, Binding, Operation, ProtocolVersion, TaskState};
+pub use card::{discovery_url, parse_card, Card, CardError};
+pub use declaration::{DeclarationId, Gate};
+pub use model::{codes, Binding, Operation, ProtocolVersion, Role, TaskState};
 pub use view::{ArtifactView, Event, MessagePart, RpcError, SendResult, TaskView};
 
 use strum::VariantArray;
@@ -111,6 +154,16 @@ impl ProtocolVersion {
         match self {
             ProtocolVersion::V1_0 => v1_0::with_inline_push(params, url),
             ProtocolVersion::V0_3 => v0_3::with_inline_push(params, url),
+        }
+    }
+}
+
+impl Role {
+    /// The role's wire spelling for a version.
+    pub fn wire_name(self, version: ProtocolVersion) -> &'static str {
+        match version {
+            ProtocolVersion::V1_0 => v1_0::role_name(self),
+            ProtocolVersion::V0_3 => v0_3::role_name(self),
         }
     }
 }

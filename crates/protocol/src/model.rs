@@ -24,13 +24,19 @@ use serde::{Deserialize, Serialize};
 )]
 #[serde(into = "&'static str", try_from = "String")]
 pub enum ProtocolVersion {
+    /// A2A 1.0: PascalCase methods, `TASK_STATE_*`, `supportedInterfaces`,
+    /// the `A2A-Version` header; JSON-RPC, HTTP+JSON and gRPC.
     #[strum(serialize = "1.0")]
     V1_0,
+    /// A2A 0.3: slash-style methods, kebab-case states, `kind` tags, a
+    /// top-level card `url`; JSON-RPC and HTTP+JSON.
     #[strum(serialize = "0.3")]
     V0_3,
 }
 
 impl ProtocolVersion {
+    /// The version's name (`1.0`, `0.3`): what `--protocol` takes and
+    /// reports print.
     pub fn as_str(self) -> &'static str {
         self.into()
     }
@@ -78,46 +84,81 @@ pub enum Binding {
 }
 
 impl Binding {
+    /// The tool's own name (`jsonrpc`, `rest`, `grpc`): what `--binding`
+    /// takes and reports print.
     pub fn as_str(self) -> &'static str {
         self.into()
     }
 
-    /// Reads a card's binding name (`JSONRPC`, `HTTP+JSON`, `GRPC`): the card's wire
-    /// spellings, which are not the tool's own names.
-    pub fn from_card(name: &str) -> Option<Self> {
-        match name.trim().to_ascii_uppercase().as_str() {
-            "JSONRPC" | "JSON-RPC" => Some(Binding::Jsonrpc),
-            "HTTP+JSON" | "REST" => Some(Binding::Rest),
-            "GRPC" => Some(Binding::Grpc),
-            _ => None,
+    /// The card's spelling (`protocolBinding`, v0.3 `transport` and
+    /// `preferredTransport`): `JSONRPC`, `HTTP+JSON`, `GRPC`. The one place
+    /// these are spelled: parsing, lint and messages all read it.
+    pub fn card_name(self) -> &'static str {
+        match self {
+            Binding::Jsonrpc => "JSONRPC",
+            Binding::Rest => "HTTP+JSON",
+            Binding::Grpc => "GRPC",
         }
+    }
+
+    /// Reads a card's binding name: the spec's spelling ([`Binding::card_name`])
+    /// in any case, or a common variant (`JSON-RPC`, `REST`) that a lint
+    /// warns about. `None` for a binding the spec does not define.
+    pub fn from_card(name: &str) -> Option<Self> {
+        let upper = name.trim().to_ascii_uppercase();
+        let spelled = <Binding as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
+            .find(|b| b.card_name() == upper);
+        spelled.or(match upper.as_str() {
+            "JSON-RPC" => Some(Binding::Jsonrpc),
+            "REST" => Some(Binding::Rest),
+            _ => None,
+        })
+    }
+
+    /// Whether `name` is exactly a spelling the spec defines (no lint needed).
+    pub fn is_card_spelling(name: &str) -> bool {
+        <Binding as strum::VariantArray>::VARIANTS
+            .iter()
+            .any(|b| b.card_name() == name)
     }
 }
 
 /// An A2A operation, named independently of any version's wire spelling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::VariantArray)]
 pub enum Operation {
+    /// Send a message; the answer is a task or a message.
     SendMessage,
+    /// Send a message and read the answer as a stream of events.
     SendStreamingMessage,
+    /// Read a task (`historyLength` bounds the history returned).
     GetTask,
+    /// List tasks (v1.0 only).
     ListTasks,
+    /// Ask the peer to cancel a task.
     CancelTask,
+    /// Re-open the event stream of a task (v0.3 `tasks/resubscribe`).
     SubscribeToTask,
+    /// Register a push notification config (a webhook) for a task.
     CreatePushConfig,
+    /// Read one push notification config of a task.
     GetPushConfig,
+    /// List a task's push notification configs.
     ListPushConfigs,
+    /// Remove a push notification config.
     DeletePushConfig,
+    /// Read the extended agent card an authenticated client may see.
     GetExtendedCard,
 }
 
-impl Operation {
-    /// Whether the operation answers with an SSE stream.
-    pub fn is_streaming(self) -> bool {
-        matches!(
-            self,
-            Operation::SendStreamingMessage | Operation::SubscribeToTask
-        )
-    }
+/// Who wrote a message: the user (the tool) or the agent (the peer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::VariantArray)]
+pub enum Role {
+    /// The client's side: `ROLE_USER` in v1.0, `user` in v0.3.
+    User,
+    /// The peer's side: `ROLE_AGENT` in v1.0, `agent` in v0.3.
+    Agent,
 }
 
 /// The lifecycle state of a task, version-neutral. Its name (`input-required`)
@@ -139,14 +180,23 @@ impl Operation {
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum TaskState {
+    /// Accepted, not yet started.
     Submitted,
+    /// In progress.
     Working,
+    /// Interrupted: the agent waits for more input from the user.
     InputRequired,
+    /// Interrupted: the agent waits for the user to authenticate.
     AuthRequired,
+    /// Terminal: finished successfully.
     Completed,
+    /// Terminal: finished with an error.
     Failed,
+    /// Terminal: canceled on request.
     Canceled,
+    /// Terminal: the agent declined the task.
     Rejected,
+    /// A state the peer did not name (v1.0 `TASK_STATE_UNSPECIFIED`).
     Unknown,
 }
 
@@ -159,6 +209,8 @@ impl TaskState {
         self.into()
     }
 
+    /// Whether the task is over (completed, failed, canceled, rejected): a
+    /// terminal task must not change again.
     pub fn is_terminal(self) -> bool {
         matches!(
             self,
@@ -166,6 +218,8 @@ impl TaskState {
         )
     }
 
+    /// Whether the task waits on the user (input- or auth-required): a
+    /// stream ends there in v1.0, and a resume continues it.
     pub fn is_interrupted(self) -> bool {
         matches!(self, TaskState::InputRequired | TaskState::AuthRequired)
     }
@@ -173,19 +227,33 @@ impl TaskState {
 
 /// JSON-RPC and A2A error codes (v1 §5.4).
 pub mod codes {
+    /// JSON-RPC: the request is not valid JSON.
     pub const PARSE_ERROR: i64 = -32700;
+    /// JSON-RPC: the JSON is not a valid request object.
     pub const INVALID_REQUEST: i64 = -32600;
+    /// JSON-RPC: no such method (in this version).
     pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// JSON-RPC: the params are invalid (also a refused part on resume).
     pub const INVALID_PARAMS: i64 = -32602;
+    /// JSON-RPC: the server failed.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// A2A TaskNotFound: no task with that id.
     pub const TASK_NOT_FOUND: i64 = -32001;
+    /// A2A TaskNotCancelable: the task is already terminal.
     pub const TASK_NOT_CANCELABLE: i64 = -32002;
+    /// A2A PushNotificationNotSupported.
     pub const PUSH_NOT_SUPPORTED: i64 = -32003;
+    /// A2A UnsupportedOperation (an undeclared stream, a terminal subscribe).
     pub const UNSUPPORTED_OPERATION: i64 = -32004;
+    /// A2A ContentTypeNotSupported: no accepted output mode can be produced.
     pub const CONTENT_TYPE_NOT_SUPPORTED: i64 = -32005;
+    /// A2A InvalidAgentResponse.
     pub const INVALID_AGENT_RESPONSE: i64 = -32006;
+    /// A2A ExtendedAgentCardNotConfigured.
     pub const EXTENDED_CARD_NOT_CONFIGURED: i64 = -32007;
+    /// A2A ExtensionSupportRequired: a required extension was not asked for.
     pub const EXTENSION_SUPPORT_REQUIRED: i64 = -32008;
+    /// A2A VersionNotSupported: the `A2A-Version` is not one the peer speaks.
     pub const VERSION_NOT_SUPPORTED: i64 = -32009;
 }
 

@@ -3,12 +3,12 @@
 
 pub mod proto;
 
-use super::model::{Operation, TaskState};
+use super::model::{Operation, Role, TaskState};
 use super::view::MessagePart;
 use serde_json::{json, Value};
 
 /// The v0.3 JSON-RPC method name of an operation (ListTasks does not exist in 0.3).
-pub fn method(op: Operation) -> Option<&'static str> {
+pub(crate) fn method(op: Operation) -> Option<&'static str> {
     Some(match op {
         Operation::SendMessage => "message/send",
         Operation::SendStreamingMessage => "message/stream",
@@ -26,12 +26,20 @@ pub fn method(op: Operation) -> Option<&'static str> {
 
 /// The v0.3 spelling of a state: v0.3 spells states with the neutral
 /// kebab-case names ([`TaskState::as_str`]), so there is no second table.
-pub fn state_name(state: TaskState) -> &'static str {
+pub(crate) fn state_name(state: TaskState) -> &'static str {
     state.as_str()
 }
 
+/// The v0.3 spelling of a role.
+pub(crate) fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Agent => "agent",
+    }
+}
+
 /// A v0.3 user message: `kind: message`, `role: user`, `kind`-tagged parts.
-pub fn message(
+pub(crate) fn message(
     parts: &[MessagePart],
     message_id: &str,
     task_id: Option<&str>,
@@ -49,8 +57,7 @@ pub fn message(
             } => json!({ "kind": "file", "file": { "bytes": base64, "mimeType": media_type, "name": name } }),
         })
         .collect();
-    let mut message =
-        json!({ "kind": "message", "messageId": message_id, "role": "user", "parts": parts });
+    let mut message = json!({ "kind": "message", "messageId": message_id, "role": role_name(Role::User), "parts": parts });
     if let Some(id) = task_id {
         message["taskId"] = json!(id);
     }
@@ -62,18 +69,18 @@ pub fn message(
 
 /// `message/send`/`message/stream` params with an explicit `blocking` flag (the
 /// 0.3 default is unspecified, so the tool always says what it wants).
-pub fn send_params(message: Value, blocking: bool) -> Value {
+pub(crate) fn send_params(message: Value, blocking: bool) -> Value {
     json!({ "message": message, "configuration": { "blocking": blocking } })
 }
 
 /// Params naming one task (`tasks/get`, `tasks/cancel`, `tasks/resubscribe`).
-pub fn task_params(task_id: &str) -> Value {
+pub(crate) fn task_params(task_id: &str) -> Value {
     json!({ "id": task_id })
 }
 
 /// `tasks/pushNotificationConfig/set` params: the nested
 /// `{taskId, pushNotificationConfig: {url, token?}}`.
-pub fn push_config_params(task_id: &str, url: &str, token: Option<&str>) -> Value {
+pub(crate) fn push_config_params(task_id: &str, url: &str, token: Option<&str>) -> Value {
     let mut config = json!({ "url": url });
     if let Some(token) = token {
         config["token"] = json!(token);
@@ -82,7 +89,7 @@ pub fn push_config_params(task_id: &str, url: &str, token: Option<&str>) -> Valu
 }
 
 /// Adds an inline push config to send params: `configuration.pushNotificationConfig`.
-pub fn with_inline_push(mut params: Value, url: &str) -> Value {
+pub(crate) fn with_inline_push(mut params: Value, url: &str) -> Value {
     params["configuration"]["pushNotificationConfig"] = json!({ "url": url });
     params
 }

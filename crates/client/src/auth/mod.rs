@@ -1,5 +1,5 @@
-//! Credentials from the card's security schemes: [`scheme`] reads what the
-//! card declares (card-level and per-skill requirements), [`settings`] holds
+//! Credentials from the card's security schemes: `scheme` reads what the
+//! card declares (card-level and per-skill requirements), `settings` holds
 //! what the user gave (environment variable names and their values),
 //! `resolve` meets each run's requirement with them — an API key, basic
 //! credentials, an OAuth 2.0 client-credentials or OpenID Connect token
@@ -13,11 +13,10 @@
 
 mod hints;
 mod resolve;
-pub mod scheme;
-pub mod settings;
+pub(crate) mod scheme;
+pub(crate) mod settings;
 mod token;
 
 pub use hints::{profile_hints, AuthHint, AuthSetting};
 pub use resolve::{PeerAuth, RunAuth};
 pub use settings::{AuthSettings, EnvSecret, IssuedSecrets, OAuthClient};
-pub use token::{needs_refresh, TokenError};

@@ -15,7 +15,9 @@
 //! origin. The card is the user's chosen peer: trusting it to name its
 //! token URL is trusting the peer the secret was given for.
 
-use super::scheme::{CardSecurity, KeyLocation, Requirement, SchemeKind, SecurityScheme};
+use super::scheme::{
+    CardSecurity, ClientCredentialsFlow, KeyLocation, Requirement, SchemeKind, SecurityScheme,
+};
 use super::settings::{AuthSettings, IssuedSecrets};
 use super::token::{TokenCache, TokenError};
 use crate::client::ClientConfig;
@@ -26,6 +28,8 @@ use std::sync::Arc;
 /// The credentials one run carries, and the evidence of how they were obtained.
 #[derive(Debug, Clone)]
 pub struct RunAuth {
+    /// The client settings for the run: the peer's, plus the credentials
+    /// obtained, and the hint a refusal of them reads with.
     pub config: ClientConfig,
     /// One line per token request (or cache hit) made for the run, redacted.
     pub evidence: Vec<String>,
@@ -55,21 +59,84 @@ enum Grant {
 }
 
 /// A scheme that cannot be satisfied, and what would satisfy it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the card's scheme `{scheme}` ({description}) needs {needs}")]
 struct Missing {
     scheme: String,
     description: String,
-    needs: String,
+    needs: Needs,
 }
 
-impl std::fmt::Display for Missing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the card's scheme `{}` ({}) needs {}",
-            self.scheme, self.description, self.needs
-        )
-    }
+/// What would satisfy a scheme that the user's settings cannot: the flag
+/// to pass, or why the tool cannot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum Needs {
+    #[error("a declaration the tool can read")]
+    Declaration,
+    #[error("--api-key-env VAR")]
+    ApiKey,
+    #[error("--bearer-env VAR")]
+    Bearer,
+    #[error("--basic-env USER_VAR:PASS_VAR")]
+    Basic,
+    #[error(
+        "an Authorization header (--header 'Authorization: …'); the tool builds none for this scheme"
+    )]
+    AuthorizationHeader,
+    #[error(
+        "--bearer-env VAR with a token obtained elsewhere: the card offers no client-credentials flow"
+    )]
+    NoClientCredentialsFlow,
+    #[error(
+        "--oauth-client-id-env VAR and --oauth-client-secret-env VAR (or a token with --bearer-env VAR)"
+    )]
+    OAuthClient,
+    #[error("a token URL that parses (`{text}`: {error})")]
+    UrlThatParses {
+        text: String,
+        error: url::ParseError,
+    },
+    #[error("a token URL the tool may send the client secret to: {0}")]
+    SafeTokenUrl(UnsafeUrl),
+    #[error("a discovery URL the tool may use: {0}")]
+    SafeDiscoveryUrl(UnsafeUrl),
+    #[error("a client certificate: --cert FILE --key FILE")]
+    ClientCertificate,
+    #[error("credentials the tool cannot build; pass them with --header")]
+    UnknownScheme,
+}
+
+/// Why the client secret may not go to a URL.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum UnsafeUrl {
+    #[error(
+        "{0} is not https (plain http only to a loopback host): the secret would travel in the clear"
+    )]
+    InTheClear(String),
+    #[error(
+        "{origin} is another origin than the card's {card_origin}, and --same-origin-credentials keeps credentials there"
+    )]
+    OtherOrigin { origin: String, card_origin: String },
+}
+
+/// No alternative of a requirement can be met: for each, what its schemes
+/// would need (the hint a refused run reads `unverified` with).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", alternatives(.0))]
+struct Unmet(Vec<Vec<Missing>>);
+
+/// `A needs x, and B needs y; or C needs z`.
+fn alternatives(misses: &[Vec<Missing>]) -> String {
+    misses
+        .iter()
+        .map(|m| {
+            m.iter()
+                .map(Missing::to_string)
+                .collect::<Vec<_>>()
+                .join(", and ")
+        })
+        .collect::<Vec<_>>()
+        .join("; or ")
 }
 
 /// The credentials of one peer: its card's security, what the user gave,
@@ -173,8 +240,8 @@ impl PeerAuth {
         }
         let grants = match self.choose(requirements) {
             Ok(grants) => grants,
-            Err(hint) => {
-                config.auth_hint = Some(hint);
+            Err(unmet) => {
+                config.auth_hint = Some(unmet.to_string());
                 return RunAuth {
                     config,
                     evidence,
@@ -288,12 +355,12 @@ impl PeerAuth {
         tokens.token(&url, scopes, for_run).await
     }
 
-    /// The first alternative whose every scheme can be satisfied, or the
-    /// hint naming what each would need.
+    /// The first alternative whose every scheme can be satisfied, or what
+    /// each would need.
     fn choose<'a>(
         &'a self,
         requirements: &[Requirement],
-    ) -> Result<Vec<(&'a SecurityScheme, Grant)>, String> {
+    ) -> Result<Vec<(&'a SecurityScheme, Grant)>, Unmet> {
         let mut misses: Vec<Vec<Missing>> = Vec::new();
         for requirement in requirements {
             let mut grants = Vec::new();
@@ -303,7 +370,7 @@ impl PeerAuth {
                     missing.push(Missing {
                         scheme: name.clone(),
                         description: "not declared in securitySchemes".into(),
-                        needs: "a declaration the tool can read".into(),
+                        needs: Needs::Declaration,
                     });
                     continue;
                 };
@@ -317,149 +384,161 @@ impl PeerAuth {
             }
             misses.push(missing);
         }
-        let alternatives: Vec<String> = misses
-            .iter()
-            .map(|m| {
-                m.iter()
-                    .map(Missing::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", and ")
-            })
-            .collect();
-        Err(alternatives.join("; or "))
+        Err(Unmet(misses))
     }
 
     /// How the user's settings satisfy one scheme with `scopes`.
     fn satisfy(&self, scheme: &SecurityScheme, scopes: &[String]) -> Result<Grant, Missing> {
-        let missing = |needs: String| Missing {
-            scheme: scheme.name.clone(),
-            description: scheme.kind.describe(),
-            needs,
-        };
-        let has_header = |name: &str| {
-            self.base
-                .headers
-                .iter()
-                .any(|(n, _)| n.trim().eq_ignore_ascii_case(name) && !self.base.is_public(n))
-        };
-        let bearer = self.base.bearer.is_some() || has_header("authorization");
-        match &scheme.kind {
-            SchemeKind::ApiKey { location, name } => {
-                let configured = match location {
-                    KeyLocation::Header => has_header(name),
-                    KeyLocation::Cookie => has_header("cookie"),
-                    KeyLocation::Query => false,
-                };
-                match (&self.settings.api_key, location) {
-                    (Some(key), KeyLocation::Header) => Ok(Grant::Header(
-                        name.clone(),
-                        key.value.clone(),
-                        format!("${}", key.var),
-                    )),
-                    (Some(key), KeyLocation::Query) => {
-                        Ok(Grant::Query(name.clone(), key.value.clone()))
-                    }
-                    (Some(key), KeyLocation::Cookie) => Ok(Grant::Header(
-                        "Cookie".into(),
-                        format!("{name}={}", key.value),
-                        format!("{name}=${}", key.var),
-                    )),
-                    (None, _) if configured => Ok(Grant::Configured),
-                    (None, _) => Err(missing("--api-key-env VAR".into())),
-                }
-            }
-            SchemeKind::Http { scheme: word } if word == "bearer" => match bearer {
-                true => Ok(Grant::Configured),
-                false => Err(missing("--bearer-env VAR".into())),
-            },
-            SchemeKind::Http { scheme: word } if word == "basic" => {
-                match (&self.settings.basic, has_header("authorization")) {
-                    (Some((user, password)), _) => {
-                        let pair = format!("{}:{}", user.value, password.value);
-                        let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
-Ok(Grant::Header(
-                            "Authorization".into(),
-                            format!("Basic {encoded}"),
-                            format!("Basic $(printf %s:%s ${} ${} | base64)", user.var, password.var),
-                        ))
-                    }
-                    (None, true) => Ok(Grant::Configured),
-                    (None, false) => Err(missing("--basic-env USER_VAR:PASS_VAR".into())),
-                }
-            }
-            SchemeKind::Http { .. } => match has_header("authorization") {
-                true => Ok(Grant::Configured),
-                false => Err(missing(
-                    "an Authorization header (--header 'Authorization: …'); the tool builds none for this scheme".into(),
-                )),
-            },
+        let grant = match &scheme.kind {
+            SchemeKind::ApiKey { location, name } => self.api_key(*location, name),
+            SchemeKind::Http { scheme: word } => self.http_auth(word),
             SchemeKind::OAuth2 {
-                client_credentials,
-                ..
-            } => {
-                let by_client = || -> Result<Grant, String> {
-                    let flow = client_credentials.as_ref().ok_or_else(|| {
-                        "--bearer-env VAR with a token obtained elsewhere: the card offers no client-credentials flow".to_string()
-                    })?;
-                    if self.tokens.is_none() {
-                        return Err("--oauth-client-id-env VAR and --oauth-client-secret-env VAR (or a token with --bearer-env VAR)".into());
-                    }
-                    let url = self.resolve(&flow.token_url)?;
-                    if let Some(refusal) = self.unsafe_token_url(&url) {
-                        return Err(format!("a token URL the tool may send the client secret to: {refusal}"));
-                    }
-                    Ok(Grant::Token {
-                        source: TokenSource::TokenUrl(url),
-                        scopes: scopes.to_vec(),
-                    })
-                };
-                match by_client() {
-                    Ok(grant) => Ok(grant),
-                    Err(_) if bearer => Ok(Grant::Configured),
-                    Err(needs) => Err(missing(needs)),
-                }
-            }
+                client_credentials, ..
+            } => self.or_bearer(self.client_credentials(client_credentials.as_ref(), scopes)),
             SchemeKind::OpenIdConnect { discovery_url } => {
-                let by_client = || -> Result<Grant, String> {
-                    if self.tokens.is_none() {
-                        return Err("--oauth-client-id-env VAR and --oauth-client-secret-env VAR (or a token with --bearer-env VAR)".into());
-                    }
-                    let url = self.resolve(discovery_url)?;
-                    if let Some(refusal) = self.unsafe_token_url(&url) {
-                        return Err(format!("a discovery URL the tool may use: {refusal}"));
-                    }
-                    Ok(Grant::Token {
-                        source: TokenSource::Discovery(url),
-                        scopes: scopes.to_vec(),
-                    })
-                };
-                match by_client() {
-                    Ok(grant) => Ok(grant),
-                    Err(_) if bearer => Ok(Grant::Configured),
-                    Err(needs) => Err(missing(needs)),
-                }
+                self.or_bearer(self.openid_connect(discovery_url, scopes))
             }
             SchemeKind::MutualTls => match self.base.tls.identity.is_some() {
                 true => Ok(Grant::Configured),
-                false => Err(missing("a client certificate: --cert FILE --key FILE".into())),
+                false => Err(Needs::ClientCertificate),
             },
-            SchemeKind::Unknown(_) => Err(missing(
-                "credentials the tool cannot build; pass them with --header".into(),
+            SchemeKind::Unknown(_) => Err(Needs::UnknownScheme),
+        };
+        grant.map_err(|needs| Missing {
+            scheme: scheme.name.clone(),
+            description: scheme.kind.describe(),
+            needs,
+        })
+    }
+
+    /// Whether the user configured a credential header `name` by hand.
+    fn has_header(&self, name: &str) -> bool {
+        self.base
+            .headers
+            .iter()
+            .any(|(n, _)| n.trim().eq_ignore_ascii_case(name) && !self.base.is_public(n))
+    }
+
+    /// Whether a bearer token was configured (`--bearer-env`, or an
+    /// `Authorization` header).
+    fn has_bearer(&self) -> bool {
+        self.base.bearer.is_some() || self.has_header("authorization")
+    }
+
+    /// An `apiKey` scheme: `--api-key-env` where the card puts the key, else
+    /// a header or cookie the user configured.
+    fn api_key(&self, location: KeyLocation, name: &str) -> Result<Grant, Needs> {
+        let configured = match location {
+            KeyLocation::Header => self.has_header(name),
+            KeyLocation::Cookie => self.has_header("cookie"),
+            KeyLocation::Query => false,
+        };
+        match (&self.settings.api_key, location) {
+            (Some(key), KeyLocation::Header) => Ok(Grant::Header(
+                name.to_string(),
+                key.value.clone(),
+                format!("${}", key.var),
             )),
+            (Some(key), KeyLocation::Query) => {
+                Ok(Grant::Query(name.to_string(), key.value.clone()))
+            }
+            (Some(key), KeyLocation::Cookie) => Ok(Grant::Header(
+                "Cookie".into(),
+                format!("{name}={}", key.value),
+                format!("{name}=${}", key.var),
+            )),
+            (None, _) if configured => Ok(Grant::Configured),
+            (None, _) => Err(Needs::ApiKey),
+        }
+    }
+
+    /// An `http` scheme: bearer from `--bearer-env`, basic built from
+    /// `--basic-env`, any other only from an `Authorization` header.
+    fn http_auth(&self, word: &str) -> Result<Grant, Needs> {
+        match word {
+            "bearer" if self.has_bearer() => Ok(Grant::Configured),
+            "bearer" => Err(Needs::Bearer),
+            "basic" => match (&self.settings.basic, self.has_header("authorization")) {
+                (Some((user, password)), _) => {
+                    let pair = format!("{}:{}", user.value, password.value);
+                    let encoded = base64::engine::general_purpose::STANDARD.encode(pair);
+                    Ok(Grant::Header(
+                        "Authorization".into(),
+                        format!("Basic {encoded}"),
+                        format!(
+                            "Basic $(printf %s:%s ${} ${} | base64)",
+                            user.var, password.var
+                        ),
+                    ))
+                }
+                (None, true) => Ok(Grant::Configured),
+                (None, false) => Err(Needs::Basic),
+            },
+            _ if self.has_header("authorization") => Ok(Grant::Configured),
+            _ => Err(Needs::AuthorizationHeader),
+        }
+    }
+
+    /// An `oauth2` scheme met by its client-credentials flow with the
+    /// user's OAuth client.
+    fn client_credentials(
+        &self,
+        flow: Option<&ClientCredentialsFlow>,
+        scopes: &[String],
+    ) -> Result<Grant, Needs> {
+        let flow = flow.ok_or(Needs::NoClientCredentialsFlow)?;
+        if self.tokens.is_none() {
+            return Err(Needs::OAuthClient);
+        }
+        let url = self.resolve(&flow.token_url)?;
+        if let Some(refusal) = self.unsafe_token_url(&url) {
+            return Err(Needs::SafeTokenUrl(refusal));
+        }
+        Ok(Grant::Token {
+            source: TokenSource::TokenUrl(url),
+            scopes: scopes.to_vec(),
+        })
+    }
+
+    /// An `openIdConnect` scheme met through its discovery document with
+    /// the user's OAuth client.
+    fn openid_connect(&self, discovery_url: &str, scopes: &[String]) -> Result<Grant, Needs> {
+        if self.tokens.is_none() {
+            return Err(Needs::OAuthClient);
+        }
+        let url = self.resolve(discovery_url)?;
+        if let Some(refusal) = self.unsafe_token_url(&url) {
+            return Err(Needs::SafeDiscoveryUrl(refusal));
+        }
+        Ok(Grant::Token {
+            source: TokenSource::Discovery(url),
+            scopes: scopes.to_vec(),
+        })
+    }
+
+    /// A token scheme the tool cannot meet itself is met by a bearer token
+    /// the user obtained elsewhere, if one was given.
+    fn or_bearer(&self, grant: Result<Grant, Needs>) -> Result<Grant, Needs> {
+        match grant {
+            Err(_) if self.has_bearer() => Ok(Grant::Configured),
+            other => other,
         }
     }
 
     /// A URL from the card, resolved against the card's own.
-    fn resolve(&self, text: &str) -> Result<url::Url, String> {
+    fn resolve(&self, text: &str) -> Result<url::Url, Needs> {
         let parsed = match &self.card_url {
             Some(base) => base.join(text),
             None => url::Url::parse(text),
         };
-        parsed.map_err(|e| format!("a token URL that parses (`{text}`: {e})"))
+        parsed.map_err(|error| Needs::UrlThatParses {
+            text: text.to_string(),
+            error,
+        })
     }
 
     /// Why the client secret may not go to `url`, if it may not.
-    fn unsafe_token_url(&self, url: &url::Url) -> Option<String> {
+    fn unsafe_token_url(&self, url: &url::Url) -> Option<UnsafeUrl> {
         let loopback = match url.host() {
             Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
             Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
@@ -467,17 +546,14 @@ Ok(Grant::Header(
             None => false,
         };
         if url.scheme() != "https" && !(url.scheme() == "http" && loopback) {
-            return Some(format!(
-                "{url} is not https (plain http only to a loopback host): the secret would travel in the clear"
-            ));
+            return Some(UnsafeUrl::InTheClear(url.to_string()));
         }
         let card_origin = self.card_url.as_ref()?.origin();
         (self.base.same_origin_credentials && url.origin() != card_origin).then(|| {
-            format!(
-                "{} is another origin than the card's {}, and --same-origin-credentials keeps credentials there",
-                url.origin().ascii_serialization(),
-                card_origin.ascii_serialization()
-            )
+            UnsafeUrl::OtherOrigin {
+                origin: url.origin().ascii_serialization(),
+                card_origin: card_origin.ascii_serialization(),
+            }
         })
     }
 }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 /// Where an API key goes (`in` in v0.3, `location` in v1.0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyLocation {
+pub(crate) enum KeyLocation {
     Header,
     Query,
     Cookie,
@@ -19,14 +19,14 @@ pub enum KeyLocation {
 /// An OAuth 2.0 client-credentials flow: where tokens come from and the
 /// scopes the card lists for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClientCredentialsFlow {
+pub(crate) struct ClientCredentialsFlow {
     pub token_url: String,
     pub scopes: Vec<String>,
 }
 
 /// What one declared scheme asks a caller for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SchemeKind {
+pub(crate) enum SchemeKind {
     ApiKey {
         location: KeyLocation,
         name: String,
@@ -51,7 +51,7 @@ pub enum SchemeKind {
 
 /// A declared scheme and its name in `securitySchemes`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SecurityScheme {
+pub(crate) struct SecurityScheme {
     pub name: String,
     pub kind: SchemeKind,
 }
@@ -60,13 +60,13 @@ pub struct SecurityScheme {
 /// it must carry (OpenAPI semantics: schemes within one are ANDed,
 /// alternatives ORed; an empty one lets anonymous callers in).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Requirement {
+pub(crate) struct Requirement {
     pub schemes: Vec<(String, Vec<String>)>,
 }
 
 /// The card's security, read once.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct CardSecurity {
+pub(crate) struct CardSecurity {
     pub schemes: Vec<SecurityScheme>,
     /// The card-level alternatives; empty when the card states none.
     pub requirements: Vec<Requirement>,
@@ -79,7 +79,7 @@ impl CardSecurity {
     /// Reads the card's raw JSON. Shapes the card parser already warned
     /// about (a requirement that is not an object, a scheme of no known
     /// shape) are skipped or read as [`SchemeKind::Unknown`], never fatal.
-    pub fn read(card: &Card) -> CardSecurity {
+    pub(crate) fn read(card: &Card) -> CardSecurity {
         let Some(obj) = card.raw.as_object() else {
             return CardSecurity::default();
         };
@@ -125,13 +125,13 @@ impl CardSecurity {
     }
 
     /// The scheme named `name`, if the card declares it.
-    pub fn scheme(&self, name: &str) -> Option<&SecurityScheme> {
+    pub(crate) fn scheme(&self, name: &str) -> Option<&SecurityScheme> {
         self.schemes.iter().find(|s| s.name == name)
     }
 
     /// The requirements that govern what skill `skill` does: its own when
     /// it has any, else the card's.
-    pub fn requirements_for(&self, skill: Option<&str>) -> &[Requirement] {
+    pub(crate) fn requirements_for(&self, skill: Option<&str>) -> &[Requirement] {
         skill
             .and_then(|id| self.skills.iter().find(|(s, _)| s == id))
             .map(|(_, own)| own.as_slice())
@@ -139,7 +139,7 @@ impl CardSecurity {
     }
 
     /// Whether anything on the card asks for credentials.
-    pub fn is_secured(&self) -> bool {
+    pub(crate) fn is_secured(&self) -> bool {
         self.requirements.iter().any(|r| !r.schemes.is_empty())
             || self
                 .skills

@@ -9,14 +9,18 @@ use std::sync::{Arc, Mutex};
 /// reports and reproductions show instead of the value).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvSecret {
+    /// The variable's name (what evidence shows: `$VAR`).
     pub var: String,
+    /// Its value (a secret, redacted wherever it would appear).
     pub value: String,
 }
 
 /// An OAuth 2.0 client: its id and secret, each from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OAuthClient {
+    /// The client id (an identifier, not redacted).
     pub id: EnvSecret,
+    /// The client secret (sent only to the card's token URL, redacted).
     pub secret: EnvSecret,
 }
 
@@ -65,6 +69,8 @@ impl AuthSettings {
 pub struct IssuedSecrets(Arc<Mutex<Vec<String>>>);
 
 impl IssuedSecrets {
+    /// Registers a secret obtained during the check (once; empty ones are
+    /// ignored).
     pub fn add(&self, secret: &str) {
         if secret.is_empty() {
             return;

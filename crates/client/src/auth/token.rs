@@ -23,7 +23,7 @@ const MAX_ANSWER_BYTES: usize = 64 * 1024;
 
 /// Why no token was obtained: one line for the evidence and the hint.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TokenError {
+pub(crate) enum TokenError {
     #[error("the token endpoint {url} could not be reached: {reason}")]
     Unreachable { url: String, reason: String },
     #[error("the token endpoint {url} refused the client credentials: HTTP {status}{detail}")]
@@ -55,7 +55,7 @@ struct Cached {
 
 /// A token handed to a run, with the evidence line saying where it came from.
 #[derive(Debug, Clone)]
-pub struct Obtained {
+pub(crate) struct Obtained {
     pub access_token: String,
     pub evidence: String,
 }
@@ -64,7 +64,7 @@ pub struct Obtained {
 /// fetched anew at `now`: once half its lifetime has passed, so that a run
 /// starting with it has the other half. A token without `expires_in` lasts
 /// the check.
-pub fn needs_refresh(obtained: Instant, lifetime: Option<Duration>, now: Instant) -> bool {
+pub(crate) fn needs_refresh(obtained: Instant, lifetime: Option<Duration>, now: Instant) -> bool {
     lifetime.is_some_and(|l| now.saturating_duration_since(obtained) >= l / 2)
 }
 
@@ -80,7 +80,7 @@ struct TokenAnswer {
 }
 
 /// Tokens of one OAuth client, for one check.
-pub struct TokenCache {
+pub(crate) struct TokenCache {
     http: reqwest::Client,
     client: OAuthClient,
     tokens: Mutex<HashMap<(String, String), Cached>>,
@@ -93,7 +93,11 @@ pub struct TokenCache {
 }
 
 impl TokenCache {
-    pub fn new(http: reqwest::Client, client: OAuthClient, issued: IssuedSecrets) -> TokenCache {
+    pub(crate) fn new(
+        http: reqwest::Client,
+        client: OAuthClient,
+        issued: IssuedSecrets,
+    ) -> TokenCache {
         TokenCache {
             http,
             tokens: Mutex::new(HashMap::new()),
@@ -106,7 +110,7 @@ impl TokenCache {
 
     /// This cache, also masking `secrets` (every configured credential) in
     /// what the token endpoint says.
-    pub fn masking(mut self, secrets: Vec<String>) -> TokenCache {
+    pub(crate) fn masking(mut self, secrets: Vec<String>) -> TokenCache {
         let mut all = self.masker.secrets().to_vec();
         all.extend(secrets);
         self.masker = Redactor::new(all);
@@ -119,7 +123,7 @@ impl TokenCache {
     ///
     /// `for_run`: the token goes to a run, whose evidence shows its request
     /// (made now, or made earlier and not shown yet).
-    pub async fn token(
+    pub(crate) async fn token(
         &self,
         token_url: &url::Url,
         scopes: &[String],
@@ -171,55 +175,22 @@ impl TokenCache {
         Ok(obtained)
     }
 
+    /// Asks `token_url` for a new token: the grant, the checks on its
+    /// answer, and the evidence line.
     async fn fetch(
         &self,
         token_url: &url::Url,
         scope: &str,
     ) -> Result<(Cached, String), TokenError> {
         let url = token_url.to_string();
-        let mut form = vec![("grant_type", "client_credentials")];
-        if !scope.is_empty() {
-            form.push(("scope", scope));
-        }
         let sent = Instant::now();
-        let response = self
-            .http
-            .post(token_url.clone())
-            .basic_auth(&self.client.id.value, Some(&self.client.secret.value))
-            .header(reqwest::header::ACCEPT, "application/json")
-            .form(&form)
-            .send()
-            .await
-            .map_err(|e| TokenError::Unreachable {
-                url: url.clone(),
-                reason: crate::client::describe_reqwest_error(&e),
-            })?;
-        let status = response.status().as_u16();
-        let body = read_limited(response)
-            .await
-            .map_err(|reason| TokenError::Unreachable {
-                url: url.clone(),
-                reason,
-            })?;
+        let (status, body) = self.post_grant(token_url, scope).await?;
         let answer: Option<TokenAnswer> = serde_json::from_slice(&body).ok();
         if !(200..300).contains(&status) {
-            let peer_text = |text: &str, max: usize| self.peer_text(text, max);
-            let detail = answer
-                .as_ref()
-                .and_then(|a| a.error.as_deref())
-                .map(|e| {
-                    let description = answer
-                        .as_ref()
-                        .and_then(|a| a.error_description.as_deref())
-                        .map(|d| format!(": {}", peer_text(d, 160)))
-                        .unwrap_or_default();
-                    format!(" ({}{description})", peer_text(e, 60))
-                })
-                .unwrap_or_default();
             return Err(TokenError::Refused {
+                detail: self.refusal_detail(answer.as_ref()),
                 url,
                 status,
-                detail,
             });
         }
         let Some(answer) = answer else {
@@ -229,41 +200,7 @@ impl TokenCache {
                 reason: "the body is not a JSON token answer".into(),
             });
         };
-        let Some(access_token) = answer.access_token.filter(|t| !t.trim().is_empty()) else {
-            return Err(TokenError::NoToken {
-                url,
-                status,
-                reason: "no access_token".into(),
-            });
-        };
-        // Registered before anything can show it.
-        self.issued.add(&access_token);
-        // RFC 6749 §A.12: an access token is visible ASCII and spaces. Any
-        // other character (CR, LF, controls) cannot go in a header: refused
-        // here, named, rather than failing each request or injecting one.
-        if !access_token.chars().all(|c| (' '..='~').contains(&c)) {
-            return Err(TokenError::NoToken {
-                url,
-                status,
-                reason: "the access_token holds characters a header cannot carry (RFC 6749 §A.12: visible ASCII only)".into(),
-            });
-        }
-        // RFC 6750: only a Bearer token goes in `Authorization: Bearer`;
-        // one of another type (`mac`, `DPoP`) would be sent wrongly.
-        if let Some(kind) = answer
-            .token_type
-            .as_deref()
-            .filter(|t| !t.eq_ignore_ascii_case("bearer"))
-        {
-            return Err(TokenError::NoToken {
-                url,
-                status,
-                reason: format!(
-                    "token_type `{}`, not Bearer: the tool sends bearer tokens only",
-                    self.peer_text(kind, 40)
-                ),
-            });
-        }
+        let access_token = self.access_token(&answer, &url, status)?;
         let lifetime = answer
             .expires_in
             .as_ref()
@@ -280,15 +217,98 @@ impl TokenCache {
             granted = answer.scope.as_deref().map(|s| format!(", scope \"{s}\"")).unwrap_or_default(),
             mask = Redactor::MASK,
         );
-        Ok((
-            Cached {
-                access_token,
-                obtained: sent,
-                lifetime,
-                unshown: None,
-            },
-            evidence,
-        ))
+        let cached = Cached {
+            access_token,
+            obtained: sent,
+            lifetime,
+            unshown: None,
+        };
+        Ok((cached, evidence))
+    }
+
+    /// The client-credentials grant's form POST, authenticated with HTTP
+    /// Basic; the answer's status and (bounded) body.
+    async fn post_grant(
+        &self,
+        token_url: &url::Url,
+        scope: &str,
+    ) -> Result<(u16, Vec<u8>), TokenError> {
+        let unreachable = |reason: String| TokenError::Unreachable {
+            url: token_url.to_string(),
+            reason,
+        };
+        let mut form = vec![("grant_type", "client_credentials")];
+        if !scope.is_empty() {
+            form.push(("scope", scope));
+        }
+        let response = self
+            .http
+            .post(token_url.clone())
+            .basic_auth(&self.client.id.value, Some(&self.client.secret.value))
+            .header(reqwest::header::ACCEPT, "application/json")
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| unreachable(crate::client::describe_reqwest_error(&e)))?;
+        let status = response.status().as_u16();
+        let body = read_limited(response)
+            .await
+            .map_err(|e| unreachable(e.to_string()))?;
+        Ok((status, body))
+    }
+
+    /// What a refusal says of itself (RFC 6749 §5.2 `error` and
+    /// `error_description`), secrets masked and clipped: ` (invalid_client: …)`.
+    fn refusal_detail(&self, answer: Option<&TokenAnswer>) -> String {
+        let Some(error) = answer.and_then(|a| a.error.as_deref()) else {
+            return String::new();
+        };
+        let description = answer
+            .and_then(|a| a.error_description.as_deref())
+            .map(|d| format!(": {}", self.peer_text(d, 160)))
+            .unwrap_or_default();
+        format!(" ({}{description})", self.peer_text(error, 60))
+    }
+
+    /// The access token of a success answer, registered as a secret before
+    /// anything can show it, once it is known fit to send as a bearer token.
+    fn access_token(
+        &self,
+        answer: &TokenAnswer,
+        url: &str,
+        status: u16,
+    ) -> Result<String, TokenError> {
+        let no_token = |reason: String| TokenError::NoToken {
+            url: url.to_string(),
+            status,
+            reason,
+        };
+        let Some(access_token) = answer.access_token.clone().filter(|t| !t.trim().is_empty())
+        else {
+            return Err(no_token("no access_token".into()));
+        };
+        self.issued.add(&access_token);
+        // RFC 6749 §A.12: an access token is visible ASCII and spaces. Any
+        // other character (CR, LF, controls) cannot go in a header: refused
+        // here, named, rather than failing each request or injecting one.
+        if !access_token.chars().all(|c| (' '..='~').contains(&c)) {
+            return Err(no_token(
+                "the access_token holds characters a header cannot carry (RFC 6749 §A.12: visible ASCII only)".into(),
+            ));
+        }
+        // RFC 6750: only a Bearer token goes in `Authorization: Bearer`;
+        // one of another type (`mac`, `DPoP`) would be sent wrongly.
+        if let Some(kind) = answer
+            .token_type
+            .as_deref()
+            .filter(|t| !t.eq_ignore_ascii_case("bearer"))
+        {
+            return Err(no_token(format!(
+                "token_type `{}`, not Bearer: the tool sends bearer tokens only",
+                self.peer_text(kind, 40)
+            )));
+        }
+        Ok(access_token)
     }
 
     /// The endpoint's own words, secrets masked, then clipped to `max`.
@@ -298,7 +318,7 @@ impl TokenCache {
 
     /// The token endpoint an OpenID Connect discovery document names (read
     /// once per document, without credentials).
-    pub async fn discover(&self, discovery_url: &url::Url) -> Result<url::Url, TokenError> {
+    pub(crate) async fn discover(&self, discovery_url: &url::Url) -> Result<url::Url, TokenError> {
         let key = discovery_url.to_string();
         let mut endpoints = self.token_endpoints.lock().await;
         if let Some(found) = endpoints.get(&key) {
@@ -321,7 +341,9 @@ impl TokenCache {
         if !(200..300).contains(&status) {
             return Err(fail(format!("HTTP {status}")));
         }
-        let body = read_limited(response).await.map_err(fail)?;
+        let body = read_limited(response)
+            .await
+            .map_err(|e| fail(e.to_string()))?;
         let document: serde_json::Value =
             serde_json::from_slice(&body).map_err(|_| fail("the body is not JSON".into()))?;
         let endpoint = document
@@ -336,16 +358,22 @@ impl TokenCache {
     }
 }
 
+/// Why an answer's body could not be read whole.
+#[derive(Debug, thiserror::Error)]
+enum AnswerError {
+    /// The connection broke or timed out (the client's whole-request bound).
+    #[error("{}", crate::client::describe_reqwest_error(.0))]
+    Broken(reqwest::Error),
+    #[error("the answer is over {MAX_ANSWER_BYTES} bytes")]
+    TooLarge,
+}
+
 /// The body of an answer, at most [`MAX_ANSWER_BYTES`].
-async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
+async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, AnswerError> {
     let mut body = Vec::new();
-    while let Some(chunk) = response
-        .chunk()
-        .await
-        .map_err(|e| crate::client::describe_reqwest_error(&e))?
-    {
+    while let Some(chunk) = response.chunk().await.map_err(AnswerError::Broken)? {
         if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-            return Err(format!("the answer is over {MAX_ANSWER_BYTES} bytes"));
+            return Err(AnswerError::TooLarge);
         }
         body.extend_from_slice(&chunk);
     }

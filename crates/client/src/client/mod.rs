@@ -9,10 +9,11 @@ pub use super::http::{
     describe_reqwest_error, http_client, read_bounded, stream_client, ClientBuildError,
 };
 use super::jsonrpc::classify_jsonrpc;
+use super::redact::Redactor;
 use super::reply::Reply;
 use super::rest;
 use super::stream::StreamHandle;
-use super::transcript::{Redactor, Transcript};
+use super::transcript::Transcript;
 use crate::transcript::RecordKind;
 use a2a_conform_protocol::text::{clip, human_duration};
 use a2a_conform_protocol::{Binding, Operation, ProtocolVersion};
@@ -22,13 +23,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod plain_get;
+
+pub use plain_get::{FetchError, Fetched};
+
 /// Per-call settings beyond the operation and its parameters.
 #[derive(Debug, Clone, Default)]
 pub struct CallOptions {
     /// Send this `A2A-Version` header instead of the interface's own (to
     /// probe version negotiation).
     pub a2a_version: Option<String>,
+    /// Which credentials the call carries (the configured ones, none, or
+    /// a made-up token), to probe `security.enforced`.
     pub credentials: Credentials,
+    /// Which extensions the call asks for.
     pub extensions: Extensions,
 }
 
@@ -58,12 +66,16 @@ pub enum StreamOpen {
 /// valid HTTP header, or an HTTP client reqwest would not build.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
+    /// A configured header's name is no HTTP header name.
     #[error("invalid header name `{0}`")]
     HeaderName(String),
+    /// A configured header's value is no HTTP header value (it names the header).
     #[error("invalid value for header `{0}`")]
     HeaderValue(String),
+    /// The bearer token holds characters a header cannot carry.
     #[error("the bearer token is not a valid header value")]
     Bearer,
+    /// The HTTP client could not be built (a proxy, TLS options).
     #[error(transparent)]
     Http(#[from] ClientBuildError),
 }
@@ -74,8 +86,11 @@ pub struct PeerClient {
     /// Streams: the same trust, identity and proxies as `http`, without its
     /// whole-request timeout; built on the first stream (many runs open none).
     stream_http: std::sync::OnceLock<reqwest::Client>,
+    /// The interface URL calls go to (a gRPC target as `http(s)://host:port`).
     pub endpoint: url::Url,
+    /// The version spoken: its methods, shapes and headers.
     pub version: ProtocolVersion,
+    /// The binding spoken.
     pub binding: Binding,
     config: ClientConfig,
     headers: HeaderMap,
@@ -86,6 +101,11 @@ pub struct PeerClient {
 }
 
 impl PeerClient {
+    /// A client for `endpoint`, speaking `version` over `binding` with
+    /// `config`. Under `--same-origin-credentials` an endpoint off the
+    /// card's origin gets no credentials at all. Fails only on settings
+    /// that cannot go on the wire (a header that is no valid HTTP header)
+    /// or an HTTP client that cannot be built.
     pub fn new(
         endpoint: url::Url,
         version: ProtocolVersion,
@@ -749,7 +769,7 @@ fn credentials_note(credentials: Credentials, withheld: &[String]) -> String {
 }
 
 /// The version's extensions header (v1 §3.6: renamed in 1.0).
-pub fn extensions_header(version: ProtocolVersion) -> &'static str {
+pub(crate) fn extensions_header(version: ProtocolVersion) -> &'static str {
     match version {
         ProtocolVersion::V1_0 => "A2A-Extensions",
         ProtocolVersion::V0_3 => "X-A2A-Extensions",

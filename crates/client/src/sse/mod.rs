@@ -41,10 +41,16 @@ pub struct SseFrame {
 pub enum SseError {
     /// The pending line plus the pending event grew past the cap.
     #[error("an SSE event grew past the {limit}-byte cap without ending")]
-    FrameTooLarge { limit: usize },
+    FrameTooLarge {
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// A single line grew past the cap (no event pending) without a line ending.
     #[error("an SSE line grew past the {limit}-byte cap without a line ending")]
-    LineTooLong { limit: usize },
+    LineTooLong {
+        /// The cap, in bytes.
+        limit: usize,
+    },
 }
 
 /// Incremental event-stream parser; see the module docs.
@@ -186,7 +192,7 @@ impl SseParser {
     }
 
     /// Total bytes consumed so far.
-    pub fn bytes_seen(&self) -> u64 {
+    pub(crate) fn bytes_seen(&self) -> u64 {
         self.bytes_seen
     }
 

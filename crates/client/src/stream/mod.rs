@@ -27,16 +27,30 @@ use decode::{decode_items, Decoded};
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEnd {
     /// The peer closed the connection.
-    Closed { at: Instant },
+    Closed {
+        /// When the end was read.
+        at: Instant,
+    },
     /// The tool stopped reading: one of its caps was reached. The reason
     /// names the cap and the flag that raises it; never the peer's fault.
-    Cut { at: Instant, reason: String },
+    Cut {
+        /// When the reader stopped.
+        at: Instant,
+        /// Which cap, and its flag.
+        reason: String,
+    },
     /// The connection failed or the bytes were not a valid event stream: a
     /// peer malfunction.
-    Failed { at: Instant, reason: String },
+    Failed {
+        /// When it failed.
+        at: Instant,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 impl StreamEnd {
+    /// When the stream ended, whichever way.
     pub fn at(&self) -> Instant {
         match self {
             StreamEnd::Closed { at } | StreamEnd::Cut { at, .. } | StreamEnd::Failed { at, .. } => {
@@ -61,6 +75,7 @@ pub struct StreamHandle {
     shared: Arc<Mutex<Shared>>,
     changes: watch::Receiver<u64>,
     reader: tokio::task::JoinHandle<()>,
+    /// When the stream's response arrived (its events are timed from the run's start).
     pub opened_at: Instant,
 }
 

@@ -11,7 +11,6 @@ use crate::scenario::template::{Element, Template};
 use crate::scenario::values::Credentials as Choice;
 use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
 use a2a_conform_client::client::Credentials;
-use a2a_conform_client::http::TlsOptions;
 use a2a_conform_client::{PeerClient, Reply, Transcript};
 use a2a_conform_protocol::{Operation, ProtocolVersion, RpcError};
 use a2a_conform_report::ErrorKind;
@@ -173,12 +172,11 @@ impl CardFacts {
 }
 
 /// What `verify_signature` checks: the card as served and the keys given,
-/// and the TLS settings a `jku` key set is fetched with.
+/// (a `jku` key set is fetched by the run's own client).
 #[derive(Clone)]
 pub(crate) struct Signing {
     pub(crate) card: Arc<a2a_conform_protocol::card::signature::ServedCard>,
     pub(crate) trusted: Arc<Vec<a2a_conform_protocol::card::signature::TrustedKey>>,
-    pub(crate) tls: TlsOptions,
 }
 
 impl<'a> RunContext<'a> {

@@ -228,7 +228,6 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
     ctx.signing = planned.signed_card.clone().map(|card| Signing {
         card,
         trusted: options.trusted_keys.clone(),
-        tls: options.client.tls.clone(),
     });
     ctx.card = planned.card.clone();
     ctx.strict = options.strict;

@@ -9,15 +9,13 @@ use super::primitive::Primitive;
 use crate::runner::context::{RunContext, StepResult, Stop};
 use crate::scenario::check::{Checked, StepCheck};
 use crate::scenario::template::Template;
-use a2a_conform_client::http::{
-    describe_reqwest_error, http_client, read_bounded, BodyError, ClientBuildError, TlsOptions,
-};
+use a2a_conform_client::client::FetchError;
+use a2a_conform_client::http::BodyError;
 use a2a_conform_client::transcript::RecordKind;
 use a2a_conform_protocol::card::signature::{self, Check, KeyError, TrustedKey};
 use a2a_conform_protocol::card::MAX_CARD_BYTES;
-use a2a_conform_protocol::text::human_duration;
 use serde::Deserialize;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// `verify_signature`: the card signature at a position (`${signature}`
 /// under `for_each: signatures`) verifies against the card as served, with
@@ -51,7 +49,7 @@ impl Primitive for VerifySignatureStep {
         let mut keys: Vec<TrustedKey> = signing.trusted.to_vec();
         let mut jku_trouble = None;
         if let Some(jku) = &sig.jku {
-            match fetch_jku(ctx, &signing.tls, jku).await {
+            match fetch_jku(ctx, jku).await {
                 Ok(fetched) => keys.extend(fetched),
                 Err(trouble) => jku_trouble = Some(trouble),
             }
@@ -98,29 +96,20 @@ enum JkuError {
     #[error("`{0}` is not an http(s) URL")]
     NotHttp(String),
     #[error("{0}")]
-    Client(#[from] ClientBuildError),
-    #[error("no answer within {}", human_duration(*.0))]
-    Timeout(Duration),
-    #[error("{0}")]
     Request(String),
     #[error("the key set at {url} is over {limit} bytes (the card's cap)")]
     TooLarge { url: url::Url, limit: usize },
-    #[error("{0}")]
-    Body(String),
     #[error("HTTP {status} from {url}")]
     Status { status: u16, url: url::Url },
     #[error("{0}")]
     Keys(#[from] KeyError),
 }
 
-/// The keys of a `jku` JWK set: an http(s) URL, fetched without any
-/// credential, within the request timeout and the card's size cap, trusted
-/// as the check's TLS options say (`--cacert`, `--cert`/`--key`, `--insecure`).
-async fn fetch_jku(
-    ctx: &RunContext<'_>,
-    tls: &TlsOptions,
-    jku: &str,
-) -> Result<Vec<TrustedKey>, JkuError> {
+/// The keys of a `jku` JWK set: an http(s) URL, fetched by the peer's own
+/// client without any credential (its TLS trust, identity, proxies and
+/// timeout: `--cacert`, `--cert`/`--key`, `--insecure`), within the card's
+/// size cap, recorded in the run's evidence by the client.
+async fn fetch_jku(ctx: &RunContext<'_>, jku: &str) -> Result<Vec<TrustedKey>, JkuError> {
     let url = url::Url::parse(jku).map_err(|source| JkuError::NotAUrl {
         jku: jku.to_string(),
         source,
@@ -128,45 +117,25 @@ async fn fetch_jku(
     if !matches!(url.scheme(), "http" | "https") {
         return Err(JkuError::NotHttp(jku.to_string()));
     }
-    let timeout = ctx.client.timeout();
-    let http = http_client(timeout, tls)?;
-    let sent = Instant::now();
-    ctx.transcript.record(
-        RecordKind::Request,
-        sent,
-        format!("→ GET {url} (the signature's jku, without credentials)"),
-        None,
-        Some(format!("curl -sS '{url}'")),
-    );
-    let response = tokio::time::timeout(timeout, http.get(url.clone()).send())
-        .await
-        .map_err(|_| JkuError::Timeout(timeout))?
-        .map_err(|e| JkuError::Request(describe_reqwest_error(&e)))?;
-    let status = response.status();
-    let body = read_bounded(response, timeout, MAX_CARD_BYTES)
+    let fetched = ctx
+        .client
+        .get_without_credentials(&ctx.transcript, &url, "the signature's jku", MAX_CARD_BYTES)
         .await
         .map_err(|e| match e {
             // The key set shares the card's cap, not --max-body-bytes.
-            BodyError::Capped { limit } => JkuError::TooLarge {
+            FetchError::Body(BodyError::Capped { limit }) => JkuError::TooLarge {
                 url: url.clone(),
                 limit,
             },
-            BodyError::Broken(reason) => JkuError::Body(reason),
+            other => JkuError::Request(other.to_string()),
         })?;
-    ctx.transcript.record(
-        RecordKind::Response,
-        Instant::now(),
-        format!("← HTTP {} ({} bytes)", status.as_u16(), body.len()),
-        None,
-        None,
-    );
-    if !status.is_success() {
+    if !(200..300).contains(&fetched.status) {
         return Err(JkuError::Status {
-            status: status.as_u16(),
+            status: fetched.status,
             url,
         });
     }
-    let text = String::from_utf8_lossy(&body);
+    let text = String::from_utf8_lossy(&fetched.body);
     Ok(signature::read_keys(url.as_str(), &text)?)
 }
 
@@ -174,6 +143,7 @@ async fn fetch_jku(
 mod tests {
     use super::*;
     use a2a_conform_client::client::ClientConfig;
+    use a2a_conform_client::http::TlsOptions;
     use a2a_conform_client::{PeerClient, Transcript};
     use a2a_conform_mock::{MockConfig, MockPeer, MockPki, MockTls};
     use a2a_conform_protocol::{Binding, ProtocolVersion};
@@ -195,26 +165,33 @@ mod tests {
         .await
         .unwrap();
         let endpoint = url::Url::parse(&peer.base_url()).unwrap();
-        let client = PeerClient::new(
-            endpoint,
-            ProtocolVersion::V1_0,
-            Binding::Jsonrpc,
-            ClientConfig::default(),
-        )
-        .unwrap();
-        let ctx = RunContext::new(&client, Transcript::new(Arc::default()), HashMap::new());
-        let with_ca = TlsOptions {
+        let client_with = |tls: TlsOptions| {
+            let config = ClientConfig {
+                tls,
+                ..ClientConfig::default()
+            };
+            PeerClient::new(
+                endpoint.clone(),
+                ProtocolVersion::V1_0,
+                Binding::Jsonrpc,
+                config,
+            )
+            .unwrap()
+        };
+        let with_ca = client_with(TlsOptions {
             extra_roots: vec![reqwest::Certificate::from_pem(pki.ca_pem().as_bytes()).unwrap()],
             ..TlsOptions::default()
-        };
+        });
+        let without = client_with(TlsOptions::default());
         // The peer's card stands in for a key set: trusted, it is fetched
         // and read (and is no key set); untrusted, no body is read at all.
         let jku = peer.card_url();
-        let trusted = fetch_jku(&ctx, &with_ca, &jku).await.unwrap_err();
+        let transcript = Transcript::new(Arc::default());
+        let ctx = RunContext::new(&with_ca, transcript.clone(), HashMap::new());
+        let trusted = fetch_jku(&ctx, &jku).await.unwrap_err();
         assert!(matches!(trusted, JkuError::Keys(_)), "{trusted}");
-        let untrusted = fetch_jku(&ctx, &TlsOptions::default(), &jku)
-            .await
-            .unwrap_err();
+        let ctx = RunContext::new(&without, transcript, HashMap::new());
+        let untrusted = fetch_jku(&ctx, &jku).await.unwrap_err();
         assert!(matches!(untrusted, JkuError::Request(_)), "{untrusted}");
     }
 }

@@ -42,26 +42,21 @@ impl Card {
     /// [`Card::interface_declarations`], then the input modes of
     /// [`Card::input_mode_declarations`].
     pub fn declarations(&self) -> Vec<Declaration> {
-        let mut out: Vec<Declaration> = [
-            DeclarationId::Capability(Capability::Streaming),
-            DeclarationId::Capability(Capability::PushNotifications),
-            DeclarationId::Capability(Capability::ExtendedAgentCard),
-            DeclarationId::Cancel,
-            DeclarationId::Completion,
-            DeclarationId::VersionNegotiation,
-            DeclarationId::SecurityEnforced,
-            DeclarationId::UnknownTask,
-            DeclarationId::TerminalSubscribe,
-            DeclarationId::ContextMismatch,
-            DeclarationId::ListTasks,
-            DeclarationId::HistoryLength,
-        ]
-        .into_iter()
-        .map(|id| Declaration {
-            declared: self.is_declared(&id),
-            id,
-        })
-        .collect();
+        // The fixed rows are `DeclarationId::FIXED`, in its order, less
+        // `capabilities.stateTransitionHistory`: a v0.3 flag (removed in 1.0)
+        // that no scenario of the default suite verifies, so its row would
+        // only ever read unverified or not-declared, on every v0.3 card, in
+        // every report.
+        // It stays in FIXED so that a `when:` gate can still ask the card
+        // about it and a suite of one's own can name it in `verifies:`.
+        let mut out: Vec<Declaration> = DeclarationId::FIXED
+            .into_iter()
+            .filter(|id| *id != DeclarationId::Capability(Capability::StateTransitionHistory))
+            .map(|id| Declaration {
+                declared: self.is_declared(&id),
+                id,
+            })
+            .collect();
         out.extend(
             self.interface_declarations()
                 .into_iter()
@@ -156,7 +151,7 @@ impl Card {
         let mut out: Vec<InterfaceDeclaration> = Vec::new();
         for interface in &self.interfaces {
             let binding = match interface.binding {
-                Some(b) => select::card_name(b).to_string(),
+                Some(b) => b.card_name().to_string(),
                 None => id_word(&interface.binding_name),
             };
             let version = match interface.protocol_version {
@@ -302,7 +297,7 @@ fn unsupported_reason(interface: &Interface) -> Option<String> {
         )),
         (Some(b), Some(v)) if !select::speaks(v, b) => Some(format!(
             "binding not supported by this version of a2a-conform ({} {})",
-            select::card_name(b),
+            b.card_name(),
             v.as_str()
         )),
         _ if !select::is_http_url(&interface.url) => Some(format!(

@@ -5,13 +5,10 @@
 use super::error::CardError;
 use super::model::{CardLayout, Interface};
 use super::parse::{present, Reader};
-use super::select::{card_name, is_http_url};
+use super::select::is_http_url;
 use crate::{Binding, ProtocolVersion};
 use serde_json::{Map, Value};
 use url::Url;
-
-/// Binding names the A2A spec defines (both versions).
-const STANDARD_BINDINGS: [&str; 3] = ["JSONRPC", "GRPC", "HTTP+JSON"];
 
 impl Reader<'_> {
     /// Every declared interface in preference order, exact repeats dropped.
@@ -135,7 +132,9 @@ impl Reader<'_> {
             let entry = RawInterface {
                 url,
                 url_at: "url".to_string(),
-                binding: Some(preferred.unwrap_or_else(|| "JSONRPC".to_string())),
+                binding: Some(
+                    preferred.unwrap_or_else(|| Binding::Jsonrpc.card_name().to_string()),
+                ),
                 binding_at: "preferredTransport".to_string(),
                 version,
                 declared_version: declared_version.clone(),
@@ -218,16 +217,17 @@ impl Reader<'_> {
                 "`{}` is missing (required by the spec); the interface is unusable",
                 raw.binding_at
             ));
-        } else if !STANDARD_BINDINGS.contains(&binding_name.as_str()) {
+        } else if !Binding::is_card_spelling(&binding_name) {
             match binding {
                 Some(b) => self.warn(format!(
                     "`{}` is `{binding_name}`, not the spec's spelling; read as {}",
                     raw.binding_at,
-                    card_name(b)
+                    b.card_name()
                 )),
                 None => self.warn(format!(
-                    "`{}` is `{binding_name}`, not a binding the spec defines (JSONRPC, GRPC, HTTP+JSON); the interface is unusable",
-                    raw.binding_at
+                    "`{}` is `{binding_name}`, not a binding the spec defines ({}); the interface is unusable",
+                    raw.binding_at,
+                    spec_bindings()
                 )),
             }
         }
@@ -260,6 +260,15 @@ impl Interface {
             &self.url
         }
     }
+}
+
+/// Every binding the spec defines, as cards spell them: `JSONRPC, HTTP+JSON, GRPC`.
+fn spec_bindings() -> String {
+    <Binding as strum::VariantArray>::VARIANTS
+        .iter()
+        .map(|b| b.card_name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One interface as declared, before resolution and lint.

@@ -5,7 +5,6 @@
 use crate::declaration::DeclarationId;
 use crate::{Binding, ProtocolVersion};
 use serde::Serialize;
-use std::fmt;
 use std::time::Duration;
 
 /// The largest card body [`super::parse_card`] accepts (1 MiB). Fetchers should stop
@@ -15,42 +14,40 @@ pub const MAX_CARD_BYTES: usize = 1024 * 1024;
 /// Which protocol version to speak: detected from the card, or forced (`--protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ProtocolChoice {
+    /// 1.0 when the card offers a fitting 1.0 interface, else 0.3.
     #[default]
     Auto,
+    /// Only this version.
     Force(ProtocolVersion),
 }
 
 /// Which binding to use: the card's preference, or forced (`--binding`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BindingChoice {
+    /// The first fitting interface in the card's preference order.
     #[default]
     Auto,
+    /// Only this binding.
     Force(Binding),
 }
 
-/// Which shape the card has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Which shape the card has: serialized by its short name (`1.0`), shown
+/// to people by its description (`v1.0`, `hybrid (v1.0 with v0.3 fields)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::Display)]
 pub enum CardLayout {
     /// `supportedInterfaces`, no legacy top-level endpoint fields.
     #[serde(rename = "1.0")]
+    #[strum(to_string = "v1.0")]
     V1_0,
     /// Top-level `url` + `protocolVersion` (+ `preferredTransport`, `additionalInterfaces`).
     #[serde(rename = "0.3")]
+    #[strum(to_string = "v0.3")]
     V0_3,
     /// `supportedInterfaces` plus a top-level `protocolVersion` and/or `url`, as the
     /// official SDKs serve when they speak both versions. `supportedInterfaces` wins.
     #[serde(rename = "hybrid")]
+    #[strum(to_string = "hybrid (v1.0 with v0.3 fields)")]
     Hybrid,
-}
-
-impl fmt::Display for CardLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            CardLayout::V1_0 => "v1.0",
-            CardLayout::V0_3 => "v0.3",
-            CardLayout::Hybrid => "hybrid (v1.0 with v0.3 fields)",
-        })
-    }
 }
 
 /// A parsed, validated agent card.
@@ -62,9 +59,11 @@ pub struct Card {
     pub raw: serde_json::Value,
     /// `sha256:<hex>` over the raw body bytes.
     pub digest: String,
+    /// The agent's `name`.
     pub name: String,
     /// The agent's own version (`version`), not the protocol's.
     pub version: Option<String>,
+    /// Which shape the card has (v1.0, v0.3 or hybrid).
     pub layout: CardLayout,
     /// Every declared interface, in preference order: v1.0 `supportedInterfaces`;
     /// v0.3 `url` + `preferredTransport`, then `additionalInterfaces`; hybrid both,
@@ -72,9 +71,13 @@ pub struct Card {
     pub interfaces: Vec<Interface>,
     /// The interface the run talks to.
     pub endpoint: Interface,
+    /// The capability flags and extensions.
     pub capabilities: Capabilities,
+    /// `defaultInputModes`: the media types every skill accepts unless it says otherwise.
     pub default_input_modes: Vec<String>,
+    /// `defaultOutputModes`: the media types every skill produces unless it says otherwise.
     pub default_output_modes: Vec<String>,
+    /// The declared skills, in card order.
     pub skills: Vec<Skill>,
     /// Names of the declared security schemes, in card order.
     pub security_schemes: Vec<String>,
@@ -115,7 +118,9 @@ pub struct Interface {
 /// The card's capability flags; `None` when the card leaves one out (reads as false).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Capabilities {
+    /// `streaming`: the peer answers streaming sends and subscriptions.
     pub streaming: Option<bool>,
+    /// `pushNotifications`: the peer delivers task updates to webhooks.
     pub push_notifications: Option<bool>,
     /// v1.0 `capabilities.extendedAgentCard`, else v0.3 `supportsAuthenticatedExtendedCard`.
     pub extended_agent_card: Option<bool>,
@@ -129,6 +134,7 @@ pub struct Capabilities {
 /// An extension the card declares (`capabilities.extensions[]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Extension {
+    /// The extension's URI (how requests ask for it).
     pub uri: String,
     /// `required: true`: a client must ask for it on every request (v1 §3.3.4).
     pub required: bool,
@@ -138,9 +144,13 @@ pub struct Extension {
 /// takes the card defaults; an empty list counts as none, as in ProtoJSON).
 #[derive(Debug, Clone, Serialize)]
 pub struct Skill {
+    /// The skill's `id` (declaration ids name it: `skills[<id>]`).
     pub id: String,
+    /// Its human name.
     pub name: String,
+    /// Its own `inputModes`, if any.
     pub input_modes: Option<Vec<String>>,
+    /// Its own `outputModes`, if any.
     pub output_modes: Option<Vec<String>>,
     /// The skill's `examples` (prompts it handles), each with its index in
     /// the card's list; see the engine's precondition search.
@@ -151,7 +161,9 @@ pub struct Skill {
 /// A declared interface as a declaration (see [`Card::interface_declarations`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InterfaceDeclaration {
+    /// `interfaces[<BINDING> <version>]`.
     pub id: DeclarationId,
+    /// The interface it names.
     pub interface: Interface,
     /// Why the tool cannot check it (`None`: it can).
     pub unsupported: Option<String>,
@@ -160,7 +172,10 @@ pub struct InterfaceDeclaration {
 /// A promise the runner can judge, and whether the card makes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Declaration {
+    /// The promise.
     pub id: DeclarationId,
+    /// Whether the card makes it (rows not declared may still be probed:
+    /// an undeclared capability must be refused).
     pub declared: bool,
 }
 

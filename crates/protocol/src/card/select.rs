@@ -5,15 +5,6 @@ use super::model::{BindingChoice, Interface, ProtocolChoice};
 use crate::{Binding, ProtocolVersion};
 use url::Url;
 
-/// The card's spelling of a binding.
-pub(super) fn card_name(binding: Binding) -> &'static str {
-    match binding {
-        Binding::Jsonrpc => "JSONRPC",
-        Binding::Rest => "HTTP+JSON",
-        Binding::Grpc => "GRPC",
-    }
-}
-
 /// Whether the tool speaks this version over this binding: every binding of
 /// 1.0; JSON-RPC and HTTP+JSON (the `/v1` routes and 0.3 proto JSON) of 0.3.
 /// 0.3 gRPC is another service (`a2a.v1.A2AService`) the tool does not
@@ -71,7 +62,10 @@ pub(super) fn choose(
     pool.retain(|i| i.binding.is_some());
     if pool.is_empty() {
         return fail(format!(
-            "none of its {versions} interfaces uses a binding the tool speaks (JSONRPC, HTTP+JSON or GRPC)"
+            "none of its {versions} interfaces uses a binding the tool speaks ({}, {} or {})",
+            Binding::Jsonrpc.card_name(),
+            Binding::Rest.card_name(),
+            Binding::Grpc.card_name()
         ));
     }
 
@@ -80,19 +74,23 @@ pub(super) fn choose(
         if pool.is_empty() {
             return fail(format!(
                 "none of its {versions} interfaces uses the requested binding {}",
-                card_name(b)
+                b.card_name()
             ));
         }
     }
 
     pool.retain(|i| matches!((i.protocol_version, i.binding), (Some(v), Some(b)) if speaks(v, b)));
     if pool.is_empty() {
-        return fail(
-            "the tool speaks 0.3 over JSONRPC and HTTP+JSON, not GRPC (0.3 gRPC is \
-             another service, a2a.v1.A2AService), and the card's candidate 0.3 interfaces \
-             are all GRPC"
-                .to_string(),
+        let (jsonrpc, rest, grpc) = (
+            Binding::Jsonrpc.card_name(),
+            Binding::Rest.card_name(),
+            Binding::Grpc.card_name(),
         );
+        return fail(format!(
+            "the tool speaks 0.3 over {jsonrpc} and {rest}, not {grpc} (0.3 gRPC is \
+             another service, a2a.v1.A2AService), and the card's candidate 0.3 interfaces \
+             are all {grpc}"
+        ));
     }
 
     pool.retain(|i| is_http_url(&i.url));
@@ -111,7 +109,7 @@ pub(super) fn choose(
 
 /// Why a card offers no endpoint for the run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NoEndpoint {
+pub(crate) enum NoEndpoint {
     #[error("the card declares no interfaces")]
     NoInterfaces,
     /// Interfaces are declared, none fits; `declared` lists them.

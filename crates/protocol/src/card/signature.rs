@@ -21,7 +21,9 @@ const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL
 /// A card as served, with the URL it came from: what a signature covers.
 #[derive(Debug, Clone)]
 pub struct ServedCard {
+    /// Where the card was fetched from.
     pub url: String,
+    /// The card's JSON exactly as served (signatures included).
     pub card: Value,
 }
 
@@ -32,11 +34,13 @@ pub struct CardSignature {
     pub index: usize,
     /// The base64url protected header, as served.
     pub protected: String,
+    /// The base64url signature, as served.
     pub signature: String,
-    /// `alg`, `kid`, `jku` from the protected header (`kid` also from the
-    /// unprotected `header`).
+    /// `alg` from the protected header.
     pub alg: Option<String>,
+    /// `kid` from the protected header, else from the unprotected `header`.
     pub kid: Option<String>,
+    /// `jku` from the protected header: where the peer publishes its keys.
     pub jku: Option<String>,
     /// Why the entry cannot be a JWS at all (no `protected`, not base64url JSON).
     pub malformed: Option<String>,
@@ -146,10 +150,20 @@ impl std::fmt::Debug for TrustedKey {
 /// Why a key file or key set could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyError {
+    /// The text is no key in any shape the tool reads.
     #[error("{origin}: neither a PEM public key, a JWK nor a JWK set ({detail})")]
-    Unreadable { origin: String, detail: String },
+    Unreadable {
+        /// Where the text came from (a file, a `jku` URL).
+        origin: String,
+        /// What the last reader said.
+        detail: String,
+    },
+    /// A JWK set whose every key is of a type or algorithm the tool cannot use.
     #[error("{origin}: the JWK set holds no key this tool can use")]
-    NoUsableKey { origin: String },
+    NoUsableKey {
+        /// Where the set came from.
+        origin: String,
+    },
 }
 
 /// Reads trusted keys from a file's text: a PEM public key (EC, Ed25519 or
@@ -214,8 +228,11 @@ fn from_jwk(source: &str, jwk: &Jwk) -> Result<TrustedKey, KeyError> {
 /// What checking one signature found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Check {
-    /// It verifies against this key (its source).
-    Verified { key: String },
+    /// It verifies against this key.
+    Verified {
+        /// The key's source (a `--trusted-key` file or a `jku` URL).
+        key: String,
+    },
     /// A key for it exists, and the signature does not match the card as
     /// served (or the entry is no JWS at all).
     Mismatch(String),
@@ -297,7 +314,7 @@ pub fn verify(card: &Value, sig: &CardSignature, keys: &[TrustedKey]) -> Check {
 
 /// The canonical payloads a signer may have signed: JCS of the card less
 /// `signatures`, then the same with empty values removed (deduplicated).
-pub fn payloads(card: &Value) -> Vec<Vec<u8>> {
+pub(crate) fn payloads(card: &Value) -> Vec<Vec<u8>> {
     let mut unsigned = card.clone();
     if let Some(map) = unsigned.as_object_mut() {
         map.remove("signatures");

@@ -12,11 +12,11 @@
 //! peer sends back is never translated: the lenient views read both shapes,
 //! and the evidence keeps the bytes.
 
-use crate::model::TaskState;
+use crate::model::{Role, TaskState};
 use serde_json::{json, Map, Value};
 
 /// The 0.3 proto spelling of a state (`TASK_STATE_CANCELLED`, two Ls).
-pub fn state_name(state: TaskState) -> &'static str {
+pub(crate) fn state_name(state: TaskState) -> &'static str {
     match state {
         TaskState::Submitted => "TASK_STATE_SUBMITTED",
         TaskState::Working => "TASK_STATE_WORKING",
@@ -71,7 +71,7 @@ pub fn push_config_resource(params: &Value) -> Value {
 }
 
 /// A 0.3 JSON-RPC Message as ProtoJSON: `content`, proto parts, `ROLE_*`.
-pub fn message(message: &Value) -> Value {
+pub(crate) fn message(message: &Value) -> Value {
     let Some(obj) = message.as_object() else {
         return message.clone();
     };
@@ -87,11 +87,15 @@ pub fn message(message: &Value) -> Value {
                 out.insert("content".into(), Value::Array(parts));
             }
             "role" => {
-                let role = match value.as_str() {
-                    Some("user") => json!("ROLE_USER"),
-                    Some("agent") => json!("ROLE_AGENT"),
-                    _ => value.clone(),
-                };
+                // The 0.3 proto spells its Role enum as v1.0 does (`ROLE_USER`).
+                let role = value
+                    .as_str()
+                    .and_then(|name| {
+                        <Role as strum::VariantArray>::VARIANTS
+                            .iter()
+                            .find(|r| super::role_name(**r) == name)
+                    })
+                    .map_or_else(|| value.clone(), |r| json!(crate::v1_0::role_name(*r)));
                 out.insert("role".into(), role);
             }
             _ => {
@@ -103,7 +107,7 @@ pub fn message(message: &Value) -> Value {
 }
 
 /// A 0.3 JSON-RPC part (`kind`-tagged) as a proto `Part`.
-pub fn part(part: &Value) -> Value {
+pub(crate) fn part(part: &Value) -> Value {
     let mut out = Map::new();
     if let Some(metadata) = part.get("metadata") {
         out.insert("metadata".into(), metadata.clone());

@@ -14,9 +14,13 @@ use sha2::{Digest, Sha256};
 /// A task as read from a response or event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskView {
+    /// The task's `id`.
     pub id: Option<String>,
+    /// Its `contextId`.
     pub context_id: Option<String>,
+    /// `status.state` in either version's spelling; `None` when missing or unknown.
     pub state: Option<TaskState>,
+    /// Its artifacts, each with a content digest.
     pub artifacts: Vec<ArtifactView>,
 }
 
@@ -74,11 +78,14 @@ impl TaskView {
 /// An artifact with a digest of its content (parts, name, metadata excluded).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ArtifactView {
+    /// The artifact's `artifactId`.
     pub artifact_id: Option<String>,
+    /// A digest of its `parts` ([`content_digest`]): equal parts, equal digest.
     pub digest: String,
 }
 
 impl ArtifactView {
+    /// Reads an Artifact object (either version's shape).
     pub fn from_json(value: &Value) -> ArtifactView {
         ArtifactView {
             artifact_id: str_field(value, "artifactId"),
@@ -90,13 +97,17 @@ impl ArtifactView {
 /// A JSON-RPC (or REST-mapped) error answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RpcError {
+    /// The error code (see [`crate::codes`]).
     pub code: i64,
+    /// The peer's message (empty when it gave none).
     pub message: String,
+    /// The error's `data`, as sent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
 }
 
 impl RpcError {
+    /// Reads an error object: `None` unless `code` is an integer.
     pub fn from_json(value: &Value) -> Option<RpcError> {
         Some(RpcError {
             code: value.get("code")?.as_i64()?,
@@ -110,16 +121,24 @@ impl RpcError {
     }
 }
 
-/// One protocol event read from a stream, version-neutral.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One protocol event read from a stream, version-neutral. Its kind name
+/// ([`Event::kind`], derived) is the serde `kind` tag, the one scenarios use.
+#[derive(Debug, Clone, PartialEq, Serialize, strum::IntoStaticStr)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Event {
+    /// A whole task (the first event of a stream, or a snapshot).
     Task(TaskView),
+    /// A message from the agent.
     Message {
+        /// The task it belongs to, if any.
         task_id: Option<String>,
     },
+    /// A task's status changed.
     StatusUpdate {
+        /// The task.
         task_id: Option<String>,
+        /// Its new state.
         state: Option<TaskState>,
         /// v0.3 only: the `final` flag; v1.0 has none.
         #[serde(rename = "final")]
@@ -128,13 +147,20 @@ pub enum Event {
     /// The artifact's content is not kept: no step reads it from a stream
     /// (a task's artifacts are compared through `GetTask` answers).
     ArtifactUpdate {
+        /// The task.
         task_id: Option<String>,
+        /// The artifact updated.
         artifact_id: Option<String>,
+        /// Whether the parts append to the artifact instead of replacing it.
         append: bool,
+        /// Whether this is the artifact's last chunk.
         last_chunk: bool,
     },
+    /// An error in the stream (a JSON-RPC error frame).
     Error(RpcError),
+    /// A frame the tool cannot read as an event, and why.
     Unrecognized {
+        /// What is wrong with it.
         reason: String,
     },
 }
@@ -143,14 +169,7 @@ impl Event {
     /// The neutral kind name used in scenarios: `task`, `message`,
     /// `status-update`, `artifact-update`, `error`, `unrecognized`.
     pub fn kind(&self) -> &'static str {
-        match self {
-            Event::Task(_) => "task",
-            Event::Message { .. } => "message",
-            Event::StatusUpdate { .. } => "status-update",
-            Event::ArtifactUpdate { .. } => "artifact-update",
-            Event::Error(_) => "error",
-            Event::Unrecognized { .. } => "unrecognized",
-        }
+        self.into()
     }
 
     /// The task state the event carries, if any.
@@ -162,6 +181,7 @@ impl Event {
         }
     }
 
+    /// The task the event is about, if it names one.
     pub fn task_id(&self) -> Option<&str> {
         match self {
             Event::Task(t) => t.id.as_deref(),
@@ -251,8 +271,11 @@ impl Event {
 /// What a `SendMessage` answered: a task, a direct message, or something else.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SendResult {
+    /// A task (new or continued).
     Task(TaskView),
+    /// A direct message: the agent answered without a task.
     Message,
+    /// Neither, and why.
     Unrecognized(String),
 }
 
@@ -280,12 +303,17 @@ impl SendResult {
 /// A part of an outgoing message, version-neutral.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MessagePart {
+    /// A text part.
     Text(String),
+    /// A structured JSON part (`application/json`).
     Data(Value),
     /// Bytes of a media type, sent as base64 (`raw` in 1.0, `file.bytes` in 0.3).
     File {
+        /// Its media type.
         media_type: String,
+        /// The bytes, base64.
         base64: String,
+        /// A file name for it.
         name: String,
     },
 }
@@ -421,6 +449,48 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn kinds_are_the_serialized_tags() {
+        let events = [
+            Event::Task(TaskView::from_json(&json!({}))),
+            Event::Message { task_id: None },
+            Event::StatusUpdate {
+                task_id: None,
+                state: None,
+                final_flag: None,
+            },
+            Event::ArtifactUpdate {
+                task_id: None,
+                artifact_id: None,
+                append: false,
+                last_chunk: false,
+            },
+            Event::Error(RpcError {
+                code: 1,
+                message: String::new(),
+                data: None,
+            }),
+            Event::Unrecognized {
+                reason: String::new(),
+            },
+        ];
+        let kinds: Vec<&str> = events.iter().map(Event::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "task",
+                "message",
+                "status-update",
+                "artifact-update",
+                "error",
+                "unrecognized"
+            ]
+        );
+        for event in &events {
+            assert_eq!(serde_json::to_value(event).unwrap()["kind"], event.kind());
+        }
+    }
 
     #[test]
     fn reads_both_stream_shapes() {

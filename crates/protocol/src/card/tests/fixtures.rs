@@ -611,32 +611,27 @@ fn skills_modes_and_timeout() {
             .map(|(id, mode)| (id.to_string(), mode))
             .collect::<Vec<_>>(),
         [
-            (
-                "defaultInputModes[text/plain]".to_string(),
-                "text/plain".to_string()
-            ),
-            (
-                "defaultInputModes[application/json]".to_string(),
-                "application/json".to_string()
-            ),
-            (
-                "skills[echo].inputModes[text/plain]".to_string(),
-                "text/plain".to_string()
-            ),
-            (
-                "skills[echo].inputModes[image/png]".to_string(),
-                "image/png".to_string()
-            ),
-            (
-                "skills[transcribe].inputModes[audio/wav]".to_string(),
-                "audio/wav".to_string()
-            ),
-            (
-                "skills[transcribe].inputModes[audio/mpeg]".to_string(),
-                "audio/mpeg".to_string()
-            ),
+            ("defaultInputModes[text/plain]", "text/plain"),
+            ("defaultInputModes[application/json]", "application/json"),
+            ("skills[echo].inputModes[text/plain]", "text/plain"),
+            ("skills[echo].inputModes[image/png]", "image/png"),
+            ("skills[transcribe].inputModes[audio/wav]", "audio/wav"),
+            ("skills[transcribe].inputModes[audio/mpeg]", "audio/mpeg"),
         ]
+        .map(|(id, mode)| (id.to_string(), mode.to_string()))
     );
+    let echo = &card.skills[0];
+    assert_eq!(echo.name, "Echo");
+    assert_eq!(
+        echo.output_modes.as_deref(),
+        Some(&["text/plain".to_string()][..])
+    );
+    assert_eq!(card.skills[1].input_modes, None);
+}
+
+#[test]
+fn skills_and_modes_are_declarations_in_report_order() {
+    let card = load("with_skills_modes.json");
     assert_eq!(
         ids(&card),
         [
@@ -665,6 +660,11 @@ fn skills_modes_and_timeout() {
             decl("skills[transcribe].outputModes[text/plain]", true),
         ]
     );
+}
+
+#[test]
+fn skill_modes_answer_gates_with_the_defaults_as_fallback() {
+    let card = load("with_skills_modes.json");
     let answers = [
         ("defaultInputModes[text/plain]", Some(true)),
         ("defaultInputModes[TEXT/PLAIN]", Some(true)),
@@ -704,13 +704,16 @@ fn skills_modes_and_timeout() {
     for (path, want) in answers {
         assert_eq!(declares(&card, path), want, "{path}");
     }
-    let echo = &card.skills[0];
-    assert_eq!(echo.name, "Echo");
+}
+
+#[test]
+fn layouts_read_as_people_and_reports_name_them() {
+    assert_eq!(CardLayout::V1_0.to_string(), "v1.0");
+    assert_eq!(CardLayout::V0_3.to_string(), "v0.3");
     assert_eq!(
-        echo.output_modes.as_deref(),
-        Some(&["text/plain".to_string()][..])
+        CardLayout::Hybrid.to_string(),
+        "hybrid (v1.0 with v0.3 fields)"
     );
-    assert_eq!(card.skills[1].input_modes, None);
 }
 
 #[test]
