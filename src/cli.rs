@@ -19,6 +19,9 @@ use std::time::Duration;
 (a run ended in a peer malfunction: HTTP 5xx, HTML, not JSON, a wrong id, no answer in time) · \
 4 nothing was verified (or a declared row left unverified under --fail-on-unverified) · \
 130/143 interrupted by SIGINT/SIGTERM (every requested report written, marked interrupted).\n\
+When several apply, every reason is printed and the first of these wins: an unreadable card (3), \
+a divergence (1), a peer malfunction or unreachable peer (3), an unverified row under \
+--fail-on-unverified (4), nothing verified (4).\n\
 Try it with no peer of your own: `a2a-conform demo`."
 )]
 pub struct Cli {
@@ -33,9 +36,21 @@ pub struct Cli {
     pub no_config: bool,
 }
 
+/// `check --help`'s exit codes, with which wins when several apply (README, "Exit codes").
+const CHECK_EXIT_CODES: &str = "Exit codes: 0 something verified and nothing fails the run · \
+1 a declaration diverged (or a flaky run under --fail-on-flaky, a stale baseline entry under --strict-baseline) · \
+2 usage error · 3 a card could not be read, or a run ended in a peer malfunction (HTTP 5xx, HTML, not JSON, \
+a wrong id, no answer in time), or the peer was unreachable on every run · \
+4 nothing was verified, or a declared row was left unverified under --fail-on-unverified · 130/143 interrupted.\n\
+When several apply, every reason is printed, one `fails the run: …` line each (`fails the run (exit N): …` \
+for a reason that did not decide the code), and the first in this order wins: an unreadable card (3), \
+a divergence or --fail-on-flaky / --strict-baseline rule (1), a peer malfunction or unreachable peer (3), \
+a row unverified under --fail-on-unverified (4), nothing verified (4).";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Discover each peer's card, run the suite against it, and report.
+    #[command(after_help = CHECK_EXIT_CODES)]
     Check(CheckArgs),
     /// Start the built-in mock peer in-process and check it: a full report with no peer of your own.
     Demo(DemoArgs),
@@ -459,6 +474,9 @@ pub struct CardArgs {
     /// Print the parsed card as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Colour in terminal output (NO_COLOR is respected under auto), as `check` takes it.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
     /// Bound on the fetch, e.g. 10s [default: 30s].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub timeout: Option<Duration>,

@@ -133,6 +133,14 @@ pub(super) async fn card(
         return Ok(exit::OK);
     }
     // Everything here but the labels is the peer's text.
+    let color = use_color(args.color, false);
+    let paint = |code: &str, text: &str| {
+        if color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    };
     let name = terminal(&card.name);
     println!("{name} — {}", terminal(card.fetched_from.as_str()));
     println!("  layout:   {}", card.layout);
@@ -161,14 +169,14 @@ pub(super) async fn card(
             "    {:<48} {}",
             terminal(&d.id.to_string()),
             if d.declared {
-                "declared"
+                paint("32", "declared")
             } else {
-                "not declared"
+                paint("2", "not declared")
             }
         );
     }
     for w in &card.warnings {
-        println!("  warning: {}", terminal(&w.to_string()));
+        println!("  {} {}", paint("33", "warning:"), terminal(&w.to_string()));
     }
     Ok(exit::OK)
 }

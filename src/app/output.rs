@@ -6,7 +6,6 @@
 use crate::cli::{ColorArg, OutputArgs, ProgressArg, RunArgs};
 use crate::error::{AppError, UsageError};
 use crate::progress::ProgressMode;
-use a2a_conform_report::exit;
 use a2a_conform_report::inert::terminal;
 use a2a_conform_report::{self, human, junit, markdown, verdict, RunReport};
 use std::io::IsTerminal;
@@ -194,14 +193,18 @@ pub(super) fn finish(
         eprintln!("warning: {warning}");
     }
     let code = report.summary().exit_code;
-    // Exit 1 and exit 4 always say why, one line per row that decides it.
-    for reason in verdict::exit_reasons(report) {
-        eprintln!("fails the run: {}", terminal(&reason));
-    }
-    if code == exit::PEER_UNREACHABLE {
-        for reason in verdict::malfunction_reasons(report) {
-            eprintln!("fails the run (exit 3): {}", terminal(&reason));
+    // Every class that fails the run says why, one line per row or run in
+    // it, not only the class that decides the exit code; a class that did
+    // not decide it names its own code, and one line says which won.
+    let classes = verdict::failing_classes(report);
+    for class in &classes {
+        let mark = class.mark(code);
+        for reason in &class.reasons {
+            eprintln!("fails the run{mark}: {}", terminal(reason));
         }
+    }
+    if let Some(note) = verdict::precedence_note(&classes) {
+        eprintln!("{note} (see `a2a-conform check --help`)");
     }
     Ok(code)
 }

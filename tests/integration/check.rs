@@ -336,3 +336,29 @@ fn a_closed_stdout_ends_the_listing_quietly_not_with_a_panic() {
     assert_eq!(out.status.code(), Some(141), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn card_takes_color_as_check_does() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let card = peer.card_url();
+    let always = run(&["card", &card, "--color", "always"]);
+    assert_eq!(always.code, 0, "{}", always.explain());
+    assert!(
+        always.stdout.contains("\x1b[32mdeclared\x1b[0m"),
+        "{}",
+        always.stdout
+    );
+    for (args, env) in [
+        (vec!["card", &card, "--color", "never"], ("NO_COLOR", "")),
+        // Under auto, NO_COLOR turns colour off (so does a pipe).
+        (vec!["card", &card, "--color", "auto"], ("NO_COLOR", "1")),
+        (vec!["card", &card], ("NO_COLOR", "1")),
+    ] {
+        let out = run_env(&args, &[env]);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.explain());
+        assert!(out.stdout.contains("declared"), "{}", out.stdout);
+        assert!(!out.stdout.contains('\x1b'), "{args:?}: {}", out.stdout);
+    }
+    let bad = run(&["card", &card, "--color", "sometimes"]);
+    assert_eq!(bad.code, 2, "{}", bad.explain());
+}

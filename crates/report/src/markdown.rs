@@ -59,11 +59,15 @@ fn header_line(report: &RunReport, summary: &RunSummary) -> String {
 
 /// The headline, from the summary's counts, and what fails the run.
 fn result_line(report: &RunReport, summary: &RunSummary) -> String {
-    // An unreachable peer decides the exit code; what else fails the run still shows.
-    let reasons = match summary.outcome {
-        RunOutcome::Error => verdict::failing_reasons(report),
-        _ => verdict::exit_reasons(report),
-    };
+    // Every class that fails the run shows, not only the one that decides
+    // the exit code; the others name their own code.
+    let classes = verdict::failing_classes(report);
+    // Which code won comes first: the list below may be cut at ten.
+    let mut reasons: Vec<String> = verdict::precedence_note(&classes).into_iter().collect();
+    reasons.extend(classes.iter().flat_map(|class| {
+        let mark = class.mark(summary.exit_code);
+        class.reasons.iter().map(move |r| format!("{r}{mark}"))
+    }));
     let shown: Vec<String> = reasons.iter().take(10).map(|r| text(r)).collect();
     let mut why = shown.join("; ");
     if reasons.len() > shown.len() {

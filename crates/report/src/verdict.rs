@@ -298,7 +298,8 @@ pub fn malfunction_reasons(report: &RunReport) -> Vec<String> {
 /// run (exit 1), the unverified rows under `--fail-on-unverified` or why
 /// nothing counts as verified (exit 4). Empty for exit 0 and 3 (a card error
 /// is printed on its own, malfunctions by [`malfunction_reasons`]). Read
-/// from the report's summary (see [`RunReport::summary`]).
+/// from the report's summary (see [`RunReport::summary`]). Only the class
+/// that decides the exit code: [`failing_classes`] holds every class.
 pub fn exit_reasons(report: &RunReport) -> Vec<String> {
     let summary = report.summary();
     match summary.exit_code {
@@ -306,17 +307,143 @@ pub fn exit_reasons(report: &RunReport) -> Vec<String> {
         exit::NOTHING_VERIFIED => {
             let mut reasons = unverified_reasons(report);
             if reasons.is_empty() {
-                let counts = summary.counts;
-                reasons.push(format!(
-                    "nothing was verified: no declaration reads honoured ({} unverified; {})",
-                    counts.declarations.unverified,
-                    counts.runs_phrase()
-                ));
+                reasons = nothing_verified_reason(report).into_iter().collect();
             }
             reasons
         }
         _ => vec![],
     }
+}
+
+/// One class of reasons that fails the run, with the exit code it calls for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailingClass {
+    /// The exit code this class calls for on its own (see [`exit`]).
+    pub code: i32,
+    /// What the class is, for the precedence note: `diverged`, `peer malfunction`, ….
+    pub name: &'static str,
+    /// One line per row, run or peer that is in the class.
+    pub reasons: Vec<String>,
+}
+
+/// Every class of reason present in the report, in precedence order: the
+/// first decides the exit code ([`exit_code`]). The order: a card that
+/// could not be read (3; its error is printed on its own and holds no
+/// line here), a divergence or `--fail-on-flaky` / `--strict-baseline`
+/// rule (1), a peer malfunction (3), a peer unreachable on every run (3),
+/// a declared row unverified under `--fail-on-unverified` (4), nothing
+/// verified (4). A report with none exits 0.
+pub fn failing_classes(report: &RunReport) -> Vec<FailingClass> {
+    let class = |code, name, reasons: Vec<String>| {
+        (!reasons.is_empty()).then_some(FailingClass {
+            code,
+            name,
+            reasons,
+        })
+    };
+    let many = report.peers.len() > 1;
+    let unreachable: Vec<String> = report
+        .peers
+        .iter()
+        .filter(|p| p.card_error.is_none() && all_runs_unreachable(p))
+        // A peer whose runs malfunctioned is named by those runs' lines.
+        .filter(|p| !p.scenarios.iter().any(malfunctioned))
+        .map(|p| {
+            let on = if many {
+                format!(" ({})", p.card_url)
+            } else {
+                String::new()
+            };
+            format!("every scenario run ended in error: the peer could not be reached after its card was read{on}")
+        })
+        .collect();
+    let cards_unread =
+        report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some());
+    let card_class = cards_unread.then_some(FailingClass {
+        code: exit::PEER_UNREACHABLE,
+        name: "card unreadable",
+        reasons: vec![],
+    });
+    [
+        card_class,
+        class(exit::DIVERGED, "diverged", failing_reasons(report)),
+        class(
+            exit::PEER_UNREACHABLE,
+            "peer malfunction",
+            malfunction_reasons(report),
+        ),
+        class(exit::PEER_UNREACHABLE, "peer unreachable", unreachable),
+        class(
+            exit::NOTHING_VERIFIED,
+            "unverified",
+            unverified_reasons(report),
+        ),
+        class(
+            exit::NOTHING_VERIFIED,
+            "nothing verified",
+            nothing_verified_reason(report).into_iter().collect(),
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+impl FailingClass {
+    /// How the class's lines are marked when the run exits `exit_code`:
+    /// ` (exit N)` naming the class's own code unless it is the class that
+    /// decides the exit code; a code-3 class (malfunction, unreachable)
+    /// always names it, as its lines always have.
+    pub fn mark(&self, exit_code: i32) -> String {
+        if self.code == exit_code && self.code != exit::PEER_UNREACHABLE {
+            String::new()
+        } else {
+            format!(" (exit {})", self.code)
+        }
+    }
+}
+
+/// When classes calling for different exit codes are present, the one line
+/// that says which won: `exit 1: diverged outranks peer malfunction (exit
+/// 3)`. `None` when one code is all there is.
+pub fn precedence_note(classes: &[FailingClass]) -> Option<String> {
+    let winner = classes.first()?;
+    let mut others: Vec<String> = Vec::new();
+    for c in &classes[1..] {
+        let named = format!("{} (exit {})", c.name, c.code);
+        if c.code != winner.code && !others.contains(&named) {
+            others.push(named);
+        }
+    }
+    (!others.is_empty()).then(|| {
+        format!(
+            "exit {}: {} outranks {}",
+            winner.code,
+            winner.name,
+            others.join(", ")
+        )
+    })
+}
+
+/// Why nothing counts as verified, when no row of a card that was read
+/// reads honoured or diverged (a divergence is verified too): one line.
+fn nothing_verified_reason(report: &RunReport) -> Option<String> {
+    let read = || report.peers.iter().filter(|p| p.card_error.is_none());
+    let verified = read().flat_map(|p| p.declarations.iter()).any(|d| {
+        matches!(
+            d.verdict,
+            DeclarationVerdict::Honoured | DeclarationVerdict::Diverged
+        )
+    });
+    if verified || read().next().is_none() {
+        return None;
+    }
+    let counts = tally::summary_with(report, exit::NOTHING_VERIFIED).counts;
+    Some(format!(
+        "nothing was verified: no declaration reads honoured ({} unverified; {})",
+        counts.declarations.unverified,
+        counts.runs_phrase()
+    ))
 }
 
 /// The report's counts and what they read as, computed now: what
@@ -326,33 +453,13 @@ pub fn summarize(report: &RunReport) -> RunSummary {
     tally::summary_with(report, exit_code(report))
 }
 
-/// The exit code a whole report calls for (see [`exit`]), computed now;
-/// a concluded report carries it in its summary.
+/// The exit code a whole report calls for (see [`exit`]), computed now:
+/// the first of its [`failing_classes`], else 0. A concluded report
+/// carries it in its summary.
 pub fn exit_code(report: &RunReport) -> i32 {
-    if report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some()) {
-        return exit::PEER_UNREACHABLE;
-    }
-    if !failing_reasons(report).is_empty() {
-        return exit::DIVERGED;
-    }
-    if !malfunction_reasons(report).is_empty() {
-        return exit::PEER_UNREACHABLE;
-    }
-    if report.peers.iter().any(all_runs_unreachable) {
-        return exit::PEER_UNREACHABLE;
-    }
-    if !unverified_reasons(report).is_empty() {
-        return exit::NOTHING_VERIFIED;
-    }
-    // A confirmed known divergence was verified too: it is not "nothing".
-    let rows = || report.peers.iter().flat_map(|p| p.declarations.iter());
-    if rows().any(|d| {
-        d.verdict == DeclarationVerdict::Honoured
-            || (d.verdict == DeclarationVerdict::Diverged && d.baselined)
-    }) {
-        return exit::OK;
-    }
-    exit::NOTHING_VERIFIED
+    failing_classes(report)
+        .first()
+        .map_or(exit::OK, |class| class.code)
 }
 
 /// Whether every scenario that ran ended in error (the peer went away after
@@ -631,5 +738,37 @@ mod tests {
             reasons,
             vec!["nothing was verified: no declaration reads honoured (1 unverified; 1 scenario runs: 1 skipped)"]
         );
+    }
+
+    #[test]
+    fn a_divergence_outranks_a_malfunction_and_both_are_named() {
+        let decl = vec![
+            d("lifecycle.cancel", true),
+            d("capabilities.streaming", true),
+        ];
+        let runs = vec![
+            run("c", "lifecycle.cancel", ScenarioVerdict::Fail),
+            broken("stream", "capabilities.streaming"),
+        ];
+        let report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        let classes = failing_classes(&report);
+        let names: Vec<&str> = classes.iter().map(|c| c.name).collect();
+        assert_eq!(names, vec!["diverged", "peer malfunction"]);
+        assert_eq!(classes[0].mark(exit::DIVERGED), "");
+        assert_eq!(classes[1].mark(exit::DIVERGED), " (exit 3)");
+        assert!(classes[1].reasons[0].starts_with("stream: peer malfunction"));
+        assert_eq!(
+            precedence_note(&classes).as_deref(),
+            Some("exit 1: diverged outranks peer malfunction (exit 3)")
+        );
+        // Alone, the malfunction decides exit 3 and no note is needed.
+        let runs = vec![broken("stream", "capabilities.streaming")];
+        let report = one_peer(judge_declarations(&decl[1..], &runs), runs);
+        assert_eq!(exit_code(&report), exit::PEER_UNREACHABLE);
+        let classes = failing_classes(&report);
+        assert_eq!(classes[0].name, "peer malfunction");
+        assert_eq!(classes[1].name, "nothing verified");
+        assert_eq!(classes[0].mark(exit::PEER_UNREACHABLE), " (exit 3)");
     }
 }

@@ -286,3 +286,61 @@ fn nothing_served_at_the_url_leaves_capabilities_unverified_but_diverges_the_int
     assert_eq!(out.code, 1, "{}", out.explain());
     out.assert_bounded(WITHIN, MAX_RSS_MIB);
 }
+
+#[test]
+fn a_mixed_check_prints_every_class_and_exits_with_the_documented_winner() {
+    // One peer diverges (it leaks cancels), the other answers HTTP 500 to
+    // every call: a divergence (exit 1), peer malfunctions (exit 3) and,
+    // under --fail-on-unverified, unverified rows (exit 4) at once.
+    let leaky = crate::common::start_peer(
+        a2a_conform_protocol::ProtocolVersion::V1_0,
+        a2a_conform_mock::Behaviour::CancelLeak,
+    );
+    let broken = HostilePeer::start(json!({}), html_500);
+    let leaky_card = leaky.card_url();
+    let out = check(
+        &[&leaky_card, &broken.base],
+        &[FAST, &["--fail-on-unverified"]].concat(),
+    );
+    // A divergence outranks a malfunction and an unverified row (README, "Exit codes").
+    assert_eq!(out.code, 1, "{}", out.explain());
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    let has = |prefix: &str, part: &str| {
+        lines
+            .iter()
+            .any(|l| l.starts_with(prefix) && l.contains(part))
+    };
+    assert!(
+        has("fails the run: ", "lifecycle.cancel diverged"),
+        "{}",
+        out.explain()
+    );
+    assert!(
+        has("fails the run (exit 3): ", "peer malfunction: HTTP 500"),
+        "{}",
+        out.explain()
+    );
+    assert!(
+        has("fails the run (exit 4): ", "unverified"),
+        "{}",
+        out.explain()
+    );
+    assert!(
+        has(
+            "exit 1: diverged outranks peer malfunction (exit 3), unverified (exit 4)",
+            ""
+        ),
+        "{}",
+        out.explain()
+    );
+    // The Markdown summary names every class too.
+    let fails = out
+        .markdown
+        .lines()
+        .find(|l| l.starts_with("Fails the run: "))
+        .unwrap_or_default();
+    assert!(fails.contains("lifecycle.cancel diverged"), "{fails}");
+    assert!(fails.contains("peer malfunction: HTTP 500"), "{fails}");
+    assert!(fails.contains("(exit 3)"), "{fails}");
+    assert!(fails.contains("exit 1: diverged outranks"), "{fails}");
+}
