@@ -96,6 +96,12 @@ pub enum Behaviour {
     /// Completes a task the moment it is created unless its text contains
     /// one of the card's skill examples (`hello`, `need-input`).
     InstantUnlessExample,
+    /// Answers a follow-up to an input-required task with a new task; the
+    /// original stays input-required.
+    ResumeNewTask,
+    /// Answers a follow-up to an input-required task with a new task, and
+    /// settles the original to completed.
+    ResumeNewTaskSettled,
 }
 
 impl Behaviour {
@@ -265,6 +271,14 @@ impl Behaviour {
                  contains one of its card's skill examples (`hello`, `need-input`), \
                  which work as the honest peer's do"
             }
+            Behaviour::ResumeNewTask => {
+                "answers a follow-up message to an input-required task with a new \
+                 task (another id) and leaves the original input-required forever"
+            }
+            Behaviour::ResumeNewTaskSettled => {
+                "answers a follow-up message to an input-required task with a new \
+                 task (another id) and settles the original to completed"
+            }
         }
     }
 
@@ -382,6 +396,15 @@ impl Behaviour {
         self != Behaviour::InputUnreachable
     }
 
+    /// Whether a follow-up to an input-required task starts a new task
+    /// instead of resuming it.
+    pub(crate) fn resumes_as_new_task(self) -> bool {
+        matches!(
+            self,
+            Behaviour::ResumeNewTask | Behaviour::ResumeNewTaskSettled
+        )
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -450,6 +473,8 @@ mod tests {
                 "output-mode-ignored",
                 "input-unreachable",
                 "instant-unless-example",
+                "resume-new-task",
+                "resume-new-task-settled",
             ]
         );
         for b in Behaviour::all() {
