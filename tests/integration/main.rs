@@ -11,6 +11,7 @@ mod auth_schemes;
 mod baseline;
 mod check;
 mod config;
+mod continuity;
 mod declared;
 mod demo;
 mod diff;

@@ -320,6 +320,16 @@ fn expected(behaviour: Behaviour) -> Row {
             context: "unverified",
             ..honest
         },
+        // A follow-up answered by a new task: every resume is a broken
+        // promise of continuing the task named, the input modes' and the
+        // history bound's (its second turn is a resume) alike.
+        ResumeNewTask | ResumeNewTaskSettled => Row {
+            exit: 1,
+            text: "diverged",
+            json: "diverged",
+            history: "diverged",
+            ..honest
+        },
     }
 }
 
@@ -582,4 +592,6 @@ matrix! {
     output_mode_ignored: OutputModeIgnored,
     input_unreachable: InputUnreachable,
     instant_unless_example: InstantUnlessExample,
+    resume_new_task: ResumeNewTask,
+    resume_new_task_settled: ResumeNewTaskSettled,
 }

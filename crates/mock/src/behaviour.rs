@@ -248,6 +248,20 @@ pub enum Behaviour {
                    which work as the honest peer's do"
     )]
     InstantUnlessExample,
+    /// Answers a follow-up to an input-required task with a new task; the
+    /// original stays input-required.
+    #[strum(
+        message = "answers a follow-up message to an input-required task with a new \
+                   task (another id) and leaves the original input-required forever"
+    )]
+    ResumeNewTask,
+    /// Answers a follow-up to an input-required task with a new task, and
+    /// settles the original to completed.
+    #[strum(
+        message = "answers a follow-up message to an input-required task with a new \
+                   task (another id) and settles the original to completed"
+    )]
+    ResumeNewTaskSettled,
 }
 
 impl Behaviour {
@@ -382,6 +396,15 @@ impl Behaviour {
         self != Behaviour::InputUnreachable
     }
 
+    /// Whether a follow-up to an input-required task starts a new task
+    /// instead of resuming it.
+    pub(crate) fn resumes_as_new_task(self) -> bool {
+        matches!(
+            self,
+            Behaviour::ResumeNewTask | Behaviour::ResumeNewTaskSettled
+        )
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -450,6 +473,8 @@ mod tests {
                 "output-mode-ignored",
                 "input-unreachable",
                 "instant-unless-example",
+                "resume-new-task",
+                "resume-new-task-settled",
             ]
         );
         for b in Behaviour::all() {

@@ -36,6 +36,7 @@ enum Plan {
 pub(crate) fn send_message(peer: &Arc<Shared>, message: Message) -> Result<Opened, A2aError> {
     check_media_types(&message)?;
     match message.task_id.clone() {
+        Some(task_id) if peer.behaviour.resumes_as_new_task() => fork_task(peer, &task_id, message),
         Some(task_id) => continue_task(peer, &task_id, message),
         None => Ok(create_task(peer, message)),
     }
@@ -145,6 +146,32 @@ fn continue_task(
             resume(peer, entry, run, message)
         })
         .unwrap_or_else(|| Err(A2aError::task_not_found(task_id)))
+}
+
+/// `resume-new-task(-settled)`: a follow-up to an input-required task
+/// starts a new task (another id) in the same context, as some real peers
+/// do; under `resume-new-task-settled` the original is also completed, else
+/// it stays input-required forever. Other follow-ups continue as usual.
+fn fork_task(peer: &Arc<Shared>, task_id: &str, mut message: Message) -> Result<Opened, A2aError> {
+    let settle = peer.behaviour == Behaviour::ResumeNewTaskSettled;
+    let context = peer.store.with(task_id, |entry| {
+        if entry.task.status.state != TaskState::InputRequired {
+            return None;
+        }
+        if settle {
+            entry.set_status(Status::now(TaskState::Completed, None), true);
+        }
+        Some(entry.task.context_id.clone())
+    });
+    match context {
+        Some(Some(context_id)) => {
+            // The store's lock is released: the new task is a plain new one.
+            message.task_id = None;
+            message.context_id = Some(context_id);
+            Ok(create_task(peer, message))
+        }
+        _ => continue_task(peer, task_id, message),
+    }
 }
 
 /// A follow-up message on an input-required task.

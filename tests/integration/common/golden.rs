@@ -53,6 +53,8 @@ fn rules() -> &'static [(Regex, &'static str)] {
             (r"\b\d+(?:\.\d+)? ?(?:ms|s)\b[^\n]*…", "[DURATION][cut]…"),
             // A uuid cut short by a one-line rendering.
             (r#"([="'])[0-9a-f][0-9a-f-]{0,34}…"#, "${1}[UUID]…"),
+            // …and in a reason naming tasks ("task X instead of Y").
+            (r"((?:task|of) )[0-9a-f][0-9a-f-]{0,34}…", "${1}[UUID]…"),
             (r"\+\s*\d+(?:\.\d+)?m?s", "+[T]s"),
             (r"\b\d+(?:\.\d+)? ?(?:ms|s)\b", "[DURATION]"),
             (r"\d+ bytes", "[N] bytes"),

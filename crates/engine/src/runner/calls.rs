@@ -8,6 +8,7 @@ use super::capture::{artifact_part_types, Capture, Captured};
 use super::context::{Answered, RunContext, StepResult, Stop};
 use a2a_conform_client::client::CallOptions;
 use a2a_conform_client::{StreamEnd, StreamHandle, StreamOpen};
+use a2a_conform_protocol::text::clip;
 use a2a_conform_protocol::{Operation, SendResult};
 use std::time::Instant;
 
@@ -34,10 +35,50 @@ impl RunContext<'_> {
         let (task_id, _) = self.task_of(task)?;
         let params = self.version().task_params(&task_id);
         let capture = self.answer(op, params).await?;
+        self.same_task(op, &task_id, capture.task_ref().0.as_deref())
+            .await?;
         if let Some(name) = name {
             self.captures.insert(name.to_string(), capture);
         }
         Ok(())
+    }
+
+    /// Checks that a valid answer to a call naming task `asked` is about
+    /// that task: `answered` is the task id the answer carries, if any.
+    ///
+    /// Another id is a `fail`, not an `error`. The truth rule makes `error`
+    /// of answers that are no valid A2A answer (its "wrong id" is the
+    /// JSON-RPC envelope's, an answer not matched to its request); this one
+    /// is a well-formed Task, correlated to our request, that breaks the
+    /// promise the call relies on: a message carrying a `taskId` continues
+    /// that task (or is refused, -32001 for an unknown one, -32004 for a
+    /// terminal one; v1 §3.4.2, §3.1.1), and GetTask, CancelTask,
+    /// SubscribeToTask and the push-config calls act on the task they name.
+    /// A peer that forks a new task leaves the asked one orphaned, which must
+    /// never pass; the asked task is re-read (GetTask) so the reason says
+    /// what really happened to it.
+    pub(crate) async fn same_task(
+        &self,
+        op: Operation,
+        asked: &str,
+        answered: Option<&str>,
+    ) -> Result<(), Stop> {
+        let Some(other) = answered.filter(|id| !id.is_empty() && *id != asked) else {
+            return Ok(());
+        };
+        let (asked_id, other_id) = (clip(asked, ID_CLIP), clip(other, ID_CLIP));
+        self.transcript.note(format!(
+            "the {op:?} answer is about task {other_id}, not {asked_id}: re-reading task {asked_id}"
+        ));
+        let params = self.version().task_params(asked);
+        let reread = match self.answer(Operation::GetTask, params).await {
+            Ok(capture) => capture.summary,
+            Err(stop) => stop.message,
+        };
+        Err(Stop::fail(format!(
+            "{op:?} on task {asked_id} answered with task {other_id} instead of {asked_id}: \
+             the task named was not the one acted on; a re-read of task {asked_id} (GetTask) found {reread}"
+        )))
     }
 
     /// Calls and turns the reply into a capture; malformed replies fail the run.
@@ -168,6 +209,9 @@ pub(crate) fn malformed_end(end: &StreamEnd) -> Option<Stop> {
         ))),
     }
 }
+
+/// How many characters of a task id a reason shows.
+const ID_CLIP: usize = 40;
 
 /// A fresh message id for a message the run sends.
 pub(crate) fn new_message_id() -> String {

@@ -85,6 +85,12 @@ impl Primitive for CallTaskStep {
             },
             Err(error) => Capture::from_error(error, at),
         };
+        // Only a captured task is the peer's own: an `id:` of the scenario's
+        // (one it never issued) is about no task to continue.
+        if self.task.is_some() {
+            ctx.same_task(op, &task_id, capture.task_ref().0.as_deref())
+                .await?;
+        }
         capture.source = format!("the {op:?} answer");
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())

@@ -46,6 +46,12 @@ impl Primitive for SendInTaskStep {
         );
         let params = ctx.version().send_params(message, false);
         let capture = ctx.answer(Operation::SendMessage, params).await?;
+        ctx.same_task(
+            Operation::SendMessage,
+            &task_id,
+            capture.task_ref().0.as_deref(),
+        )
+        .await?;
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())
     }

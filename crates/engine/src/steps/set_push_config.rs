@@ -74,13 +74,22 @@ impl Primitive for SetPushConfigStep {
         let at = Instant::now();
         let op = Operation::CreatePushConfig;
         let mut capture = match ctx.answered_configured(op, reply)? {
-            Ok(result) => Capture::about_task(Some(task_id), None, at, describe_config(&result)),
+            Ok(result) => {
+                ctx.same_task(op, &task_id, config_task_id(&result)).await?;
+                Capture::about_task(Some(task_id), None, at, describe_config(&result))
+            }
             Err(error) => Capture::from_error(error, at),
         };
         capture.source = "the CreatePushConfig answer".into();
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())
     }
+}
+
+/// The task a push config answer names, in both shapes (`taskId` at the
+/// top in v1.0 and v0.3); none when it names none.
+fn config_task_id(result: &Value) -> Option<&str> {
+    result.get("taskId").and_then(Value::as_str)
 }
 
 /// A push config answer in words.
