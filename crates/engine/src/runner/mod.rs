@@ -32,6 +32,7 @@ mod fleet;
 mod judge;
 mod options;
 mod peer;
+pub(crate) mod order;
 mod plan;
 mod precondition;
 mod progress;

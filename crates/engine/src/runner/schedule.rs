@@ -3,9 +3,12 @@
 //! across the check (a semaphore every peer shares), each given what it
 //! runs with (the auth stage), told to progress when it gets its slot and
 //! when it ends, stopped by the interruption, and put back in plan order.
+//! They start longest expected first (`order`): the report's order is the
+//! plan's whatever the start order.
 
 use super::auth::Auth;
 use super::options::RunOptions;
+use super::order;
 use super::plan::Planned;
 use super::precondition::Search;
 use super::progress::Progress;
@@ -13,6 +16,7 @@ use super::run::{errored, execute, interrupted};
 use a2a_conform_client::PeerClient;
 use a2a_conform_report::ScenarioReport;
 use futures_util::stream::{self, StreamExt};
+use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// One peer's runs and everything they share.
@@ -31,12 +35,20 @@ pub(crate) struct PeerRuns<'a> {
 }
 
 impl PeerRuns<'_> {
-    /// Every planned run's report, in plan order. Unordered underneath: a
-    /// slot frees as soon as any run ends, not only the oldest.
+    /// Every planned run's report, in plan order. The runs start longest
+    /// expected first ([`order`]), so a long run late in the plan does not
+    /// hold the check up alone at its end; unordered underneath: a slot
+    /// frees as soon as any run ends, not only the oldest.
     pub(crate) async fn run_all(&self, plan: Vec<Planned<'_>>) -> Vec<ScenarioReport> {
+        let lengths: Vec<Duration> = plan.iter().map(order::expected).collect();
+        let mut slots: Vec<Option<Planned<'_>>> = plan.into_iter().map(Some).collect();
+        let started: Vec<(usize, Planned<'_>)> = order::start_order(&lengths)
+            .into_iter()
+            .filter_map(|position| Some((position, slots[position].take()?)))
+            .collect();
         let runs = stream::iter(
-            plan.into_iter()
-                .enumerate()
+            started
+                .into_iter()
                 .map(|(position, planned)| async move { (position, self.run(planned).await) }),
         )
         .buffer_unordered(self.options.jobs.max(1));

@@ -41,9 +41,11 @@ mod subscribe;
 mod verify_signature;
 
 use crate::runner::context::{RunContext, StepResult};
+use crate::runner::order::Estimate;
 use crate::scenario::check::{Checked, StepCheck};
 use primitive::Primitive;
 use serde::Deserialize;
+use std::time::Duration;
 
 pub(crate) use cancel::CancelStep;
 pub(crate) use send::SendStep;
@@ -72,6 +74,13 @@ macro_rules! primitives {
             pub(crate) fn check(&self, ck: &mut StepCheck<'_>) -> Checked {
                 match self {
                     $( Step::$variant(step) => step.check(ck), )*
+                }
+            }
+
+            /// The step's expected length (`Primitive::expected`).
+            pub(crate) fn expected(&self, estimate: &Estimate<'_>) -> Duration {
+                match self {
+                    $( Step::$variant(step) => step.expected(estimate), )*
                 }
             }
 

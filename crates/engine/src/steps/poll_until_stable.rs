@@ -6,6 +6,7 @@
 use super::primitive::Primitive;
 use crate::runner::capture::Capture;
 use crate::runner::context::{or_list, RunContext, StepResult, Stop};
+use crate::runner::order::Estimate;
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::values::OneOrMany;
 use crate::scenario::vars::{Count, DurationValue};
@@ -13,6 +14,11 @@ use a2a_conform_protocol::text::human_duration;
 use a2a_conform_protocol::{Operation, SendResult, TaskState, TaskView};
 use serde::Deserialize;
 use std::time::{Duration, Instant};
+
+/// How many consecutive reads must agree when the step does not say.
+const DEFAULT_READS: u32 = 2;
+/// The pause between reads when the step does not say.
+const DEFAULT_INTERVAL: Duration = Duration::from_millis(500);
 
 /// `poll_until_stable`: read a task until it settles.
 #[derive(Debug, Deserialize)]
@@ -59,16 +65,23 @@ impl Primitive for PollStep {
         Ok(())
     }
 
+    /// A task that is settled already takes `reads - 1` pauses to prove it.
+    fn expected(&self, estimate: &Estimate<'_>) -> Duration {
+        let reads = estimate.count(self.reads.as_ref(), DEFAULT_READS);
+        let interval = estimate.duration(self.interval.as_ref(), DEFAULT_INTERVAL);
+        interval * reads.saturating_sub(1)
+    }
+
     async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
         let (task_id, _) = ctx.task_of(&self.task)?;
         let wanted = self.state.items();
         let reads = match &self.reads {
             Some(count) => ctx.count(count)? as usize,
-            None => 2,
+            None => DEFAULT_READS as usize,
         };
         let interval = match &self.interval {
             Some(d) => ctx.duration(d)?,
-            None => Duration::from_millis(500),
+            None => DEFAULT_INTERVAL,
         };
         let within = match &self.within {
             Some(d) => ctx.duration(d)?,

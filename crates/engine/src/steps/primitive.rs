@@ -3,7 +3,9 @@
 //! primitive's file implements it for its struct.
 
 use crate::runner::context::{RunContext, StepResult};
+use crate::runner::order::Estimate;
 use crate::scenario::check::{Checked, StepCheck};
+use std::time::Duration;
 
 /// What every step primitive does: check itself when the suite loads, and
 /// run against the peer.
@@ -15,4 +17,11 @@ pub(crate) trait Primitive {
 
     /// Runs the step: it passes, or stops the run saying why.
     async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult;
+
+    /// How long the step is expected to take, read from the plan before the
+    /// run starts (what orders the runs' starts, `runner::order`): nothing
+    /// unless it waits for a task or a window.
+    fn expected(&self, _estimate: &Estimate<'_>) -> Duration {
+        Duration::ZERO
+    }
 }

@@ -6,10 +6,12 @@
 use super::primitive::Primitive;
 use crate::runner::calls::new_message_id;
 use crate::runner::context::{RunContext, StepResult};
+use crate::runner::order::{Estimate, NOMINAL_TASK};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::template::Template;
 use a2a_conform_protocol::{MessagePart, Operation};
 use serde::Deserialize;
+use std::time::Duration;
 
 /// `resume`: continue a captured task.
 #[derive(Debug, Deserialize)]
@@ -80,5 +82,10 @@ impl Primitive for ResumeStep {
             .await?;
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())
+    }
+
+    /// A follow-up waits for the task it resumes.
+    fn expected(&self, _estimate: &Estimate<'_>) -> Duration {
+        NOMINAL_TASK
     }
 }

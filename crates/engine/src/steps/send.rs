@@ -5,12 +5,14 @@
 
 use super::primitive::Primitive;
 use crate::runner::context::{client_credentials, RunContext, StepResult};
+use crate::runner::order::{Estimate, NOMINAL_TASK};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::template::Template;
 use crate::scenario::values::Credentials;
 use a2a_conform_client::client::{CallOptions, Extensions};
 use a2a_conform_protocol::{MessagePart, Operation};
 use serde::Deserialize;
+use std::time::Duration;
 
 /// `send` (and `stream`): one message to the peer.
 #[derive(Debug, Deserialize)]
@@ -76,6 +78,14 @@ impl Primitive for SendStep {
 
     async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
         send(ctx, self, false).await
+    }
+
+    /// A blocking send waits for the task; one that returns at once does not.
+    fn expected(&self, _estimate: &Estimate<'_>) -> Duration {
+        match self.blocking.unwrap_or(true) {
+            true => NOMINAL_TASK,
+            false => Duration::ZERO,
+        }
     }
 }
 

@@ -2,9 +2,11 @@
 
 use super::primitive::Primitive;
 use crate::runner::context::{RunContext, StepResult};
+use crate::runner::order::Estimate;
 use crate::scenario::check::{Checked, StepCheck};
 use crate::scenario::vars::DurationValue;
 use serde::Deserialize;
+use std::time::Duration;
 
 /// `sleep`: the duration to wait.
 #[derive(Debug, Deserialize)]
@@ -19,5 +21,9 @@ impl Primitive for SleepStep {
     async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
         tokio::time::sleep(ctx.duration(&self.0)?).await;
         Ok(())
+    }
+
+    fn expected(&self, estimate: &Estimate<'_>) -> Duration {
+        estimate.duration(Some(&self.0), Duration::ZERO)
     }
 }

@@ -5,8 +5,10 @@
 use super::primitive::Primitive;
 use super::send::{check_message, send, SendStep};
 use crate::runner::context::{RunContext, StepResult};
+use crate::runner::order::{Estimate, NOMINAL_TASK};
 use crate::scenario::check::{Checked, StepCheck};
 use serde::Deserialize;
+use std::time::Duration;
 
 /// `stream`: the keys of `send`, but `a2a_version`.
 #[derive(Debug, Deserialize)]
@@ -20,5 +22,10 @@ impl Primitive for StreamStep {
 
     async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
         send(ctx, &self.0, true).await
+    }
+
+    /// The run reads the stream to the task's end (the steps after wait on it).
+    fn expected(&self, _estimate: &Estimate<'_>) -> Duration {
+        NOMINAL_TASK
     }
 }

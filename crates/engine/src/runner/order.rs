@@ -1,0 +1,162 @@
+//! The order runs start in: the longest expected first, so that with
+//! `--jobs` slots a long run that comes late in plan order does not start
+//! after the short ones and leave the check waiting on it alone. A run's
+//! expected length is read from the plan (its steps' windows, with the
+//! run's variables, and a nominal length per task it waits for; a quiet
+//! window is not counted, as the stream of a task that ended closes and
+//! ends the watch); reports
+//! stay in plan order whatever the start order (`schedule::in_plan_order`).
+
+use super::plan::Planned;
+use crate::scenario::template::{Element, Template};
+use crate::scenario::vars::{self, Count, DurationValue};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// What one wait for a peer's task (a blocking send, a stream to its end,
+/// a resume, a precondition search) is counted as. A peer's task time is
+/// unknown until it runs; the order only needs the runs' relative lengths,
+/// and a nominal second weighs a task against the windows a run waits out.
+pub(crate) const NOMINAL_TASK: Duration = Duration::from_secs(1);
+
+/// A planned run's variables, for reading its steps' windows before it runs.
+pub(crate) struct Estimate<'v> {
+    vars: &'v HashMap<String, Option<String>>,
+}
+
+impl Estimate<'_> {
+    /// A template's text from the run's variables alone; `None` when it
+    /// names a capture or an unset variable (known only once the run runs).
+    fn text(&self, template: &Template) -> Option<String> {
+        let mut out = String::new();
+        for element in template.elements() {
+            match element {
+                Element::Literal(text) => out.push_str(text),
+                Element::Var(name) => out.push_str(self.vars.get(name)?.as_deref()?),
+                Element::Capture { .. } => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// A duration as the run would read it; `fallback` when it cannot be read yet.
+    pub(crate) fn duration(&self, value: Option<&DurationValue>, fallback: Duration) -> Duration {
+        match value {
+            None => fallback,
+            Some(DurationValue::Literal(d)) => *d,
+            Some(DurationValue::Template(t)) => self
+                .text(t)
+                .and_then(|text| vars::parse_duration(&text).ok())
+                .unwrap_or(fallback),
+        }
+    }
+
+    /// A count as the run would read it; `fallback` when it cannot be read yet.
+    pub(crate) fn count(&self, value: Option<&Count>, fallback: u32) -> u32 {
+        match value {
+            None => fallback,
+            Some(Count::Literal(n)) => *n,
+            Some(Count::Template(t)) => self
+                .text(t)
+                .and_then(|text| Count::parse(&text))
+                .unwrap_or(fallback),
+        }
+    }
+}
+
+/// How long a planned run is expected to take: nothing for a run that
+/// will not run; else its steps' expected lengths, and one task more when
+/// it waits on the precondition search.
+pub(crate) fn expected(planned: &Planned<'_>) -> Duration {
+    if planned.not_run.is_some() {
+        return Duration::ZERO;
+    }
+    let estimate = Estimate {
+        vars: &planned.vars,
+    };
+    let steps: Duration = planned
+        .scenario
+        .def
+        .steps
+        .iter()
+        .map(|step| step.value.expected(&estimate))
+        .sum();
+    let search = if planned.search_input {
+        NOMINAL_TASK
+    } else {
+        Duration::ZERO
+    };
+    steps + search
+}
+
+/// The plan positions in the order to start them: longest expected first,
+/// equal ones in plan order.
+pub(crate) fn start_order(expected: &[Duration]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..expected.len()).collect();
+    // A stable sort: ties keep plan order.
+    order.sort_by(|a, b| expected[*b].cmp(&expected[*a]));
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::options::RunOptions;
+    use crate::runner::plan::plan_runs;
+    use crate::scenario::Suite;
+    use a2a_conform_protocol::card::{self, BindingChoice, ProtocolChoice};
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn the_longest_start_first_and_ties_keep_plan_order() {
+        let expected = [ms(0), ms(1000), ms(2000), ms(1000), ms(3000), ms(0)];
+        assert_eq!(start_order(&expected), vec![4, 2, 1, 3, 0, 5]);
+        assert_eq!(start_order(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_run_is_expected_to_take_its_tasks_and_windows() {
+        let body = r#"{"name":"n","description":"d","version":"1",
+            "supportedInterfaces":[{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+            "capabilities":{"streaming":true},"defaultInputModes":["text/plain"],
+            "defaultOutputModes":["text/plain"],"skills":[]}"#;
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let suite = Suite::embedded().expect("the default suite loads");
+        let options = RunOptions {
+            vars: [("stable_interval".to_string(), "250ms".to_string())].into(),
+            ..RunOptions::default()
+        };
+        let plan = plan_runs(&card, &suite, &options);
+        let of = |id: &str| {
+            let planned = plan.iter().find(|p| p.run_id == id).expect(id);
+            expected(planned)
+        };
+        // A blocking send, then 2 reads 250ms apart (the variable, as set).
+        assert_eq!(of("completion-stability"), NOMINAL_TASK + ms(250));
+        // A stream to its end, then the same poll: the quiet window ends
+        // when the stream of the ended task closes, so it is not counted.
+        assert_eq!(of("completion-stream-quiet"), NOMINAL_TASK + ms(250));
+        // Two blocking sends.
+        assert_eq!(of("list-tasks-page-size"), NOMINAL_TASK * 2);
+        // Gated off (the card declares streaming): it takes no time.
+        assert_eq!(of("streaming-refused-when-undeclared"), Duration::ZERO);
+        // The search for a prompt, the send, the resume.
+        assert_eq!(of("input-mode-resume[text/plain]"), NOMINAL_TASK * 3);
+        let lengths: Vec<Duration> = plan.iter().map(expected).collect();
+        let order = start_order(&lengths);
+        assert_eq!(plan[order[0]].run_id, "input-mode-resume[text/plain]");
+        assert!(order
+            .windows(2)
+            .all(|w| lengths[w[0]] > lengths[w[1]] || w[0] < w[1]));
+    }
+}
