@@ -7,7 +7,7 @@ use crate::cli::{
     BindingArg, MockProtocolArg, ProtocolArg, RunArgs, SchemeCredentialArgs, TlsArgs,
 };
 use crate::error::{AppError, UsageError};
-use crate::settings::{PeerSettings, Resolved, Sources, Top};
+use crate::settings::{Layer, PeerSettings, Resolved, Sourced, Sources, Top};
 use a2a_conform_client::auth::{AuthSettings, EnvSecret, OAuthClient};
 use a2a_conform_client::client::ClientConfig;
 use a2a_conform_client::http::{GrpcIdentity, TlsOptions};
@@ -362,17 +362,60 @@ pub(super) fn for_peer(
 ) -> Result<RunOptions, UsageError> {
     let (client, auth) = clients.client(settings)?;
     let wide = &check_wide.client;
+    let client = ClientConfig {
+        public_headers: wide.public_headers.clone(),
+        same_origin_credentials: wide.same_origin_credentials,
+        limits: wide.limits,
+        ..client
+    };
     Ok(RunOptions {
         vars: peer_vars(settings)?,
-        client: ClientConfig {
-            public_headers: wide.public_headers.clone(),
-            same_origin_credentials: wide.same_origin_credentials,
-            limits: wide.limits,
-            ..client
-        },
+        credential_sources: credential_sources(settings, &client),
+        client,
         auth: Arc::new(auth),
         ..check_wide.clone()
     })
+}
+
+/// Where each credential setting of a peer came from, as a refusal names
+/// it: the flag and the variable it names (`--bearer-env PEER_TOKEN`, with
+/// the env var that set the flag), or the config key and the layer that
+/// set it (`bearer_env PEER_TOKEN (profile `prod`)`); a credential header
+/// by its name and layer. Variable and header names only: never a value.
+fn credential_sources(settings: &Resolved, client: &ClientConfig) -> Vec<String> {
+    fn named<T>(long: &str, key: &str, sourced: &Sourced<T>, shown: &str) -> String {
+        match &sourced.layer {
+            Layer::Flag | Layer::Default => format!("--{long} {shown}"),
+            Layer::Env(_) => format!("--{long} {shown} ({})", sourced.layer),
+            other => format!("{key} {shown} ({other})"),
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(var) = &settings.bearer_env {
+        out.push(named("bearer-env", "bearer_env", var, &var.value));
+    }
+    for header in &settings.headers {
+        let name = header.value.0.trim();
+        if !client.is_public(name) {
+            out.push(format!("header {name} ({})", header.layer.origin("header")));
+        }
+    }
+    if let Some(var) = &settings.api_key_env {
+        out.push(named("api-key-env", "api_key_env", var, &var.value));
+    }
+    if let Some(vars) = &settings.basic_env {
+        out.push(named("basic-env", "basic_env", vars, &vars.value));
+    }
+    if let Some(pair) = &settings.oauth_client {
+        let (id, secret) = &pair.value;
+        out.push(named(
+            "oauth-client-id-env",
+            "oauth_client_id_env",
+            pair,
+            &format!("{id} with the secret of {secret}"),
+        ));
+    }
+    out
 }
 
 /// Every value a peer's options must never show: each credential header's,

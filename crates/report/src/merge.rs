@@ -13,7 +13,9 @@ use crate::file::{LoadError, ReportFile};
 use crate::shard::Shard;
 use crate::verdict;
 use crate::{conclude, Rules};
-use crate::{DeclarationReport, PeerReport, RunReport, ScenarioReport, ShardReport};
+use crate::{
+    CredentialsReport, DeclarationReport, PeerReport, RunReport, ScenarioReport, ShardReport,
+};
 use a2a_conform_protocol::card::Declaration;
 use a2a_conform_protocol::declaration::DeclarationId;
 use std::path::Path;
@@ -294,6 +296,7 @@ fn merge_runs_of_one_peer(parts: Vec<(ReportFile, Shard)>) -> Result<PeerReport,
         match &mut peer {
             None => peer = Some(one),
             Some(kept) => {
+                kept.credentials = join_credentials(kept.credentials.take(), one.credentials);
                 if kept.card_error.is_none() {
                     kept.card_error = one.card_error;
                 }
@@ -320,6 +323,24 @@ fn merge_runs_of_one_peer(parts: Vec<(ReportFile, Shard)>) -> Result<PeerReport,
     // Judged afresh: the baseline marks rows again when the merge is concluded.
     peer.declarations = verdict::judge_declarations(&declarations, &peer.scenarios);
     Ok(peer)
+}
+
+/// Two shards' record of the credentials. A shard without one accepted
+/// every request that carried them (all shards of a check are given the
+/// same), so the peer accepted some: the whole reads as such.
+fn join_credentials(
+    a: Option<CredentialsReport>,
+    b: Option<CredentialsReport>,
+) -> Option<CredentialsReport> {
+    let (mut a, b) = (a?, b?);
+    a.sent += b.sent;
+    a.refused += b.refused;
+    for source in b.sources {
+        if !a.sources.contains(&source) {
+            a.sources.push(source);
+        }
+    }
+    Some(a)
 }
 
 #[cfg(test)]

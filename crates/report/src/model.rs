@@ -227,6 +227,44 @@ pub struct PeerReport {
     /// nothing was searched.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub preconditions: Vec<PreconditionReport>,
+    /// The credentials given for the peer, when the peer refused a request
+    /// that carried them (HTTP 401/403) or no request carried them: where
+    /// they came from and how many of those requests were refused. Absent
+    /// when none were given, or when the peer accepted every request that
+    /// carried them. Refused on every one, they fail the run (exit 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<CredentialsReport>,
+}
+
+/// The credentials given for a peer and what the peer made of them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CredentialsReport {
+    /// Where each credential came from, never its value: the flag and the
+    /// environment variable it names (`--bearer-env PEER_TOKEN`), or the
+    /// config key, profile or fleet entry that set it.
+    pub sources: Vec<String>,
+    /// How many requests of the runs carried them (a token request for
+    /// them included) and got an answer.
+    pub sent: u32,
+    /// How many of those the peer refused with HTTP 401 or 403.
+    pub refused: u32,
+}
+
+impl CredentialsReport {
+    /// Whether the peer refused every request that carried the credentials
+    /// (and at least one did): the check could not verify what it was
+    /// asked to with them.
+    pub fn refused_everywhere(&self) -> bool {
+        self.refused > 0 && self.refused >= self.sent
+    }
+
+    /// The sources as one phrase: `--bearer-env PEER_TOKEN and header X-Tenant (--header)`.
+    pub fn named(&self) -> String {
+        match self.sources.as_slice() {
+            [] => "the credentials given".to_string(),
+            sources => sources.join(" and "),
+        }
+    }
 }
 
 /// One search for a precondition's prompt, and what it found.
@@ -505,6 +543,7 @@ impl PeerReport {
             scenarios: vec![],
             duration_ms: None,
             preconditions: vec![],
+            credentials: None,
         }
     }
 }

@@ -271,6 +271,38 @@ pub fn unverified_reasons(report: &RunReport) -> Vec<String> {
         .collect()
 }
 
+/// One line per peer that refused the credentials given on every request
+/// that carried them: the check could not verify what it was asked to with
+/// them, so it fails closed (exit 4) even when a probe that needs none
+/// passed. The line names where the credentials came from, never their
+/// value. A peer that accepted some of them (a scope refused on one skill)
+/// is judged row by row instead: those rows read unverified, with the
+/// refusal as their reason.
+pub fn credentials_reasons(report: &RunReport) -> Vec<String> {
+    let many = report.peers.len() > 1;
+    report
+        .peers
+        .iter()
+        .filter(|p| p.card_error.is_none())
+        .filter_map(|peer| {
+            let credentials = peer.credentials.as_ref()?;
+            if !credentials.refused_everywhere() {
+                return None;
+            }
+            let on = if many {
+                format!(" ({})", peer.card_url)
+            } else {
+                String::new()
+            };
+            Some(format!(
+                "the credentials given were refused{on}: HTTP 401/403 on all {} request(s) that carried them ({}); check or renew them",
+                credentials.sent,
+                credentials.named()
+            ))
+        })
+        .collect()
+}
+
 /// Why the report fails the run with exit 3 although every card was read:
 /// one line per run that ended in a peer malfunction.
 pub fn malfunction_reasons(report: &RunReport) -> Vec<String> {
@@ -305,7 +337,8 @@ pub fn exit_reasons(report: &RunReport) -> Vec<String> {
     match summary.exit_code {
         exit::DIVERGED => failing_reasons(report),
         exit::NOTHING_VERIFIED => {
-            let mut reasons = unverified_reasons(report);
+            let mut reasons = credentials_reasons(report);
+            reasons.extend(unverified_reasons(report));
             if reasons.is_empty() {
                 reasons = nothing_verified_reason(report).into_iter().collect();
             }
@@ -331,8 +364,16 @@ pub struct FailingClass {
 /// could not be read (3; its error is printed on its own and holds no
 /// line here), a divergence or `--fail-on-flaky` / `--strict-baseline`
 /// rule (1), a peer malfunction (3), a peer unreachable on every run (3),
+/// credentials given and refused on every request that carried them (4),
 /// a declared row unverified under `--fail-on-unverified` (4), nothing
 /// verified (4). A report with none exits 0.
+///
+/// Refused credentials call for 4, not 3: the peer answered as A2A
+/// requires (a 401/403 to credentials it does not accept is the correct
+/// answer, no malfunction, and the peer was reached), and what fails is
+/// that nothing the check was asked to verify with them could be: the
+/// "nothing verified" code, failing closed. They outrank the other code-4
+/// classes because they are those rows' cause.
 pub fn failing_classes(report: &RunReport) -> Vec<FailingClass> {
     let class = |code, name, reasons: Vec<String>| {
         (!reasons.is_empty()).then_some(FailingClass {
@@ -373,6 +414,11 @@ pub fn failing_classes(report: &RunReport) -> Vec<FailingClass> {
             malfunction_reasons(report),
         ),
         class(exit::PEER_UNREACHABLE, "peer unreachable", unreachable),
+        class(
+            exit::NOTHING_VERIFIED,
+            "credentials refused",
+            credentials_reasons(report),
+        ),
         class(
             exit::NOTHING_VERIFIED,
             "unverified",

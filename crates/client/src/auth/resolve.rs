@@ -35,6 +35,9 @@ pub struct RunAuth {
     pub evidence: Vec<String>,
     /// Why no token was obtained, when a token request failed.
     pub trouble: Option<String>,
+    /// Whether the token endpoint refused the client credentials given
+    /// (HTTP 400/401/403): they were given and refused.
+    pub refused: bool,
 }
 
 /// Where an access token comes from.
@@ -236,6 +239,7 @@ impl PeerAuth {
                 config,
                 evidence,
                 trouble: None,
+                refused: false,
             };
         }
         let grants = match self.choose(requirements) {
@@ -246,6 +250,7 @@ impl PeerAuth {
                     config,
                     evidence,
                     trouble: None,
+                    refused: false,
                 };
             }
         };
@@ -294,6 +299,13 @@ impl PeerAuth {
                                 config,
                                 evidence,
                                 trouble: Some(trouble),
+                                refused: matches!(
+                                    error,
+                                    TokenError::Refused {
+                                        status: 400 | 401 | 403,
+                                        ..
+                                    }
+                                ),
                             };
                         }
                     }
@@ -310,6 +322,7 @@ impl PeerAuth {
             config,
             evidence,
             trouble: None,
+            refused: false,
         }
     }
 

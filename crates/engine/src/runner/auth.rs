@@ -6,6 +6,7 @@
 //! the card's), the redactor that knows the tokens obtained so far, and
 //! how those credentials were obtained, for its evidence.
 
+use super::credentials::CredentialTally;
 use super::options::RunOptions;
 use super::plan::Planned;
 use a2a_conform_client::auth::PeerAuth;
@@ -13,6 +14,7 @@ use a2a_conform_client::client::{ClientConfig, ClientError};
 use a2a_conform_client::{PeerClient, Redactor};
 use a2a_conform_protocol::card::{Card, Interface};
 use a2a_conform_protocol::declaration::DeclarationId;
+use a2a_conform_report::CredentialsReport;
 use std::sync::Arc;
 
 /// A peer's credentials: its card's schemes resolved, and the card-level
@@ -20,6 +22,8 @@ use std::sync::Arc;
 pub(crate) struct Auth {
     peer: PeerAuth,
     config: ClientConfig,
+    /// What the peer made of the credentials given, over every run.
+    tally: Arc<CredentialTally>,
 }
 
 impl Auth {
@@ -38,11 +42,21 @@ impl Auth {
             warnings.push(options.redactor_with_issued().redact(trouble));
         }
         warnings.extend(credentials_warning(card, &card_auth.config));
+        let tally = Arc::new(CredentialTally::default());
+        if card_auth.refused {
+            tally.answered(true);
+        }
         let auth = Auth {
             peer,
             config: card_auth.config,
+            tally,
         };
         (auth, warnings)
+    }
+
+    /// What the peer made of the credentials given, once its runs ended.
+    pub(crate) fn credentials_report(&self, options: &RunOptions) -> Option<CredentialsReport> {
+        self.tally.report(options)
     }
 
     /// The client the precondition search sends with: what the runs send,
@@ -76,6 +90,9 @@ impl Auth {
             true => Some(self.peer.for_run(run_skill(planned)).await),
             false => None,
         };
+        if run_auth.as_ref().is_some_and(|a| a.refused) {
+            self.tally.answered(true);
+        }
         let config = run_auth.as_ref().map_or(&options.client, |a| &a.config);
         let own = match (&planned.interface, &run_auth) {
             (Some(interface), _) if runs => Some(interface_client(interface, config)?),
@@ -95,6 +112,7 @@ impl Auth {
                 None => options.redactor.clone(),
             },
             auth_evidence: run_auth.map(|a| a.evidence).unwrap_or_default(),
+            tally: self.tally.clone(),
         })
     }
 }
@@ -108,6 +126,9 @@ pub(crate) struct RunSetup<'c> {
     own: Option<PeerClient>,
     pub(crate) redactor: Arc<Redactor>,
     pub(crate) auth_evidence: Vec<String>,
+    /// Where the run counts the answers to requests that carried the
+    /// credentials given (the peer's tally).
+    pub(crate) tally: Arc<CredentialTally>,
 }
 
 impl RunSetup<'_> {

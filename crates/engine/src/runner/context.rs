@@ -5,6 +5,7 @@
 //! it; the calls they share are in `calls` and `push`.
 
 use super::capture::Capture;
+use super::credentials::CredentialTally;
 use super::webhook::WebhookReceiver;
 use super::window::ProbeWindow;
 use crate::scenario::template::{Element, Template};
@@ -151,6 +152,9 @@ pub(crate) struct RunContext<'a> {
     pub(crate) card: Arc<CardFacts>,
     /// `--strict`: a broken SHOULD fails the run instead of leaving it inconclusive.
     pub(crate) strict: bool,
+    /// The peer's count of answers to requests that carried the
+    /// credentials given (`None` in runs of no peer's, e.g. tests).
+    pub(crate) tally: Option<Arc<CredentialTally>>,
 }
 
 /// What the public card says that steps compare answers with: its skill ids
@@ -196,6 +200,7 @@ impl<'a> RunContext<'a> {
             signing: None,
             card: Arc::default(),
             strict: false,
+            tally: None,
         }
     }
 
@@ -275,6 +280,7 @@ impl<'a> RunContext<'a> {
         reply: Reply,
         credentials: Credentials,
     ) -> Result<Answered, Stop> {
+        self.count_credentials(&reply, credentials);
         match reply {
             Reply::Ok(result) => Ok(Answered::Result(result)),
             Reply::Err(error) => Ok(Answered::Error(error)),
@@ -289,6 +295,25 @@ impl<'a> RunContext<'a> {
                 ..Stop::malfunction(op, &reason)
             }),
             Reply::Unreachable(reason) => Err(Stop::unreachable(reason)),
+        }
+    }
+
+    /// Counts an answer to a request that carried the credentials given
+    /// (not one the step sent without them or with forged ones, nor one
+    /// on an endpoint they were withheld from): a 401/403 is a refusal; a
+    /// result or a protocol error, an acceptance. Other replies (no answer,
+    /// a broken one) say nothing of the credentials.
+    fn count_credentials(&self, reply: &Reply, credentials: Credentials) {
+        let carried = credentials == Credentials::Configured
+            && self.client.has_credentials()
+            && self.client.withheld_for().is_none();
+        let Some(tally) = self.tally.as_ref().filter(|_| carried) else {
+            return;
+        };
+        match reply {
+            Reply::Ok(_) | Reply::Err(_) => tally.answered(false),
+            Reply::Refused { .. } => tally.answered(true),
+            _ => {}
         }
     }
 

@@ -27,6 +27,7 @@ pub(crate) mod calls;
 pub(crate) mod capture;
 mod card;
 pub(crate) mod context;
+mod credentials;
 mod evidence;
 mod fleet;
 mod judge;

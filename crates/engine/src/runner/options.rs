@@ -78,6 +78,10 @@ pub struct RunOptions {
     /// `--discover-budget`: the most tasks one peer's precondition search
     /// may start (`--no-discover`: 0, no search).
     pub discover_budget: usize,
+    /// Where the credentials given come from, as reports name them
+    /// (`--bearer-env PEER_TOKEN`, `bearer_env PEER_TOKEN (profile prod)`),
+    /// never their values. Empty: named by the flags that carry them.
+    pub credential_sources: Vec<String>,
 }
 
 /// The default of `--max-probe-window`.
@@ -106,6 +110,7 @@ impl Default for RunOptions {
             trusted_keys: Arc::default(),
             strict: false,
             discover_budget: DEFAULT_BUDGET,
+            credential_sources: Vec::new(),
         }
     }
 }

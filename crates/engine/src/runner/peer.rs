@@ -74,6 +74,7 @@ pub(crate) async fn check_peer(
     .await;
     // Judge: the declaration rows from the runs.
     report.preconditions = search.report().await;
+    report.credentials = auth.credentials_report(options);
     report.declarations = judge::declarations(&card, &runs);
     report.scenarios = runs;
     report
