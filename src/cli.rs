@@ -17,11 +17,12 @@ use std::time::Duration;
 (or a flaky run under --fail-on-flaky, a stale baseline entry under --strict-baseline; diff: --fail-on triggered) · \
 2 usage error, invalid suite, profile, baseline or report · 3 peer unreachable, no valid card, or not speaking A2A \
 (a run ended in a peer malfunction: HTTP 5xx, HTML, not JSON, a wrong id, no answer in time) · \
-4 nothing was verified (or a declared row left unverified under --fail-on-unverified) · \
+4 nothing was verified (or a declared row left unverified under --fail-on-unverified, or the credentials \
+given were refused with HTTP 401/403 on every request that carried them) · \
 130/143 interrupted by SIGINT/SIGTERM (every requested report written, marked interrupted).\n\
 When several apply, every reason is printed and the first of these wins: an unreadable card (3), \
-a divergence (1), a peer malfunction or unreachable peer (3), an unverified row under \
---fail-on-unverified (4), nothing verified (4).\n\
+a divergence (1), a peer malfunction or unreachable peer (3), credentials refused (4), \
+an unverified row under --fail-on-unverified (4), nothing verified (4).\n\
 Try it with no peer of your own: `a2a-conform demo`."
 )]
 pub struct Cli {
@@ -41,11 +42,14 @@ const CHECK_EXIT_CODES: &str = "Exit codes: 0 something verified and nothing fai
 1 a declaration diverged (or a flaky run under --fail-on-flaky, a stale baseline entry under --strict-baseline) · \
 2 usage error · 3 a card could not be read, or a run ended in a peer malfunction (HTTP 5xx, HTML, not JSON, \
 a wrong id, no answer in time), or the peer was unreachable on every run · \
-4 nothing was verified, or a declared row was left unverified under --fail-on-unverified · 130/143 interrupted.\n\
+4 nothing was verified, or a declared row was left unverified under --fail-on-unverified, or the credentials \
+given were refused (HTTP 401/403 on every request that carried them; the line names their flag, variable, \
+config key or profile, never their value; refused on some requests only, the rows concerned read unverified) · \
+130/143 interrupted.\n\
 When several apply, every reason is printed, one `fails the run: …` line each (`fails the run (exit N): …` \
 for a reason that did not decide the code), and the first in this order wins: an unreadable card (3), \
 a divergence or --fail-on-flaky / --strict-baseline rule (1), a peer malfunction or unreachable peer (3), \
-a row unverified under --fail-on-unverified (4), nothing verified (4).";
+credentials refused (4), a row unverified under --fail-on-unverified (4), nothing verified (4).";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {

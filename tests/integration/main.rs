@@ -38,3 +38,4 @@ mod stream_refusals;
 mod suites;
 mod tls;
 mod zero_config;
+mod credentials;

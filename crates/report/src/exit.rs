@@ -13,7 +13,11 @@ pub const USAGE: i32 = 2;
 /// answer in time), or the mock peer could not listen.
 pub const PEER_UNREACHABLE: i32 = 3;
 /// Nothing was verified: every scenario was skipped, inconclusive or in error
-/// (or, under `--fail-on-unverified`, a declared row was left unverified).
+/// (or, under `--fail-on-unverified`, a declared row was left unverified; or
+/// the credentials given were refused on every request that carried them:
+/// what the check was asked to verify with them could not be, and the
+/// peer that refused them answered as A2A requires, so not
+/// [`PEER_UNREACHABLE`]).
 pub const NOTHING_VERIFIED: i32 = 4;
 /// SIGINT stopped the check (128 + 2); every requested report was written,
 /// marked interrupted.
