@@ -312,6 +312,7 @@ mod tests {
                 scenarios,
                 duration_ms: Some(2500),
                 preconditions: vec![],
+                credentials: None,
             }],
             fail_on_flaky: false,
             fail_on_unverified: false,

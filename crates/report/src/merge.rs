@@ -435,4 +435,21 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn shards_refused_credentials_only_when_every_shard_was_refused() {
+        let record = |sent, refused| CredentialsReport {
+            sources: vec!["--api-key-env PEER_KEY".into()],
+            sent,
+            refused,
+        };
+        let joined = join_credentials(Some(record(2, 2)), Some(record(3, 3))).unwrap();
+        assert_eq!((joined.sent, joined.refused), (5, 5));
+        assert_eq!(joined.sources, vec!["--api-key-env PEER_KEY"]);
+        assert!(joined.refused_everywhere());
+        // A shard without a record accepted them: the peer accepted some.
+        assert_eq!(join_credentials(Some(record(2, 2)), None), None);
+        assert_eq!(join_credentials(None, Some(record(2, 2))), None);
+    }
+
 }

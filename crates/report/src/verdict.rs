@@ -817,4 +817,51 @@ mod tests {
         assert_eq!(classes[1].name, "nothing verified");
         assert_eq!(classes[0].mark(exit::PEER_UNREACHABLE), " (exit 3)");
     }
+
+    #[test]
+    fn credentials_refused_everywhere_fail_with_exit_4_and_partial_ones_do_not() {
+        use crate::CredentialsReport;
+        let decl = vec![
+            d("security.enforced", true),
+            d("lifecycle.completion", true),
+        ];
+        let runs = vec![
+            run("probe", "security.enforced", ScenarioVerdict::Pass),
+            run("c", "lifecycle.completion", ScenarioVerdict::Inconclusive),
+        ];
+        let mut report = one_peer(judge_declarations(&decl, &runs), runs);
+        assert_eq!(exit_code(&report), exit::OK, "no record: as before");
+        let record = |sent, refused| CredentialsReport {
+            sources: vec!["--bearer-env PEER_TOKEN".into()],
+            sent,
+            refused,
+        };
+        report.peers[0].credentials = Some(record(3, 3));
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let classes = failing_classes(&report);
+        assert_eq!(classes[0].name, "credentials refused");
+        assert_eq!(
+            exit_reasons(&report),
+            vec![
+                "the credentials given were refused: HTTP 401/403 on all 3 request(s) that \
+                 carried them (--bearer-env PEER_TOKEN); check or renew them"
+            ]
+        );
+        // Some accepted (a scope refused on one skill): rows, not the gate.
+        report.peers[0].credentials = Some(record(5, 3));
+        assert_eq!(exit_code(&report), exit::OK);
+        // Given and never carried (only probes without them ran): no refusal.
+        report.peers[0].credentials = Some(record(0, 0));
+        assert_eq!(exit_code(&report), exit::OK);
+        // A divergence outranks it, and the note says so.
+        report.peers[0].credentials = Some(record(3, 3));
+        report.peers[0].declarations[0].verdict = DeclarationVerdict::Diverged;
+        assert_eq!(exit_code(&report), exit::DIVERGED);
+        let classes = failing_classes(&report);
+        assert_eq!(
+            precedence_note(&classes).as_deref(),
+            Some("exit 1: diverged outranks credentials refused (exit 4)")
+        );
+    }
+
 }
