@@ -46,14 +46,22 @@ fn assert_refused(cell: &str, out: &Outcome, source: &str, secret: &str) {
     );
     let record = &out.report()["peers"][0]["credentials"];
     let (sent, refused) = (record["sent"].as_u64(), record["refused"].as_u64());
-    assert!(sent.is_some_and(|n| n > 0) && sent == refused, "{cell}: {record}");
     assert!(
-        record["sources"][0].as_str().is_some_and(|s| s.contains(source)),
+        sent.is_some_and(|n| n > 0) && sent == refused,
+        "{cell}: {record}"
+    );
+    assert!(
+        record["sources"][0]
+            .as_str()
+            .is_some_and(|s| s.contains(source)),
         "{cell}: {record}"
     );
     assert_eq!(out.report()["summary"]["exit_code"], 4, "{cell}");
     for (format, text) in outputs(out) {
-        assert!(!text.contains(secret), "{cell}: the secret is in the {format} output");
+        assert!(
+            !text.contains(secret),
+            "{cell}: the secret is in the {format} output"
+        );
     }
 }
 
@@ -88,7 +96,11 @@ fn a_wrong_bearer_token_fails_the_check_naming_its_variable_never_its_value() {
             &[("PEER_TOKEN", RIGHT)],
         );
         assert_eq!(out.code, 0, "{cell}: {}", out.explain());
-        assert_eq!(out.declaration("lifecycle.completion"), "honoured", "{cell}");
+        assert_eq!(
+            out.declaration("lifecycle.completion"),
+            "honoured",
+            "{cell}"
+        );
         assert_not_refused(&cell, &out);
     }
 }
@@ -99,7 +111,8 @@ fn no_credentials_at_all_are_no_refusal_and_keep_the_cards_warning() {
     let out = check_every_format(&peer.card_url(), &[], &[]);
     assert_eq!(out.code, 0, "{}", out.explain());
     assert!(
-        out.stdout.contains("card warning: the card requires credentials"),
+        out.stdout
+            .contains("card warning: the card requires credentials"),
         "{}",
         out.stdout
     );

@@ -451,5 +451,4 @@ mod tests {
         assert_eq!(join_credentials(Some(record(2, 2)), None), None);
         assert_eq!(join_credentials(None, Some(record(2, 2))), None);
     }
-
 }

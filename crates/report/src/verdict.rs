@@ -863,5 +863,4 @@ mod tests {
             Some("exit 1: diverged outranks credentials refused (exit 4)")
         );
     }
-
 }
