@@ -16,6 +16,7 @@
 mod call_task;
 mod cancel;
 mod condition;
+pub(crate) mod estimate;
 mod expect;
 mod expect_closed;
 mod expect_count;
@@ -41,8 +42,8 @@ mod subscribe;
 mod verify_signature;
 
 use crate::runner::context::{RunContext, StepResult};
-use crate::runner::order::Estimate;
 use crate::scenario::check::{Checked, StepCheck};
+use crate::steps::estimate::Estimate;
 use primitive::Primitive;
 use serde::Deserialize;
 use std::time::Duration;

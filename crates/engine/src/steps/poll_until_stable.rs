@@ -6,10 +6,10 @@
 use super::primitive::Primitive;
 use crate::runner::capture::Capture;
 use crate::runner::context::{or_list, RunContext, StepResult, Stop};
-use crate::runner::order::Estimate;
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::values::OneOrMany;
 use crate::scenario::vars::{Count, DurationValue};
+use crate::steps::estimate::Estimate;
 use a2a_conform_protocol::text::human_duration;
 use a2a_conform_protocol::{Operation, SendResult, TaskState, TaskView};
 use serde::Deserialize;

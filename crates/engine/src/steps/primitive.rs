@@ -3,8 +3,8 @@
 //! primitive's file implements it for its struct.
 
 use crate::runner::context::{RunContext, StepResult};
-use crate::runner::order::Estimate;
 use crate::scenario::check::{Checked, StepCheck};
+use crate::steps::estimate::Estimate;
 use std::time::Duration;
 
 /// What every step primitive does: check itself when the suite loads, and

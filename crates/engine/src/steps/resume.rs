@@ -6,9 +6,9 @@
 use super::primitive::Primitive;
 use crate::runner::calls::new_message_id;
 use crate::runner::context::{RunContext, StepResult};
-use crate::runner::order::{Estimate, NOMINAL_TASK};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::template::Template;
+use crate::steps::estimate::{Estimate, NOMINAL_TASK};
 use a2a_conform_protocol::{MessagePart, Operation};
 use serde::Deserialize;
 use std::time::Duration;

@@ -5,10 +5,10 @@
 
 use super::primitive::Primitive;
 use crate::runner::context::{client_credentials, RunContext, StepResult};
-use crate::runner::order::{Estimate, NOMINAL_TASK};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::template::Template;
 use crate::scenario::values::Credentials;
+use crate::steps::estimate::{Estimate, NOMINAL_TASK};
 use a2a_conform_client::client::{CallOptions, Extensions};
 use a2a_conform_protocol::{MessagePart, Operation};
 use serde::Deserialize;

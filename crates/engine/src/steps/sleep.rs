@@ -2,9 +2,9 @@
 
 use super::primitive::Primitive;
 use crate::runner::context::{RunContext, StepResult};
-use crate::runner::order::Estimate;
 use crate::scenario::check::{Checked, StepCheck};
 use crate::scenario::vars::DurationValue;
+use crate::steps::estimate::Estimate;
 use serde::Deserialize;
 use std::time::Duration;
 

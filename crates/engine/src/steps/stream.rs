@@ -5,8 +5,8 @@
 use super::primitive::Primitive;
 use super::send::{check_message, send, SendStep};
 use crate::runner::context::{RunContext, StepResult};
-use crate::runner::order::{Estimate, NOMINAL_TASK};
 use crate::scenario::check::{Checked, StepCheck};
+use crate::steps::estimate::{Estimate, NOMINAL_TASK};
 use serde::Deserialize;
 use std::time::Duration;
 
