@@ -72,6 +72,7 @@ mod service;
 mod shared;
 mod signed;
 mod sse;
+mod stale;
 mod store;
 mod task_basics;
 mod tls;
@@ -183,6 +184,12 @@ impl MockPeer {
             let _ = signal.wait_for(|down| *down).await;
         };
         let server = match &config.tls {
+            None if config.behaviour == Behaviour::CloseAfter500 => tokio::spawn(async move {
+                let listener = stale::StaleListener(listener);
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(graceful)
+                    .await;
+            }),
             None => tokio::spawn(async move {
                 // An accept error ends the server; the peer then reads as unreachable.
                 let _ = axum::serve(listener, app)
