@@ -59,9 +59,9 @@ pub(super) async fn send(
         RecordKind::Note,
         Instant::now(),
         format!(
-            "the connection broke before any byte of the answer ({}), as a kept-alive \
-             connection the peer closed without saying so does: sent once more on a fresh \
-             connection, as curl does{resent}",
+            "sent once more on a fresh connection: the first try's broke before any byte of \
+             the answer ({}), as a kept-alive connection the peer closed without saying so \
+             does, which is no answer of the peer's (curl retries it too){resent}",
             describe_reqwest_error(&error)
         ),
         None,
