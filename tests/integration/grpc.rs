@@ -332,7 +332,11 @@ fn a_silent_or_garbled_grpc_peer_is_a_finding_within_the_timeout() {
         );
         assert_eq!(
             out.run("interface-served[GRPC 1.0]")["error_kind"],
-            if garbage { "peer-malfunction" } else { "tool-cap" },
+            if garbage {
+                "peer-malfunction"
+            } else {
+                "tool-cap"
+            },
             "{case}: {}",
             out.explain()
         );

@@ -46,7 +46,8 @@
 //! them, `sse` writes streams, `push` keeps push configs and delivers
 //! notifications, `auth` checks credentials (and `token` issues OAuth
 //! tokens), `model` renders the wire shapes of each version, `tls` serves
-//! HTTPS, `bench` serves numbered cards and fast streams for the benchmark.
+//! HTTPS, `bench` serves numbered cards and fast streams for the benchmark,
+//! `stale` drops a kept-alive connection after a 500 (`close-after-500`).
 //! Leaves the others import instead of each other or this file: `published`
 //! (paths and media modes), `shared` (what handlers share), `push_configs`.
 

@@ -124,7 +124,10 @@ fn a_peer_that_never_answers_is_bounded_by_the_timeout_the_tools_cap() {
     // about the peer (a correct blocking send may take longer), so no
     // malfunction either.
     let message = out.assert_run("completion-stability", "error", Some("tool-cap"));
-    assert!(message.contains("no answer within 3.00 s (--timeout)"), "{message}");
+    assert!(
+        message.contains("no answer within 3.00 s (--timeout)"),
+        "{message}"
+    );
     assert!(!message.contains("peer malfunction"), "{message}");
     out.assert_no_false_verdict();
     assert_eq!(out.code, 4, "{}", out.explain());
