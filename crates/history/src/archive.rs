@@ -14,15 +14,12 @@ use std::io::{Read, Write};
 use std::time::{Duration, SystemTime};
 
 /// The report's JSON, deflated.
-pub(crate) fn deflate(json: &str) -> Vec<u8> {
+pub(crate) fn deflate(json: &str) -> Result<Vec<u8>, Error> {
     let mut encoder = DeflateEncoder::new(Vec::new(), Compression::default());
-    // Writing into a Vec cannot fail; were it to, the error surfaces in finish().
-    let written = encoder.write_all(json.as_bytes());
-    match (written, encoder.finish()) {
-        (Ok(()), Ok(bytes)) => bytes,
-        // Invariant: an in-memory encoder has no I/O to fail.
-        _ => Vec::new(),
-    }
+    encoder
+        .write_all(json.as_bytes())
+        .map_err(Error::Compress)?;
+    encoder.finish().map_err(Error::Compress)
 }
 
 /// A stored report, inflated within [`REPORT_CAP`] (a corrupt or hostile

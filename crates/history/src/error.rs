@@ -51,6 +51,9 @@ pub enum Error {
         /// The cap ([`a2a_conform_report::input::REPORT_CAP`]).
         cap: u64,
     },
+    /// Deflating a report failed (in memory: not expected, but not hidden).
+    #[error("cannot compress the report: {0}")]
+    Compress(std::io::Error),
     /// A stored report could not be decompressed or parsed back.
     #[error("the stored report of record {record} cannot be read back: {reason}")]
     CorruptReport {

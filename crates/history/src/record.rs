@@ -28,7 +28,7 @@ pub(crate) fn record(db: &mut Db, report: &RunReport) -> Result<RecordId, Error>
             cap: REPORT_CAP,
         });
     }
-    let blob = archive::deflate(&json);
+    let blob = archive::deflate(&json)?;
     db.transaction(|db| {
         let rows = db.query(
             "INSERT INTO records (started_at, started_ms, peers, report) \

@@ -1,7 +1,8 @@
 //! The history store against a real SQLite file and a real PostgreSQL
 //! server, one test body run against each: intervals across verdict
 //! changes, no new row when nothing changed, typed regressions, reopening,
-//! import and export of reports, retention, and a newer schema refused.
+//! import and export of reports, retention, two writers at once, and a
+//! newer schema refused.
 
 mod support;
 
@@ -301,3 +302,37 @@ fn a_sqlite_file_in_a_missing_folder_is_an_error() {
     let url = format!("sqlite:{}", dir.path().join("no/such/watch.db").display());
     assert!(matches!(Store::open(&url), Err(Error::Sqlite(_))));
 }
+
+fn shards_record_at_once(db: &TestDb) {
+    // Two writers open a new database at once (both migrate it) and record
+    // alternately: every record lands, each peer's interval is one run.
+    let writers: Vec<_> = [PEER, OTHER]
+        .into_iter()
+        .map(|url| {
+            let db_url = db.url.clone();
+            std::thread::spawn(move || {
+                let mut store = Store::open(&db_url).expect("the store opens");
+                (0..5)
+                    .map(|minute| {
+                        let rows = [("streaming", Honoured)];
+                        store.record(&report_at(minute, vec![peer(url, "sha256:1", &rows)]))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .expect("recorded")
+            })
+        })
+        .collect();
+    let mut ids: Vec<i64> = writers
+        .into_iter()
+        .flat_map(|writer| writer.join().expect("the writer finished"))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=10).collect::<Vec<_>>());
+    let mut store = Store::open(&db.url).expect("the store opens");
+    assert_eq!(store.schema_version().expect("read"), SCHEMA_VERSION);
+    for url in [PEER, OTHER] {
+        let history = store.intervals(url, "streaming").expect("read");
+        assert_eq!(history.len(), 1, "{url}: {history:?}");
+    }
+}
+on_both!(concurrent, shards_record_at_once);
