@@ -40,6 +40,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "a2a-conform-history",
+        "crates/history",
+        &["a2a-conform-report"],
+    ),
+    (
         "a2a-conform",
         ".",
         &[
