@@ -378,3 +378,56 @@ async fn an_honest_resume_sends_the_declared_mode_and_trusts_it() {
         peer.shutdown().await;
     }
 }
+
+#[tokio::test]
+async fn the_guards_speak_http_json_too() {
+    use a2a_conform_client::card_fetch::fetch_card;
+    use a2a_conform_client::{ClientConfig, Redactor};
+    use a2a_conform_guard::{CacheOptions, CapabilityCache, Guard};
+    use a2a_conform_protocol::card::{BindingChoice, ProtocolChoice};
+    use a2a_conform_protocol::Binding;
+
+    for version in VERSIONS {
+        for behaviour in [Behaviour::StreamSilent, Behaviour::CancelLeak] {
+            let peer = peer(behaviour, version, 10, Duration::from_millis(40)).await;
+            let config = ClientConfig::default();
+            let rest = BindingChoice::Force(Binding::Rest);
+            let card = fetch_card(
+                &peer.card_url(),
+                &config,
+                ProtocolChoice::Auto,
+                rest,
+                &Redactor::default(),
+            )
+            .await
+            .expect("the card");
+            assert_eq!(card.binding(), Binding::Rest);
+            let cache = CapabilityCache::in_memory(CacheOptions::default());
+            let guard =
+                Guard::new(card, config, cache, crate::support::options()).expect("a guard");
+            let mut task = guard.open_task(&text("hello")).await.expect("a task");
+            if behaviour == Behaviour::StreamSilent {
+                assert!(!task.is_streaming(), "{version}");
+                assert_eq!(
+                    task.violations()[0].declaration,
+                    id("capabilities.streaming")
+                );
+                let settled = task.await_terminal().await.expect("by polling");
+                assert_eq!(settled.state, TaskState::Completed, "{version}");
+            } else {
+                assert!(task.is_streaming(), "{version}");
+                while let Some(event) = task.next_event().await.expect("bounded") {
+                    if matches!(event, TaskEvent::Artifact { .. }) {
+                        break;
+                    }
+                }
+                let error = task.cancel_and_confirm().await.expect_err("a leak");
+                assert_eq!(
+                    error.violation().expect("a violation").declaration,
+                    id("lifecycle.cancel")
+                );
+            }
+            peer.shutdown().await;
+        }
+    }
+}
