@@ -158,11 +158,11 @@ pub struct SchemeCredentialArgs {
     /// Read an OAuth 2.0 client id from this environment variable: with --oauth-client-secret-env, tokens
     /// come from the card's oauth2 clientCredentials tokenUrl (or openIdConnect discovery), with the
     /// scopes each requirement names, cached and refreshed for the check.
-    #[arg(long, value_name = "VAR", requires = "oauth_client_secret_env")]
+    #[arg(long, value_name = "VAR")]
     pub oauth_client_id_env: Option<String>,
     /// Read the OAuth 2.0 client secret from this environment variable; it goes only to the token URL the
     /// card names (https, or http to loopback; the card's origin only under --same-origin-credentials).
-    #[arg(long, value_name = "VAR", requires = "oauth_client_id_env")]
+    #[arg(long, value_name = "VAR")]
     pub oauth_client_secret_env: Option<String>,
 }
 
@@ -354,10 +354,11 @@ pub struct TlsArgs {
     #[arg(long)]
     pub insecure: bool,
     /// A client certificate (PEM) for peers that require mTLS; needs --key.
-    #[arg(long, value_name = "FILE", requires = "key")]
+    #[arg(long, value_name = "FILE")]
     pub cert: Option<PathBuf>,
-    /// The client certificate's private key (PEM).
-    #[arg(long, value_name = "FILE", requires = "cert")]
+    /// The client certificate's private key (PEM); needs --cert. Either
+    /// half may come from another layer (flag, env var, config top level).
+    #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
 }
 

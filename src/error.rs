@@ -103,6 +103,15 @@ impl AppError {
 /// A flag value or combination a command cannot use (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum UsageError {
+    /// One of two settings that only work together (`cert`/`key`, an
+    /// OAuth client's id and secret), given by the flags, their env vars
+    /// and the config file's top level without the other.
+    #[error("--{given} needs --{missing} ({why}); the flags, their A2A_CONFORM_* variables and the config file's top level give only --{given}")]
+    HalfPair {
+        given: String,
+        missing: String,
+        why: &'static str,
+    },
     #[error("--var `{0}` must be NAME=VALUE")]
     VarSyntax(String),
     #[error("--var `{0}` has an empty name")]

@@ -5,7 +5,7 @@
 //! written — and finished.
 
 use super::options::{
-    check_names, check_peer_urls, for_peer, load_suite, mock_protocol, redactor, run_options,
+    check_names, check_peer_urls, check_wide, for_peer, load_suite, mock_protocol, redactor,
     run_top, secrets, PeerClients,
 };
 use super::output::{finish, progress_mode, Outputs};
@@ -89,15 +89,15 @@ pub(super) fn watch_signals(
 /// Where a check's peers find their own layers: a fleet entry (and the
 /// profile it names, which replaces `--profile`), `--profile`, and the
 /// config section naming the peer (and the profile it names).
-struct OwnLayers<'a> {
-    config: Option<&'a ConfigFile>,
-    profile: Option<PeerLayer>,
-    profiles: Profiles,
+pub(super) struct OwnLayers<'a> {
+    pub(super) config: Option<&'a ConfigFile>,
+    pub(super) profile: Option<PeerLayer>,
+    pub(super) profiles: Profiles,
 }
 
 impl OwnLayers<'_> {
     /// The layers of the peer at `url`, most specific first.
-    fn of(
+    pub(super) fn of(
         &mut self,
         url: &str,
         entry: Option<(&str, &FleetPeer)>,
@@ -214,7 +214,16 @@ fn plan_options(
     setup: &mut CheckSetup,
 ) -> Result<(RunOptions, Vec<Option<RunOptions>>), AppError> {
     let mut clients = PeerClients::new(args.tls.insecure);
-    let mut options = run_options(args, &setup.settings, &mut clients)?;
+    let wide = check_wide(args)?;
+    // The check's own settings are read (its token variable, its TLS
+    // files) only when some peer uses them: a fleet whose every entry has
+    // its own must not fail on a top-level variable none of them reads.
+    let every_peer_own = !setup.own.is_empty() && setup.own.iter().all(Option::is_some);
+    let mut options = if every_peer_own {
+        wide
+    } else {
+        for_peer(&wide, &setup.settings, &mut clients)?
+    };
     if let Some(bearer) = setup.bearer.take() {
         options.client.bearer = Some(bearer);
     }

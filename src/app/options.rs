@@ -207,6 +207,22 @@ pub(super) fn top(
     headers: &[String],
     sources: &Sources,
 ) -> Result<Top, UsageError> {
+    // A pair split across layers is whole here; one half alone would be
+    // dropped by the resolver, so it is refused instead.
+    if let Err(crate::profile::ProfileError::HalfPair {
+        given,
+        missing,
+        why,
+        ..
+    }) = settings.check_pairs("")
+    {
+        let flag = |key: &str| key.replace('_', "-");
+        return Err(UsageError::HalfPair {
+            given: flag(given),
+            missing: flag(missing),
+            why,
+        });
+    }
     Ok(Top {
         settings,
         headers: header_flags(headers)?,
@@ -312,15 +328,11 @@ impl PeerClients {
     }
 }
 
-/// Builds run options from the check-wide flags and the settings of the
-/// peers that have none of their own. The redactor is left to the caller,
+/// The run options every peer shares: the check-wide flags, with no peer's
+/// settings yet (see [`for_peer`]). The redactor is left to the caller,
 /// which builds one from every peer's secrets.
-pub(super) fn run_options(
-    args: &RunArgs,
-    settings: &Resolved,
-    clients: &mut PeerClients,
-) -> Result<RunOptions, AppError> {
-    let check_wide = RunOptions {
+pub(super) fn check_wide(args: &RunArgs) -> Result<RunOptions, AppError> {
+    Ok(RunOptions {
         client: ClientConfig {
             public_headers: args.public_headers.clone(),
             same_origin_credentials: args.same_origin_credentials,
@@ -349,8 +361,7 @@ pub(super) fn run_options(
             args.discover_budget as usize
         },
         ..RunOptions::default()
-    };
-    Ok(for_peer(&check_wide, settings, clients)?)
+    })
 }
 
 /// `check_wide` options with one peer's own settings: its variables, its

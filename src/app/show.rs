@@ -3,6 +3,7 @@
 //! layers it won over — resolved by the same code `check` resolves with,
 //! then the config file's peer sections.
 
+use super::check::OwnLayers;
 use super::options::run_top;
 use crate::config::{ConfigFile, FILE_NAMES};
 use crate::error::AppError;
@@ -14,9 +15,24 @@ pub(super) fn config_show(
     peer: Option<&str>,
 ) -> Result<i32, AppError> {
     let effective = crate::config::effective(config)?;
-    let layers = match (config, peer) {
-        (Some(config), Some(peer)) => config.section_layers(peer, &mut Profiles::default())?,
-        _ => Vec::new(),
+    // The peer's layers as `check` finds them: `--profile` (from its env
+    // var or the config's top level here) and the peer's section.
+    let mut profiles = Profiles::default();
+    let profile = effective
+        .args
+        .run
+        .profile
+        .as_deref()
+        .map(|path| profiles.layer(path))
+        .transpose()?;
+    let layers = match peer {
+        Some(peer) => OwnLayers {
+            config,
+            profile,
+            profiles,
+        }
+        .of(peer, None)?,
+        None => profile.into_iter().collect(),
     };
     let sources = &effective.sources;
     let resolved = run_top(&effective.args.run, sources)?.resolve(&layers, &[]);

@@ -40,6 +40,16 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         ],
     ),
     (
+        "a2a-conform-history",
+        "crates/history",
+        &["a2a-conform-report"],
+    ),
+    (
+        "a2a-conform-guard",
+        "crates/guard",
+        &["a2a-conform-protocol", "a2a-conform-client"],
+    ),
+    (
         "a2a-conform",
         ".",
         &[

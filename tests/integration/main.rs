@@ -37,5 +37,6 @@ mod settings;
 mod signatures;
 mod stream_refusals;
 mod suites;
+mod timeouts;
 mod tls;
 mod zero_config;

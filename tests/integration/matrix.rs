@@ -55,6 +55,8 @@ struct Row {
     default_json: bool,
     /// `interfaces[HTTP+JSON <version>]`, declared by every card but gRPC-only.
     rest: &'static str,
+    /// `interfaces[JSONRPC <version>]`, declared by every card but gRPC-only.
+    jsonrpc: &'static str,
     unknown_task: &'static str,
     /// `protocol.terminalSubscribe` on a v1.0 peer that declares streaming.
     terminal_subscribe: &'static str,
@@ -97,6 +99,7 @@ fn expected(behaviour: Behaviour) -> Row {
         grpc_only: false,
         default_json: true,
         rest: "honoured",
+        jsonrpc: "honoured",
         unknown_task: "honoured",
         terminal_subscribe: "honoured",
         context: "honoured",
@@ -330,6 +333,37 @@ fn expected(behaviour: Behaviour) -> Row {
             history: "diverged",
             ..honest
         },
+        // The GetTask of an unknown task gets HTTP 500 (that run's
+        // malfunction); the connection it broke is retried by whichever run
+        // sends on it next, and no other row moves.
+        CloseAfter500 => Row {
+            exit: 3,
+            unknown_task: "unverified",
+            ..honest
+        },
+        // Nothing, not even the status line, for longer than the probe
+        // window: the stream's first event is late, counted from the request.
+        SilentBeforeStatus => Row {
+            exit: 1,
+            streaming: "diverged",
+            cancel: "unverified",
+            ..honest
+        },
+        // Checked with --timeout 2s (see `cell`): every blocking send runs
+        // out of the tool's own bound, which leaves what it reaches
+        // unverified and blames the peer for nothing.
+        SlowSend => Row {
+            exit: 0,
+            jsonrpc: "unverified",
+            rest: "unverified",
+            text: "unverified",
+            json: "unverified",
+            terminal_subscribe: "unverified",
+            list_tasks: "unverified",
+            history: "unverified",
+            output_text: Some("unverified"),
+            ..honest
+        },
     }
 }
 
@@ -344,6 +378,11 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let mut extra: Vec<&str> = Vec::new();
     if behaviour == Behaviour::CancelLeak {
         extra.extend(["--var", "quiet_window=1500ms"]);
+    }
+    if behaviour == Behaviour::SlowSend {
+        // Shorter than the mock's 3 s, with room for every other call on a
+        // loaded machine.
+        extra.extend(["--timeout", "2s"]);
     }
     if expected(behaviour).strict {
         extra.push("--strict");
@@ -435,7 +474,7 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let rest = format!("interfaces[HTTP+JSON {v}]");
     let mut rows = vec![(VERSION, negotiation)];
     if !want.grpc_only {
-        rows.push((jsonrpc.as_str(), "honoured"));
+        rows.push((jsonrpc.as_str(), want.jsonrpc));
         rows.push((rest.as_str(), want.rest));
     }
     if let Some(grpc) = want.grpc {
@@ -594,4 +633,7 @@ matrix! {
     instant_unless_example: InstantUnlessExample,
     resume_new_task: ResumeNewTask,
     resume_new_task_settled: ResumeNewTaskSettled,
+    close_after_500: CloseAfter500,
+    silent_before_status: SilentBeforeStatus,
+    slow_send: SlowSend,
 }

@@ -423,3 +423,130 @@ fn the_report_is_never_written_unredacted() {
     );
     assert_eq!(out.scenario("streaming-probe"), "pass", "{}", out.explain());
 }
+
+#[test]
+fn a_top_level_token_variable_no_peer_reads_is_not_required() {
+    const SECRET: &str = "own-entry-t0ken-77-a1b2";
+    let peer = start_peer_with_token(ProtocolVersion::V1_0, Behaviour::Secured, Some(SECRET));
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a2a-conform.yaml",
+        "bearer_env: TOP_LEVEL_TOKEN_NOBODY_SET\n",
+    );
+    let fleet = write(
+        dir.path(),
+        "fleet.yaml",
+        &format!(
+            "peers:\n  - url: {}\n    bearer_env: ENTRY_TOKEN\n",
+            peer.card_url()
+        ),
+    );
+    let args = [
+        "check",
+        "--peers",
+        fleet.as_str(),
+        "--scenario",
+        "completion-stability",
+        "--progress",
+        "none",
+        "--json",
+        "-",
+    ];
+    // Every entry has its own variable: the top level's, unset, is unread.
+    let out = run_in(dir.path(), &args, &[("ENTRY_TOKEN", SECRET)]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert!(
+        out.stdout.contains("\"completion-stability\""),
+        "{}",
+        out.explain()
+    );
+    assert!(!out.stdout.contains(SECRET), "{}", out.explain());
+    // A peer that falls back to the top level still needs it, by name.
+    let args = [
+        "check",
+        peer.card_url().as_str(),
+        "--scenario",
+        "completion-stability",
+        "--progress",
+        "none",
+    ]
+    .map(str::to_string);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run_in(dir.path(), &args, &[("ENTRY_TOKEN", SECRET)]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains("TOP_LEVEL_TOKEN_NOBODY_SET"),
+        "{}",
+        out.explain()
+    );
+}
+
+#[test]
+fn half_a_client_certificate_at_the_config_top_level_is_refused_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("http://127.0.0.1:{}", closed_port());
+    for (text, given, missing) in [
+        ("cert: client.pem\n", "--cert", "--key"),
+        ("key: client.key\n", "--key", "--cert"),
+        (
+            "oauth_client_id_env: SOME_ID\n",
+            "--oauth-client-id-env",
+            "--oauth-client-secret-env",
+        ),
+    ] {
+        write(dir.path(), "a2a-conform.yaml", text);
+        let out = run_in(dir.path(), &["check", &url, "--progress", "none"], &[]);
+        assert_eq!(out.code, 2, "{text}: {}", out.explain());
+        assert!(
+            out.stderr.contains(&format!("{given} needs {missing}")),
+            "{text}: {}",
+            out.explain()
+        );
+    }
+    // Alone on the command line, the same; the two halves from two layers
+    // make one pair (its files are read next, and this one is missing).
+    let out = run_in(dir.path(), &["check", &url, "--cert", "c.pem"], &[]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains("--cert needs --key"),
+        "{}",
+        out.explain()
+    );
+    write(dir.path(), "a2a-conform.yaml", "key: client.key\n");
+    let out = run_in(dir.path(), &["check", &url, "--cert", "c.pem"], &[]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(!out.stderr.contains("needs"), "{}", out.explain());
+    assert!(out.stderr.contains("c.pem"), "{}", out.explain());
+}
+
+#[test]
+fn config_show_peer_reads_the_profile_its_env_var_names_as_check_does() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a2a-conform.yaml",
+        "timeout: 1s\npeers:\n  staging:\n    url: http://127.0.0.1:9\n",
+    );
+    let profile = write(dir.path(), "p.yaml", "timeout: 7s\n");
+    let out = run_in(
+        dir.path(),
+        &["config", "show", "staging"],
+        &[("A2A_CONFORM_PROFILE", &profile)],
+    );
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let timeout = out
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("--timeout"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(
+        timeout,
+        format!("--timeout 7s profile {profile} (wins)"),
+        "{}",
+        out.explain()
+    );
+}

@@ -185,13 +185,15 @@ pub(super) async fn open_stream(
             },
         })
         .boxed();
-    Ok(StreamHandle::spawn_messages(
+    let mut handle = StreamHandle::spawn_messages(
         messages,
         transcript.clone(),
         version,
         call.max_stream,
         call.limits,
-    ))
+    );
+    handle.sent_at = sent_at;
+    Ok(handle)
 }
 
 /// One unary call with its request and response types.
@@ -406,11 +408,9 @@ fn grpcurl_line(call: &GrpcCall, op: Operation, request: &Value) -> String {
     line
 }
 
+/// `--timeout` ran out before an answer: the tool's own cap, never a malfunction.
 fn no_answer(call: &GrpcCall, transcript: &Transcript, sent_at: Instant) -> Reply {
-    let reason = format!(
-        "no answer within {} (--timeout)",
-        human_duration(call.timeout)
-    );
+    let reason = crate::http::timeout_reason(call.timeout);
     transcript.record(
         RecordKind::Response,
         sent_at + call.timeout,
@@ -418,7 +418,7 @@ fn no_answer(call: &GrpcCall, transcript: &Transcript, sent_at: Instant) -> Repl
         None,
         None,
     );
-    Reply::Broken(reason)
+    Reply::Capped(reason)
 }
 
 /// Records an error status and classifies it.

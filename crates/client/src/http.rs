@@ -1,5 +1,7 @@
 //! The bounded HTTP plumbing under every call: the reqwest client, reading a
-//! body within a size and time cap, and naming the real cause of an error.
+//! body within a size and time cap, naming the real cause of an error, and
+//! telling a kept-alive connection that broke before any byte of the answer
+//! (sent once more on a fresh one, [`fresh_client`]) from a peer's answer.
 
 use super::reply::Reply;
 use a2a_conform_protocol::text::human_duration;
@@ -70,11 +72,40 @@ pub fn stream_client(
     })
 }
 
-/// Which of the two clients: with a whole-request timeout, or without.
+/// A client that keeps no idle connection: every request it sends opens a
+/// connection of its own. A request whose kept-alive connection broke before
+/// any byte of the answer is sent once more through it ([`broke_before_answer`]),
+/// so the second try cannot land on another stale connection of the pool.
+/// `streaming` leaves out the whole-request timeout, as [`stream_client`] does.
+pub fn fresh_client(
+    timeout: Duration,
+    tls: &TlsOptions,
+    streaming: bool,
+) -> Result<reqwest::Client, ClientBuildError> {
+    let purpose = if streaming {
+        Purpose::FreshStreams
+    } else {
+        Purpose::FreshCalls
+    };
+    shared(purpose, timeout, tls, || {
+        let builder = builder(timeout, tls)?.pool_max_idle_per_host(0);
+        let builder = if streaming {
+            builder
+        } else {
+            builder.timeout(timeout)
+        };
+        builder.build().map_err(ClientBuildError::Build)
+    })
+}
+
+/// Which client: with a whole-request timeout, or without; pooling its
+/// connections, or opening a fresh one per request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Purpose {
     Calls,
     Streams,
+    FreshCalls,
+    FreshStreams,
 }
 
 /// The client `build` makes, built once per purpose, timeout and
@@ -215,6 +246,58 @@ pub fn describe_reqwest_error(error: &reqwest::Error) -> String {
     } else {
         text
     }
+}
+
+/// Whether a request failed on its connection before any byte of the answer
+/// arrived: reset, aborted, a broken pipe, or closed before the response's
+/// head — what a kept-alive connection the peer closed without saying so
+/// (no `Connection: close`) gives the next request sent on it. reqwest does
+/// not tell whether the connection was a reused one, so this is the honest
+/// approximation: no timeout, no connect error (nothing was sent), and no
+/// response head (a body that breaks is the peer's answer breaking, never
+/// retried).
+pub fn broke_before_answer(error: &reqwest::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset, UnexpectedEof};
+    if error.is_timeout()
+        || error.is_connect()
+        || error.is_builder()
+        || error.is_redirect()
+        || error.is_status()
+        || error.is_body()
+        || error.is_decode()
+    {
+        return false;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
+            ) {
+                return true;
+            }
+        }
+        if cause
+            .downcast_ref::<hyper::Error>()
+            .is_some_and(|h| h.is_incomplete_message() || h.is_canceled())
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
+/// Why a call ended at `--timeout`: the tool's own bound ran out, not a
+/// finding about the peer (a correct peer's blocking send works until its
+/// task settles, however long that takes). It names the flag and its value.
+pub fn timeout_reason(timeout: Duration) -> String {
+    format!(
+        "no answer within {} (--timeout): the tool's own bound ran out, which says nothing \
+         against the peer; raise --timeout if the peer needs longer",
+        human_duration(timeout)
+    )
 }
 
 /// Why a body could not be read whole.

@@ -68,7 +68,8 @@
 //! origin), `jsonrpc` and `rest` (reading each binding's answers), `sse` (the
 //! event-stream parser), `stream_log` (a stream's events in bounded memory),
 //! `stream` (streams read in the background), `grpc` (the gRPC binding, its
-//! own calls and streams), `client` (the peer client over all of them). This
+//! own calls and streams), `client` (the peer client over all of them, and
+//! its one retry of a request whose connection broke before the answer). This
 //! file only declares and re-exports; no module imports from it.
 
 #![forbid(unsafe_code)]

@@ -13,14 +13,16 @@ pub enum Reply {
     /// A well-formed protocol error.
     Err(RpcError),
     /// The peer answered, but not with something the protocol allows (not
-    /// JSON, wrong id, no result nor error, HTTP error page, no answer in time).
+    /// JSON, wrong id, no result nor error, HTTP error page, a connection
+    /// broken before or during the answer).
     Broken(String),
     /// HTTP 404, 405 or 501 without a valid A2A answer: nothing speaks the
     /// protocol at that URL. A malfunction, except where the promise is that
     /// something does (an `interfaces[…]` row).
     NotServed(String),
-    /// The answer was cut at one of the tool's own caps (`--max-body-bytes`):
-    /// the tool's doing, not a finding. The text names the cap and its flag.
+    /// The answer was cut at one of the tool's own caps (`--max-body-bytes`),
+    /// or did not come within the tool's `--timeout`: the tool's doing, not a
+    /// finding. The text names the cap and its flag.
     Capped(String),
     /// The peer could not be reached at all: tool-side trouble, not a finding.
     Unreachable(String),

@@ -262,6 +262,27 @@ pub enum Behaviour {
                    task (another id) and settles the original to completed"
     )]
     ResumeNewTaskSettled,
+    /// Answers a GetTask for an unknown task with HTTP 500, then resets the
+    /// next request on that kept-alive connection (no `Connection: close`).
+    #[strum(
+        message = "answers GetTask for an unknown task with HTTP 500, then resets the next \
+                   request sent on that kept-alive connection, which it closed without \
+                   `Connection: close`"
+    )]
+    #[value(name = "close-after-500")]
+    CloseAfter500,
+    /// Holds a stream's HTTP response head for `--silence`, then streams honestly.
+    #[strum(
+        message = "sends nothing on a stream, not even the HTTP status line, for the \
+                   silence (--silence), then streams honestly"
+    )]
+    SilentBeforeStatus,
+    /// Answers a blocking send correctly, but only after `--silence`.
+    #[strum(
+        message = "answers a blocking send correctly, but only after the silence \
+                   (--silence): slower than a short --timeout"
+    )]
+    SlowSend,
 }
 
 impl Behaviour {
@@ -475,6 +496,9 @@ mod tests {
                 "instant-unless-example",
                 "resume-new-task",
                 "resume-new-task-settled",
+                "close-after-500",
+                "silent-before-status",
+                "slow-send",
             ]
         );
         for b in Behaviour::all() {

@@ -69,6 +69,9 @@ pub(crate) async fn handle(
         Err(Refusal::Unauthorized(response)) => return *response,
         Err(Refusal::Error(error)) => return fail(StatusCode::OK, &id, error),
     }
+    if let Some(crash) = super::stale::crash_on_unknown_task(&peer, op, &envelope.params) {
+        return crash;
+    }
     match service::call(&peer, op, &envelope.params).await {
         Ok(Reply::Json(result)) => json_response(StatusCode::OK, jsonrpc_result(&id, result)),
         Ok(Reply::Stream { opened, view }) => {

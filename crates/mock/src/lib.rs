@@ -46,7 +46,8 @@
 //! them, `sse` writes streams, `push` keeps push configs and delivers
 //! notifications, `auth` checks credentials (and `token` issues OAuth
 //! tokens), `model` renders the wire shapes of each version, `tls` serves
-//! HTTPS, `bench` serves numbered cards and fast streams for the benchmark.
+//! HTTPS, `bench` serves numbered cards and fast streams for the benchmark,
+//! `stale` drops a kept-alive connection after a 500 (`close-after-500`).
 //! Leaves the others import instead of each other or this file: `published`
 //! (paths and media modes), `shared` (what handlers share), `push_configs`.
 
@@ -72,6 +73,7 @@ mod service;
 mod shared;
 mod signed;
 mod sse;
+mod stale;
 mod store;
 mod task_basics;
 mod tls;
@@ -183,6 +185,12 @@ impl MockPeer {
             let _ = signal.wait_for(|down| *down).await;
         };
         let server = match &config.tls {
+            None if config.behaviour == Behaviour::CloseAfter500 => tokio::spawn(async move {
+                let listener = stale::StaleListener(listener);
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(graceful)
+                    .await;
+            }),
             None => tokio::spawn(async move {
                 // An accept error ends the server; the peer then reads as unreachable.
                 let _ = axum::serve(listener, app)

@@ -102,6 +102,9 @@ async fn serve(
             }
         }
     }
+    if let Some(crash) = super::stale::crash_on_unknown_task(peer, op, &params) {
+        return Ok(crash);
+    }
     Ok(match service::call(peer, op, &params).await? {
         Reply::Json(value) => {
             let value = match version {

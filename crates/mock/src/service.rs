@@ -3,6 +3,7 @@
 //! lifecycle, and renders the result in the peer's version. JSON-RPC and REST
 //! only frame what this returns.
 
+use super::behaviour::Behaviour;
 use super::card;
 use super::declared;
 use super::error::A2aError;
@@ -40,6 +41,13 @@ pub(crate) async fn call(
             } else {
                 opened.task
             };
+            if blocking && peer.behaviour == Behaviour::SlowSend {
+                // slow-send: the right answer, late.
+                tokio::select! {
+                    _ = tokio::time::sleep(peer.timing.silence) => {}
+                    _ = peer.stopped() => {}
+                }
+            }
             let body = model::task_json(&task, version, view);
             Ok(Reply::Json(match version {
                 ProtocolVersion::V1_0 => json!({ "task": body }),
@@ -49,6 +57,14 @@ pub(crate) async fn call(
         Operation::SendStreamingMessage => {
             refuse_unless_streaming(peer)?;
             declared::check_output_modes(peer, params)?;
+            if peer.behaviour == Behaviour::SilentBeforeStatus {
+                // silent-before-status: not even the status line for a while;
+                // the task starts once the silence is over.
+                tokio::select! {
+                    _ = tokio::time::sleep(peer.timing.silence) => {}
+                    _ = peer.stopped() => {}
+                }
+            }
             // `blocking` has no effect on streams (v1 §3.2.2).
             let (_blocking, view, opened) = open_task(peer, params)?;
             Ok(Reply::Stream { opened, view })

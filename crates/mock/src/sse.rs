@@ -78,6 +78,12 @@ async fn pump(
 ) {
     let version = peer.protocol;
     let Opened { task, mut feed } = opened;
+    if peer.behaviour == Behaviour::SilentBeforeStatus {
+        // A breath between the late status line and the first frame: a
+        // runner whose window ran out before the status line has judged by
+        // then, so what it shows does not race the frames.
+        tokio::time::sleep(peer.timing.chunk_interval.saturating_mul(3)).await;
+    }
     let first = model::task_event_json(&task, version, view);
     if tx.send(framing.frame(first)).await.is_err() {
         return;

@@ -9,8 +9,9 @@ pub const DIVERGED: i32 = 1;
 /// that could not be written.
 pub const USAGE: i32 = 2;
 /// The peer was unreachable, served no valid card, or did not speak A2A (a
-/// run ended in a peer malfunction: HTTP 5xx, HTML, not JSON, a wrong id, no
-/// answer in time), or the mock peer could not listen.
+/// run ended in a peer malfunction: HTTP 5xx, HTML, not JSON, a wrong id, a
+/// reset), or the mock peer could not listen. No answer within `--timeout`
+/// is the tool's own bound running out, not a malfunction.
 pub const PEER_UNREACHABLE: i32 = 3;
 /// Nothing was verified: every scenario was skipped, inconclusive or in error
 /// (or, under `--fail-on-unverified`, a declared row was left unverified; or

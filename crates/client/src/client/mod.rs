@@ -8,6 +8,7 @@ use super::grpc::{self, GrpcCall};
 pub use super::http::{
     describe_reqwest_error, http_client, read_bounded, stream_client, ClientBuildError,
 };
+use super::http::{fresh_client, timeout_reason};
 use super::jsonrpc::classify_jsonrpc;
 use super::redact::Redactor;
 use super::reply::Reply;
@@ -24,6 +25,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod plain_get;
+mod send;
+
+use send::Sent;
 
 pub use plain_get::{FetchError, Fetched};
 
@@ -196,16 +200,15 @@ impl PeerClient {
             Err(reply) => return reply,
         };
         let sent_at = self.record_request(transcript, &request);
-        let response = match tokio::time::timeout(self.config.timeout, request.builder.send()).await
-        {
-            Err(_) => return self.no_answer(transcript, sent_at),
+        let response = match self.dispatch(transcript, op, request.builder, false).await {
+            Sent::TimedOut => return self.no_answer(transcript, sent_at),
             // The client's own bound can fire first: a peer that accepted the
-            // connection and never answered is a finding, not unreachable.
-            Ok(Err(e)) if e.is_timeout() && !e.is_connect() => {
+            // connection and never answered is no unreachable peer.
+            Sent::Failed(e) if e.is_timeout() && !e.is_connect() => {
                 return self.no_answer(transcript, sent_at)
             }
-            Ok(Err(e)) => return unreachable_reply(transcript, &request.url, &e),
-            Ok(Ok(r)) => r,
+            Sent::Failed(e) => return unreachable_reply(transcript, &request.url, &e),
+            Sent::Answer(r) => r,
         };
         if let Some(reply) = self.redirected(
             transcript,
@@ -273,13 +276,12 @@ impl PeerClient {
         let sent_at = self.record_request(transcript, &request);
         // The client has a whole-request timeout; streams need none beyond
         // their own cut, so they go through a client without one.
-        let response = match tokio::time::timeout(self.config.timeout, request.builder.send()).await
-        {
-            Err(_) => return StreamOpen::Answer(self.no_answer(transcript, sent_at)),
-            Ok(Err(e)) => {
+        let response = match self.dispatch(transcript, op, request.builder, true).await {
+            Sent::TimedOut => return StreamOpen::Answer(self.no_answer(transcript, sent_at)),
+            Sent::Failed(e) => {
                 return StreamOpen::Answer(unreachable_reply(transcript, &request.url, &e))
             }
-            Ok(Ok(r)) => r,
+            Sent::Answer(r) => r,
         };
         if let Some(reply) = self.redirected(
             transcript,
@@ -304,14 +306,16 @@ impl PeerClient {
                 None,
             );
             let expect_id = request.rpc_id;
-            return StreamOpen::Stream(StreamHandle::spawn(
+            let mut handle = StreamHandle::spawn(
                 response,
                 transcript.clone(),
                 self.version,
                 expect_id,
                 self.config.max_stream,
                 self.config.limits,
-            ));
+            );
+            handle.sent_at = sent_at;
+            return StreamOpen::Stream(handle);
         }
         let challenge = challenge(response.headers());
         let body = match read_bounded(
@@ -333,6 +337,37 @@ impl PeerClient {
             &body,
             challenge,
         ))
+    }
+
+    /// Sends a prepared request within `--timeout`, once more on a fresh
+    /// connection if the first try broke before any byte of the answer
+    /// ([`send`]).
+    async fn dispatch(
+        &self,
+        transcript: &Transcript,
+        op: Operation,
+        builder: reqwest::RequestBuilder,
+        streaming: bool,
+    ) -> Sent {
+        let request = match builder.build() {
+            Ok(request) => request,
+            Err(error) => return Sent::Failed(error),
+        };
+        let client = if streaming {
+            self.stream_client()
+        } else {
+            &self.http
+        };
+        let deadline = tokio::time::Instant::now() + self.config.timeout;
+        let fresh = || fresh_client(self.config.timeout, &self.config.tls, streaming).ok();
+        let resent = match op {
+            Operation::SendMessage | Operation::SendStreamingMessage => {
+                "; the message went again unchanged, with the same messageId, so a peer that \
+                 did receive the first can tell the two apart"
+            }
+            _ => "",
+        };
+        send::send(client, fresh, request, deadline, (transcript, resent)).await
     }
 
     /// The peer's headers as the call's options shape them: credentials
@@ -603,11 +638,10 @@ impl PeerClient {
         )))
     }
 
+    /// `--timeout` ran out before an answer: the tool's own cap (a correct
+    /// peer's blocking send may work longer), never a malfunction.
     fn no_answer(&self, transcript: &Transcript, sent_at: Instant) -> Reply {
-        let reason = format!(
-            "no answer within {} (--timeout)",
-            human_duration(self.config.timeout)
-        );
+        let reason = timeout_reason(self.config.timeout);
         transcript.record(
             RecordKind::Response,
             sent_at + self.config.timeout,
@@ -615,7 +649,7 @@ impl PeerClient {
             None,
             None,
         );
-        Reply::Broken(reason)
+        Reply::Capped(reason)
     }
 
     /// [`Self::classify`], with the secrets the body or challenge reflects

@@ -231,3 +231,81 @@ fn the_card_s_required_extensions_go_in_the_version_s_header_unless_withheld() {
         assert!(headers(Extensions::Without).get(header).is_none());
     }
 }
+
+/// A GetTask that gets HTTP 500 from `behaviour`, then a blocking send on
+/// the same client: how the send ended, and its transcript.
+async fn send_after_a_500(behaviour: a2a_conform_mock::Behaviour) -> (Reply, Vec<crate::Record>) {
+    use a2a_conform_mock::{MockConfig, MockPeer};
+    let peer = MockPeer::start(MockConfig {
+        behaviour,
+        ..MockConfig::default()
+    })
+    .await
+    .unwrap();
+    let endpoint = peer.jsonrpc_url().parse().unwrap();
+    let client = PeerClient::new(
+        endpoint,
+        ProtocolVersion::V1_0,
+        Binding::Jsonrpc,
+        ClientConfig::default(),
+    )
+    .unwrap();
+    let first = Transcript::new(Arc::new(Redactor::default()));
+    let unknown = client
+        .call(&first, Operation::GetTask, json!({"id": "no-such-task"}))
+        .await;
+    let transcript = Transcript::new(Arc::new(Redactor::default()));
+    let version = client.version;
+    let message = version.message(
+        &[a2a_conform_protocol::MessagePart::Text("hello".into())],
+        "m-after-500",
+        None,
+        None,
+    );
+    let reply = client
+        .call(
+            &transcript,
+            Operation::SendMessage,
+            version.send_params(message, true),
+        )
+        .await;
+    peer.shutdown().await;
+    let broke = matches!(&unknown, Reply::Broken(r) if r.contains("HTTP 500"));
+    assert_eq!(
+        broke,
+        behaviour == a2a_conform_mock::Behaviour::CloseAfter500,
+        "{unknown:?}"
+    );
+    (reply, transcript.take_entries())
+}
+
+#[tokio::test]
+async fn a_kept_alive_connection_reset_after_a_500_is_sent_once_more_on_a_fresh_one() {
+    let (reply, records) = send_after_a_500(a2a_conform_mock::Behaviour::CloseAfter500).await;
+    assert!(matches!(reply, Reply::Ok(_)), "{reply:?}");
+    let notes: Vec<&str> = records
+        .iter()
+        .filter(|r| r.kind == RecordKind::Note)
+        .map(|r| r.summary.as_str())
+        .collect();
+    assert_eq!(notes.len(), 1, "{records:?}");
+    assert!(
+        notes[0].contains("sent once more on a fresh connection")
+            && notes[0].contains("same messageId"),
+        "{}",
+        notes[0]
+    );
+    // One request recorded, one answer: the retry is the same request.
+    let requests = records.iter().filter(|r| r.kind == RecordKind::Request);
+    assert_eq!(requests.count(), 1, "{records:?}");
+}
+
+#[tokio::test]
+async fn the_honest_peer_keeps_its_connection_and_nothing_is_sent_twice() {
+    let (reply, records) = send_after_a_500(a2a_conform_mock::Behaviour::Honest).await;
+    assert!(matches!(reply, Reply::Ok(_)), "{reply:?}");
+    assert!(
+        records.iter().all(|r| r.kind != RecordKind::Note),
+        "{records:?}"
+    );
+}

@@ -77,6 +77,11 @@ pub struct StreamHandle {
     reader: tokio::task::JoinHandle<()>,
     /// When the stream's response arrived (its events are timed from the run's start).
     pub opened_at: Instant,
+    /// When the request that opened the stream was sent: a window for its
+    /// first event runs from here, so a peer silent before its status line
+    /// is not given that silence for free. `opened_at` unless the opener
+    /// knows better.
+    pub sent_at: Instant,
 }
 
 impl Drop for StreamHandle {
@@ -135,11 +140,13 @@ impl StreamHandle {
             changes: tx,
         };
         let reader = tokio::spawn(read(reader));
+        let opened_at = Instant::now();
         StreamHandle {
             shared,
             changes: rx,
             reader,
-            opened_at: Instant::now(),
+            opened_at,
+            sent_at: opened_at,
         }
     }
 

@@ -31,7 +31,8 @@ pub(crate) struct ExpectEventStep {
     /// States that count (for task and status-update events).
     #[serde(default)]
     state: Option<OneOrMany<TaskState>>,
-    /// How long to wait, from the step's start.
+    /// How long to wait, from the step's start; for a stream's first event,
+    /// from when the request that opened it was sent.
     within: DurationValue,
     #[serde(rename = "as", default)]
     capture: Option<String>,
@@ -65,21 +66,33 @@ impl Primitive for ExpectEventStep {
         let kinds = OneOrMany::all(&self.kind);
         let states = OneOrMany::all(&self.state);
         let cursor = ctx.cursors.get(&self.stream).copied().unwrap_or(0);
-        let started = Instant::now();
         let stream = ctx.stream_of(&self.stream)?;
+        // The first event's window runs from the request, not from the
+        // response head: a peer silent before its status line has used the
+        // window up as surely as one silent after its first frame.
+        let started = if cursor == 0 {
+            stream.sent_at
+        } else {
+            Instant::now()
+        };
+        let deadline = started + within;
         let matches = |item: &StreamItem| {
             item.seq > cursor
+                && item.at <= deadline
                 && !matches!(item.event, Event::Unrecognized { .. })
                 && (kinds.is_empty()
                     || EventKind::of(item.event).is_some_and(|k| kinds.contains(&k)))
                 && (states.is_empty() || item.event.state().is_some_and(|st| states.contains(&st)))
         };
         let found = stream
-            .wait_until(started + within, |items, _| {
+            .wait_until(deadline, |items, _| {
                 items.iter_after(cursor).any(|i| matches(&i))
             })
             .await;
         let (items, end) = stream.snapshot();
+        // Judged as of the deadline: what came after it (right after a late
+        // response head, say) was too late, and its count varies.
+        let end = end.filter(|e| e.at() <= deadline);
         if found {
             let item = items.iter_after(cursor).find(|i| matches(i));
             if let Some(item) = item {
@@ -98,7 +111,7 @@ impl Primitive for ExpectEventStep {
         }
         if let Some(bad) = items
             .iter_after(cursor)
-            .find(|i| matches!(i.event, Event::Unrecognized { .. }))
+            .find(|i| i.at <= deadline && matches!(i.event, Event::Unrecognized { .. }))
         {
             return Err(Stop::malfunction_in(format!(
                 "stream event #{} is not a valid A2A event: {}",
@@ -117,13 +130,21 @@ impl Primitive for ExpectEventStep {
                 window.waited()
             )));
         }
-        let situation = Missed {
+        let mut situation = Missed {
             wanted: describe_wanted(&kinds, &states),
             within,
+            deadline,
             cursor,
             comments: stream.comments(),
         }
         .describe(ctx, &items, end.as_ref());
+        let head_after = stream.opened_at.saturating_duration_since(stream.sent_at);
+        if cursor == 0 && head_after >= within {
+            situation.push_str(&format!(
+                "; the peer sent nothing, not even its HTTP status line, for {} after the request, and the window runs from the request",
+                human_duration(head_after)
+            ));
+        }
         if let Some(reason) = &self.otherwise_inconclusive {
             return Err(Stop::inconclusive(format!(
                 "{}: {situation}",
@@ -155,6 +176,8 @@ fn describe_wanted(kinds: &[EventKind], states: &[TaskState]) -> String {
 struct Missed {
     wanted: String,
     within: std::time::Duration,
+    /// The end of the window: events after it do not count, nor are counted.
+    deadline: Instant,
     /// The last event an earlier step consumed.
     cursor: usize,
     /// Keep-alive comments seen (they never count as events).
@@ -166,10 +189,14 @@ impl Missed {
         let Missed {
             wanted,
             within,
+            deadline,
             cursor,
             comments,
         } = self;
-        let seen = items.len().saturating_sub(*cursor);
+        let seen = items
+            .iter_after(*cursor)
+            .filter(|i| i.at <= *deadline)
+            .count();
         let situation = match end {
             Some(end) if seen == 0 => format!(
                 "the stream {} at {} before any new event",
@@ -193,7 +220,7 @@ impl Missed {
         };
         let invalid: Vec<String> = items
             .iter_after(*cursor)
-            .filter(|i| matches!(i.event, Event::Unrecognized { .. }))
+            .filter(|i| i.at <= *deadline && matches!(i.event, Event::Unrecognized { .. }))
             .take(3)
             .map(|i| format!("event #{} {}", i.seq, describe(i.event)))
             .collect();

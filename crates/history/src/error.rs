@@ -1,0 +1,77 @@
+//! The history store's errors: every way opening, recording, importing or
+//! exporting can fail, typed, so a caller (the CLI's exit 2, a watch loop
+//! that retries) can tell a bad URL from a database that is down or newer
+//! than this build.
+
+use a2a_conform_report::LoadError;
+
+/// Why the history store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The URL names no database this build opens. Only the scheme is
+    /// shown: the rest may hold a password.
+    #[error(
+        "unknown history database URL scheme {scheme:?}: use sqlite:PATH or postgres://USER@HOST/DB"
+    )]
+    UnknownUrl {
+        /// What came before the first `:` (or the whole URL if none).
+        scheme: String,
+    },
+    /// SQLite refused (cannot create the file, locked, corrupt …).
+    #[error("SQLite history database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL refused, or the server cannot be reached.
+    #[error("PostgreSQL history database: {0}")]
+    Postgres(#[from] postgres::Error),
+    /// The database was migrated by a newer a2a-conform: this build will
+    /// not write into a schema it does not know.
+    #[error(
+        "the history database has schema version {found}; this a2a-conform knows versions up to \
+         {known}: use a newer a2a-conform with this database"
+    )]
+    NewerSchema {
+        /// The version the database declares.
+        found: i64,
+        /// The newest version this build migrates to.
+        known: i64,
+    },
+    /// A report to import could not be read (each message names its file).
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A report's `started_at` is not an RFC 3339 time, so it cannot be
+    /// placed in the history.
+    #[error("the report's started_at {0:?} is not an RFC 3339 time")]
+    BadTimestamp(String),
+    /// A report's JSON is larger than the report cap: it could be stored
+    /// but never read back, so it is refused (record a fleet in shards).
+    #[error("the report is {size} bytes of JSON, more than the {} MiB a report may be: record the fleet in shards", .cap / (1024 * 1024))]
+    TooLarge {
+        /// The report's JSON size.
+        size: u64,
+        /// The cap ([`a2a_conform_report::input::REPORT_CAP`]).
+        cap: u64,
+    },
+    /// Deflating a report failed (in memory: not expected, but not hidden).
+    #[error("cannot compress the report: {0}")]
+    Compress(std::io::Error),
+    /// A stored report could not be decompressed or parsed back.
+    #[error("the stored report of record {record} cannot be read back: {reason}")]
+    CorruptReport {
+        /// The record it belongs to.
+        record: i64,
+        /// What broke.
+        reason: String,
+    },
+    /// A value in the database is not one this build writes (a verdict
+    /// spelled otherwise, a column of another type).
+    #[error("unexpected value in the history database: {0}")]
+    Unexpected(String),
+    /// Writing an exported report failed.
+    #[error("cannot write {file}: {source}")]
+    Write {
+        /// The file being written.
+        file: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+}

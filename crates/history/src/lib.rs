@@ -1,0 +1,75 @@
+//! The history of a fleet's checks in a real database — SQLite embedded
+//! (`sqlite:PATH`, created on first open) or PostgreSQL shared
+//! (`postgres://…`) — for `a2a-conform watch` and `history`. Each check's
+//! report is recorded; what is kept per (peer, declaration) is not a row
+//! per check but an *interval* per run of equal verdicts, so a year of
+//! hourly checks of a stable fleet is a row per declaration
+//! (docs/history.md has the arithmetic).
+//!
+//! # The API
+//!
+//! - [`Store::open`] opens (and migrates: [`SCHEMA_VERSION`]) a store;
+//!   a database a newer build migrated is refused ([`Error::NewerSchema`]).
+//! - [`Store::record`] adds a report ([`RunReport`](a2a_conform_report::RunReport)):
+//!   one record, its deflated JSON as evidence, the peers' intervals
+//!   extended or opened. [`Store::import`] records `check --json` files
+//!   (shards too: a report of several peers); [`Store::export`] and
+//!   [`Store::reports`] give them back; [`Store::prune`] drops old reports
+//!   and keeps their intervals.
+//! - The history: [`Store::intervals`] (one declaration), [`Store::changes`]
+//!   (a peer's timeline), [`Store::card_history`], [`Store::peers`], and
+//!   [`Store::regressions`] between a peer's last two records, typed
+//!   ([`Regression`]) for drift alerts.
+//!
+//! The store is synchronous (one connection); an async caller runs it on
+//! a blocking thread (`tokio::task::spawn_blocking`). Writers are
+//! serialized per transaction, so shards may import into one store at once.
+//!
+//! # Example
+//!
+//! ```
+//! use a2a_conform_history::{Regression, Store};
+//! use a2a_conform_report::{DeclarationReport, DeclarationVerdict, PeerReport, RunReport};
+//!
+//! let peer = "https://peer.example/.well-known/agent-card.json";
+//! let check = |verdict| {
+//!     let row = DeclarationReport::builder("lifecycle.cancel", verdict).build();
+//!     RunReport::new(vec![PeerReport::builder(peer).declarations(vec![row]).build()])
+//! };
+//! let dir = tempfile::tempdir()?;
+//! let mut store = Store::open(&format!("sqlite:{}", dir.path().join("watch.db").display()))?;
+//! store.record(&check(DeclarationVerdict::Honoured))?;
+//! store.record(&check(DeclarationVerdict::Honoured))?; // extends the interval
+//! let latest = store.record(&check(DeclarationVerdict::Diverged))?; // opens one
+//!
+//! let history = store.intervals(peer, "lifecycle.cancel")?;
+//! assert_eq!(history.len(), 2);
+//! assert_eq!((history[0].first_record, history[0].last_record), (1, 2));
+//! assert_eq!(
+//!     store.regressions(peer)?,
+//!     vec![Regression::Verdict {
+//!         peer: peer.into(),
+//!         declaration: "lifecycle.cancel".into(),
+//!         before: DeclarationVerdict::Honoured,
+//!         after: DeclarationVerdict::Diverged,
+//!         record: latest,
+//!     }]
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+mod archive;
+mod db;
+mod error;
+mod model;
+mod query;
+mod record;
+mod schema;
+mod store;
+
+pub use error::Error;
+pub use model::{CardInterval, Interval, RecordId, Regression};
+pub use schema::SCHEMA_VERSION;
+pub use store::Store;

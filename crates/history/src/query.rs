@@ -1,0 +1,163 @@
+//! Reading the history back: a peer's intervals (all, or one
+//! declaration's), its card digests, and the regressions between its last
+//! two records.
+
+use crate::db::{Db, Row, Value};
+use crate::error::Error;
+use crate::model::{regresses, CardInterval, Interval, Regression};
+use a2a_conform_report::DeclarationVerdict;
+use std::collections::BTreeMap;
+
+const INTERVAL_COLUMNS: &str =
+    "peer, declaration, verdict, first_record, last_record, first_seen, last_seen";
+
+fn verdict(text: &str) -> Result<DeclarationVerdict, Error> {
+    serde_json::from_value(serde_json::Value::String(text.to_string()))
+        .map_err(|_| Error::Unexpected(format!("the verdict {text:?}")))
+}
+
+fn interval(row: &Row) -> Result<Interval, Error> {
+    match row.as_slice() {
+        [peer, declaration, verdict_text, first, last, first_seen, last_seen] => Ok(Interval {
+            peer: peer.text()?,
+            declaration: declaration.text()?,
+            verdict: verdict(&verdict_text.text()?)?,
+            first_record: first.int()?,
+            last_record: last.int()?,
+            first_seen: first_seen.text()?,
+            last_seen: last_seen.text()?,
+        }),
+        _ => Err(Error::Unexpected("an interval row of another shape".into())),
+    }
+}
+
+fn card_interval(row: &Row) -> Result<CardInterval, Error> {
+    match row.as_slice() {
+        [peer, digest, first, last, first_seen, last_seen] => Ok(CardInterval {
+            peer: peer.text()?,
+            digest: digest.maybe_text()?,
+            first_record: first.int()?,
+            last_record: last.int()?,
+            first_seen: first_seen.text()?,
+            last_seen: last_seen.text()?,
+        }),
+        _ => Err(Error::Unexpected(
+            "a card interval row of another shape".into(),
+        )),
+    }
+}
+
+/// One declaration's intervals, oldest first.
+pub(crate) fn intervals(
+    db: &mut Db,
+    peer: &str,
+    declaration: &str,
+) -> Result<Vec<Interval>, Error> {
+    let sql = format!(
+        "SELECT {INTERVAL_COLUMNS} FROM intervals WHERE peer = $1 AND declaration = $2 \
+         ORDER BY first_record, id"
+    );
+    let params = [Value::Text(peer.into()), Value::Text(declaration.into())];
+    db.query(&sql, &params)?.iter().map(interval).collect()
+}
+
+/// Every interval of a peer: its timeline, by first record then declaration.
+pub(crate) fn changes(db: &mut Db, peer: &str) -> Result<Vec<Interval>, Error> {
+    let sql = format!(
+        "SELECT {INTERVAL_COLUMNS} FROM intervals WHERE peer = $1 \
+         ORDER BY first_record, declaration, id"
+    );
+    db.query(&sql, &[Value::Text(peer.into())])?
+        .iter()
+        .map(interval)
+        .collect()
+}
+
+/// A peer's card digests, oldest first.
+pub(crate) fn card_history(db: &mut Db, peer: &str) -> Result<Vec<CardInterval>, Error> {
+    db.query(
+        "SELECT peer, digest, first_record, last_record, first_seen, last_seen \
+         FROM card_intervals WHERE peer = $1 ORDER BY first_record, id",
+        &[Value::Text(peer.into())],
+    )?
+    .iter()
+    .map(card_interval)
+    .collect()
+}
+
+/// Every peer the store has a record of, sorted.
+pub(crate) fn peers(db: &mut Db) -> Result<Vec<String>, Error> {
+    db.query("SELECT peer FROM peers ORDER BY peer", &[])?
+        .iter()
+        .map(|row| {
+            row.first()
+                .ok_or_else(|| Error::Unexpected("an empty peer row".into()))?
+                .text()
+        })
+        .collect()
+}
+
+/// The peer's last and previous record (0: none), if it has any.
+fn last_two(db: &mut Db, peer: &str) -> Result<Option<(i64, i64)>, Error> {
+    let rows = db.query(
+        "SELECT last_record, prev_record FROM peers WHERE peer = $1",
+        &[Value::Text(peer.into())],
+    )?;
+    match rows.first().map(Vec::as_slice) {
+        Some([last, prev]) => Ok(Some((last.int()?, prev.int()?))),
+        Some(_) => Err(Error::Unexpected("a peer row of another shape".into())),
+        None => Ok(None),
+    }
+}
+
+/// Each declaration's verdict at `record`, from the intervals covering it.
+fn verdicts_at(all: &[Interval], record: i64) -> BTreeMap<&str, DeclarationVerdict> {
+    all.iter()
+        .filter(|i| i.first_record <= record && record <= i.last_record)
+        .map(|i| (i.declaration.as_str(), i.verdict))
+        .collect()
+}
+
+/// What got worse between the peer's previous record and its latest:
+/// verdicts first (by declaration), then the card.
+pub(crate) fn regressions(db: &mut Db, peer: &str) -> Result<Vec<Regression>, Error> {
+    let Some((last, prev)) = last_two(db, peer)? else {
+        return Ok(vec![]);
+    };
+    if prev == 0 {
+        return Ok(vec![]);
+    }
+    let all = changes(db, peer)?;
+    let (before, after) = (verdicts_at(&all, prev), verdicts_at(&all, last));
+    let mut found: Vec<Regression> = after
+        .iter()
+        .filter_map(|(declaration, now)| {
+            let was = *before.get(declaration)?;
+            regresses(was, *now).then(|| Regression::Verdict {
+                peer: peer.to_string(),
+                declaration: declaration.to_string(),
+                before: was,
+                after: *now,
+                record: last,
+            })
+        })
+        .collect();
+    let cards = card_history(db, peer)?;
+    let digest_at = |record: i64| {
+        cards
+            .iter()
+            .find(|c| c.first_record <= record && record <= c.last_record)
+            .map(|c| c.digest.clone())
+    };
+    if let (Some(before), Some(after)) = (digest_at(prev), digest_at(last)) {
+        if before != after {
+            found.push(Regression::CardChanged {
+                peer: peer.to_string(),
+                before,
+                after,
+                record: last,
+            });
+        }
+    }
+    Ok(found)
+}

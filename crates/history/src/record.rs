@@ -1,0 +1,175 @@
+//! Recording one report: a `records` row with the deflated report, then for
+//! each peer its verdict and card intervals — the open interval is extended
+//! when the verdict is the one the peer's previous record had, and a new
+//! one opened otherwise — all in one transaction.
+
+use crate::archive;
+use crate::db::{Db, Value};
+use crate::error::Error;
+use crate::model::RecordId;
+use a2a_conform_report::input::REPORT_CAP;
+use a2a_conform_report::{PeerReport, RunReport};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Milliseconds since the epoch of an RFC 3339 time.
+pub(crate) fn epoch_ms(at: &str) -> Result<i64, Error> {
+    chrono::DateTime::parse_from_rfc3339(at)
+        .map(|time| time.timestamp_millis())
+        .map_err(|_| Error::BadTimestamp(at.to_string()))
+}
+
+/// Records `report`; returns its id.
+pub(crate) fn record(db: &mut Db, report: &RunReport) -> Result<RecordId, Error> {
+    let started_ms = epoch_ms(&report.started_at)?;
+    let json = report.to_json();
+    if json.len() as u64 > REPORT_CAP {
+        return Err(Error::TooLarge {
+            size: json.len() as u64,
+            cap: REPORT_CAP,
+        });
+    }
+    let blob = archive::deflate(&json)?;
+    db.transaction(|db| {
+        let rows = db.query(
+            "INSERT INTO records (started_at, started_ms, peers, report) \
+             VALUES ($1, $2, $3, $4) RETURNING id",
+            &[
+                Value::Text(report.started_at.clone()),
+                Value::Int(started_ms),
+                Value::Int(report.peers.len() as i64),
+                Value::Bytes(blob),
+            ],
+        )?;
+        let id = first_int(&rows)?;
+        let mut seen = BTreeSet::new();
+        for peer in &report.peers {
+            // A peer named twice in one report is recorded once.
+            if seen.insert(peer.card_url.as_str()) {
+                record_peer(db, id, &report.started_at, peer)?;
+            }
+        }
+        Ok(id)
+    })
+}
+
+/// The first column of the first row, a number.
+pub(crate) fn first_int(rows: &[Vec<Value>]) -> Result<i64, Error> {
+    rows.first()
+        .and_then(|row| row.first())
+        .ok_or_else(|| Error::Unexpected("no row returned".into()))?
+        .int()
+}
+
+/// Moves the peer's last record to `record` and updates its intervals.
+fn record_peer(db: &mut Db, record: RecordId, at: &str, peer: &PeerReport) -> Result<(), Error> {
+    let url = Value::Text(peer.card_url.clone());
+    let rows = db.query(
+        "SELECT last_record FROM peers WHERE peer = $1",
+        std::slice::from_ref(&url),
+    )?;
+    // 0: no previous record (ids start at 1), so no interval continues.
+    let previous = match rows.first() {
+        Some(_) => {
+            let last = first_int(&rows)?;
+            db.execute(
+                "UPDATE peers SET prev_record = $1, last_record = $2 WHERE peer = $3",
+                &[Value::Int(last), Value::Int(record), url.clone()],
+            )?;
+            last
+        }
+        None => {
+            db.execute(
+                "INSERT INTO peers (peer, last_record, prev_record) VALUES ($1, $2, 0)",
+                &[url.clone(), Value::Int(record)],
+            )?;
+            0
+        }
+    };
+    let span = Span {
+        record,
+        previous,
+        at,
+    };
+    record_verdicts(db, &span, peer)?;
+    record_card(db, &span, peer)
+}
+
+/// Where a record sits in a peer's history.
+struct Span<'a> {
+    record: RecordId,
+    previous: RecordId,
+    at: &'a str,
+}
+
+fn record_verdicts(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<(), Error> {
+    let url = Value::Text(peer.card_url.clone());
+    // The intervals current at the peer's previous record, by declaration.
+    let open: BTreeMap<String, (i64, String)> = db
+        .query(
+            "SELECT id, declaration, verdict FROM intervals WHERE peer = $1 AND last_record = $2",
+            &[url.clone(), Value::Int(span.previous)],
+        )?
+        .iter()
+        .map(|row| match row.as_slice() {
+            [id, declaration, verdict] => Ok((declaration.text()?, (id.int()?, verdict.text()?))),
+            _ => Err(Error::Unexpected("an interval row of another shape".into())),
+        })
+        .collect::<Result<_, Error>>()?;
+    for row in &peer.declarations {
+        let verdict = row.verdict.as_str();
+        match open.get(&row.id) {
+            Some((id, was)) if was == verdict => extend(db, "intervals", *id, span)?,
+            _ => {
+                db.execute(
+                    "INSERT INTO intervals (peer, declaration, verdict, first_record, \
+                     last_record, first_seen, last_seen) VALUES ($1, $2, $3, $4, $4, $5, $5)",
+                    &[
+                        url.clone(),
+                        Value::Text(row.id.clone()),
+                        Value::Text(verdict.to_string()),
+                        Value::Int(span.record),
+                        Value::Text(span.at.to_string()),
+                    ],
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn record_card(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<(), Error> {
+    let url = Value::Text(peer.card_url.clone());
+    let rows = db.query(
+        "SELECT id, digest FROM card_intervals WHERE peer = $1 AND last_record = $2",
+        &[url.clone(), Value::Int(span.previous)],
+    )?;
+    if let Some([id, digest]) = rows.first().map(Vec::as_slice) {
+        if digest.maybe_text()?.as_deref() == peer.card_digest.as_deref() {
+            return extend(db, "card_intervals", id.int()?, span);
+        }
+    }
+    db.execute(
+        "INSERT INTO card_intervals (peer, digest, first_record, last_record, first_seen, \
+         last_seen) VALUES ($1, $2, $3, $3, $4, $4)",
+        &[
+            url,
+            Value::opt_text(peer.card_digest.as_deref()),
+            Value::Int(span.record),
+            Value::Text(span.at.to_string()),
+        ],
+    )?;
+    Ok(())
+}
+
+/// Extends interval `id` of `table` (one of ours, never user text) to the record.
+fn extend(db: &mut Db, table: &str, id: i64, span: &Span<'_>) -> Result<(), Error> {
+    db.execute(
+        &format!("UPDATE {table} SET last_record = $1, last_seen = $2 WHERE id = $3"),
+        &[
+            Value::Int(span.record),
+            Value::Text(span.at.to_string()),
+            Value::Int(id),
+        ],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! The versioned schema: each migration is applied once, in order, in its
+//! own transaction, and its number written to `schema_version`. Opening a
+//! database a newer build migrated is refused ([`Error::NewerSchema`]), since
+//! writing into tables this build does not know could corrupt them.
+//!
+//! The tables (docs/history.md has the row-count arithmetic):
+//! - `records`: one row per recorded report (a watch cycle, an imported CI
+//!   run or shard), with its time and the deflated JSON report (NULL once
+//!   pruned).
+//! - `peers`: one row per peer: its last two records, for regressions.
+//! - `intervals`: one row per run of equal verdicts of a (peer,
+//!   declaration), from the first record that saw it to the last.
+//! - `card_intervals`: the same for the card's digest.
+
+use crate::db::{Db, Value};
+use crate::error::Error;
+
+/// One migration: its SQL for SQLite and for PostgreSQL.
+struct Migration {
+    sqlite: &'static str,
+    postgres: &'static str,
+}
+
+/// The migrations, version 1 first. Append; never edit a released one.
+const MIGRATIONS: &[Migration] = &[Migration {
+    sqlite: "
+        CREATE TABLE records (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            started_at TEXT NOT NULL,
+            started_ms BIGINT NOT NULL,
+            peers BIGINT NOT NULL,
+            report BLOB
+        );
+        CREATE INDEX records_started ON records (started_ms);
+        CREATE TABLE peers (
+            peer TEXT PRIMARY KEY,
+            last_record BIGINT NOT NULL,
+            prev_record BIGINT NOT NULL
+        );
+        CREATE TABLE intervals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            peer TEXT NOT NULL,
+            declaration TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            first_record BIGINT NOT NULL,
+            last_record BIGINT NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL
+        );
+        CREATE INDEX intervals_key ON intervals (peer, declaration, id);
+        CREATE TABLE card_intervals (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            peer TEXT NOT NULL,
+            digest TEXT,
+            first_record BIGINT NOT NULL,
+            last_record BIGINT NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL
+        );
+        CREATE INDEX card_intervals_key ON card_intervals (peer, id);
+    ",
+    postgres: "
+        CREATE TABLE records (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            started_ms BIGINT NOT NULL,
+            peers BIGINT NOT NULL,
+            report BYTEA
+        );
+        CREATE INDEX records_started ON records (started_ms);
+        CREATE TABLE peers (
+            peer TEXT PRIMARY KEY,
+            last_record BIGINT NOT NULL,
+            prev_record BIGINT NOT NULL
+        );
+        CREATE TABLE intervals (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            peer TEXT NOT NULL,
+            declaration TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            first_record BIGINT NOT NULL,
+            last_record BIGINT NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL
+        );
+        CREATE INDEX intervals_key ON intervals (peer, declaration, id);
+        CREATE TABLE card_intervals (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            peer TEXT NOT NULL,
+            digest TEXT,
+            first_record BIGINT NOT NULL,
+            last_record BIGINT NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL
+        );
+        CREATE INDEX card_intervals_key ON card_intervals (peer, id);
+    ",
+}];
+
+/// The newest history schema version this build knows (and migrates to).
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the database to [`SCHEMA_VERSION`], or refuses a newer one: in
+/// one transaction (PostgreSQL's DDL is transactional), which
+/// [`Db::transaction`] serializes against other writers, so shards opening
+/// one new database at once migrate it once.
+pub(crate) fn migrate(db: &mut Db) -> Result<(), Error> {
+    db.transaction(|db| {
+        db.batch("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")?;
+        let found = current_version(db)?;
+        if found > SCHEMA_VERSION {
+            return Err(Error::NewerSchema {
+                found,
+                known: SCHEMA_VERSION,
+            });
+        }
+        for (index, migration) in MIGRATIONS.iter().enumerate().skip(found.max(0) as usize) {
+            let sql = if db.is_postgres() {
+                migration.postgres
+            } else {
+                migration.sqlite
+            };
+            db.batch(sql)?;
+            db.execute(
+                "INSERT INTO schema_version (version) VALUES ($1)",
+                &[Value::Int(index as i64 + 1)],
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// The highest version applied (0 for a new database).
+pub(crate) fn current_version(db: &mut Db) -> Result<i64, Error> {
+    let rows = db.query("SELECT MAX(version) FROM schema_version", &[])?;
+    let value = rows.first().and_then(|row| row.first());
+    Ok(value
+        .map(|v| v.maybe_int())
+        .transpose()?
+        .flatten()
+        .unwrap_or(0))
+}

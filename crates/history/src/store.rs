@@ -1,0 +1,147 @@
+//! [`Store`]: the history database, opened from a URL and migrated on open,
+//! and the calls the CLI's `watch` and `history` commands make on it.
+
+use crate::db::Db;
+use crate::error::Error;
+use crate::model::{CardInterval, Interval, RecordId, Regression};
+use crate::{archive, query, record, schema};
+use a2a_conform_report::{write_atomically, ReportFile, RunReport};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long SQLite waits for another writer (a second `history import`)
+/// before giving up with "database is locked".
+const SQLITE_BUSY: Duration = Duration::from_secs(10);
+
+/// The history of checks: SQLite or PostgreSQL, one schema.
+pub struct Store {
+    db: Db,
+}
+
+impl std::fmt::Debug for Store {
+    // The connection (and any password in its URL) is not shown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let backend = if self.db.is_postgres() {
+            "postgres"
+        } else {
+            "sqlite"
+        };
+        f.debug_struct("Store").field("backend", &backend).finish()
+    }
+}
+
+impl Store {
+    /// Opens `sqlite:PATH` (the file is created on first open; its folder
+    /// must exist) or `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also
+    /// `postgresql://`, or a key=value connection string after `postgres:`;
+    /// without TLS), and applies the migrations this build has that the
+    /// database lacks. A database a newer build migrated is refused
+    /// ([`Error::NewerSchema`]).
+    pub fn open(url: &str) -> Result<Store, Error> {
+        let mut db = if let Some(path) = url.strip_prefix("sqlite:") {
+            let path = path.strip_prefix("//").unwrap_or(path);
+            let conn = rusqlite::Connection::open(path)?;
+            conn.busy_timeout(SQLITE_BUSY)?;
+            Db::Sqlite(conn)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Db::Postgres(Box::new(postgres::Client::connect(url, postgres::NoTls)?))
+        } else if let Some(params) = url.strip_prefix("postgres:") {
+            Db::Postgres(Box::new(postgres::Client::connect(
+                params,
+                postgres::NoTls,
+            )?))
+        } else {
+            let scheme = url.split(':').next().unwrap_or(url);
+            return Err(Error::UnknownUrl {
+                scheme: scheme.to_string(),
+            });
+        };
+        schema::migrate(&mut db)?;
+        Ok(Store { db })
+    }
+
+    /// The database's schema version (this build's [`crate::SCHEMA_VERSION`]
+    /// once opened).
+    pub fn schema_version(&mut self) -> Result<i64, Error> {
+        schema::current_version(&mut self.db)
+    }
+
+    /// Records a report (a watch cycle, a CI run, a shard): its deflated
+    /// JSON, and for each peer its verdict and card intervals — extended
+    /// where the verdict is the one the peer's previous record had, opened
+    /// where it changed. One transaction: all of it, or nothing.
+    pub fn record(&mut self, report: &RunReport) -> Result<RecordId, Error> {
+        record::record(&mut self.db, report)
+    }
+
+    /// Reads the `check --json` reports at `paths` (each through the capped,
+    /// version-checked [`ReportFile::load`]; all are read before any is
+    /// recorded, so a bad file records nothing) and records them oldest
+    /// `started_at` first. Returns the records' ids in that order.
+    pub fn import<P: AsRef<Path>>(&mut self, paths: &[P]) -> Result<Vec<RecordId>, Error> {
+        let mut reports = Vec::with_capacity(paths.len());
+        for path in paths {
+            let report = ReportFile::load(path.as_ref())?.report;
+            reports.push((record::epoch_ms(&report.started_at)?, report));
+        }
+        // Stable: reports of one second keep the order they were named in.
+        reports.sort_by_key(|(at, _)| *at);
+        reports
+            .iter()
+            .map(|(_, report)| self.record(report))
+            .collect()
+    }
+
+    /// Every stored report (not pruned), oldest record first, as recorded.
+    pub fn reports(&mut self) -> Result<Vec<(RecordId, RunReport)>, Error> {
+        archive::reports(&mut self.db)
+    }
+
+    /// Writes every stored report into `dir` as `record-NNNNNNNN.json`
+    /// (atomically, the JSON `check --json` writes); returns the files.
+    pub fn export(&mut self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+        let mut written = Vec::new();
+        for (id, report) in self.reports()? {
+            let file = dir.join(format!("record-{id:08}.json"));
+            write_atomically(&file, &report.to_json()).map_err(|source| Error::Write {
+                file: file.display().to_string(),
+                source,
+            })?;
+            written.push(file);
+        }
+        Ok(written)
+    }
+
+    /// Retention: drops the stored reports of checks that started more than
+    /// `older_than` ago, keeping their intervals; returns how many.
+    pub fn prune(&mut self, older_than: Duration) -> Result<u64, Error> {
+        archive::prune(&mut self.db, older_than)
+    }
+
+    /// The intervals of one declaration of one peer, oldest first.
+    pub fn intervals(&mut self, peer: &str, declaration: &str) -> Result<Vec<Interval>, Error> {
+        query::intervals(&mut self.db, peer, declaration)
+    }
+
+    /// A peer's timeline: every interval of every declaration, by first
+    /// record, then declaration.
+    pub fn changes(&mut self, peer: &str) -> Result<Vec<Interval>, Error> {
+        query::changes(&mut self.db, peer)
+    }
+
+    /// A peer's card digests over time, oldest first.
+    pub fn card_history(&mut self, peer: &str) -> Result<Vec<CardInterval>, Error> {
+        query::card_history(&mut self.db, peer)
+    }
+
+    /// Every peer recorded, sorted.
+    pub fn peers(&mut self) -> Result<Vec<String>, Error> {
+        query::peers(&mut self.db)
+    }
+
+    /// What got worse between the peer's previous record and its latest
+    /// (none before its second record): see [`Regression`].
+    pub fn regressions(&mut self, peer: &str) -> Result<Vec<Regression>, Error> {
+        query::regressions(&mut self.db, peer)
+    }
+}

@@ -1,0 +1,338 @@
+//! The history store against a real SQLite file and a real PostgreSQL
+//! server, one test body run against each: intervals across verdict
+//! changes, no new row when nothing changed, typed regressions, reopening,
+//! import and export of reports, retention, two writers at once, and a
+//! newer schema refused.
+
+mod support;
+
+use a2a_conform_history::{Error, Regression, Store, SCHEMA_VERSION};
+use a2a_conform_report::{
+    write_atomically, DeclarationReport, DeclarationVerdict, PeerReport, ReportFile, RunReport,
+    ShardReport,
+};
+use std::time::Duration;
+use support::TestDb;
+use DeclarationVerdict::{Diverged, Honoured, Unverified};
+
+const PEER: &str = "https://a.example/.well-known/agent-card.json";
+const OTHER: &str = "https://b.example/.well-known/agent-card.json";
+
+/// A peer's report with `rows` (declaration, verdict) and a card digest.
+fn peer(url: &str, digest: &str, rows: &[(&str, DeclarationVerdict)]) -> PeerReport {
+    PeerReport::builder(url)
+        .name("Example peer")
+        .card_digest(digest)
+        .declarations(
+            rows.iter()
+                .map(|(id, verdict)| DeclarationReport::builder(id, *verdict).build())
+                .collect(),
+        )
+        .build()
+}
+
+/// A report of `peers` started at minute `minute` of 2026-01-01.
+fn report_at(minute: u32, peers: Vec<PeerReport>) -> RunReport {
+    let mut report = RunReport::new(peers);
+    report.started_at = format!("2026-01-01T{:02}:{:02}:00Z", minute / 60, minute % 60);
+    report
+}
+
+fn time(minute: u32) -> String {
+    report_at(minute, vec![]).started_at
+}
+
+fn intervals_follow_verdict_changes(db: &TestDb) {
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let cancel = [Honoured, Diverged, Diverged, Honoured];
+    for (minute, verdict) in cancel.into_iter().enumerate() {
+        let rows = [("lifecycle.cancel", verdict), ("streaming", Honoured)];
+        let report = report_at(minute as u32, vec![peer(PEER, "sha256:1", &rows)]);
+        assert_eq!(store.record(&report).expect("recorded"), minute as i64 + 1);
+    }
+    let history = store.intervals(PEER, "lifecycle.cancel").expect("read");
+    let spans: Vec<_> = history
+        .iter()
+        .map(|i| (i.verdict, i.first_record, i.last_record))
+        .collect();
+    assert_eq!(
+        spans,
+        [(Honoured, 1, 1), (Diverged, 2, 3), (Honoured, 4, 4)]
+    );
+    assert_eq!(
+        (history[1].first_seen.clone(), history[1].last_seen.clone()),
+        (time(1), time(2))
+    );
+    let streaming = store.intervals(PEER, "streaming").expect("read");
+    assert_eq!(streaming.len(), 1, "{streaming:?}");
+    assert_eq!(
+        (streaming[0].first_record, streaming[0].last_record),
+        (1, 4)
+    );
+    assert_eq!(store.changes(PEER).expect("read").len(), 4);
+    assert!(store
+        .intervals(OTHER, "streaming")
+        .expect("read")
+        .is_empty());
+}
+on_both!(intervals, intervals_follow_verdict_changes);
+
+fn nothing_changed_adds_no_interval(db: &TestDb) {
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let rows = [("lifecycle.cancel", Honoured), ("streaming", Unverified)];
+    for minute in 0..6 {
+        store
+            .record(&report_at(minute, vec![peer(PEER, "sha256:1", &rows)]))
+            .expect("recorded");
+    }
+    let changes = store.changes(PEER).expect("read");
+    assert_eq!(
+        changes.len(),
+        2,
+        "one interval per declaration: {changes:?}"
+    );
+    assert!(changes
+        .iter()
+        .all(|i| (i.first_record, i.last_record) == (1, 6)));
+    assert_eq!(changes[0].last_seen, time(5));
+    let cards = store.card_history(PEER).expect("read");
+    assert_eq!(cards.len(), 1);
+    assert_eq!(cards[0].digest.as_deref(), Some("sha256:1"));
+    assert!(store.regressions(PEER).expect("read").is_empty());
+}
+on_both!(unchanged, nothing_changed_adds_no_interval);
+
+fn regressions_are_typed(db: &TestDb) {
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let before = [
+        ("a", Honoured),
+        ("b", Honoured),
+        ("c", Diverged),
+        ("d", Honoured),
+    ];
+    let after = [
+        ("a", Diverged),
+        ("b", Unverified),
+        ("c", Honoured),
+        ("d", Honoured),
+    ];
+    store
+        .record(&report_at(0, vec![peer(PEER, "sha256:1", &before)]))
+        .expect("recorded");
+    assert!(
+        store.regressions(PEER).expect("read").is_empty(),
+        "one record: nothing to compare"
+    );
+    let latest = store
+        .record(&report_at(1, vec![peer(PEER, "sha256:2", &after)]))
+        .expect("recorded");
+    let verdict = |declaration: &str, before, after| Regression::Verdict {
+        peer: PEER.into(),
+        declaration: declaration.into(),
+        before,
+        after,
+        record: latest,
+    };
+    assert_eq!(
+        store.regressions(PEER).expect("read"),
+        [
+            verdict("a", Honoured, Diverged),
+            verdict("b", Honoured, Unverified),
+            Regression::CardChanged {
+                peer: PEER.into(),
+                before: Some("sha256:1".into()),
+                after: Some("sha256:2".into()),
+                record: latest,
+            },
+        ]
+    );
+    // The same again: the regression was between the two records before.
+    store
+        .record(&report_at(2, vec![peer(PEER, "sha256:2", &after)]))
+        .expect("recorded");
+    assert!(store.regressions(PEER).expect("read").is_empty());
+}
+on_both!(regressions, regressions_are_typed);
+
+fn reopening_continues(db: &TestDb) {
+    let rows = [("lifecycle.cancel", Honoured)];
+    {
+        let mut store = Store::open(&db.url).expect("the store opens");
+        store
+            .record(&report_at(0, vec![peer(PEER, "sha256:1", &rows)]))
+            .expect("recorded");
+    }
+    let mut store = Store::open(&db.url).expect("the store reopens");
+    assert_eq!(store.schema_version().expect("read"), SCHEMA_VERSION);
+    let second = store
+        .record(&report_at(1, vec![peer(PEER, "sha256:1", &rows)]))
+        .expect("recorded");
+    assert_eq!(second, 2);
+    let history = store.intervals(PEER, "lifecycle.cancel").expect("read");
+    assert_eq!(
+        history.len(),
+        1,
+        "the reopened store extends the interval: {history:?}"
+    );
+    assert_eq!(history[0].last_record, 2);
+    store
+        .record(&report_at(
+            2,
+            vec![peer(PEER, "sha256:1", &[("lifecycle.cancel", Diverged)])],
+        ))
+        .expect("recorded");
+    assert_eq!(store.regressions(PEER).expect("read").len(), 1);
+}
+on_both!(reopen, reopening_continues);
+
+fn import_export_round_trip(db: &TestDb) {
+    let files = tempfile::tempdir().expect("a temporary folder");
+    let mut shard = report_at(
+        5,
+        vec![
+            peer(PEER, "sha256:1", &[("streaming", Diverged)]),
+            peer(OTHER, "sha256:9", &[("streaming", Honoured)]),
+        ],
+    );
+    shard.shard = Some(ShardReport {
+        index: 1,
+        count: 2,
+        peers: 2,
+        suite_digest: "sha256:suite".into(),
+    });
+    let earlier = report_at(1, vec![peer(PEER, "sha256:1", &[("streaming", Honoured)])]);
+    let (late_file, early_file) = (
+        files.path().join("shard.json"),
+        files.path().join("ci.json"),
+    );
+    write_atomically(&late_file, &shard.to_json()).expect("written");
+    write_atomically(&early_file, &earlier.to_json()).expect("written");
+
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let bad = files.path().join("not-a-report.json");
+    write_atomically(&bad, "{\"hello\": 1}").expect("written");
+    let refused = store.import(&[&early_file, &bad]);
+    assert!(matches!(refused, Err(Error::Load(_))), "{refused:?}");
+    assert!(
+        store.peers().expect("read").is_empty(),
+        "a bad file records nothing"
+    );
+
+    let ids = store.import(&[&late_file, &early_file]).expect("imported");
+    assert_eq!(ids, [1, 2], "recorded oldest first");
+    assert_eq!(store.peers().expect("read"), [PEER, OTHER]);
+    assert_eq!(
+        store.regressions(PEER).expect("read"),
+        [Regression::Verdict {
+            peer: PEER.into(),
+            declaration: "streaming".into(),
+            before: Honoured,
+            after: Diverged,
+            record: 2,
+        }]
+    );
+
+    let out = tempfile::tempdir().expect("a temporary folder");
+    let written = store.export(out.path()).expect("exported");
+    assert_eq!(written.len(), 2);
+    let back: Vec<String> = written
+        .iter()
+        .map(|file| {
+            ReportFile::load(file)
+                .expect("a valid report")
+                .report
+                .to_json()
+        })
+        .collect();
+    assert_eq!(back, [earlier.to_json(), shard.to_json()]);
+}
+on_both!(import_export, import_export_round_trip);
+
+fn prune_keeps_intervals(db: &TestDb) {
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let rows = [("streaming", Honoured)];
+    store
+        .record(&report_at(0, vec![peer(PEER, "sha256:1", &rows)]))
+        .expect("recorded");
+    store
+        .record(&RunReport::new(vec![peer(PEER, "sha256:1", &rows)]))
+        .expect("recorded");
+    assert_eq!(
+        store.prune(Duration::from_secs(24 * 3600)).expect("pruned"),
+        1
+    );
+    assert_eq!(
+        store.prune(Duration::from_secs(24 * 3600)).expect("pruned"),
+        0
+    );
+    let kept = store.reports().expect("read");
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].0, 2, "the recent report stays");
+    let history = store.intervals(PEER, "streaming").expect("read");
+    assert_eq!((history[0].first_record, history[0].last_record), (1, 2));
+}
+on_both!(prune, prune_keeps_intervals);
+
+fn newer_schema_is_refused(db: &TestDb) {
+    drop(Store::open(&db.url).expect("the store opens"));
+    db.set_schema_version(SCHEMA_VERSION + 1);
+    match Store::open(&db.url) {
+        Err(Error::NewerSchema { found, known }) => {
+            assert_eq!((found, known), (SCHEMA_VERSION + 1, SCHEMA_VERSION));
+        }
+        other => panic!("a newer schema must be refused, got {other:?}"),
+    }
+}
+on_both!(newer_schema, newer_schema_is_refused);
+
+#[test]
+fn an_unknown_url_is_refused_without_its_password() {
+    let error = Store::open("mysql://watch:hunter2@db.example/history").expect_err("refused");
+    assert!(matches!(error, Error::UnknownUrl { .. }), "{error:?}");
+    let message = error.to_string();
+    assert!(
+        message.contains("\"mysql\"") && !message.contains("hunter2"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_sqlite_file_in_a_missing_folder_is_an_error() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let url = format!("sqlite:{}", dir.path().join("no/such/watch.db").display());
+    assert!(matches!(Store::open(&url), Err(Error::Sqlite(_))));
+}
+
+fn shards_record_at_once(db: &TestDb) {
+    // Two writers open a new database at once (both migrate it) and record
+    // alternately: every record lands, each peer's interval is one run.
+    let writers: Vec<_> = [PEER, OTHER]
+        .into_iter()
+        .map(|url| {
+            let db_url = db.url.clone();
+            std::thread::spawn(move || {
+                let mut store = Store::open(&db_url).expect("the store opens");
+                (0..5)
+                    .map(|minute| {
+                        let rows = [("streaming", Honoured)];
+                        store.record(&report_at(minute, vec![peer(url, "sha256:1", &rows)]))
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .expect("recorded")
+            })
+        })
+        .collect();
+    let mut ids: Vec<i64> = writers
+        .into_iter()
+        .flat_map(|writer| writer.join().expect("the writer finished"))
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=10).collect::<Vec<_>>());
+    let mut store = Store::open(&db.url).expect("the store opens");
+    assert_eq!(store.schema_version().expect("read"), SCHEMA_VERSION);
+    for url in [PEER, OTHER] {
+        let history = store.intervals(url, "streaming").expect("read");
+        assert_eq!(history.len(), 1, "{url}: {history:?}");
+    }
+}
+on_both!(concurrent, shards_record_at_once);
