@@ -262,6 +262,21 @@ pub enum Behaviour {
                    task (another id) and settles the original to completed"
     )]
     ResumeNewTaskSettled,
+    /// Answers every blocking send at once with the task still `submitted`,
+    /// then works it to its destination as the honest peer does.
+    #[strum(
+        message = "answers every blocking send at once with the task still submitted, \
+                   then works it (working, then input-required or completed) as the \
+                   honest peer does, readable by GetTask"
+    )]
+    NonBlocking,
+    /// As `NonBlocking`, and refuses a data part on the input-required
+    /// resume with -32602 (as `InputOverdeclared`).
+    #[strum(
+        message = "as non-blocking, and declares application/json input but refuses a \
+                   data part on the input-required resume with -32602"
+    )]
+    NonBlockingInputOverdeclared,
 }
 
 impl Behaviour {
@@ -393,7 +408,21 @@ impl Behaviour {
 
     /// Whether a blocking send waits for a terminal or interrupted state.
     pub(crate) fn blocks_sends(self) -> bool {
-        self != Behaviour::InputUnreachable
+        !matches!(
+            self,
+            Behaviour::InputUnreachable
+                | Behaviour::NonBlocking
+                | Behaviour::NonBlockingInputOverdeclared
+        )
+    }
+
+    /// Whether a data part on the input-required resume is refused with
+    /// -32602 although the card declares JSON input.
+    pub(crate) fn refuses_json_resume(self) -> bool {
+        matches!(
+            self,
+            Behaviour::InputOverdeclared | Behaviour::NonBlockingInputOverdeclared
+        )
     }
 
     /// Whether a follow-up to an input-required task starts a new task
@@ -475,6 +504,8 @@ mod tests {
                 "instant-unless-example",
                 "resume-new-task",
                 "resume-new-task-settled",
+                "non-blocking",
+                "non-blocking-input-overdeclared",
             ]
         );
         for b in Behaviour::all() {

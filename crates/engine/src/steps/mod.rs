@@ -46,6 +46,7 @@ use primitive::Primitive;
 use serde::Deserialize;
 
 pub(crate) use cancel::CancelStep;
+pub(crate) use poll_until_stable::settle_answer;
 pub(crate) use send::SendStep;
 pub(crate) use stream::StreamStep;
 
