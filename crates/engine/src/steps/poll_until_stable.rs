@@ -15,6 +15,8 @@ use crate::scenario::vars::{Count, DurationValue};
 use a2a_conform_protocol::text::human_duration;
 use a2a_conform_protocol::{Operation, SendResult, TaskState, TaskView};
 use serde::Deserialize;
+use a2a_conform_client::{RecordKind, Transcript};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// `poll_until_stable`: read a task until it settles.
@@ -91,7 +93,7 @@ impl Primitive for PollStep {
         }
         let mut fresh = 0usize;
         loop {
-            let (task, read, _) = read_task(ctx, &task_id).await?;
+            let (task, read, _) = read_task(ctx, &ctx.transcript, &task_id).await?;
             check_settled(ctx, &history, &read, &task)?;
             let (at, state) = (read.at, read.state);
             history.push(read);
@@ -135,12 +137,11 @@ const SETTLE_INTERVAL_MIN: Duration = Duration::from_millis(25);
 const SETTLE_INTERVAL_MAX: Duration = Duration::from_millis(500);
 
 /// Where [`poll_to_settled`] left a task: its last read, the raw GetTask
-/// result, when it was read, and how many reads it took.
+/// result, and when it was read.
 pub(crate) struct Settled {
     pub(crate) task: TaskView,
     pub(crate) result: serde_json::Value,
     pub(crate) at: Instant,
-    pub(crate) reads: usize,
     /// Whether the last read is terminal or interrupted (else `within` ran out).
     pub(crate) settled: bool,
 }
@@ -153,23 +154,21 @@ pub(crate) struct Settled {
 /// stops `poll_until_stable`.
 pub(crate) async fn poll_to_settled(
     ctx: &RunContext<'_>,
+    transcript: &Arc<Transcript>,
     task_id: &str,
     within: Duration,
 ) -> Result<Settled, Stop> {
     let deadline = Instant::now() + within;
     let mut interval = SETTLE_INTERVAL_MIN;
-    let mut reads = 0usize;
     loop {
         tokio::time::sleep(interval.min(deadline.saturating_duration_since(Instant::now()))).await;
-        let (task, read, result) = read_task(ctx, task_id).await?;
-        reads += 1;
+        let (task, read, result) = read_task(ctx, transcript, task_id).await?;
         let settled = read.state.is_terminal() || read.state.is_interrupted();
         if settled || Instant::now() >= deadline {
             return Ok(Settled {
                 task,
                 result,
                 at: read.at,
-                reads,
                 settled,
             });
         }
@@ -221,30 +220,45 @@ pub(crate) async fn settle_answer(ctx: &RunContext<'_>, capture: Capture) -> Res
         },
         human_duration(within)
     ));
-    let settled = poll_to_settled(ctx, &task_id, within).await?;
+    // The reads before the last one show the same unsettled task, a number
+    // of times that depends on timing: only the last read is kept in the
+    // evidence (all of them when one stops the run).
+    let scratch = ctx.transcript.scratch();
+    let polled = poll_to_settled(ctx, &scratch, &task_id, within).await;
+    let entries = scratch.entries();
+    let keep = match &polled {
+        Ok(_) => entries
+            .iter()
+            .rposition(|r| r.kind == RecordKind::Request)
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    for r in entries.into_iter().skip(keep) {
+        let at = ctx.transcript.start() + Duration::from_millis(r.at_ms);
+        ctx.transcript.record(r.kind, at, r.summary, r.body, r.curl);
+    }
+    let settled = polled?;
     let state = settled
         .task
         .state
         .map_or_else(|| "no state".to_string(), |s| s.to_string());
     ctx.transcript.note(if settled.settled {
         format!(
-            "task {task_id} read {state} at {} after {} GetTask read(s): the run goes on with it",
-            ctx.offset(settled.at),
-            settled.reads
+            "task {task_id} read {state} by GetTask (the last read of the poll is kept above): \
+             the run goes on with it"
         )
     } else {
         format!(
-            "task {task_id} still read {state} after {} ({} GetTask read(s)): the run goes on with the last read",
-            human_duration(within),
-            settled.reads
+            "task {task_id} still read {state} after {} of GetTask reads: the run goes on with the last read",
+            human_duration(within)
         )
     });
     let mut out = Capture::from_task(&settled.task, settled.at);
     out.part_types = Some(artifact_part_types(&settled.result));
     out.source = capture.source;
     out.summary = format!(
-        "{} (the blocking send answered {early} at once; read by GetTask after {} poll(s))",
-        out.summary, settled.reads
+        "{} (the blocking send answered {early} at once; read by GetTask)",
+        out.summary
     );
     Ok(out)
 }
@@ -253,12 +267,13 @@ pub(crate) async fn settle_answer(ctx: &RunContext<'_>, capture: Capture) -> Res
 /// or a task without a readable state fails the run.
 async fn read_task(
     ctx: &RunContext<'_>,
+    transcript: &Arc<Transcript>,
     task_id: &str,
 ) -> Result<(TaskView, Read, serde_json::Value), Stop> {
     let op = Operation::GetTask;
     let reply = ctx
         .client
-        .call(&ctx.transcript, op, ctx.version().task_params(task_id))
+        .call(transcript, op, ctx.version().task_params(task_id))
         .await;
     let at = Instant::now();
     let (task, result) = match ctx.answered_configured(op, reply)? {
