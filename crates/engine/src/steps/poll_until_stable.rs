@@ -12,10 +12,10 @@ use crate::runner::context::{or_list, RunContext, StepResult, Stop};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::values::OneOrMany;
 use crate::scenario::vars::{Count, DurationValue};
+use a2a_conform_client::{RecordKind, Transcript};
 use a2a_conform_protocol::text::human_duration;
 use a2a_conform_protocol::{Operation, SendResult, TaskState, TaskView};
 use serde::Deserialize;
-use a2a_conform_client::{RecordKind, Transcript};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -265,9 +265,9 @@ impl Card {
                 self.interface_declarations().iter().any(|d| d.id == *id)
             }
             DeclarationId::Custom(_) => false,
-            DeclarationId::UnknownTask
-            | DeclarationId::HistoryLength
-            | DeclarationId::Blocking => true,
+            DeclarationId::UnknownTask | DeclarationId::HistoryLength | DeclarationId::Blocking => {
+                true
+            }
             DeclarationId::ListTasks | DeclarationId::ContextMismatch => {
                 self.protocol_version() == ProtocolVersion::V1_0
             }
