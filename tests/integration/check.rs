@@ -17,6 +17,7 @@ const DECLARED: &[&str] = &[
     "skills[echo].outputModes[text/plain]",
     "protocol.unknownTask",
     "protocol.historyLength",
+    "protocol.blocking",
 ];
 
 /// The task basics only a v1.0 endpoint declares.

@@ -9,6 +9,7 @@ mod gating;
 
 mod auth_schemes;
 mod baseline;
+mod blocking;
 mod check;
 mod config;
 mod continuity;

@@ -22,6 +22,7 @@ const TERMINAL_SUBSCRIBE: &str = "protocol.terminalSubscribe";
 const CONTEXT: &str = "protocol.contextMismatch";
 const LIST_TASKS: &str = "protocol.listTasks";
 const HISTORY: &str = "protocol.historyLength";
+const BLOCKING: &str = "protocol.blocking";
 const EXTENDED_CARD: &str = "capabilities.extendedAgentCard";
 const OUT_TEXT: &str = "defaultOutputModes[text/plain]";
 const OUT_JSON: &str = "defaultOutputModes[application/json]";
@@ -78,6 +79,8 @@ struct Row {
     extensions: Option<(&'static str, &'static str)>,
     /// Checked with `--strict` (a broken SHOULD is a divergence).
     strict: bool,
+    /// `protocol.blocking`: a blocking send returns a settled task.
+    blocking: &'static str,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -112,6 +115,7 @@ fn expected(behaviour: Behaviour) -> Row {
         output_json: None,
         extensions: None,
         strict: false,
+        blocking: "honoured",
     };
     match behaviour {
         Honest => honest,
@@ -303,17 +307,17 @@ fn expected(behaviour: Behaviour) -> Row {
             strict: true,
             ..honest
         },
-        // No prompt reaches input-required, and a blocking send answers at
-        // once with the task working: the input modes, the history bound (it
-        // needs a second turn) and the subscribe to a finished task (none is
-        // finished when asked) stay unverified, as do the output modes (the
-        // answer to a send holds no output yet).
+        // No prompt reaches input-required: the input modes and the history
+        // bound (it needs a second turn) stay unverified. A blocking send
+        // answers at once with the task unfinished, a broken promise of its
+        // own; the run polls the task to completed, so the subscribe to a
+        // finished task and the output modes are judged on it.
         InputUnreachable => Row {
+            exit: 1,
             text: "unverified",
             json: "unverified",
             history: "unverified",
-            terminal_subscribe: "unverified",
-            output_text: Some("unverified"),
+            blocking: "diverged",
             ..honest
         },
         // The default prompt completes at once; the card's example works
@@ -362,6 +366,20 @@ fn expected(behaviour: Behaviour) -> Row {
             list_tasks: "unverified",
             history: "unverified",
             output_text: Some("unverified"),
+            ..honest
+        },
+        // Every blocking send answered `submitted` at once: that row
+        // diverges, and every other is judged on the task a poll settles to.
+        NonBlocking => Row {
+            exit: 1,
+            blocking: "diverged",
+            ..honest
+        },
+        // As non-blocking, and JSON refused on the resume the poll reached.
+        NonBlockingInputOverdeclared => Row {
+            exit: 1,
+            json: "diverged",
+            blocking: "diverged",
             ..honest
         },
     }
@@ -501,6 +519,7 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (LIST_TASKS, list_tasks),
         (HISTORY, want.history),
         (EXTENDED_CARD, want.extended_card),
+        (BLOCKING, want.blocking),
     ]);
     if let Some(verdict) = want.output_text {
         rows.extend([(OUT_TEXT, verdict), (SKILL_OUT_TEXT, verdict)]);
@@ -636,4 +655,6 @@ matrix! {
     close_after_500: CloseAfter500,
     silent_before_status: SilentBeforeStatus,
     slow_send: SlowSend,
+    non_blocking: NonBlocking,
+    non_blocking_input_overdeclared: NonBlockingInputOverdeclared,
 }

@@ -137,7 +137,7 @@ fn no_discover_leaves_the_input_rows_unverified_and_starts_no_task() {
 }
 
 #[test]
-fn a_peer_no_prompt_reaches_stays_unverified_within_the_budget_with_every_task_canceled() {
+fn a_peer_no_prompt_reaches_stays_unverified_within_the_budget_with_no_task_left_running() {
     let peer = start_peer(ProtocolVersion::V1_0, Behaviour::InputUnreachable);
     let out = zero_config(
         &peer.card_url(),
@@ -157,7 +157,10 @@ fn a_peer_no_prompt_reaches_stays_unverified_within_the_budget_with_every_task_c
         .map(|s| s["tasks_canceled"].as_u64().unwrap())
         .sum();
     assert_eq!(started, 3, "the budget is per peer: {searches:#?}");
-    assert_eq!(canceled, 3, "{searches:#?}");
+    // The peer answers a blocking send at once with the task unfinished:
+    // the search polls each task to where it settles (completed, never
+    // input-required), so none is left running to cancel.
+    assert_eq!(canceled, 0, "{searches:#?}");
     assert!(searches.iter().all(|s| s["outcome"] == "not-found"));
     assert_eq!(
         searches[0]["tried"]
@@ -175,7 +178,7 @@ fn a_peer_no_prompt_reaches_stays_unverified_within_the_budget_with_every_task_c
     let tasks = peer.peer.tasks();
     assert_eq!(tasks.len(), 3, "{tasks:?}");
     assert!(
-        tasks.iter().all(|(_, s)| *s == TaskState::Canceled),
+        tasks.iter().all(|(_, s)| *s == TaskState::Completed),
         "{tasks:?}"
     );
     let message = out.run("input-mode-resume[text/plain]")["message"]

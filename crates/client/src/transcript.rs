@@ -264,6 +264,19 @@ impl Transcript {
         })
     }
 
+    /// An empty transcript with this one's start and the redactor in force
+    /// now: for exchanges a caller keeps out of the evidence unless they
+    /// matter (a poll's reads before the one it stops at). Its entries, as
+    /// [`Transcript::entries`] gives them, are redacted with the same
+    /// secrets, so copying them back ([`Transcript::record`]) is safe.
+    pub fn scratch(&self) -> Arc<Transcript> {
+        Arc::new(Transcript {
+            start: self.start,
+            redactor: Mutex::new(self.redactor()),
+            entries: Mutex::new(Kept::default()),
+        })
+    }
+
     /// The redactor in force now.
     fn redactor(&self) -> Arc<Redactor> {
         self.redactor

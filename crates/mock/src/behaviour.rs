@@ -283,6 +283,21 @@ pub enum Behaviour {
                    (--silence): slower than a short --timeout"
     )]
     SlowSend,
+    /// Answers every blocking send at once with the task still `submitted`,
+    /// then works it to its destination as the honest peer does.
+    #[strum(
+        message = "answers every blocking send at once with the task still submitted, \
+                   then works it (working, then input-required or completed) as the \
+                   honest peer does, readable by GetTask"
+    )]
+    NonBlocking,
+    /// As `NonBlocking`, and refuses a data part on the input-required
+    /// resume with -32602 (as `InputOverdeclared`).
+    #[strum(
+        message = "as non-blocking, and declares application/json input but refuses a \
+                   data part on the input-required resume with -32602"
+    )]
+    NonBlockingInputOverdeclared,
 }
 
 impl Behaviour {
@@ -414,7 +429,21 @@ impl Behaviour {
 
     /// Whether a blocking send waits for a terminal or interrupted state.
     pub(crate) fn blocks_sends(self) -> bool {
-        self != Behaviour::InputUnreachable
+        !matches!(
+            self,
+            Behaviour::InputUnreachable
+                | Behaviour::NonBlocking
+                | Behaviour::NonBlockingInputOverdeclared
+        )
+    }
+
+    /// Whether a data part on the input-required resume is refused with
+    /// -32602 although the card declares JSON input.
+    pub(crate) fn refuses_json_resume(self) -> bool {
+        matches!(
+            self,
+            Behaviour::InputOverdeclared | Behaviour::NonBlockingInputOverdeclared
+        )
     }
 
     /// Whether a follow-up to an input-required task starts a new task
@@ -499,6 +528,8 @@ mod tests {
                 "close-after-500",
                 "silent-before-status",
                 "slow-send",
+                "non-blocking",
+                "non-blocking-input-overdeclared",
             ]
         );
         for b in Behaviour::all() {

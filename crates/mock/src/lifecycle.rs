@@ -187,7 +187,7 @@ fn resume(
         .map(Part::effective_media_type)
         .find(|m| m != "text/plain");
     match (peer.behaviour, &refused) {
-        (Behaviour::InputOverdeclared, Some(media_type)) => {
+        (b, Some(media_type)) if b.refuses_json_resume() => {
             // The divergence: a declared mode refused as invalid params.
             return Err(A2aError::invalid_params(format!(
                 "unsupported part: `{media_type}` input is not accepted here, send text"

@@ -126,13 +126,17 @@ pub enum DeclarationId {
     /// `capabilities.extensions[<uri>]`: the card declares the extension (a
     /// `required` one must be asked for by every request, v1 §3.3.4).
     Extension(String),
+    /// `protocol.blocking`: a blocking send (v1.0 `returnImmediately` false,
+    /// v0.3 `blocking: true` sent explicitly) returns only once the task is
+    /// terminal or interrupted (v1 §3.2.2).
+    Blocking,
 }
 
 impl DeclarationId {
     /// The card-level ids with a fixed spelling, in report order: the one
     /// list of them. Parsing, did-you-mean suggestions and
     /// [`Card::declarations`](crate::card::Card::declarations) all read it.
-    pub const FIXED: [DeclarationId; 13] = [
+    pub const FIXED: [DeclarationId; 14] = [
         DeclarationId::Capability(Capability::Streaming),
         DeclarationId::Capability(Capability::PushNotifications),
         DeclarationId::Capability(Capability::ExtendedAgentCard),
@@ -146,6 +150,7 @@ impl DeclarationId {
         DeclarationId::ContextMismatch,
         DeclarationId::ListTasks,
         DeclarationId::HistoryLength,
+        DeclarationId::Blocking,
     ];
 
     /// Whether a `when:` gate can ask the card about this id (a suite's own
@@ -214,6 +219,7 @@ impl fmt::Display for DeclarationId {
             DeclarationId::HistoryLength => f.write_str("protocol.historyLength"),
             DeclarationId::Signature(label) => write!(f, "signatures[{label}]"),
             DeclarationId::Extension(uri) => write!(f, "capabilities.extensions[{uri}]"),
+            DeclarationId::Blocking => f.write_str("protocol.blocking"),
         }
     }
 }
@@ -527,6 +533,7 @@ mod tests {
             "protocol.contextMismatch",
             "protocol.listTasks",
             "protocol.historyLength",
+            "protocol.blocking",
             "signatures[key-1]",
             "signatures[#2]",
             "capabilities.extensions[https://example.com/ext/v1]",

@@ -390,6 +390,10 @@ impl<'a> Search<'a> {
             candidate.source, candidate.text
         ));
         let mut ctx = RunContext::new(self.client, transcript.clone(), HashMap::new());
+        // A blocking send, so a peer that answers it with the task still
+        // submitted or working has the task polled (GetTask) to the state it
+        // settles in before it is judged: canceling it then would cut off
+        // the input-required it was on its way to.
         let send = Step::Send(SendStep::of_text("t", &candidate.text));
         send.run(&mut ctx).await.map_err(TryError::from)?;
         let capture = ctx.capture("t").map_err(TryError::from)?;

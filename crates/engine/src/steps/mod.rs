@@ -49,6 +49,7 @@ use serde::Deserialize;
 use std::time::Duration;
 
 pub(crate) use cancel::CancelStep;
+pub(crate) use poll_until_stable::settle_answer;
 pub(crate) use send::SendStep;
 pub(crate) use stream::StreamStep;
 

@@ -1,18 +1,23 @@
 //! `poll_until_stable`: reads a captured task until N consecutive reads
 //! agree on its state and artifacts (ids and content, by digest), failing
 //! at once when a terminal state is resurrected or overwritten, or the
-//! artifacts change after it.
+//! artifacts change after it. Its GetTask read is shared with
+//! [`poll_to_settled`], which a blocking send answered too early (a task
+//! still `submitted` or `working`) uses to reach the state the send should
+//! have waited for.
 
 use super::primitive::Primitive;
-use crate::runner::capture::Capture;
+use crate::runner::capture::{artifact_part_types, Capture};
 use crate::runner::context::{or_list, RunContext, StepResult, Stop};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::values::OneOrMany;
 use crate::scenario::vars::{Count, DurationValue};
 use crate::steps::estimate::Estimate;
+use a2a_conform_client::{RecordKind, Transcript};
 use a2a_conform_protocol::text::human_duration;
 use a2a_conform_protocol::{Operation, SendResult, TaskState, TaskView};
 use serde::Deserialize;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How many consecutive reads must agree when the step does not say.
@@ -101,7 +106,7 @@ impl Primitive for PollStep {
         }
         let mut fresh = 0usize;
         loop {
-            let (task, read) = read_task(ctx, &task_id).await?;
+            let (task, read, _) = read_task(ctx, &ctx.transcript, &task_id).await?;
             check_settled(ctx, &history, &read, &task)?;
             let (at, state) = (read.at, read.state);
             history.push(read);
@@ -137,19 +142,157 @@ impl Primitive for PollStep {
     }
 }
 
-/// One GetTask read; an error answer or a task without a readable
-/// state fails the run.
-async fn read_task(ctx: &RunContext<'_>, task_id: &str) -> Result<(TaskView, Read), Stop> {
+/// The first pause of [`poll_to_settled`]; each next one doubles, up to
+/// [`SETTLE_INTERVAL_MAX`].
+const SETTLE_INTERVAL_MIN: Duration = Duration::from_millis(25);
+/// The longest pause between two reads of [`poll_to_settled`] (the default
+/// interval of `poll_until_stable`).
+const SETTLE_INTERVAL_MAX: Duration = Duration::from_millis(500);
+
+/// Where [`poll_to_settled`] left a task: its last read, the raw GetTask
+/// result, and when it was read.
+pub(crate) struct Settled {
+    pub(crate) task: TaskView,
+    pub(crate) result: serde_json::Value,
+    pub(crate) at: Instant,
+    /// Whether the last read is terminal or interrupted (else `within` ran out).
+    pub(crate) settled: bool,
+}
+
+/// Reads task `task_id` (GetTask, the read `poll_until_stable` makes) until
+/// it is terminal or interrupted, or `within` has passed: the pause between
+/// reads starts short (a peer that answered too early usually moves on in
+/// milliseconds) and doubles up to `poll_until_stable`'s default interval.
+/// An error answer or a task with no readable state stops the run as it
+/// stops `poll_until_stable`.
+pub(crate) async fn poll_to_settled(
+    ctx: &RunContext<'_>,
+    transcript: &Arc<Transcript>,
+    task_id: &str,
+    within: Duration,
+) -> Result<Settled, Stop> {
+    let deadline = Instant::now() + within;
+    let mut interval = SETTLE_INTERVAL_MIN;
+    loop {
+        tokio::time::sleep(interval.min(deadline.saturating_duration_since(Instant::now()))).await;
+        let (task, read, result) = read_task(ctx, transcript, task_id).await?;
+        let settled = read.state.is_terminal() || read.state.is_interrupted();
+        if settled || Instant::now() >= deadline {
+            return Ok(Settled {
+                task,
+                result,
+                at: read.at,
+                settled,
+            });
+        }
+        interval = (interval * 2).min(SETTLE_INTERVAL_MAX);
+    }
+}
+
+/// The bound on [`settle_answer`]'s poll: the run's `task_window` (how long
+/// a task may take to reach a terminal or interrupted state), else its
+/// built-in default (a context with no variables: the precondition search).
+fn settle_window(ctx: &RunContext<'_>) -> Duration {
+    let parse = |text: &str| crate::scenario::vars::parse_duration(text).ok();
+    let default = crate::scenario::vars::builtin("task_window")
+        .and_then(|b| b.default)
+        .and_then(parse)
+        .unwrap_or(Duration::from_secs(60));
+    match ctx.vars.get("task_window") {
+        Some(Some(text)) => parse(text).unwrap_or(default),
+        _ => default,
+    }
+}
+
+/// A blocking send (or resume) must return only once its task is terminal
+/// or interrupted (v1 §3.2.2; 0.3 with `blocking: true`). When its answer
+/// carries a task still `submitted` or `working`, the breach is noted (the
+/// `protocol.blocking` row judges it) and the task is polled with GetTask,
+/// within the run's `task_window`, until it settles: the capture becomes
+/// its last read, so every later step judges what the task really did.
+/// Any other answer is returned as it is.
+pub(crate) async fn settle_answer(ctx: &RunContext<'_>, capture: Capture) -> Result<Capture, Stop> {
+    let Some(early) = capture
+        .state()
+        .filter(|s| matches!(s, TaskState::Submitted | TaskState::Working))
+    else {
+        return Ok(capture);
+    };
+    let (Some(task_id), _) = capture.task_ref() else {
+        return Ok(capture);
+    };
+    let within = settle_window(ctx);
+    ctx.transcript.note(format!(
+        "{} carried task {task_id} still {early}: a blocking send must return only once \
+         the task is terminal or interrupted (protocol.blocking); polling GetTask for up \
+         to {} (task_window) until it is",
+        if capture.source.is_empty() {
+            "the answer"
+        } else {
+            &capture.source
+        },
+        human_duration(within)
+    ));
+    // The reads before the last one show the same unsettled task, a number
+    // of times that depends on timing: only the last read is kept in the
+    // evidence (all of them when one stops the run).
+    let scratch = ctx.transcript.scratch();
+    let polled = poll_to_settled(ctx, &scratch, &task_id, within).await;
+    let entries = scratch.entries();
+    let keep = match &polled {
+        Ok(_) => entries
+            .iter()
+            .rposition(|r| r.kind == RecordKind::Request)
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    for r in entries.into_iter().skip(keep) {
+        let at = ctx.transcript.start() + Duration::from_millis(r.at_ms);
+        ctx.transcript.record(r.kind, at, r.summary, r.body, r.curl);
+    }
+    let settled = polled?;
+    let state = settled
+        .task
+        .state
+        .map_or_else(|| "no state".to_string(), |s| s.to_string());
+    ctx.transcript.note(if settled.settled {
+        format!(
+            "task {task_id} read {state} by GetTask (the last read of the poll is kept above): \
+             the run goes on with it"
+        )
+    } else {
+        format!(
+            "task {task_id} still read {state} after {} of GetTask reads: the run goes on with the last read",
+            human_duration(within)
+        )
+    });
+    let mut out = Capture::from_task(&settled.task, settled.at);
+    out.part_types = Some(artifact_part_types(&settled.result));
+    out.source = capture.source;
+    out.summary = format!(
+        "{} (the blocking send answered {early} at once; read by GetTask)",
+        out.summary
+    );
+    Ok(out)
+}
+
+/// One GetTask read (the task, the read, the raw result); an error answer
+/// or a task without a readable state fails the run.
+async fn read_task(
+    ctx: &RunContext<'_>,
+    transcript: &Arc<Transcript>,
+    task_id: &str,
+) -> Result<(TaskView, Read, serde_json::Value), Stop> {
     let op = Operation::GetTask;
     let reply = ctx
         .client
-        .call(&ctx.transcript, op, ctx.version().task_params(task_id))
+        .call(transcript, op, ctx.version().task_params(task_id))
         .await;
     let at = Instant::now();
-    let task = match ctx.answered_configured(op, reply)? {
+    let (task, result) = match ctx.answered_configured(op, reply)? {
         Ok(result) => match SendResult::from_result(&result) {
-            SendResult::Task(t) => t,
-            _ => TaskView::from_json(&result),
+            SendResult::Task(t) => (t, result),
+            _ => (TaskView::from_json(&result), result),
         },
         Err(e) => {
             return Err(Stop::fail(format!(
@@ -166,7 +309,7 @@ async fn read_task(ctx: &RunContext<'_>, task_id: &str) -> Result<(TaskView, Rea
         ));
     };
     let digest = task.artifacts_digest();
-    Ok((task, Read { at, state, digest }))
+    Ok((task, Read { at, state, digest }, result))
 }
 
 /// Once the task read a terminal state, it must keep it and its artifacts.

@@ -1,7 +1,8 @@
 //! `resume`: a follow-up message on a captured task, with a part of a
 //! given media type (`${mode}` under `for_each: input_modes`), blocking or
 //! on a stream; a declared mode the peer refuses is what the input-mode
-//! scenarios catch.
+//! scenarios catch. A blocking resume answered by the task still
+//! `submitted` or `working` is polled until it settles (`settle_answer`).
 
 use super::primitive::Primitive;
 use crate::runner::calls::new_message_id;
@@ -80,6 +81,11 @@ impl Primitive for ResumeStep {
         };
         ctx.same_task(op, &task_id, capture.task_ref().0.as_deref())
             .await?;
+        let capture = if self.stream {
+            capture
+        } else {
+            super::settle_answer(ctx, capture).await?
+        };
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())
     }

@@ -1,7 +1,10 @@
 //! `send`: a message (default text `${prompt}`), answered by a task, a
 //! message, an error or a refusal the step provoked; with `push: true` the
 //! run's webhook is registered inline. `stream` sends the same message on a
-//! stream and shares this file's check and call.
+//! stream and shares this file's check and call. A blocking send answered
+//! by a task still `submitted` or `working` is polled until the task
+//! settles (`settle_answer`), unless the step says `settle: false` (the
+//! `protocol.blocking` scenario judges the answer as it came).
 
 use super::primitive::Primitive;
 use crate::runner::context::{client_credentials, RunContext, StepResult};
@@ -27,6 +30,11 @@ pub(crate) struct SendStep {
     /// For `send`: wait for a terminal or interrupted state (default true).
     #[serde(default)]
     pub(crate) blocking: Option<bool>,
+    /// For a blocking `send`: poll a task answered still `submitted` or
+    /// `working` until it is terminal or interrupted (default true); `false`
+    /// keeps the answer as it came.
+    #[serde(default)]
+    pub(crate) settle: Option<bool>,
     /// Send this `A2A-Version` header instead of the interface's own (to
     /// probe version negotiation).
     #[serde(default)]
@@ -60,6 +68,7 @@ impl SendStep {
             capture: capture.into(),
             text: Some(Template::literal(text)),
             blocking: None,
+            settle: None,
             a2a_version: None,
             push: false,
             credentials: Credentials::Configured,
@@ -99,6 +108,9 @@ pub(super) fn check_message(s: &SendStep, ck: &mut StepCheck<'_>, streaming: boo
     }
     if s.extensions.is_some() && s.without_extensions {
         return Err(ck.error("`extensions` and `without_extensions: true` contradict each other"));
+    }
+    if s.settle.is_some() && (streaming || s.blocking == Some(false)) {
+        return Err(ck.error("`settle` applies to a blocking `send` only"));
     }
     if s.a2a_version.is_some() && streaming {
         return Err(ck.error("`a2a_version` is supported on `send` only"));
@@ -166,8 +178,14 @@ pub(super) async fn send(ctx: &mut RunContext<'_>, s: &SendStep, streaming: bool
         ctx.open_with(Operation::SendStreamingMessage, params, &options)
             .await?
     } else {
-        ctx.answer_with(Operation::SendMessage, params, &options)
-            .await?
+        let capture = ctx
+            .answer_with(Operation::SendMessage, params, &options)
+            .await?;
+        if s.blocking.unwrap_or(true) && s.settle.unwrap_or(true) {
+            super::settle_answer(ctx, capture).await?
+        } else {
+            capture
+        }
     };
     ctx.captures.insert(s.capture.clone(), capture);
     Ok(())

@@ -36,7 +36,7 @@ impl Card {
     /// chosen endpoint speaks 1.0), `security.enforced` (declared when the
     /// card requires credentials, see [`Card::security_required`]), the task
     /// basics every peer promises by speaking A2A (`protocol.unknownTask`,
-    /// `protocol.historyLength`; on a 1.0 endpoint also `protocol.listTasks`,
+    /// `protocol.historyLength`, `protocol.blocking`; on a 1.0 endpoint also `protocol.listTasks`,
     /// `protocol.contextMismatch`, and `protocol.terminalSubscribe` when it
     /// declares streaming), the interfaces of
     /// [`Card::interface_declarations`], then the input modes of
@@ -219,6 +219,10 @@ impl Card {
     /// - `security.enforced`: whether the card requires credentials;
     /// - `protocol.unknownTask`, `protocol.historyLength`: always true
     ///   (speaking A2A promises them);
+    /// - `protocol.blocking`: always true: v1.0's `returnImmediately`
+    ///   defaults to false, and on 0.3 (whose `blocking` default is
+    ///   unspecified) the tool's sends carry `blocking: true` explicitly, so
+    ///   the promise judged is the one the request asked for;
     /// - `protocol.listTasks`, `protocol.contextMismatch`: whether the chosen
     ///   endpoint speaks 1.0 (0.3 has no ListTasks, and states no rule for a
     ///   contradicting `contextId`);
@@ -261,7 +265,9 @@ impl Card {
                 self.interface_declarations().iter().any(|d| d.id == *id)
             }
             DeclarationId::Custom(_) => false,
-            DeclarationId::UnknownTask | DeclarationId::HistoryLength => true,
+            DeclarationId::UnknownTask | DeclarationId::HistoryLength | DeclarationId::Blocking => {
+                true
+            }
             DeclarationId::ListTasks | DeclarationId::ContextMismatch => {
                 self.protocol_version() == ProtocolVersion::V1_0
             }

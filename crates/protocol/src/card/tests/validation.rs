@@ -151,6 +151,7 @@ fn spec_required_fields_missing_are_warnings() {
             decl("protocol.contextMismatch", true),
             decl("protocol.listTasks", true),
             decl("protocol.historyLength", true),
+            decl("protocol.blocking", true),
             decl("interfaces[JSONRPC 1.0]", true),
         ]
     );
