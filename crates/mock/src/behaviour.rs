@@ -262,6 +262,19 @@ pub enum Behaviour {
                    task (another id) and settles the original to completed"
     )]
     ResumeNewTaskSettled,
+    /// Sends the first events of every stream, then resets the TCP
+    /// connection (an RST, not a clean close) mid-stream.
+    #[strum(
+        message = "declares streaming, sends the first events of a stream, then \
+                   resets the TCP connection mid-stream (an RST, not a clean close)"
+    )]
+    StreamReset,
+    /// Serves a card whose JSON repeats keys (the later value is the one read).
+    #[strum(
+        message = "serves a card whose JSON repeats keys (its top-level `name` and \
+                   `capabilities.streaming`), the later value of each differing"
+    )]
+    CardDuplicateKeys,
 }
 
 impl Behaviour {
@@ -405,6 +418,11 @@ impl Behaviour {
         )
     }
 
+    /// Whether streams are reset (TCP RST) after their first events.
+    pub(crate) fn resets_streams(self) -> bool {
+        self == Behaviour::StreamReset
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -475,6 +493,8 @@ mod tests {
                 "instant-unless-example",
                 "resume-new-task",
                 "resume-new-task-settled",
+                "stream-reset",
+                "card-duplicate-keys",
             ]
         );
         for b in Behaviour::all() {

@@ -198,12 +198,14 @@ impl RunContext<'_> {
 }
 
 /// How a stream end stops the run before any judgement of its events: cut
-/// at one of the tool's caps (an error naming the cap), or failed (the
-/// connection broke, or the bytes were no event stream: a peer malfunction).
+/// at one of the tool's caps (an error naming the cap), reset (the
+/// connection broke: a malfunction of kind `stream-reset`), or failed (the
+/// bytes were no event stream: a peer malfunction).
 pub(crate) fn malformed_end(end: &StreamEnd) -> Option<Stop> {
     match end {
         StreamEnd::Closed { .. } => None,
         StreamEnd::Cut { reason, .. } => Some(Stop::cap(reason.clone())),
+        StreamEnd::Reset { reason, .. } => Some(Stop::stream_reset(reason)),
         StreamEnd::Failed { reason, .. } => Some(Stop::malfunction_in(format!(
             "the stream did not end properly: {reason}"
         ))),
