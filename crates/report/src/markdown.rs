@@ -447,4 +447,59 @@ mod tests {
             "{md}"
         );
     }
+
+    #[test]
+    fn scratch_dump() {
+        let h = &std::fs::read_to_string("/tmp/streams-payload.txt").unwrap();
+        let mut r = report(vec![run("c", ScenarioVerdict::Fail)], DeclarationVerdict::Diverged);
+        let p = &mut r.peers[0];
+        p.name = Some(h.into());
+        p.card_url = h.into();
+        p.endpoint = Some(h.into());
+        p.binding = Some(h.into());
+        p.protocol_version = Some(h.into());
+        p.card_digest = Some(h.into());
+        p.card_warnings = vec![h.into()];
+        p.declarations[0].id = h.into();
+        p.declarations[0].reason = h.into();
+        p.scenarios[0].id = h.into();
+        p.scenarios[0].title = h.into();
+        p.scenarios[0].message = h.into();
+        p.scenarios[0].failed_attempts = vec![h.into()];
+        p.scenarios[0].evidence[0].summary = h.into();
+        p.scenarios[0].evidence[0].curl = Some(h.into());
+        p.preconditions = vec![crate::PreconditionReport {
+            variable: h.into(),
+            skill: Some(h.into()),
+            outcome: crate::PreconditionOutcome::Found,
+            prompt: Some(h.into()),
+            source: Some(h.into()),
+            tried: vec![],
+            tasks_started: 1,
+            tasks_canceled: 0,
+            message: h.into(),
+            runs: vec![h.into()],
+            evidence: vec![],
+        }];
+        let mut q = p.clone();
+        q.preconditions[0].outcome = crate::PreconditionOutcome::NotFound;
+        q.card_error = Some(h.into());
+        let mut q2 = p.clone();
+        q2.preconditions[0].outcome = crate::PreconditionOutcome::NotFound;
+        r.peers.push(q);
+        r.peers.push(q2);
+        r.started_at = h.into();
+        r.baseline = Some(BaselineReport {
+            file: h.into(),
+            strict: false,
+            entries: vec![BaselineEntryReport {
+                declaration: Some(h.into()),
+                scenario: Some(h.into()),
+                reason: h.into(),
+                status: BaselineStatus::Stale,
+                note: h.into(),
+            }],
+        });
+        std::fs::write("/tmp/streams-scratch.md", render(&r)).unwrap();
+    }
 }
