@@ -53,13 +53,13 @@ pub(crate) fn respond(
 ) -> Response {
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     let resets = peer.behaviour.resets_streams();
-    let (peer_, linger) = (peer.clone(), peer.timing.chunk_interval);
+    let (peer_, linger) = (peer.clone(), peer.timing.chunk_interval * 3);
     tokio::spawn(async move {
         pump(peer_, opened, view, framing, tx.clone()).await;
         if resets {
-            // The reset comes a chunk interval after the last event: an RST
-            // discards what the client has not read yet, and the events
-            // sent are meant to arrive.
+            // The reset comes three chunk intervals after the last event:
+            // an RST discards what the client has not read yet, and the
+            // events sent are meant to arrive.
             tokio::time::sleep(linger).await;
         }
         drop(tx);
