@@ -96,10 +96,7 @@ fn the_honest_peer_continues_its_tasks_and_every_input_row_is_honoured() {
 fn the_reproduction_of_a_forked_resume_is_the_resume_not_the_re_read() {
     for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
         let peer = start_peer(version, Behaviour::ResumeNewTask);
-        let out = check(
-            &peer.card_url(),
-            &["--scenario", "input-mode-resume"],
-        );
+        let out = check(&peer.card_url(), &["--scenario", "input-mode-resume"]);
         let run = out.run("input-mode-resume[text/plain]");
         assert_eq!(run["verdict"], "fail", "{version}: {run:#}");
         let evidence = run["evidence"].as_array().expect("evidence");
@@ -122,7 +119,8 @@ fn the_reproduction_of_a_forked_resume_is_the_resume_not_the_re_read() {
         let (asked, _) = ids(run["message"].as_str().unwrap_or("")).expect("two ids");
         assert!(last_curl.contains(&asked), "{version}: {last_curl}");
         assert!(
-            out.stdout.contains("reproduce: curl") && !out.stdout.contains("\"method\":\"GetTask\""),
+            out.stdout.contains("reproduce: curl")
+                && !out.stdout.contains("\"method\":\"GetTask\""),
             "{version}: {}",
             out.stdout
         );

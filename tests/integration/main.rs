@@ -35,6 +35,7 @@ mod security;
 mod settings;
 mod signatures;
 mod stream_refusals;
+mod streams;
 mod suites;
 mod tls;
 mod zero_config;

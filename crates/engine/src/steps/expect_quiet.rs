@@ -69,9 +69,7 @@ impl Primitive for ExpectQuietStep {
         let stream = ctx.stream_of(&self.stream)?;
         // Watch the whole window unless the stream ends first.
         let window_end = Instant::now() + duration;
-        stream
-            .wait_until(window_end, |_, end| end.is_some())
-            .await;
+        stream.wait_until(window_end, |_, end| end.is_some()).await;
         let (items, end) = stream.snapshot();
         if let Some(
             stop @ Stop {

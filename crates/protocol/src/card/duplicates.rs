@@ -144,7 +144,10 @@ mod tests {
             ["capabilities.streaming", "skills[1].id", "name"]
         );
         let w = warning(&repeated_keys(json).unwrap()).unwrap();
-        assert!(w.contains("`capabilities.streaming`, `skills[1].id`, `name`"), "{w}");
+        assert!(
+            w.contains("`capabilities.streaming`, `skills[1].id`, `name`"),
+            "{w}"
+        );
     }
 
     #[test]
