@@ -89,3 +89,90 @@ fn the_honest_peer_continues_its_tasks_and_every_input_row_is_honoured() {
         }
     }
 }
+
+/// The reproduction line of a run that got another task is the request
+/// that got it (the resume), not the re-read of the task asked.
+#[test]
+fn the_reproduction_of_a_forked_resume_is_the_resume_not_the_re_read() {
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let peer = start_peer(version, Behaviour::ResumeNewTask);
+        let out = check(&peer.card_url(), &["--scenario", "input-mode-resume"]);
+        let run = out.run("input-mode-resume[text/plain]");
+        assert_eq!(run["verdict"], "fail", "{version}: {run:#}");
+        let evidence = run["evidence"].as_array().expect("evidence");
+        let last_curl = evidence
+            .iter()
+            .rev()
+            .find_map(|e| e["curl"].as_str())
+            .unwrap_or_else(|| panic!("{version}: no reproduction line: {run:#}"));
+        let send = if version == ProtocolVersion::V1_0 {
+            "SendMessage"
+        } else {
+            "message/send"
+        };
+        assert!(last_curl.contains(send), "{version}: {last_curl}");
+        assert!(
+            !last_curl.contains("GetTask") && !last_curl.contains("tasks/get"),
+            "{version}: the reproduction is the re-read: {last_curl}"
+        );
+        // The resume it reproduces names the task asked (its taskId).
+        let (asked, _) = ids(run["message"].as_str().unwrap_or("")).expect("two ids");
+        assert!(last_curl.contains(&asked), "{version}: {last_curl}");
+        assert!(
+            out.stdout.contains("reproduce: curl")
+                && !out.stdout.contains("\"method\":\"GetTask\""),
+            "{version}: {}",
+            out.stdout
+        );
+    }
+}
+
+/// A suite whose resume and subscribe open streams on the task named.
+const STREAMED: &str = r#"
+scenarios:
+  - id: streamed-resume
+    title: A streamed resume continues the task named
+    verifies: ["defaultInputModes[text/plain]"]
+    steps:
+      - send: { as: t, text: "need-input" }
+      - inconclusive_if: { of: t, not_state: [input-required], reason: "no input-required (${t.state})" }
+      - resume: { task: t, stream: true, as: r }
+      - expect_closed: { stream: r, within: 10s }
+"#;
+
+/// A resume sent on a stream is checked on the task its first event names:
+/// a new task there fails the run as a plain answer does; the honest peer's
+/// stream continues the task and passes.
+#[test]
+fn a_streamed_resume_answered_by_a_new_task_is_caught_on_its_first_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("streamed.yaml");
+    std::fs::write(&suite, STREAMED).unwrap();
+    let suite = suite.to_str().unwrap();
+    let args = ["--suite", suite, "--no-default-suite"];
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let peer = start_peer(version, Behaviour::ResumeNewTask);
+        let out = check(&peer.card_url(), &args);
+        let run = out.run("streamed-resume");
+        assert_eq!(run["verdict"], "fail", "{version}: {}", out.explain());
+        let message = run["message"].as_str().unwrap_or("");
+        let op = "SendStreamingMessage on task ";
+        assert!(message.starts_with(op), "{version}: {message}");
+        let (asked, other) = ids(message).expect("two ids");
+        assert_ne!(asked, other, "{version}: {message}");
+        assert!(
+            message.contains("(GetTask) found task state=input-required"),
+            "{version}: {message}"
+        );
+        assert_eq!(out.code, 1, "{version}: {}", out.explain());
+
+        let honest = start_peer(version, Behaviour::Honest);
+        let out = check(&honest.card_url(), &args);
+        assert_eq!(
+            out.scenario("streamed-resume"),
+            "pass",
+            "{version}: {}",
+            out.explain()
+        );
+    }
+}

@@ -37,6 +37,7 @@ mod security;
 mod settings;
 mod signatures;
 mod stream_refusals;
+mod streams;
 mod suites;
 mod timeouts;
 mod tls;

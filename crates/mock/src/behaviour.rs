@@ -298,6 +298,19 @@ pub enum Behaviour {
                    data part on the input-required resume with -32602"
     )]
     NonBlockingInputOverdeclared,
+    /// Sends the first events of every stream, then resets the TCP
+    /// connection (an RST, not a clean close) mid-stream.
+    #[strum(
+        message = "declares streaming, sends the first events of a stream, then \
+                   resets the TCP connection mid-stream (an RST, not a clean close)"
+    )]
+    StreamReset,
+    /// Serves a card whose JSON repeats keys (the later value is the one read).
+    #[strum(
+        message = "serves a card whose JSON repeats keys (its top-level `name` and \
+                   `capabilities.streaming`), the later value of each differing"
+    )]
+    CardDuplicateKeys,
 }
 
 impl Behaviour {
@@ -455,6 +468,11 @@ impl Behaviour {
         )
     }
 
+    /// Whether streams are reset (TCP RST) after their first events.
+    pub(crate) fn resets_streams(self) -> bool {
+        self == Behaviour::StreamReset
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -530,6 +548,8 @@ mod tests {
                 "slow-send",
                 "non-blocking",
                 "non-blocking-input-overdeclared",
+                "stream-reset",
+                "card-duplicate-keys",
             ]
         );
         for b in Behaviour::all() {

@@ -152,7 +152,29 @@ fn declare_security(card: &mut Value, protocol: ProtocolVersion) {
 
 /// GET the card; honours `If-None-Match` with 304.
 pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    respond(card_json(&peer).to_string(), &headers)
+    let body = card_json(&peer).to_string();
+    let body = if peer.behaviour == Behaviour::CardDuplicateKeys {
+        with_duplicate_keys(&body)
+    } else {
+        body
+    };
+    respond(body, &headers)
+}
+
+/// card-duplicate-keys: the card's text with an earlier, different value
+/// for its top-level `name` and for `capabilities.streaming`. A parser that
+/// keeps the last value reads the card as served without them.
+fn with_duplicate_keys(body: &str) -> String {
+    let body = body.replacen(
+        "{",
+        "{\"name\":\"a2a-conform mock peer (an earlier name)\",",
+        1,
+    );
+    body.replacen(
+        "\"capabilities\":{",
+        "\"capabilities\":{\"streaming\":false,",
+        1,
+    )
 }
 
 /// A card body with its `ETag`, or 304 when `If-None-Match` names it.

@@ -192,6 +192,15 @@ impl MockPeer {
                     .await;
             }),
             None => tokio::spawn(async move {
+                // stream-reset: every connection is accepted with a zero
+                // linger, so the connection a failed stream body drops
+                // ends in an RST, as a crashed or reset peer's would.
+                let resets = config.behaviour.resets_streams();
+                let listener = axum::serve::ListenerExt::tap_io(listener, move |tcp| {
+                    if resets {
+                        let _ = tcp.set_zero_linger();
+                    }
+                });
                 // An accept error ends the server; the peer then reads as unreachable.
                 let _ = axum::serve(listener, app)
                     .with_graceful_shutdown(graceful)

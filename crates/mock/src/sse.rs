@@ -2,7 +2,7 @@
 //! snapshot, then the task's events, framed for JSON-RPC (a response per
 //! `data:` line) or REST (a bare StreamResponse), and closes the stream when
 //! the lifecycle says so, the client leaves, or the peer shuts down. The
-//! stream-silent behaviours are applied here.
+//! stream-silent and stream-reset behaviours are applied here.
 
 use super::behaviour::Behaviour;
 use super::error::jsonrpc_result;
@@ -15,7 +15,6 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::Value;
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
@@ -53,8 +52,30 @@ pub(crate) fn respond(
     framing: Framing,
 ) -> Response {
     let (tx, rx) = mpsc::channel::<Bytes>(16);
-    tokio::spawn(pump(peer.clone(), opened, view, framing, tx));
-    let body = Body::from_stream(ReceiverStream::new(rx).map(Ok::<_, Infallible>));
+    let resets = peer.behaviour.resets_streams();
+    let (peer_, linger) = (peer.clone(), peer.timing.chunk_interval * 3);
+    tokio::spawn(async move {
+        pump(peer_, opened, view, framing, tx.clone()).await;
+        if resets {
+            // The reset comes three chunk intervals after the last event:
+            // an RST discards what the client has not read yet, and the
+            // events sent are meant to arrive.
+            tokio::time::sleep(linger).await;
+        }
+        drop(tx);
+    });
+    let events = ReceiverStream::new(rx).map(Ok::<_, std::io::Error>);
+    let body = if resets {
+        // stream-reset: once the pump is done, the body fails; hyper then
+        // drops the connection, and the zero linger its socket was accepted
+        // with (see `lib.rs`) turns that close into an RST.
+        Body::from_stream(events.chain(tokio_stream::once(Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "stream-reset: the mock resets the connection mid-stream",
+        )))))
+    } else {
+        Body::from_stream(events)
+    };
     (
         StatusCode::OK,
         [
@@ -110,7 +131,12 @@ async fn pump(
         stay_silent(&peer, &tx).await;
         return;
     }
+    // stream-reset: the snapshot and one more event, then the reset.
+    let mut left = peer.behaviour.resets_streams().then_some(1usize);
     loop {
+        if left == Some(0) {
+            return;
+        }
         tokio::select! {
             received = feed.recv() => match received {
                 Ok(b) => {
@@ -118,6 +144,7 @@ async fn pump(
                     if tx.send(framing.frame(payload)).await.is_err() || b.close {
                         return;
                     }
+                    left = left.map(|n| n - 1);
                 }
                 // A stream that fell behind ends rather than skip events.
                 Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => return,

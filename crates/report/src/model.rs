@@ -476,6 +476,11 @@ pub enum ErrorKind {
     Unreachable,
     /// The tool itself could not run the scenario (a suite or plan problem).
     Tool,
+    /// A malfunction of one kind: the connection of a stream the run read
+    /// broke before the stream ended (a TCP reset, or the body cut off
+    /// mid-chunk). What the stream would have shown was never seen, so no
+    /// promise it carries is kept or broken.
+    StreamReset,
 }
 
 impl ErrorKind {

@@ -40,7 +40,7 @@ pub fn malfunctioned(run: &ScenarioReport) -> bool {
     run.verdict == ScenarioVerdict::Error
         && matches!(
             run.error_kind,
-            Some(ErrorKind::PeerMalfunction | ErrorKind::NotServed)
+            Some(ErrorKind::PeerMalfunction | ErrorKind::NotServed | ErrorKind::StreamReset)
         )
 }
 

@@ -39,8 +39,18 @@ pub enum StreamEnd {
         /// Which cap, and its flag.
         reason: String,
     },
-    /// The connection failed or the bytes were not a valid event stream: a
-    /// peer malfunction.
+    /// The connection broke before the stream ended (a TCP reset, or the
+    /// body cut off mid-chunk): a peer malfunction of its own kind. Nothing
+    /// after the break was seen, so nothing the stream would have shown
+    /// (quiet, its end) can be judged.
+    Reset {
+        /// When the break was read.
+        at: Instant,
+        /// What broke, as the transport said it.
+        reason: String,
+    },
+    /// The stream failed otherwise (the binding reported a failure, or the
+    /// bytes were not a valid event stream): a peer malfunction.
     Failed {
         /// When it failed.
         at: Instant,
@@ -53,9 +63,10 @@ impl StreamEnd {
     /// When the stream ended, whichever way.
     pub fn at(&self) -> Instant {
         match self {
-            StreamEnd::Closed { at } | StreamEnd::Cut { at, .. } | StreamEnd::Failed { at, .. } => {
-                *at
-            }
+            StreamEnd::Closed { at }
+            | StreamEnd::Cut { at, .. }
+            | StreamEnd::Reset { at, .. }
+            | StreamEnd::Failed { at, .. } => *at,
         }
     }
 }
@@ -400,7 +411,7 @@ async fn next_chunk(
                 human_duration(max_duration)
             ),
         }),
-        Ok(Err(e)) => Err(StreamEnd::Failed {
+        Ok(Err(e)) => Err(StreamEnd::Reset {
             at: Instant::now(),
             reason: format!("the connection broke: {}", describe_reqwest_error(&e)),
         }),
@@ -472,7 +483,9 @@ impl Reader {
         let summary = match &end {
             StreamEnd::Closed { .. } => "stream closed by the peer".to_string(),
             StreamEnd::Cut { reason, .. } => format!("stream cut: {reason}"),
-            StreamEnd::Failed { reason, .. } => format!("stream failed: {reason}"),
+            StreamEnd::Reset { reason, .. } | StreamEnd::Failed { reason, .. } => {
+                format!("stream failed: {reason}")
+            }
         };
         self.transcript
             .record(RecordKind::StreamEnd, end.at(), summary, None, None);

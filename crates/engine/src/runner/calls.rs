@@ -7,6 +7,7 @@
 use super::capture::{artifact_part_types, Capture, Captured};
 use super::context::{Answered, RunContext, StepResult, Stop};
 use a2a_conform_client::client::CallOptions;
+use a2a_conform_client::transcript::RecordKind;
 use a2a_conform_client::{StreamEnd, StreamHandle, StreamOpen};
 use a2a_conform_protocol::text::clip;
 use a2a_conform_protocol::{Operation, SendResult};
@@ -67,6 +68,14 @@ impl RunContext<'_> {
             return Ok(());
         };
         let (asked_id, other_id) = (clip(asked, ID_CLIP), clip(other, ID_CLIP));
+        // The request that got the other task is the one to reproduce, not
+        // the re-read below: the last reproduction line before it.
+        let culprit = self
+            .transcript
+            .entries()
+            .into_iter()
+            .rev()
+            .find_map(|record| record.curl);
         self.transcript.note(format!(
             "the {op:?} answer is about task {other_id}, not {asked_id}: re-reading task {asked_id}"
         ));
@@ -75,10 +84,34 @@ impl RunContext<'_> {
             Ok(capture) => capture.summary,
             Err(stop) => stop.message,
         };
+        if let Some(curl) = culprit {
+            // Reports reproduce a run with its last reproduction line.
+            self.transcript.record(
+                RecordKind::Note,
+                Instant::now(),
+                format!("reproduce: the {op:?} request answered with task {other_id}"),
+                None,
+                Some(curl),
+            );
+        }
         Err(Stop::fail(format!(
             "{op:?} on task {asked_id} answered with task {other_id} instead of {asked_id}: \
              the task named was not the one acted on; a re-read of task {asked_id} (GetTask) found {reread}"
         )))
+    }
+
+    /// The task a capture's answer is about: for a stream, the task its
+    /// first event names, waiting for that event (bounded by the client's
+    /// timeout), so a stream opened on a named task is checked by
+    /// [`Self::same_task`] as a plain answer is.
+    pub(crate) async fn answered_task(&self, capture: &Capture) -> Option<String> {
+        if let Some(handle) = capture.stream() {
+            let deadline = Instant::now() + self.client.timeout();
+            handle
+                .wait_until(deadline, |items, end| !items.is_empty() || end.is_some())
+                .await;
+        }
+        capture.task_ref().0
     }
 
     /// Calls and turns the reply into a capture; malformed replies fail the run.
@@ -198,12 +231,14 @@ impl RunContext<'_> {
 }
 
 /// How a stream end stops the run before any judgement of its events: cut
-/// at one of the tool's caps (an error naming the cap), or failed (the
-/// connection broke, or the bytes were no event stream: a peer malfunction).
+/// at one of the tool's caps (an error naming the cap), reset (the
+/// connection broke: a malfunction of kind `stream-reset`), or failed (the
+/// bytes were no event stream: a peer malfunction).
 pub(crate) fn malformed_end(end: &StreamEnd) -> Option<Stop> {
     match end {
         StreamEnd::Closed { .. } => None,
         StreamEnd::Cut { reason, .. } => Some(Stop::cap(reason.clone())),
+        StreamEnd::Reset { reason, .. } => Some(Stop::stream_reset(reason)),
         StreamEnd::Failed { reason, .. } => Some(Stop::malfunction_in(format!(
             "the stream did not end properly: {reason}"
         ))),

@@ -72,6 +72,14 @@ impl Stop {
             message: format!("{MALFUNCTION}: {message}"),
         }
     }
+    /// A stream's connection broke before the stream ended: a malfunction
+    /// of kind `stream-reset`, whatever step was reading it.
+    pub(crate) fn stream_reset(reason: &str) -> Stop {
+        Stop {
+            kind: StopKind::Error(ErrorKind::StreamReset),
+            ..Stop::malfunction_in(format!("the stream did not end properly: {reason}"))
+        }
+    }
     /// One of the tool's caps was reached: `error`, never the peer's fault.
     pub(crate) fn cap(message: impl Into<String>) -> Stop {
         Stop {

@@ -45,7 +45,10 @@ pub(crate) fn judge(
     items: &StreamLog,
     end: &StreamEnd,
 ) -> Result<Vec<String>, Improper> {
-    if let StreamEnd::Failed { reason, .. } | StreamEnd::Cut { reason, .. } = end {
+    if let StreamEnd::Failed { reason, .. }
+    | StreamEnd::Reset { reason, .. }
+    | StreamEnd::Cut { reason, .. } = end
+    {
         return Err(Improper::Malformed(format!(
             "the stream did not end properly: {reason}"
         )));

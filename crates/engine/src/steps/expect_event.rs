@@ -236,6 +236,8 @@ fn end_words(end: &StreamEnd) -> String {
     match end {
         StreamEnd::Closed { .. } => "closed".into(),
         StreamEnd::Cut { reason, .. } => format!("was cut ({reason})"),
-        StreamEnd::Failed { reason, .. } => format!("failed ({reason})"),
+        StreamEnd::Reset { reason, .. } | StreamEnd::Failed { reason, .. } => {
+            format!("failed ({reason})")
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! `expect_quiet`: no event of the given kinds may arrive on a captured
 //! stream for a duration (counted after a capture's answer, or the step's
 //! start); status updates in allowed states (the canceled status itself)
-//! do not count. The first offenders are named, the rest counted.
+//! do not count. The first offenders are named, the rest counted. A
+//! stream whose connection broke inside the window proves no quiet: with no
+//! offender seen before the break, the run is an error (`stream-reset`).
 
 use super::primitive::Primitive;
 use crate::runner::calls::malformed_end;
@@ -11,7 +13,7 @@ use crate::scenario::template::Template;
 use crate::scenario::values::{EventKind, OneOrMany};
 use crate::scenario::vars::DurationValue;
 use a2a_conform_client::stream::describe;
-use a2a_conform_client::StreamItem;
+use a2a_conform_client::{StreamEnd, StreamItem};
 use a2a_conform_protocol::text::human_duration;
 use a2a_conform_protocol::TaskState;
 use a2a_conform_report::ErrorKind;
@@ -66,9 +68,8 @@ impl Primitive for ExpectQuietStep {
         };
         let stream = ctx.stream_of(&self.stream)?;
         // Watch the whole window unless the stream ends first.
-        stream
-            .wait_until(Instant::now() + duration, |_, end| end.is_some())
-            .await;
+        let window_end = Instant::now() + duration;
+        stream.wait_until(window_end, |_, end| end.is_some()).await;
         let (items, end) = stream.snapshot();
         if let Some(
             stop @ Stop {
@@ -87,7 +88,14 @@ impl Primitive for ExpectQuietStep {
         // The first few are named, the rest counted: a long stream may hold millions.
         let named: Vec<StreamItem<'_>> = offenders.by_ref().take(5).collect();
         if named.is_empty() {
-            return Ok(());
+            // Silence after a reset is no quiet the peer kept: what it would
+            // have sent was never read.
+            return match &end {
+                Some(StreamEnd::Reset { at, reason }) if *at <= window_end => {
+                    Err(Stop::stream_reset(reason))
+                }
+                _ => Ok(()),
+            };
         }
         let more = offenders.count();
         let lines: Vec<String> = named

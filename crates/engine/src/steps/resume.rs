@@ -72,15 +72,14 @@ impl Primitive for ResumeStep {
         } else {
             ctx.answer(Operation::SendMessage, params).await?
         };
-        // A stream's events are judged as they come; its first event may not
-        // be here yet, so only what it already carries is checked.
+        // A stream is judged on the task its first event names.
         let op = if self.stream {
             Operation::SendStreamingMessage
         } else {
             Operation::SendMessage
         };
-        ctx.same_task(op, &task_id, capture.task_ref().0.as_deref())
-            .await?;
+        let answered = ctx.answered_task(&capture).await;
+        ctx.same_task(op, &task_id, answered.as_deref()).await?;
         let capture = if self.stream {
             capture
         } else {

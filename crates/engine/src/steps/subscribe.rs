@@ -31,12 +31,10 @@ impl Primitive for SubscribeStep {
         let (task_id, _) = ctx.task_of(&self.task)?;
         let params = ctx.version().task_params(&task_id);
         let capture = ctx.open(Operation::SubscribeToTask, params).await?;
-        ctx.same_task(
-            Operation::SubscribeToTask,
-            &task_id,
-            capture.task_ref().0.as_deref(),
-        )
-        .await?;
+        // Judged on the task the stream's first event names.
+        let answered = ctx.answered_task(&capture).await;
+        ctx.same_task(Operation::SubscribeToTask, &task_id, answered.as_deref())
+            .await?;
         if let Some(name) = &self.capture {
             ctx.captures.insert(name.clone(), capture);
         }

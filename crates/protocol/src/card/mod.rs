@@ -13,6 +13,7 @@
 
 mod declarations;
 mod discovery;
+mod duplicates;
 mod error;
 pub mod hygiene;
 mod interfaces;

@@ -1,6 +1,7 @@
 //! Reading a fetched card body: JSON, layout detection, field validation and
 //! lint warnings. Interfaces are read in `interfaces`, the endpoint chosen in `select`.
 
+use super::duplicates;
 use super::error::CardError;
 use super::model::{
     BindingChoice, Capabilities, Card, CardLayout, Extension, ProtocolChoice, Skill, MAX_CARD_BYTES,
@@ -64,7 +65,9 @@ const SCHEME_WRAPPERS: [&str; 5] = [
 ///   v1.0, `security` in v0.3), so nothing says a request needs them; a
 ///   requirement naming a scheme the card does not declare; requirements that
 ///   are not an array of objects (ignored);
-/// - an unreadable `defaultTimeout`; a UTF-8 byte order mark before the JSON.
+/// - an unreadable `defaultTimeout`; a UTF-8 byte order mark before the JSON;
+///   a key an object of the JSON repeats (named by its path; the last value
+///   is the one read).
 pub fn parse_card(
     fetched_from: &Url,
     body: &[u8],
@@ -156,6 +159,12 @@ impl Reader<'_> {
                 url: url.to_string(),
                 found: kind(&raw),
             });
+        }
+        // serde_json kept the last value of a repeated key: say so.
+        if let Some(repeated) = duplicates::repeated_keys(json) {
+            if let Some(warning) = duplicates::warning(&repeated) {
+                self.warn(warning);
+            }
         }
         Ok(raw)
     }
