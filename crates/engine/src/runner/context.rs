@@ -110,6 +110,11 @@ pub(crate) fn not_served_message(message: &str) -> String {
     }
 }
 
+/// Why a run stopped at a variable nobody set.
+pub(crate) fn not_set_message(name: &str) -> String {
+    format!("variable `{name}` is not set: pass --var {name}=… or set it in a --profile")
+}
+
 /// A step passed, or stopped the run.
 pub(crate) type StepResult = Result<(), Stop>;
 
@@ -151,6 +156,9 @@ pub(crate) struct RunContext<'a> {
     pub(crate) card: Arc<CardFacts>,
     /// `--strict`: a broken SHOULD fails the run instead of leaving it inconclusive.
     pub(crate) strict: bool,
+    /// What the run's message says besides its verdict when every step
+    /// passes (a resume answered by a re-prompt), in the order noted.
+    pub(crate) remarks: Vec<String>,
 }
 
 /// What the public card says that steps compare answers with: its skill ids
@@ -196,6 +204,7 @@ impl<'a> RunContext<'a> {
             signing: None,
             card: Arc::default(),
             strict: false,
+            remarks: Vec::new(),
         }
     }
 
@@ -217,11 +226,7 @@ impl<'a> RunContext<'a> {
                 }
                 Element::Var(name) => match self.vars.get(name) {
                     Some(Some(value)) => out.push_str(value),
-                    Some(None) => {
-                        return Err(Stop::inconclusive(format!(
-                            "variable `{name}` is not set: pass --var {name}=… or set it in a --profile"
-                        )))
-                    }
+                    Some(None) => return Err(Stop::inconclusive(not_set_message(name))),
                     None => return Err(Stop::error(format!("variable `{name}` is unknown"))),
                 },
             }

@@ -32,6 +32,7 @@ mod fleet;
 mod judge;
 mod options;
 mod peer;
+mod phrases;
 mod plan;
 mod precondition;
 mod progress;

@@ -8,7 +8,7 @@ use crate::runner::calls::new_message_id;
 use crate::runner::context::{RunContext, StepResult};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::template::Template;
-use a2a_conform_protocol::{MessagePart, Operation};
+use a2a_conform_protocol::{MessagePart, Operation, TaskState};
 use serde::Deserialize;
 
 /// `resume`: continue a captured task.
@@ -53,6 +53,7 @@ impl Primitive for ResumeStep {
             None => "Here is the input you asked for.".to_string(),
         };
         let part = MessagePart::for_media_type(&mode, &text);
+        let media = part.media_type().to_string();
         ctx.transcript.note(format!(
             "resuming task {task_id} with a part of type {}",
             part.media_type()
@@ -78,6 +79,20 @@ impl Primitive for ResumeStep {
         };
         ctx.same_task(op, &task_id, capture.task_ref().0.as_deref())
             .await?;
+        if capture.state() == Some(TaskState::InputRequired) {
+            // A re-prompt keeps the task, but proves no progress: say so.
+            let asked = capture
+                .status_text
+                .as_ref()
+                .map(|t| format!(": {t}"))
+                .unwrap_or_default();
+            ctx.transcript.note(format!(
+                "re-prompt: the resume of task {task_id} was answered input-required again{asked}"
+            ));
+            ctx.remarks.push(format!(
+                "the resume with a {media} part was answered input-required again (a re-prompt)"
+            ));
+        }
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())
     }
