@@ -26,6 +26,7 @@ mod live;
 mod matrix;
 mod mock_peer;
 mod mock_push;
+mod prompts;
 mod properties;
 mod push;
 mod readme;

@@ -330,6 +330,19 @@ fn expected(behaviour: Behaviour) -> Row {
             history: "diverged",
             ..honest
         },
+        // Every task completes at once but the one that asks for input,
+        // which parks at once: the cancel probe, retried with the card's
+        // examples, never meets running work, and says so; the stream
+        // probe passes on the interrupted task. The context probe is not
+        // retried (its message is not a lone prompt).
+        InstantUnlessInput => Row {
+            cancel: "unverified",
+            context: "unverified",
+            ..honest
+        },
+        // The prompt is given (`need-input` works as on the honest peer):
+        // nothing to search for, every row as the honest one.
+        DescriptionTrigger => honest,
     }
 }
 
@@ -594,4 +607,6 @@ matrix! {
     instant_unless_example: InstantUnlessExample,
     resume_new_task: ResumeNewTask,
     resume_new_task_settled: ResumeNewTaskSettled,
+    instant_unless_input: InstantUnlessInput,
+    description_trigger: DescriptionTrigger,
 }

@@ -116,7 +116,7 @@ pub(crate) async fn execute(
             } else {
                 format!("{why}; {}", report.message)
             };
-        } else if ended.missed_input {
+        } else if ended.missed_input && precondition::needs_input_prompt(planned.scenario) {
             let hint = match (&found, given) {
                 (Some(c), _) => format!(
                     "the prompt the search found ({} `{}`) reached input-required then, not in this run",
@@ -199,9 +199,11 @@ async fn attempts(
 
 /// A run that stopped because its task finished before the check could act
 /// (the cancel came too late, the stream's first event was already final):
-/// the card's examples are tried, within the peer's discovery budget, for
-/// one that keeps a task working; the first that gets past the precondition
-/// decides the run, else it stays inconclusive, saying what was tried.
+/// the card's prompts (examples, then description phrases) are tried,
+/// within the peer's discovery budget, for one that keeps a task working (a
+/// task that stops to ask for input does not); the first that gets past the
+/// precondition decides the run, else it stays inconclusive with the last
+/// one's stop, saying what was tried.
 async fn retry_with_examples(
     setup: &RunSetup<'_>,
     planned: &mut Planned<'_>,
@@ -237,8 +239,10 @@ async fn retry_with_examples(
             answer: outcome.message.clone(),
             reached: got_past,
         });
+        // The last prompt tried decides the run: its stop (a task that
+        // stopped for input, say) is what the run reports.
+        outcome.apply(report, options.keep_passing_evidence);
         if got_past {
-            outcome.apply(report, options.keep_passing_evidence);
             break;
         }
     }
