@@ -301,16 +301,13 @@ pub(crate) fn work_prompt_var(scenario: &Scenario) -> Option<&'static str> {
     ["prompt_long", "prompt"].into_iter().find(|v| *v == name)
 }
 
-/// Whether a step stops a run because the task was not working long
-/// enough: an `inconclusive_if` on a completed state, on an interrupted
-/// one (a task that stopped to ask for input has no running work to act
-/// on), or on TaskNotCancelable.
+/// Whether a step stops a run because the task had already finished: an
+/// `inconclusive_if` on a completed state or on TaskNotCancelable.
 pub(crate) fn finished_early(step: &Step) -> bool {
     match step {
         Step::InconclusiveIf(s) => {
             let condition = s.condition();
             condition.state.contains(&TaskState::Completed)
-                || condition.state.contains(&TaskState::InputRequired)
                 || condition
                     .code
                     .contains(&a2a_conform_protocol::codes::TASK_NOT_CANCELABLE)
@@ -328,9 +325,11 @@ pub(crate) fn missed_input(step: &Step) -> bool {
     }
 }
 
-/// [`finished_early`], or an `expect_event` with `otherwise_inconclusive`
+/// [`finished_early`], an `expect_event` with `otherwise_inconclusive`
 /// that missed because the peer closed the stream (the task ended before
-/// showing the work waited for): judged on the run's state where it stopped.
+/// showing the work waited for), or a cancel withheld from a task that
+/// stopped to ask for input (no running work to cancel): judged on the
+/// run's state where it stopped.
 pub(crate) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
     match step {
         Step::ExpectEvent(s) if s.otherwise_inconclusive.is_some() => ctx
@@ -343,6 +342,9 @@ pub(crate) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
                     Some(a2a_conform_client::StreamEnd::Closed { .. })
                 )
             }),
+        // A cancel withheld from a task that stopped for input: it was not
+        // working long enough (its only inconclusive stop).
+        Step::Cancel(_) => true,
         other => finished_early(other),
     }
 }
