@@ -28,6 +28,7 @@ mod live;
 mod matrix;
 mod mock_peer;
 mod mock_push;
+mod prompts;
 mod properties;
 mod push;
 mod readme;

@@ -396,6 +396,19 @@ fn expected(behaviour: Behaviour) -> Row {
         // The repeated keys are a card warning; the card read (the last
         // values) is the honest one.
         CardDuplicateKeys => honest,
+        // Every task completes at once but the one that asks for input,
+        // which parks at once: the cancel probe, retried with the card's
+        // examples, never meets running work, and says so; the stream
+        // probe passes on the interrupted task. The context probe is not
+        // retried (its message is not a lone prompt).
+        InstantUnlessInput => Row {
+            cancel: "unverified",
+            context: "unverified",
+            ..honest
+        },
+        // The prompt is given (`need-input` works as on the honest peer):
+        // nothing to search for, every row as the honest one.
+        DescriptionTrigger => honest,
     }
 }
 
@@ -673,4 +686,6 @@ matrix! {
     non_blocking_input_overdeclared: NonBlockingInputOverdeclared,
     stream_reset: StreamReset,
     card_duplicate_keys: CardDuplicateKeys,
+    instant_unless_input: InstantUnlessInput,
+    description_trigger: DescriptionTrigger,
 }

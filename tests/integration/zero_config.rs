@@ -186,8 +186,9 @@ fn a_peer_no_prompt_reaches_stays_unverified_within_the_budget_with_no_task_left
         .unwrap()
         .to_string();
     assert!(
-        message.contains("no prompt the card offers reached input-required (3 tried")
-            && message.contains("--discover-budget of 3"),
+        message.starts_with(
+            "the --discover-budget of 3 task(s) was spent before a prompt reached input-required"
+        ),
         "{message}"
     );
 }
@@ -338,7 +339,7 @@ fn a_task_that_finishes_before_the_cancel_is_retried_with_the_cards_examples() {
     assert!(
         messages
             .iter()
-            .any(|m| m.contains("--discover-budget is spent")),
+            .any(|m| m.contains("the --discover-budget of 1 task(s) was spent")),
         "{messages:?}"
     );
 }

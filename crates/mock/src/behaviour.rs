@@ -311,6 +311,21 @@ pub enum Behaviour {
                    `capabilities.streaming`), the later value of each differing"
     )]
     CardDuplicateKeys,
+    /// Completes a task the moment it is created unless its text contains
+    /// `need-input`, which parks the task in input-required at once.
+    #[strum(
+        message = "completes every task the moment it is created unless its text \
+                   contains `need-input`, which parks the task in input-required at \
+                   once (no working first): no prompt leaves running work to cancel"
+    )]
+    InstantUnlessInput,
+    /// Lists no skill examples; the phrase that makes it ask for input is
+    /// only in its skill's description, as generated cards have it.
+    #[strum(
+        message = "lists no skill examples on its card; the phrase that makes it ask \
+                   for input is only in its skill's description (`plan a trip`)"
+    )]
+    DescriptionTrigger,
 }
 
 impl Behaviour {
@@ -440,6 +455,11 @@ impl Behaviour {
         self != Behaviour::InputUnreachable
     }
 
+    /// Whether the card lists its skill's examples.
+    pub(crate) fn lists_examples(self) -> bool {
+        self != Behaviour::DescriptionTrigger
+    }
+
     /// Whether a blocking send waits for a terminal or interrupted state.
     pub(crate) fn blocks_sends(self) -> bool {
         !matches!(
@@ -550,6 +570,8 @@ mod tests {
                 "non-blocking-input-overdeclared",
                 "stream-reset",
                 "card-duplicate-keys",
+                "instant-unless-input",
+                "description-trigger",
             ]
         );
         for b in Behaviour::all() {

@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use super::published::DESCRIBED_TRIGGER;
 pub(crate) use super::published::EXAMPLES;
 
 /// Where `interface-unserved` declares an interface that nothing serves.
@@ -23,7 +24,7 @@ const UNSERVED_PATH: &str = "/a2a/retired";
 /// The card as JSON, declarations shaped by the behaviour.
 pub(crate) fn card_json(peer: &Shared) -> Value {
     let behaviour = peer.behaviour;
-    let skills = json!([{
+    let mut skills = json!([{
         "id": "echo",
         "name": "Chunked echo",
         "description": "Answers every message with a `result` artifact streamed in chunks. \
@@ -33,6 +34,17 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
         "inputModes": INPUT_MODES,
         "outputModes": OUTPUT_MODES,
     }]);
+    if !behaviour.lists_examples() {
+        // As a framework generates it: no examples, the trigger phrase in prose.
+        let skill = &mut skills[0];
+        skill["description"] = json!(format!(
+            "Answers every message with a result artifact streamed in chunks. \
+             Try \"{DESCRIBED_TRIGGER}\": it first asks where to."
+        ));
+        if let Some(fields) = skill.as_object_mut() {
+            fields.remove("examples");
+        }
+    }
     let mut card = json!({
         "name": format!("a2a-conform mock peer ({})", behaviour.name()),
         "description": format!(

@@ -67,14 +67,20 @@ fn create_task(peer: &Arc<Shared>, mut message: Message) -> Opened {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     message.task_id = Some(id.clone());
     message.context_id = Some(context_id.clone());
-    let ask_input = message.text_contains(NEED_INPUT) && peer.behaviour.asks_for_input();
+    let described = peer.behaviour == Behaviour::DescriptionTrigger
+        && message.text_contains(super::published::DESCRIBED_TRIGGER);
+    let ask_input =
+        (message.text_contains(NEED_INPUT) || described) && peer.behaviour.asks_for_input();
     let instant = match peer.behaviour {
         Behaviour::Instant => true,
         Behaviour::InstantUnlessExample => !super::published::EXAMPLES
             .iter()
             .any(|example| message.text_contains(example)),
+        Behaviour::InstantUnlessInput => !ask_input,
         _ => false,
     };
+    // `instant-unless-input` parks the task at once: no `working` first.
+    let at_once = peer.behaviour == Behaviour::InstantUnlessInput;
     let mut task = Task {
         id,
         context_id,
@@ -107,7 +113,7 @@ fn create_task(peer: &Arc<Shared>, mut message: Message) -> Opened {
             task: entry.task.clone(),
             feed: entry.feed(),
         };
-        start_worker(peer, entry, run, plan, true);
+        start_worker(peer, entry, run, plan, !at_once);
         opened
     })
 }
@@ -310,9 +316,11 @@ async fn work(peer: Arc<Shared>, id: String, run: u64, plan: Plan, announce: boo
     }
 }
 
-/// After one pause, asks for input and ends this run of the worker.
+/// After one pause (none under `instant-unless-input`), asks for input
+/// and ends this run of the worker.
 async fn ask_for_input(peer: &Shared, id: &str, run: u64) {
-    if !peer.sleep(peer.timing.chunk_interval).await {
+    let pause = peer.behaviour != Behaviour::InstantUnlessInput;
+    if pause && !peer.sleep(peer.timing.chunk_interval).await {
         return;
     }
     peer.store.with(id, |e| {

@@ -19,6 +19,9 @@ pub(crate) const NEED_INPUT: &str = "need-input";
 /// The skill's examples: prompts the peer handles (`need-input` asks for
 /// input; `instant-unless-example` works only on these).
 pub(crate) const EXAMPLES: [&str; 2] = ["hello", NEED_INPUT];
+/// `description-trigger`: the phrase its skill's description quotes, which
+/// drives a new task into input-required as `need-input` does.
+pub(crate) const DESCRIBED_TRIGGER: &str = "plan a trip";
 
 /// Where the OAuth token endpoint of the `secured-oauth` mocks is served.
 pub(crate) const TOKEN_PATH: &str = "/oauth/token";

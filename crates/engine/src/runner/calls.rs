@@ -142,6 +142,7 @@ impl RunContext<'_> {
                 SendResult::Task(task) => {
                     let mut capture = Capture::from_task(&task, at);
                     capture.part_types = Some(artifact_part_types(&result));
+                    capture.status_text = status_text(&result);
                     capture
                 }
                 SendResult::Message => {
@@ -251,4 +252,22 @@ const ID_CLIP: usize = 40;
 /// A fresh message id for a message the run sends.
 pub(crate) fn new_message_id() -> String {
     format!("a2a-conform-{}", uuid::Uuid::new_v4())
+}
+
+/// The text parts of a task answer's status message (v1.0 wraps the task
+/// in `task`; v0.3 answers it bare), joined, clipped; `None` when empty.
+fn status_text(result: &serde_json::Value) -> Option<String> {
+    let task = result.get("task").unwrap_or(result);
+    let parts = task
+        .get("status")?
+        .get("message")?
+        .get("parts")?
+        .as_array()?;
+    let text = parts
+        .iter()
+        .filter_map(|p| p.get("text").and_then(serde_json::Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let text = text.trim();
+    (!text.is_empty()).then(|| clip(text, 200))
 }

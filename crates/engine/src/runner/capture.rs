@@ -55,6 +55,9 @@ pub(crate) struct Capture {
     /// For a send answered with a task: the media type of every artifact
     /// part, in order (`expect_output_modes` judges them).
     pub(crate) part_types: Option<Vec<String>>,
+    /// For an answer with a task: the text of its status message, if any
+    /// (why a task failed, what an input-required task asks).
+    pub(crate) status_text: Option<String>,
 }
 
 impl Capture {
@@ -67,6 +70,7 @@ impl Capture {
             no_stream: None,
             history: None,
             part_types: None,
+            status_text: None,
         }
     }
 
@@ -221,6 +225,22 @@ impl Capture {
                 .unwrap_or_default(),
             CaptureField::TaskId => self.task_ref().0.unwrap_or_default(),
             CaptureField::ContextId => self.task_ref().1.unwrap_or_default(),
+            CaptureField::Answer => self.answer(),
+        }
+    }
+
+    /// What was answered, in words: the error, or the task's state with its
+    /// status message; else the summary.
+    fn answer(&self) -> String {
+        if let Some(error) = self.error() {
+            return format!("error {} {}", error.code, error.message)
+                .trim_end()
+                .to_string();
+        }
+        match (self.state(), &self.status_text) {
+            (Some(state), Some(text)) => format!("{} ({text})", state.as_str()),
+            (Some(state), None) => state.as_str().to_string(),
+            (None, _) => self.summary.clone(),
         }
     }
 

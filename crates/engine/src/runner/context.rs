@@ -119,6 +119,11 @@ pub(crate) fn not_served_message(message: &str) -> String {
     }
 }
 
+/// Why a run stopped at a variable nobody set.
+pub(crate) fn not_set_message(name: &str) -> String {
+    format!("variable `{name}` is not set: pass --var {name}=… or set it in a --profile")
+}
+
 /// A step passed, or stopped the run.
 pub(crate) type StepResult = Result<(), Stop>;
 
@@ -163,6 +168,9 @@ pub(crate) struct RunContext<'a> {
     /// The peer's count of answers to requests that carried the
     /// credentials given (`None` in runs of no peer's, e.g. tests).
     pub(crate) tally: Option<Arc<CredentialTally>>,
+    /// What the run's message says besides its verdict when every step
+    /// passes (a resume answered by a re-prompt), in the order noted.
+    pub(crate) remarks: Vec<String>,
 }
 
 /// What the public card says that steps compare answers with: its skill ids
@@ -209,6 +217,7 @@ impl<'a> RunContext<'a> {
             card: Arc::default(),
             strict: false,
             tally: None,
+            remarks: Vec::new(),
         }
     }
 
@@ -230,11 +239,7 @@ impl<'a> RunContext<'a> {
                 }
                 Element::Var(name) => match self.vars.get(name) {
                     Some(Some(value)) => out.push_str(value),
-                    Some(None) => {
-                        return Err(Stop::inconclusive(format!(
-                            "variable `{name}` is not set: pass --var {name}=… or set it in a --profile"
-                        )))
-                    }
+                    Some(None) => return Err(Stop::inconclusive(not_set_message(name))),
                     None => return Err(Stop::error(format!("variable `{name}` is unknown"))),
                 },
             }

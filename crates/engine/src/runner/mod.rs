@@ -34,6 +34,7 @@ mod judge;
 mod options;
 pub(crate) mod order;
 mod peer;
+mod phrases;
 mod plan;
 mod precondition;
 mod progress;

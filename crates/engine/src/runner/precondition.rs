@@ -3,7 +3,10 @@
 //! the suites; an explicit `NAME=` opts out), the runs that need it share
 //! one search per peer for a prompt that drives a task to `input-required`:
 //! the skill examples of the card (the skill whose modes a run verifies
-//! first, then the others in card order), then [`BUILT_IN_PROMPTS`]. Each
+//! first, then the others in card order), then the quoted phrases and
+//! example sentences of the skills' descriptions and of the card's (a
+//! generated card often has no examples, and names its trigger phrase
+//! there), then [`BUILT_IN_PROMPTS`]. Each
 //! prompt is sent as the input-mode scenario sends it (a blocking
 //! `SendMessage`), so what the search finds is what the run will see.
 //!
@@ -47,6 +50,10 @@ pub(crate) const BUILT_IN_PROMPTS: &[&str] = &[
 pub(crate) enum Source {
     /// `skills[<id>].examples[<index>]`, the index in the card's list.
     Example { skill: String, index: usize },
+    /// `skills[<id>].description`: a phrase of the skill's description.
+    SkillDescription { skill: String },
+    /// `description`: a phrase of the card's own description.
+    CardDescription,
     /// `built-in[<index>]` of [`BUILT_IN_PROMPTS`].
     BuiltIn(usize),
 }
@@ -55,10 +62,37 @@ impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::Example { skill, index } => write!(f, "skills[{skill}].examples[{index}]"),
+            Source::SkillDescription { skill } => write!(f, "skills[{skill}].description"),
+            Source::CardDescription => f.write_str("description"),
             Source::BuiltIn(index) => write!(f, "built-in[{index}]"),
         }
     }
 }
+
+/// The kinds of prompt a search goes through, in its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Example,
+    Phrase,
+    BuiltIn,
+}
+
+impl Source {
+    fn kind(&self) -> Kind {
+        match self {
+            Source::Example { .. } => Kind::Example,
+            Source::SkillDescription { .. } | Source::CardDescription => Kind::Phrase,
+            Source::BuiltIn(_) => Kind::BuiltIn,
+        }
+    }
+}
+
+/// The most description phrases one search tries, whatever the card holds.
+const MAX_PHRASES: usize = 8;
+
+/// What the suggestion to set the input prompt says.
+pub(crate) const SET_INPUT_PROMPT: &str =
+    "set --var prompt_input_required=<a text that makes this peer ask for input>";
 
 /// A prompt to try and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,8 +102,10 @@ pub(crate) struct Candidate {
 }
 
 /// The prompts a search for `first_skill`'s runs tries, in order: that
-/// skill's examples, every other skill's in card order, then the built-in
-/// requests. A text offered twice is tried once, under its first source.
+/// skill's examples, every other skill's in card order, the phrases of the
+/// skills' descriptions (same order) and of the card's description (at
+/// most [`MAX_PHRASES`]), then the built-in requests. A text offered twice
+/// is tried once, under its first source.
 pub(crate) fn candidates(card: &Card, first_skill: Option<&str>) -> Vec<Candidate> {
     let first = card
         .skills
@@ -79,7 +115,8 @@ pub(crate) fn candidates(card: &Card, first_skill: Option<&str>) -> Vec<Candidat
         .skills
         .iter()
         .filter(|s| Some(s.id.as_str()) != first_skill);
-    let examples = first.chain(rest).flat_map(|skill| {
+    let skills: Vec<_> = first.chain(rest).collect();
+    let examples = skills.iter().flat_map(|skill| {
         skill.examples.iter().map(|(index, text)| Candidate {
             source: Source::Example {
                 skill: skill.id.clone(),
@@ -88,6 +125,7 @@ pub(crate) fn candidates(card: &Card, first_skill: Option<&str>) -> Vec<Candidat
             text: text.clone(),
         })
     });
+    let examples: Vec<Candidate> = examples.chain(description_phrases(card, &skills)).collect();
     let built_in = BUILT_IN_PROMPTS
         .iter()
         .enumerate()
@@ -96,12 +134,134 @@ pub(crate) fn candidates(card: &Card, first_skill: Option<&str>) -> Vec<Candidat
             text: (*text).to_string(),
         });
     let mut out: Vec<Candidate> = Vec::new();
-    for candidate in examples.chain(built_in) {
+    for candidate in examples.into_iter().chain(built_in) {
         if !out.iter().any(|c| c.text == candidate.text) {
             out.push(candidate);
         }
     }
     out
+}
+
+/// The quoted phrases and example sentences of the skills' descriptions
+/// (in `skills`' order), then of the card's, as the card was received.
+fn description_phrases(
+    card: &Card,
+    skills: &[&a2a_conform_protocol::card::Skill],
+) -> Vec<Candidate> {
+    let described = |skill: &str| {
+        card.raw
+            .get("skills")
+            .and_then(|s| s.as_array())
+            .and_then(|list| {
+                list.iter()
+                    .find(|s| s.get("id").and_then(|id| id.as_str()) == Some(skill))
+            })
+            .and_then(|s| s.get("description"))
+            .and_then(|d| d.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let of_skills = skills.iter().map(|skill| {
+        (
+            Source::SkillDescription {
+                skill: skill.id.clone(),
+            },
+            described(&skill.id),
+        )
+    });
+    let of_card = card
+        .raw
+        .get("description")
+        .and_then(|d| d.as_str())
+        .map(|d| (Source::CardDescription, d.to_string()));
+    of_skills
+        .chain(of_card)
+        .flat_map(|(source, description)| {
+            super::phrases::phrases(&description)
+                .into_iter()
+                .map(move |text| Candidate {
+                    source: source.clone(),
+                    text,
+                })
+        })
+        .take(MAX_PHRASES)
+        .collect()
+}
+
+/// `2 skill examples, 1 description phrase and 2 built-in prompts`: what
+/// `tried` held, by kind, in the search's order (`None` when empty).
+fn kinds_tried(tried: &[Tried]) -> Option<String> {
+    let count = |kind: Kind| {
+        tried
+            .iter()
+            .filter(|t| t.candidate.source.kind() == kind)
+            .count()
+    };
+    let named = |n: usize, one: &str, many: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {many}")),
+    };
+    let parts: Vec<String> = [
+        named(count(Kind::Example), "skill example", "skill examples"),
+        named(
+            count(Kind::Phrase),
+            "description phrase",
+            "description phrases",
+        ),
+        named(count(Kind::BuiltIn), "built-in prompt", "built-in prompts"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    match parts.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        [head @ .., last] => Some(format!("{} and {last}", head.join(", "))),
+    }
+}
+
+/// Why a search for `prompt_input_required` found nothing, in one
+/// sentence: what it tried (by kind), whether the card offered anything to
+/// try, whether the budget (`spent`: its size) ran out, and what to do.
+fn input_not_found(tried: &[Tried], spent: Option<usize>) -> String {
+    let card_offered = tried
+        .iter()
+        .any(|t| t.candidate.source.kind() != Kind::BuiltIn);
+    match (spent, kinds_tried(tried)) {
+        (Some(budget), None) => format!(
+            "the --discover-budget of {budget} task(s) was spent before this search could try a prompt; raise it, or {SET_INPUT_PROMPT}"
+        ),
+        (Some(budget), Some(kinds)) => format!(
+            "the --discover-budget of {budget} task(s) was spent before a prompt reached input-required ({kinds} tried); raise it, or {SET_INPUT_PROMPT}"
+        ),
+        (None, Some(kinds)) if card_offered => format!(
+            "none of the {kinds} tried reached input-required; {SET_INPUT_PROMPT}"
+        ),
+        (None, Some(kinds)) => format!(
+            "the card offers no prompt to try (no skill examples, no quoted or example phrases in its descriptions), and none of the {kinds} reached input-required; {SET_INPUT_PROMPT}"
+        ),
+        (None, None) => format!("no prompt was tried; {SET_INPUT_PROMPT}"),
+    }
+}
+
+/// Why the retries of a run whose task finished too early found no prompt
+/// for `variable`: what they tried (by kind), whether the budget (`spent`:
+/// its size) ran out, and what to do.
+pub(crate) fn work_not_found(variable: &str, tried: &[Tried], spent: Option<usize>) -> String {
+    let set = format!("set --var {variable}=<a request this peer works on for a few seconds>");
+    match (spent, kinds_tried(tried)) {
+        (Some(budget), None) => format!(
+            "the --discover-budget of {budget} task(s) was spent before another prompt could be tried; raise it, or {set}"
+        ),
+        (Some(budget), Some(kinds)) => format!(
+            "the --discover-budget of {budget} task(s) was spent before a prompt kept a task working ({kinds} tried); raise it, or {set}"
+        ),
+        (None, Some(kinds)) => {
+            format!("none of the {kinds} tried kept a task working long enough; {set}")
+        }
+        (None, None) => format!("no other prompt was tried; {set}"),
+    }
 }
 
 /// Whether a scenario sends `${prompt_input_required}` (so its runs need
@@ -156,9 +316,20 @@ pub(crate) fn finished_early(step: &Step) -> bool {
     }
 }
 
-/// [`finished_early`], or an `expect_event` with `otherwise_inconclusive`
+/// Whether a step stops a run because the task never asked for input: an
+/// `inconclusive_if` on a state other than input-required.
+pub(crate) fn missed_input(step: &Step) -> bool {
+    match step {
+        Step::InconclusiveIf(s) => s.condition().not_state.contains(&TaskState::InputRequired),
+        _ => false,
+    }
+}
+
+/// [`finished_early`], an `expect_event` with `otherwise_inconclusive`
 /// that missed because the peer closed the stream (the task ended before
-/// showing the work waited for): judged on the run's state where it stopped.
+/// showing the work waited for), or a cancel withheld from a task that
+/// stopped to ask for input (no running work to cancel): judged on the
+/// run's state where it stopped.
 pub(crate) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
     match step {
         Step::ExpectEvent(s) if s.otherwise_inconclusive.is_some() => ctx
@@ -171,6 +342,9 @@ pub(crate) fn stopped_early(ctx: &RunContext<'_>, step: &Step) -> bool {
                     Some(a2a_conform_client::StreamEnd::Closed { .. })
                 )
             }),
+        // A cancel withheld from a task that stopped for input: it was not
+        // working long enough (its only inconclusive stop).
+        Step::Cancel(_) => true,
         other => finished_early(other),
     }
 }
@@ -363,17 +537,9 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let tried = searched.tried.len();
-        let budget = if out_of_budget {
-            format!(
-                "; the --discover-budget of {} task(s) is spent (raise it, or",
-                self.budget
-            )
-        } else {
-            String::from(" (")
-        };
-        searched.outcome = Outcome::NotFound(format!(
-            "no prompt the card offers reached input-required ({tried} tried{budget} set --var {INPUT_REQUIRED_VAR}=…)"
+        searched.outcome = Outcome::NotFound(input_not_found(
+            &searched.tried,
+            out_of_budget.then_some(self.budget),
         ));
         searched
     }
@@ -417,6 +583,11 @@ impl<'a> Search<'a> {
         })
     }
 
+    /// The peer's `--discover-budget`, in tasks.
+    pub(crate) fn budget(&self) -> usize {
+        self.budget
+    }
+
     /// Takes one task from the peer's budget; `false` when it is spent.
     pub(crate) async fn take_task(&self) -> bool {
         let mut state = self.state.lock().await;
@@ -427,12 +598,13 @@ impl<'a> Search<'a> {
         true
     }
 
-    /// The card's examples to try for work that lasts longer than `used`
-    /// (the prompt the run already sent): every skill's, in card order.
+    /// The card's prompts to try for work that lasts longer than `used`
+    /// (the prompt the run already sent): every skill's examples in card
+    /// order, then the descriptions' phrases; never the built-in ones.
     pub(crate) fn work_candidates(&self, used: Option<&str>) -> Vec<Candidate> {
         candidates(self.card, None)
             .into_iter()
-            .filter(|c| matches!(c.source, Source::Example { .. }))
+            .filter(|c| c.source.kind() != Kind::BuiltIn)
             .filter(|c| Some(c.text.as_str()) != used)
             .collect()
     }
@@ -451,17 +623,10 @@ impl<'a> Search<'a> {
             .map(|t| t.candidate.clone());
         let outcome = match found {
             Some(c) => Outcome::Found(c),
-            None => Outcome::NotFound(format!(
-                "no example the card offers kept a task working long enough ({} tried{})",
-                tried.len(),
-                if out_of_budget {
-                    format!(
-                        "; the --discover-budget of {} task(s) is spent",
-                        self.budget
-                    )
-                } else {
-                    String::new()
-                }
+            None => Outcome::NotFound(work_not_found(
+                variable,
+                &tried,
+                out_of_budget.then_some(self.budget),
             )),
         };
         let started = tried.len() as u32;
@@ -687,6 +852,88 @@ mod tests {
         );
         let bare = self::card("[]");
         assert_eq!(candidates(&bare, None).len(), BUILT_IN_PROMPTS.len());
+    }
+
+    #[test]
+    fn description_phrases_follow_the_examples_skills_first_then_the_cards() {
+        let body = r#"{"name":"n","description":"Plans things, e.g. book a table.","version":"1",
+            "supportedInterfaces":[{"url":"http://127.0.0.1:9/rpc","protocolBinding":"JSONRPC","protocolVersion":"1.0"}],
+            "capabilities":{},"defaultInputModes":["text/plain"],"defaultOutputModes":["text/plain"],
+            "skills":[{"id":"a","name":"a","description":"Try \"plan a trip\".","tags":[]},
+                      {"id":"b","name":"b","description":"Say 'hi'.","tags":[],"examples":["hi", "go"]}]}"#;
+        let url = url::Url::parse("http://127.0.0.1:9/.well-known/agent-card.json").unwrap();
+        let card = card::parse_card(
+            &url,
+            body.as_bytes(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+        )
+        .expect("test card parses");
+        let got: Vec<String> = candidates(&card, Some("b"))
+            .into_iter()
+            .map(|c| format!("{}={}", c.source, c.text))
+            .collect();
+        assert_eq!(
+            got[..4],
+            [
+                "skills[b].examples[0]=hi".to_string(),
+                "skills[b].examples[1]=go".into(),
+                "skills[a].description=plan a trip".into(),
+                "description=book a table".into(),
+            ]
+        );
+        assert_eq!(got.len(), 4 + BUILT_IN_PROMPTS.len(), "{got:?}");
+    }
+
+    fn tried(sources: &[Source]) -> Vec<Tried> {
+        sources
+            .iter()
+            .map(|source| Tried {
+                candidate: Candidate {
+                    source: source.clone(),
+                    text: "t".into(),
+                },
+                answer: "completed".into(),
+                reached: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_search_that_found_nothing_says_what_it_tried_once() {
+        let example = |index| Source::Example {
+            skill: "echo".into(),
+            index,
+        };
+        let set = "set --var prompt_input_required=<a text that makes this peer ask for input>";
+        assert_eq!(
+            input_not_found(
+                &tried(&[example(0), example(1), Source::BuiltIn(0), Source::BuiltIn(1)]),
+                None
+            ),
+            format!(
+                "none of the 2 skill examples and 2 built-in prompts tried reached input-required; {set}"
+            )
+        );
+        assert_eq!(
+            input_not_found(&tried(&[Source::BuiltIn(0), Source::BuiltIn(1)]), None),
+            format!(
+                "the card offers no prompt to try (no skill examples, no quoted or example phrases in its descriptions), and none of the 2 built-in prompts reached input-required; {set}"
+            )
+        );
+        let phrase = Source::SkillDescription {
+            skill: "echo".into(),
+        };
+        assert_eq!(
+            input_not_found(&tried(&[example(0), phrase, Source::BuiltIn(0)]), Some(3)),
+            format!(
+                "the --discover-budget of 3 task(s) was spent before a prompt reached input-required (1 skill example, 1 description phrase and 1 built-in prompt tried); raise it, or {set}"
+            )
+        );
+        assert_eq!(
+            work_not_found("prompt_long", &tried(&[example(0), example(1)]), None),
+            "none of the 2 skill examples tried kept a task working long enough; set --var prompt_long=<a request this peer works on for a few seconds>"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! early is retried with the card's examples for longer work.
 
 use super::auth::RunSetup;
-use super::context::{RunContext, Signing, Stop, StopKind};
+use super::context::{not_set_message, RunContext, Signing, Stop, StopKind};
 use super::evidence;
 use super::judge;
 use super::options::{RunOptions, MAX_RUN};
@@ -33,6 +33,16 @@ pub(crate) struct RunOutcome {
     /// It stopped because the task had already finished
     /// ([`precondition::stopped_early`]): a longer task may get further.
     pub(crate) finished_early: bool,
+    /// It stopped because the task never asked for input
+    /// ([`precondition::missed_input`]).
+    pub(crate) missed_input: bool,
+}
+
+/// How a run's last attempt ended, for what follows it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ended {
+    finished_early: bool,
+    missed_input: bool,
 }
 
 impl RunOutcome {
@@ -68,9 +78,20 @@ pub(crate) async fn execute(
         None => {}
     }
     let started = Instant::now();
+    // Given by the user (not searched for), for the run's message.
+    let given = !planned.search_input
+        && planned
+            .vars
+            .get(INPUT_REQUIRED_VAR)
+            .is_some_and(Option::is_some);
+    let mut found = None;
     // Why the input prompt stayed unset, for the run's message.
     let not_found = match input_prompt(&mut planned, search).await {
         Some(Outcome::NotFound(why)) => Some(why),
+        Some(Outcome::Found(candidate)) => {
+            found = Some(candidate);
+            None
+        }
         Some(Outcome::Error(kind, message)) => {
             return ScenarioReport {
                 verdict: ScenarioVerdict::Error,
@@ -80,14 +101,35 @@ pub(crate) async fn execute(
                 ..report
             };
         }
-        Some(Outcome::Found(_)) | None => None,
+        None => None,
     };
-    let finished_early = attempts(setup, &planned, options, &mut report).await;
-    if let (true, Some(variable)) = (finished_early, planned.retry_work) {
+    let ended = attempts(setup, &planned, options, &mut report).await;
+    if let (true, Some(variable)) = (ended.finished_early, planned.retry_work) {
         retry_with_examples(setup, &mut planned, options, search, variable, &mut report).await;
     }
-    if let Some(why) = not_found.filter(|_| report.verdict == ScenarioVerdict::Inconclusive) {
-        report.message = format!("{why}: {}", report.message);
+    if report.verdict == ScenarioVerdict::Inconclusive {
+        if let Some(why) = not_found {
+            // The search's reason says what to set: it replaces the
+            // variable's "is not set", never repeats it.
+            report.message = if report.message == not_set_message(INPUT_REQUIRED_VAR) {
+                why
+            } else {
+                format!("{why}; {}", report.message)
+            };
+        } else if ended.missed_input && precondition::needs_input_prompt(planned.scenario) {
+            let hint = match (&found, given) {
+                (Some(c), _) => format!(
+                    "the prompt the search found ({} `{}`) reached input-required then, not in this run",
+                    c.source,
+                    a2a_conform_protocol::text::clip(&c.text, 60)
+                ),
+                (None, true) => format!(
+                    "the prompt given as {INPUT_REQUIRED_VAR} does not make this peer ask for input; give one that does"
+                ),
+                (None, false) => precondition::SET_INPUT_PROMPT.to_string(),
+            };
+            report.message = format!("{}; {hint}", report.message);
+        }
     }
     report.duration_ms = started.elapsed().as_millis() as u64;
     report
@@ -117,13 +159,13 @@ async fn input_prompt(planned: &mut Planned<'_>, search: &Search<'_>) -> Option<
 
 /// Attempts until one does not fail or the retries are spent: every failed
 /// attempt's message is kept, and a pass after failures is `flaky` with the
-/// first failure's evidence. Gives whether the last attempt finished early.
+/// first failure's evidence. Gives how the last attempt ended.
 async fn attempts(
     setup: &RunSetup<'_>,
     planned: &Planned<'_>,
     options: &RunOptions,
     report: &mut ScenarioReport,
-) -> bool {
+) -> Ended {
     let mut failures: Vec<String> = Vec::new();
     let mut first_evidence: Vec<Evidence> = Vec::new();
     loop {
@@ -136,7 +178,10 @@ async fn attempts(
             failures.push(outcome.message);
             continue;
         }
-        let finished_early = outcome.finished_early;
+        let ended = Ended {
+            finished_early: outcome.finished_early,
+            missed_input: outcome.missed_input,
+        };
         if outcome.verdict == ScenarioVerdict::Pass && !failures.is_empty() {
             report.verdict = ScenarioVerdict::Flaky;
             report.message = format!(
@@ -148,15 +193,17 @@ async fn attempts(
             outcome.apply(report, options.keep_passing_evidence);
         }
         report.failed_attempts = failures;
-        return finished_early;
+        return ended;
     }
 }
 
 /// A run that stopped because its task finished before the check could act
 /// (the cancel came too late, the stream's first event was already final):
-/// the card's examples are tried, within the peer's discovery budget, for
-/// one that keeps a task working; the first that gets past the precondition
-/// decides the run, else it stays inconclusive, saying what was tried.
+/// the card's prompts (examples, then description phrases) are tried,
+/// within the peer's discovery budget, for one that keeps a task working (a
+/// task that stops to ask for input does not); the first that gets past the
+/// precondition decides the run, else it stays inconclusive with the last
+/// one's stop, saying what was tried.
 async fn retry_with_examples(
     setup: &RunSetup<'_>,
     planned: &mut Planned<'_>,
@@ -192,8 +239,10 @@ async fn retry_with_examples(
             answer: outcome.message.clone(),
             reached: got_past,
         });
+        // The last prompt tried decides the run: its stop (a task that
+        // stopped for input, say) is what the run reports.
+        outcome.apply(report, options.keep_passing_evidence);
         if got_past {
-            outcome.apply(report, options.keep_passing_evidence);
             break;
         }
     }
@@ -201,16 +250,12 @@ async fn retry_with_examples(
         return;
     }
     if !tried.iter().any(|t| t.reached) {
-        report.message = format!(
-            "{}; no example the card offers kept a task working longer ({} tried{})",
-            report.message,
-            tried.len(),
-            if out_of_budget {
-                "; the --discover-budget is spent"
-            } else {
-                ""
-            }
+        let why = precondition::work_not_found(
+            variable,
+            &tried,
+            out_of_budget.then_some(search.budget()),
         );
+        report.message = format!("{}; {why}", report.message);
     }
     search
         .record_work(variable, &planned.run_id, tried, out_of_budget)
@@ -248,6 +293,11 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
         Ok(Err((index, stop))) if stop.kind == StopKind::Inconclusive
             && precondition::stopped_early(&ctx, &steps[*index].value)
     );
+    let missed_input = matches!(
+        &ended,
+        Ok(Err((index, stop))) if stop.kind == StopKind::Inconclusive
+            && precondition::missed_input(&steps[*index].value)
+    );
     let (verdict, error_kind, message) = match ended {
         Err(_) => (
             ScenarioVerdict::Error,
@@ -260,7 +310,10 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
         Ok(Ok(())) => (
             ScenarioVerdict::Pass,
             None,
-            format!("all {} steps passed", steps.len()),
+            std::iter::once(format!("all {} steps passed", steps.len()))
+                .chain(ctx.remarks.iter().cloned())
+                .collect::<Vec<_>>()
+                .join("; "),
         ),
         Ok(Err((index, mut stop))) => {
             let (verdict, error_kind) = judge::stop(&mut stop, planned);
@@ -284,6 +337,7 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
         message,
         evidence: evidence::from_records(transcript.take_entries()),
         finished_early,
+        missed_input,
     }
 }
 

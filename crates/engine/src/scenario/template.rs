@@ -17,16 +17,20 @@ pub(crate) enum CaptureField {
     ContextId,
     Message,
     HttpStatus,
+    /// What was answered, in words: `error <code> <message>`, or the
+    /// task's state and its status message (`failed (why)`).
+    Answer,
 }
 
 impl CaptureField {
-    pub(crate) const ALL: [CaptureField; 6] = [
+    pub(crate) const ALL: [CaptureField; 7] = [
         CaptureField::State,
         CaptureField::Code,
         CaptureField::TaskId,
         CaptureField::ContextId,
         CaptureField::Message,
         CaptureField::HttpStatus,
+        CaptureField::Answer,
     ];
 
     /// The field's name as scenarios write it.
@@ -38,6 +42,7 @@ impl CaptureField {
             CaptureField::ContextId => "context_id",
             CaptureField::Message => "message",
             CaptureField::HttpStatus => "http_status",
+            CaptureField::Answer => "answer",
         }
     }
 

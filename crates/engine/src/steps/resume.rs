@@ -10,7 +10,7 @@ use crate::runner::context::{RunContext, StepResult};
 use crate::scenario::check::{CaptureKind, Checked, StepCheck};
 use crate::scenario::template::Template;
 use crate::steps::estimate::{Estimate, NOMINAL_TASK};
-use a2a_conform_protocol::{MessagePart, Operation};
+use a2a_conform_protocol::{MessagePart, Operation, TaskState};
 use serde::Deserialize;
 use std::time::Duration;
 
@@ -56,6 +56,7 @@ impl Primitive for ResumeStep {
             None => "Here is the input you asked for.".to_string(),
         };
         let part = MessagePart::for_media_type(&mode, &text);
+        let media = part.media_type().to_string();
         ctx.transcript.note(format!(
             "resuming task {task_id} with a part of type {}",
             part.media_type()
@@ -85,6 +86,20 @@ impl Primitive for ResumeStep {
         } else {
             super::settle_answer(ctx, capture).await?
         };
+        if capture.state() == Some(TaskState::InputRequired) {
+            // A re-prompt keeps the task, but proves no progress: say so.
+            let asked = capture
+                .status_text
+                .as_ref()
+                .map(|t| format!(": {t}"))
+                .unwrap_or_default();
+            ctx.transcript.note(format!(
+                "re-prompt: the resume of task {task_id} was answered input-required again{asked}"
+            ));
+            ctx.remarks.push(format!(
+                "the resume with a {media} part was answered input-required again (a re-prompt)"
+            ));
+        }
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())
     }
