@@ -365,6 +365,7 @@ fn expected(behaviour: Behaviour) -> Row {
             terminal_subscribe: "unverified",
             list_tasks: "unverified",
             history: "unverified",
+            blocking: "unverified",
             output_text: Some("unverified"),
             ..honest
         },

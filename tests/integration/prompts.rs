@@ -139,7 +139,7 @@ fn a_search_that_tried_examples_and_built_ins_says_so_once() {
     assert_eq!(preconditions(&out)[0]["message"], want.as_str());
     assert!(
         out.stdout.contains(&format!(
-            "precondition: prompt_input_required: not-found: {want} — 4 tried, 4 task(s) started, 4 canceled;"
+            "precondition: prompt_input_required: not-found: {want} — 4 tried, 4 task(s) started, 0 canceled;"
         )),
         "{}",
         out.stdout
