@@ -9,24 +9,6 @@ use a2a_conform_mock::Behaviour;
 use a2a_conform_protocol::ProtocolVersion;
 use serde_json::Value;
 
-/// The fast windows, and no `prompt_input_required`: the search finds it.
-const WINDOWS: &[&str] = &[
-    "--var",
-    "probe_window=1s",
-    "--var",
-    "quiet_window=500ms",
-    "--var",
-    "stable_interval=200ms",
-    "--var",
-    "task_window=5s",
-];
-
-const INPUT_ROWS: [&str; 4] = [
-    "defaultInputModes[text/plain]",
-    "defaultInputModes[application/json]",
-    "skills[echo].inputModes[text/plain]",
-    "skills[echo].inputModes[application/json]",
-];
 const BLOCKING: &str = "protocol.blocking";
 const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V1_0, ProtocolVersion::V0_3];
 
@@ -34,7 +16,7 @@ const VERSIONS: [ProtocolVersion; 2] = [ProtocolVersion::V1_0, ProtocolVersion::
 fn check_bare(peer: &Peer) -> Outcome {
     let card = peer.card_url();
     let mut args = vec!["check", card.as_str(), "--color", "never"];
-    args.extend_from_slice(WINDOWS);
+    args.extend_from_slice(FAST_WINDOWS);
     run(&args)
 }
 

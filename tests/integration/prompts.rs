@@ -8,30 +8,11 @@ use a2a_conform_mock::Behaviour;
 use a2a_conform_protocol::ProtocolVersion;
 use serde_json::{json, Value};
 
-/// The fast windows of [`FAST_VARS`], without `prompt_input_required`.
-const WINDOWS: &[&str] = &[
-    "--var",
-    "probe_window=1s",
-    "--var",
-    "quiet_window=500ms",
-    "--var",
-    "stable_interval=200ms",
-    "--var",
-    "task_window=5s",
-];
-
-const INPUT_ROWS: [&str; 4] = [
-    "defaultInputModes[text/plain]",
-    "defaultInputModes[application/json]",
-    "skills[echo].inputModes[text/plain]",
-    "skills[echo].inputModes[application/json]",
-];
-
 const SET: &str = "set --var prompt_input_required=<a text that makes this peer ask for input>";
 
 fn check(card_url: &str, extra: &[&str]) -> Outcome {
     let mut args = vec!["check", card_url, "--color", "never"];
-    args.extend_from_slice(WINDOWS);
+    args.extend_from_slice(FAST_WINDOWS);
     args.extend_from_slice(extra);
     run(&args)
 }

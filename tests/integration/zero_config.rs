@@ -8,28 +8,9 @@ use a2a_conform_mock::Behaviour;
 use a2a_conform_protocol::{ProtocolVersion, TaskState};
 use serde_json::{json, Value};
 
-/// The fast windows of [`FAST_VARS`], without `prompt_input_required`.
-const WINDOWS: &[&str] = &[
-    "--var",
-    "probe_window=1s",
-    "--var",
-    "quiet_window=500ms",
-    "--var",
-    "stable_interval=200ms",
-    "--var",
-    "task_window=5s",
-];
-
-const INPUT_ROWS: [&str; 4] = [
-    "defaultInputModes[text/plain]",
-    "defaultInputModes[application/json]",
-    "skills[echo].inputModes[text/plain]",
-    "skills[echo].inputModes[application/json]",
-];
-
 fn zero_config(card_url: &str, extra: &[&str]) -> Outcome {
     let mut args = vec!["check", card_url, "--color", "never"];
-    args.extend_from_slice(WINDOWS);
+    args.extend_from_slice(FAST_WINDOWS);
     args.extend_from_slice(extra);
     run(&args)
 }
@@ -129,7 +110,7 @@ fn no_discover_leaves_the_input_rows_unverified_and_starts_no_task() {
     // The same through the environment, as every check flag.
     let card = peer.card_url();
     let mut args = vec!["check", card.as_str()];
-    args.extend_from_slice(WINDOWS);
+    args.extend_from_slice(FAST_WINDOWS);
     args.extend_from_slice(&["--scenario", "input-mode-resume"]);
     let out = run_env(&args, &[("A2A_CONFORM_NO_DISCOVER", "true")]);
     assert_eq!(out.code, 4, "{}", out.explain());
@@ -263,7 +244,7 @@ fn profile_init_writes_what_the_search_found_and_a_check_pins_it() {
     assert_eq!(tasks[1], ("need-input".into(), TaskState::Canceled));
     // Pinned: no search at all, and the input rows are verified.
     let mut args = vec!["check", card.as_str(), "--no-discover", "--profile", file];
-    args.extend_from_slice(WINDOWS);
+    args.extend_from_slice(FAST_WINDOWS);
     args.extend_from_slice(&["--scenario", "input-mode-resume"]);
     let out = run(&args);
     assert_eq!(out.code, 0, "{}", out.explain());

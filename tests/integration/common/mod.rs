@@ -90,6 +90,27 @@ pub fn start_peer_config(config: MockConfig) -> Peer {
     }
 }
 
+/// The windows of [`FAST_VARS`], without `prompt_input_required`: a check
+/// with only these searches the card for its prompt.
+pub const FAST_WINDOWS: &[&str] = &[
+    "--var",
+    "probe_window=1s",
+    "--var",
+    "quiet_window=500ms",
+    "--var",
+    "stable_interval=200ms",
+    "--var",
+    "task_window=5s",
+];
+
+/// The mock card's input rows: its default modes and its `echo` skill's.
+pub const INPUT_ROWS: [&str; 4] = [
+    "defaultInputModes[text/plain]",
+    "defaultInputModes[application/json]",
+    "skills[echo].inputModes[text/plain]",
+    "skills[echo].inputModes[application/json]",
+];
+
 /// Windows short enough for tests, long enough for the fast mock timing.
 pub const FAST_VARS: &[&str] = &[
     "--var",
