@@ -162,3 +162,23 @@ fn a_peer_that_never_asks_for_input_leaves_only_the_rows_that_need_it_unverified
     // Polled to completed, the finished task is there to subscribe to.
     assert_eq!(out.declaration("protocol.terminalSubscribe"), "honoured");
 }
+
+/// The search's poll of an unsettled answer is bounded by the peer's own
+/// `task_window`, not the built-in 60 s: a window shorter than the peer
+/// takes to settle leaves the prompt unfound, and the default finds it.
+#[test]
+fn the_search_polls_within_the_task_window_it_is_given() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::NonBlocking);
+    let card = peer.card_url();
+    let only = ["--scenario", "input-mode-resume", "--color", "never"];
+    let mut short = vec!["check", card.as_str(), "--var", "task_window=1ms"];
+    short.extend_from_slice(&only);
+    let out = run(&short);
+    let search = &out.report()["peers"][0]["preconditions"][0];
+    assert_eq!(search["outcome"], "not-found", "{}", out.explain());
+    let mut default = vec!["check", card.as_str()];
+    default.extend_from_slice(&only);
+    let out = run(&default);
+    let search = &out.report()["peers"][0]["preconditions"][0];
+    assert_eq!(search["outcome"], "found", "{}", out.explain());
+}

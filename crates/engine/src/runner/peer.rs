@@ -55,12 +55,7 @@ pub(crate) async fn check_peer(
     progress.peer_started(&report.card_url, Some(&card.name), plan.len());
     // Schedule and run, with one precondition search the runs share.
     let search_client = auth.search_client(&client);
-    let search = Search::new(
-        search_client.as_ref().unwrap_or(&client),
-        &card,
-        options.discover_budget,
-        options.redactor.clone(),
-    );
+    let search = Search::new(search_client.as_ref().unwrap_or(&client), &card, options);
     let runs = PeerRuns {
         card_url: &report.card_url,
         client: &client,

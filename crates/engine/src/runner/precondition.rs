@@ -37,6 +37,8 @@ use tokio::sync::Mutex;
 
 /// The variable the search stands in for.
 pub(crate) const INPUT_REQUIRED_VAR: &str = "prompt_input_required";
+/// The variable bounding how long a tried prompt's task may take to settle.
+const TASK_WINDOW_VAR: &str = "task_window";
 
 /// Generic under-specified requests, tried after the card's examples: each
 /// leaves out what an agent would have to ask for.
@@ -400,21 +402,28 @@ pub(crate) struct Search<'a> {
     card: &'a Card,
     budget: usize,
     redactor: Arc<Redactor>,
+    /// The variables a tried prompt's run sees: the peer's `task_window`,
+    /// which bounds the poll of an answer that is not settled yet.
+    vars: HashMap<String, Option<String>>,
     state: Mutex<State>,
 }
 
 impl<'a> Search<'a> {
-    pub(crate) fn new(
-        client: &'a PeerClient,
-        card: &'a Card,
-        budget: usize,
-        redactor: Arc<Redactor>,
-    ) -> Search<'a> {
+    /// The search of the peer at `client`, within `options`' budget, with
+    /// its redactor and its `task_window`.
+    pub(crate) fn new(client: &'a PeerClient, card: &'a Card, options: &RunOptions) -> Search<'a> {
+        let vars = options
+            .vars
+            .get(TASK_WINDOW_VAR)
+            .map(|window| (TASK_WINDOW_VAR.to_string(), Some(window.clone())))
+            .into_iter()
+            .collect();
         Search {
             client,
             card,
-            budget,
-            redactor,
+            budget: options.discover_budget,
+            redactor: options.redactor.clone(),
+            vars,
             state: Mutex::new(State::default()),
         }
     }
@@ -555,7 +564,7 @@ impl<'a> Search<'a> {
             "precondition search: trying {} `{}`",
             candidate.source, candidate.text
         ));
-        let mut ctx = RunContext::new(self.client, transcript.clone(), HashMap::new());
+        let mut ctx = RunContext::new(self.client, transcript.clone(), self.vars.clone());
         // A blocking send, so a peer that answers it with the task still
         // submitted or working has the task polled (GetTask) to the state it
         // settles in before it is judged: canceling it then would cut off
@@ -750,12 +759,7 @@ pub async fn search_peer(
     };
     let client = PeerClient::new(url, card.protocol_version(), card.binding(), config)
         .map_err(|e| unusable(e.to_string()))?;
-    let search = Search::new(
-        &client,
-        &card,
-        options.discover_budget,
-        options.redactor.clone(),
-    );
+    let search = Search::new(&client, &card, &options);
     if search.enabled() {
         tokio::select! {
             _ = search.prompt_for(None, "profile init") => {}
