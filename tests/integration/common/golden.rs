@@ -101,8 +101,10 @@ fn pace_rules() -> &'static [(Regex, String)] {
         let undeclared = r"step 2 `expect` \(scenarios/streaming.yaml:45\)";
         // `terminal-subscribe-lenient`: the peer serves the subscription to a
         // finished task with one event and closes; the close may be read
-        // before or after the runner notes the divergence.
-        let subscribed = r"step \d+ `expect` \(scenarios/protocol.yaml:\d+\)";
+        // before or after the runner notes the divergence. Likewise a
+        // stream that closes as its task stops for input, around the cancel
+        // step's note that no cancel was sent (`instant-unless-input`).
+        let subscribed = r"step \d+ (?:`expect` \(scenarios/protocol.yaml:\d+\)|`cancel` \(scenarios/cancel.yaml:\d+\))";
         // A whole note entry, up to its closing brace.
         let note_entry = |summary: &str| format!(r"{}[^\n]*\n {{12}}\}}", note(summary));
         // Events after the first, and the stream's end, as JSON entries and as lines.
