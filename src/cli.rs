@@ -285,8 +285,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "BYTES", default_value_t = a2a_conform_client::MAX_BODY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_body_bytes: usize,
     /// Scenario runs in flight at once against one peer (in all: jobs × --peers-in-flight).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
-    pub jobs: u16,
+    /// Default: sized from the peer's plan so its other runs fit beside its longest,
+    /// 1 + ⌈(sum of expected run lengths − longest) ÷ longest⌉, within 8..=16.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub jobs: Option<u16>,
     /// The most runs one `for_each` scenario expands to (one per input mode or interface);
     /// the rest are skipped and the declarations they verify read unverified.
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=100_000))]

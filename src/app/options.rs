@@ -351,7 +351,7 @@ pub(super) fn check_wide(args: &RunArgs) -> Result<RunOptions, AppError> {
         protocol: protocol_choice(args.protocol),
         binding: binding_choice(args.binding),
         retries: args.retries,
-        jobs: usize::from(args.jobs),
+        jobs: args.jobs.map(usize::from),
         keep_passing_evidence: args.output.verbose,
         max_runs_per_family: args.max_runs_per_family as usize,
         trusted_keys: Arc::new(trusted_keys(&args.trusted_keys)?),

@@ -4,7 +4,7 @@
 //! never stops the others; the report in the peers' order, marked
 //! interrupted when a signal stopped it, with the shard it covers.
 
-use super::options::RunOptions;
+use super::options::{RunOptions, MAX_DEFAULT_JOBS};
 use super::peer::check_peer;
 use super::progress::Progress;
 use super::schedule::in_plan_order;
@@ -36,8 +36,8 @@ impl PeerTarget {
     }
 }
 
-/// The most scenario runs in flight at once across all peers (or `--jobs`,
-/// if more). A run in flight holds its connections, streams and evidence
+/// The most scenario runs in flight at once across all peers (or one
+/// peer's `--jobs`, if more). A run in flight holds its connections, streams and evidence
 /// (tens of KB), so `--peers-in-flight` × `--jobs` must not multiply
 /// without bound: a peer's runs beyond it wait for a slot, first come
 /// first served. 2,000 runs in flight measured about 230 MB with 1,000
@@ -60,7 +60,8 @@ pub async fn check(
 
 /// [`check`] for peers that may carry their own options. Up to
 /// `options.peers_in_flight` peers are checked at once, each with up to
-/// `options.jobs` runs in flight, and no more than [`MAX_RUNS_IN_FLIGHT`]
+/// `options.jobs` runs in flight (by default as many as its plan needs,
+/// within [`MIN_DEFAULT_JOBS`](crate::runner::MIN_DEFAULT_JOBS)..=[`MAX_DEFAULT_JOBS`]), and no more than [`MAX_RUNS_IN_FLIGHT`]
 /// in all; whichever finishes first frees its slot, and the report keeps
 /// plan order (peers as given, runs as planned). One peer's failure
 /// (unreachable, malformed card) is its own card error and never stops the
@@ -83,7 +84,8 @@ pub async fn check_fleet(
         .collect();
     let run_shard = options.shard.filter(|_| single);
     progress.check_started(kept.len());
-    let slots = &Semaphore::new(options.jobs.max(MAX_RUNS_IN_FLIGHT));
+    let most_jobs = options.jobs.unwrap_or(MAX_DEFAULT_JOBS);
+    let slots = &Semaphore::new(most_jobs.max(MAX_RUNS_IN_FLIGHT));
     let peers: Vec<(usize, PeerReport)> =
         stream::iter(kept.into_iter().enumerate().map(|(position, target)| {
             let peer_options = target.options.as_deref().unwrap_or(options);

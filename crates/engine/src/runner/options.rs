@@ -15,6 +15,14 @@ use tokio_util::sync::CancellationToken;
 /// Peers checked at once unless `--peers-in-flight` says otherwise.
 pub const DEFAULT_PEERS_IN_FLIGHT: usize = 8;
 
+/// The fewest runs in flight against one peer when `--jobs` is not given
+/// (the default is sized from the plan, [`RunOptions::jobs`]).
+pub const MIN_DEFAULT_JOBS: usize = 8;
+
+/// The most runs in flight against one peer when `--jobs` is not given:
+/// a plan of many long runs must not load one peer without bound.
+pub const MAX_DEFAULT_JOBS: usize = 16;
+
 /// The longest one scenario run may take, whatever its steps say.
 pub const MAX_RUN: Duration = Duration::from_secs(600);
 
@@ -46,8 +54,11 @@ pub struct RunOptions {
     pub binding: BindingChoice,
     /// Re-runs of a failing scenario; pass-after-fail is `flaky`.
     pub retries: u32,
-    /// Scenario runs in flight at once against one peer.
-    pub jobs: usize,
+    /// `--jobs`: scenario runs in flight at once against one peer. `None`:
+    /// sized from the peer's plan, so that its other runs fit beside its
+    /// longest (1 + ⌈(Σ expected − longest) ÷ longest⌉), within
+    /// [`MIN_DEFAULT_JOBS`]..=[`MAX_DEFAULT_JOBS`].
+    pub jobs: Option<usize>,
     /// Peers checked at once (`--peers-in-flight`): at most
     /// `jobs × peers_in_flight` runs are in flight in all.
     pub peers_in_flight: usize,
@@ -98,7 +109,7 @@ impl Default for RunOptions {
             protocol: ProtocolChoice::Auto,
             binding: BindingChoice::Auto,
             retries: 0,
-            jobs: 8,
+            jobs: None,
             peers_in_flight: DEFAULT_PEERS_IN_FLIGHT,
             shard: None,
             keep_passing_evidence: false,

@@ -7,6 +7,7 @@
 //! ends the watch); reports
 //! stay in plan order whatever the start order (`schedule::in_plan_order`).
 
+use super::options::{MAX_DEFAULT_JOBS, MIN_DEFAULT_JOBS};
 use super::plan::Planned;
 use crate::steps::estimate::{Estimate, NOMINAL_TASK};
 use std::time::Duration;
@@ -43,6 +44,24 @@ pub(crate) fn start_order(expected: &[Duration]) -> Vec<usize> {
     order
 }
 
+/// The runs in flight when `--jobs` is not given: enough slots that the
+/// other runs, packed beside the longest (which starts first), take no
+/// longer than it — 1 + ⌈(Σ expected − longest) ÷ longest⌉ — within
+/// [`MIN_DEFAULT_JOBS`]..=[`MAX_DEFAULT_JOBS`]: never fewer than the old
+/// fixed default, and never so many that a long plan floods one peer.
+pub(crate) fn default_jobs(expected: &[Duration]) -> usize {
+    let longest = expected.iter().max().copied().unwrap_or_default();
+    if longest.is_zero() {
+        return MIN_DEFAULT_JOBS;
+    }
+    let rest = expected.iter().sum::<Duration>().saturating_sub(longest);
+    let beside = rest.as_nanos().div_ceil(longest.as_nanos());
+    let wanted = usize::try_from(beside)
+        .unwrap_or(usize::MAX)
+        .saturating_add(1);
+    wanted.clamp(MIN_DEFAULT_JOBS, MAX_DEFAULT_JOBS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,6 +79,26 @@ mod tests {
         let expected = [ms(0), ms(1000), ms(2000), ms(1000), ms(3000), ms(0)];
         assert_eq!(start_order(&expected), vec![4, 2, 1, 3, 0, 5]);
         assert_eq!(start_order(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn the_default_jobs_fit_the_other_runs_beside_the_longest() {
+        // 26 s of runs, the longest 2.44 s: 1 + ⌈23.56 ÷ 2.44⌉ = 11.
+        let mut suite = vec![ms(2440)];
+        suite.extend(std::iter::repeat_n(ms(1000), 23));
+        suite.push(ms(560));
+        assert_eq!(suite.iter().sum::<Duration>(), ms(26_000));
+        assert_eq!(default_jobs(&suite), 11);
+        // Exactly fitting: 1 + 3 = 4, raised to the floor.
+        assert_eq!(default_jobs(&[ms(1000); 4]), MIN_DEFAULT_JOBS);
+        // 1 + ⌈12 ÷ 1⌉ = 13; one more run beside makes 14.
+        assert_eq!(default_jobs(&[ms(1000); 13]), 13);
+        assert_eq!(default_jobs(&[ms(1000); 14]), 14);
+        // Many long runs: capped.
+        assert_eq!(default_jobs(&[ms(1000); 100]), MAX_DEFAULT_JOBS);
+        // Nothing to run, or nothing that takes time: the floor.
+        assert_eq!(default_jobs(&[]), MIN_DEFAULT_JOBS);
+        assert_eq!(default_jobs(&[Duration::ZERO; 3]), MIN_DEFAULT_JOBS);
     }
 
     #[test]

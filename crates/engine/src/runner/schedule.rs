@@ -51,8 +51,17 @@ impl PeerRuns<'_> {
                 .into_iter()
                 .map(|(position, planned)| async move { (position, self.run(planned).await) }),
         )
-        .buffer_unordered(self.options.jobs.max(1));
+        .buffer_unordered(self.jobs(&lengths));
         in_plan_order(runs.collect().await)
+    }
+
+    /// How many runs of this peer may be in flight: `--jobs`, else sized
+    /// from the plan ([`order::default_jobs`]).
+    fn jobs(&self, lengths: &[Duration]) -> usize {
+        self.options
+            .jobs
+            .unwrap_or_else(|| order::default_jobs(lengths))
+            .max(1)
     }
 
     /// One run's report. A run that never started (the check was
