@@ -175,3 +175,31 @@ fn the_same_slow_send_within_timeout_is_honoured() {
     assert_eq!(out.declaration("lifecycle.completion"), "honoured");
     assert_eq!(out.code, 0, "{}", out.explain());
 }
+
+#[test]
+fn a_stream_head_later_than_timeout_is_the_tools_cap_not_a_divergence() {
+    // The window (5 s) would have waited for the head (at 2 s), but the
+    // tool's own --timeout (1 s) ran out first: unverified, the cap named.
+    let peer = held(Behaviour::SilentBeforeStatus, Duration::from_secs(2));
+    let out = check(
+        &peer.card_url(),
+        &[
+            "--scenario",
+            "streaming-probe",
+            "--var",
+            "probe_window=5s",
+            "--timeout",
+            "1s",
+        ],
+    );
+    let run = out.run("streaming-probe");
+    assert_eq!(run["verdict"], "error", "{}", out.explain());
+    assert_eq!(run["error_kind"], "tool-cap", "{}", out.explain());
+    let why = run["message"].as_str().unwrap_or("");
+    assert!(
+        why.contains("(--timeout)") && why.contains("raise --timeout"),
+        "{why}"
+    );
+    assert_eq!(out.declaration("capabilities.streaming"), "unverified");
+    assert_ne!(out.code, 1, "{}", out.explain());
+}
