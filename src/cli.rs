@@ -329,6 +329,10 @@ pub struct RunArgs {
     /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY); `-` is stdout.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Write a cassette of the check here (`*.gz`: gzip): every run's exchanges, stream
+    /// events with their offsets and webhook deliveries, redacted. See docs/cassette.md.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// When `prompt_input_required` is not set, the most tasks one peer's search for a prompt
     /// that reaches input-required may start (the card's skill examples, then a few built-in
     /// requests; every task it starts is canceled). See docs/zero-config.md.

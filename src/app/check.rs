@@ -11,7 +11,7 @@ use super::options::{
 use super::output::{finish, progress_mode, Outputs};
 use crate::cli::{CheckArgs, DemoArgs, RunArgs};
 use crate::config::ConfigFile;
-use crate::error::AppError;
+use crate::error::{AppError, UsageError};
 use crate::fleet::{self, FleetPeer};
 use crate::progress::TerminalProgress;
 use crate::settings::{PeerLayer, Profiles, Resolved, Sources};
@@ -264,7 +264,14 @@ pub(super) async fn run_check(
     mut setup: CheckSetup,
 ) -> Result<i32, AppError> {
     check_peer_urls(peers)?;
-    let (options, own) = plan_options(args, &mut setup)?;
+    let (mut options, mut own) = plan_options(args, &mut setup)?;
+    // A cassette holds every run's exchanges, passing ones too.
+    if args.record.is_some() {
+        options.keep_passing_evidence = true;
+        own.iter_mut()
+            .flatten()
+            .for_each(|o| o.keep_passing_evidence = true);
+    }
     let targets: Vec<runner::PeerTarget> = peers
         .iter()
         .enumerate()
@@ -288,6 +295,13 @@ pub(super) async fn run_check(
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let outputs = Outputs::new(args);
     outputs.check()?;
+    if let Some(path) = &args.record {
+        a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
+            flag: "--record",
+            path: path.clone(),
+            source,
+        })?;
+    }
     let progress =
         TerminalProgress::new(progress_mode(&args.output)).with_run_starts(args.output.verbose);
     let (caught, watcher) = watch_signals(options.cancel.clone());
@@ -305,6 +319,9 @@ pub(super) async fn run_check(
     // Every format is rendered from this one redacted report.
     let mut report = redacted(report, &options.redactor_with_issued())?;
     report.tool.insecure = options.client.tls.insecure;
+    if let Some(path) = &args.record {
+        record(&mut report, path, &suite, &options, args.output.verbose)?;
+    }
     // The rules, the baseline, then the summary: in `conclude`'s one order.
     let rules = Rules {
         fail_on_flaky: args.fail_on_flaky,
@@ -326,6 +343,50 @@ pub(super) async fn run_check(
         }
         None => Ok(code),
     }
+}
+
+/// `--record`: writes the cassette of the redacted `report`, then drops
+/// the passing runs' evidence it was kept for (unless `-v` asked for it),
+/// so the reports read as without `--record`.
+fn record(
+    report: &mut RunReport,
+    path: &std::path::Path,
+    suite: &a2a_conform_engine::scenario::Suite,
+    options: &RunOptions,
+    verbose: bool,
+) -> Result<(), AppError> {
+    let shaping = serde_json::json!({
+        "only": options.only,
+        "skip": options.skip,
+        "vars": options.vars,
+        "retries": options.retries,
+        "max_runs_per_family": options.max_runs_per_family,
+    });
+    let shaping = options.redactor_with_issued().redact_value(shaping);
+    let shaping = match shaping {
+        serde_json::Value::Object(map) => map.into_iter().collect(),
+        _ => Default::default(),
+    };
+    let digest = runner::suite_digest(suite, options);
+    let cassette = a2a_conform_cassette::Cassette::from_report(report, digest, shaping);
+    cassette.write(path).map_err(|e| match e {
+        a2a_conform_cassette::CassetteError::Io { path, source } => {
+            AppError::WriteReport { path, source }
+        }
+        other => AppError::WriteReport {
+            path: path.to_path_buf(),
+            source: std::io::Error::other(other.to_string()),
+        },
+    })?;
+    if !verbose {
+        let passing = report
+            .peers
+            .iter_mut()
+            .flat_map(|p| p.scenarios.iter_mut())
+            .filter(|s| s.verdict == a2a_conform_report::ScenarioVerdict::Pass);
+        passing.for_each(|s| s.evidence.clear());
+    }
+    Ok(())
 }
 
 /// `--wait-for-card`: polls each peer's card URL until it answers 2xx or

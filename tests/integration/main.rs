@@ -32,6 +32,7 @@ mod prompts;
 mod properties;
 mod push;
 mod readme;
+mod replay;
 mod reports;
 mod rest_v0_3;
 mod security;

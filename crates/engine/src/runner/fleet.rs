@@ -158,7 +158,7 @@ async fn isolated(input: &str, check: impl std::future::Future<Output = PeerRepo
 /// scenarios, the `--scenario`/`--skip` selection, the variables and the
 /// expansion cap. Shards of one check share it; `merge` refuses reports
 /// whose digests differ.
-pub(crate) fn suite_digest(suite: &Suite, options: &RunOptions) -> String {
+pub fn suite_digest(suite: &Suite, options: &RunOptions) -> String {
     use sha2::{Digest, Sha256};
     let mut hasher = Sha256::new();
     // The parsed scenarios (no hash maps: Debug output is deterministic).

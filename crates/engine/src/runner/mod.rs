@@ -46,7 +46,7 @@ pub(crate) mod webhook;
 mod window;
 
 pub use card::{fetch_card, CardUnavailable};
-pub use fleet::{check, check_fleet, PeerTarget, MAX_RUNS_IN_FLIGHT};
+pub use fleet::{check, check_fleet, suite_digest, PeerTarget, MAX_RUNS_IN_FLIGHT};
 pub use options::{
     RunOptions, DEFAULT_BUDGET as DEFAULT_DISCOVER_BUDGET, DEFAULT_MAX_RUNS_PER_FAMILY,
     DEFAULT_PEERS_IN_FLIGHT, MAX_DEFAULT_JOBS, MAX_PROBE_WINDOW, MAX_RUN, MIN_DEFAULT_JOBS,
