@@ -1,0 +1,224 @@
+//! Drift alerts: the body POSTed to `--alert-webhook` for each regression
+//! the history store reports, in the documented JSON shape ([`Alert`]) or
+//! a Slack-compatible `{"text": …}`, redacted by value, and delivered with
+//! bounded retries and backoff. A webhook that stays down is counted
+//! ([`Delivery::failed`]), never an error that stops the watch.
+
+use a2a_conform_client::redact::Redactor;
+use a2a_conform_history::Regression;
+use serde::Serialize;
+use std::time::Duration;
+
+/// The alert body's shape on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Format {
+    /// [`Alert`] as JSON (documented by its JSON Schema in docs/watch.md).
+    #[default]
+    Json,
+    /// `{"text": "…"}`, what a Slack incoming webhook takes.
+    Slack,
+}
+
+/// One regression as an alert: the JSON body of [`Format::Json`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Alert {
+    /// `verdict` (a declaration regressed) or `card` (the card changed).
+    pub kind: &'static str,
+    /// The peer's card URL.
+    pub peer: String,
+    /// The declaration id; `null` for a card change.
+    pub declaration: Option<String>,
+    /// The verdict (or card digest) before; `null` for an unreadable card.
+    pub before: Option<String>,
+    /// The verdict (or card digest) after.
+    pub after: Option<String>,
+    /// The history record holding the evidence.
+    pub record: i64,
+    /// Where the evidence is: `--evidence-base` + record, or `record:N`.
+    pub evidence: String,
+}
+
+fn verdict_name(verdict: impl Serialize) -> Option<String> {
+    serde_json::to_value(verdict)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+}
+
+impl Alert {
+    /// The alert for a regression; `evidence_base` (e.g. a dashboard URL)
+    /// prefixes the record id in the evidence link.
+    pub fn from_regression(regression: &Regression, evidence_base: Option<&str>) -> Alert {
+        let link = |record: i64| match evidence_base {
+            Some(base) => format!("{}/records/{record}", base.trim_end_matches('/')),
+            None => format!("record:{record}"),
+        };
+        match regression {
+            Regression::Verdict {
+                peer,
+                declaration,
+                before,
+                after,
+                record,
+            } => Alert {
+                kind: "verdict",
+                peer: peer.clone(),
+                declaration: Some(declaration.clone()),
+                before: verdict_name(before),
+                after: verdict_name(after),
+                record: *record,
+                evidence: link(*record),
+            },
+            Regression::CardChanged {
+                peer,
+                before,
+                after,
+                record,
+            } => Alert {
+                kind: "card",
+                peer: peer.clone(),
+                declaration: None,
+                before: before.clone(),
+                after: after.clone(),
+                record: *record,
+                evidence: link(*record),
+            },
+        }
+    }
+
+    /// The body in `format`, with every secret replaced by value.
+    pub fn body(&self, format: Format, redactor: &Redactor) -> serde_json::Value {
+        let value = match format {
+            Format::Json => serde_json::to_value(self).unwrap_or(serde_json::Value::Null),
+            Format::Slack => {
+                let none = || "none".to_string();
+                let what = self.declaration.as_deref().unwrap_or("the card");
+                let text = format!(
+                    "a2a-conform: {} regressed on {}: {} → {} ({})",
+                    what,
+                    self.peer,
+                    self.before.clone().unwrap_or_else(none),
+                    self.after.clone().unwrap_or_else(none),
+                    self.evidence
+                );
+                serde_json::json!({ "text": text })
+            }
+        };
+        redactor.redact_value(value)
+    }
+}
+
+/// How many times an alert is tried, and the first backoff (doubled each
+/// retry).
+#[derive(Debug, Clone, Copy)]
+pub struct Retry {
+    /// Attempts in all (at least one).
+    pub attempts: u32,
+    /// The wait before the second attempt.
+    pub backoff: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Retry {
+        Retry {
+            attempts: 4,
+            backoff: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What delivering a batch of alerts came to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Delivery {
+    /// Alerts the webhook accepted (a 2xx answer).
+    pub sent: u64,
+    /// Alerts given up on after every attempt.
+    pub failed: u64,
+}
+
+/// POSTs each body to `url`, each with up to `retry.attempts` tries; a
+/// 2xx answer is delivered, anything else (refused, timeout, 4xx/5xx) is
+/// retried and then counted as failed.
+pub async fn deliver(
+    client: &reqwest::Client,
+    url: &str,
+    bodies: &[serde_json::Value],
+    retry: Retry,
+) -> Delivery {
+    let mut outcome = Delivery::default();
+    for body in bodies {
+        let mut wait = retry.backoff;
+        let mut delivered = false;
+        for attempt in 0..retry.attempts.max(1) {
+            if attempt > 0 {
+                tokio::time::sleep(wait).await;
+                wait = wait.saturating_mul(2);
+            }
+            let answer = client.post(url).json(body).send().await;
+            if answer.is_ok_and(|a| a.status().is_success()) {
+                delivered = true;
+                break;
+            }
+        }
+        if delivered {
+            outcome.sent += 1;
+        } else {
+            outcome.failed += 1;
+        }
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use a2a_conform_report::DeclarationVerdict;
+
+    fn regression() -> Regression {
+        Regression::Verdict {
+            peer: "http://peer.example/?token=s3cret".into(),
+            declaration: "lifecycle.cancel".into(),
+            before: DeclarationVerdict::Honoured,
+            after: DeclarationVerdict::Diverged,
+            record: 7,
+        }
+    }
+
+    #[test]
+    fn the_json_body_names_peer_declaration_before_after_and_evidence() {
+        let alert = Alert::from_regression(&regression(), Some("http://dash/"));
+        let body = alert.body(Format::Json, &Redactor::new(["s3cret".to_string()]));
+        assert_eq!(body["kind"], "verdict");
+        assert_eq!(body["declaration"], "lifecycle.cancel");
+        assert_eq!(body["before"], "honoured");
+        assert_eq!(body["after"], "diverged");
+        assert_eq!(body["evidence"], "http://dash/records/7");
+        assert!(!body.to_string().contains("s3cret"), "{body}");
+    }
+
+    #[test]
+    fn the_slack_body_is_one_redacted_text() {
+        let alert = Alert::from_regression(&regression(), None);
+        let body = alert.body(Format::Slack, &Redactor::new(["s3cret".to_string()]));
+        let text = body["text"].as_str().unwrap_or_default();
+        assert!(text.contains("lifecycle.cancel regressed"), "{text}");
+        assert!(text.contains("honoured → diverged (record:7)"), "{text}");
+        assert!(!text.contains("s3cret"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn a_down_webhook_is_counted_not_fatal() {
+        // A port bound then dropped: connections are refused.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or(9);
+        let retry = Retry {
+            attempts: 2,
+            backoff: Duration::from_millis(10),
+        };
+        let bodies = [serde_json::json!({"text": "x"})];
+        let url = format!("http://127.0.0.1:{port}/hook");
+        let outcome = deliver(&reqwest::Client::new(), &url, &bodies, retry).await;
+        assert_eq!(outcome, Delivery { sent: 0, failed: 1 });
+    }
+}
