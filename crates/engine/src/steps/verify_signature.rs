@@ -12,7 +12,7 @@ use crate::scenario::template::Template;
 use a2a_conform_client::client::FetchError;
 use a2a_conform_client::http::BodyError;
 use a2a_conform_client::transcript::RecordKind;
-use a2a_conform_protocol::card::signature::{self, Check, KeyError, TrustedKey};
+use a2a_conform_protocol::card::signature::{self, Check, Form, KeyError, TrustedKey};
 use a2a_conform_protocol::card::MAX_CARD_BYTES;
 use serde::Deserialize;
 use std::time::Instant;
@@ -64,11 +64,23 @@ impl Primitive for VerifySignatureStep {
             Some(format!("curl -sS '{url}'")),
         );
         match signature::verify(&signing.card.card, &sig, &keys) {
-            Check::Verified { key } => {
+            Check::Verified { key, form } => {
                 ctx.transcript.note(format!(
-                    "signature #{} verifies against the key from {key}",
+                    "signature #{} verifies against the key from {key}, over {form}",
                     sig.index
                 ));
+                if form == Form::SdkEmptyRemoved {
+                    let finding = format!(
+                        "signature #{} verifies only over the official SDKs' form (empty values removed), not over the RFC 8785 (JCS) form of the card less `signatures` that v1 §8.4 names",
+                        sig.index
+                    );
+                    if ctx.strict {
+                        return Err(Stop::fail(format!("{finding} (judged under --strict)")));
+                    }
+                    ctx.transcript.note(format!(
+                        "warning: {finding}; honoured, as the SDKs interoperate on it (a divergence under --strict)"
+                    ));
+                }
                 if sig.jku.as_deref() == Some(key.as_str()) {
                     ctx.transcript.note(
                         "that key was published by the peer itself (its jku): pin it with --trusted-key to trust it",

@@ -232,12 +232,36 @@ pub enum Check {
     Verified {
         /// The key's source (a `--trusted-key` file or a `jku` URL).
         key: String,
+        /// The canonical form of the card the signature covers.
+        form: Form,
     },
     /// A key for it exists, and the signature does not match the card as
     /// served (or the entry is no JWS at all).
     Mismatch(String),
     /// No key to check it with, or an algorithm the tool does not verify.
     Unverifiable(String),
+}
+
+/// The canonical form of the card a signature was made over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// RFC 8785 (JCS) of the card less `signatures`: the form v1 §8.4 names.
+    Jcs,
+    /// JCS of the card less `signatures` with empty values (`null`, `""`,
+    /// `[]`, `{}`) removed: what the official SDKs sign. Only reported when
+    /// it differs from the spec's form.
+    SdkEmptyRemoved,
+}
+
+impl std::fmt::Display for Form {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Form::Jcs => "the RFC 8785 (JCS) form v1 §8.4 names",
+            Form::SdkEmptyRemoved => {
+                "the official SDKs' form (JCS with empty values removed), not the RFC 8785 (JCS) form v1 §8.4 names"
+            }
+        })
+    }
 }
 
 /// The asymmetric algorithms a card signature may use. HMAC is refused: a
@@ -278,17 +302,18 @@ pub fn verify(card: &Value, sig: &CardSignature, keys: &[TrustedKey]) -> Check {
             sig.kid.as_deref().unwrap_or("none")
         ));
     }
-    let messages: Vec<String> = payloads(card)
-        .iter()
-        .map(|payload| format!("{}.{}", sig.protected, B64.encode(payload)))
+    let messages: Vec<(Form, String)> = payloads(card)
+        .into_iter()
+        .map(|(form, payload)| (form, format!("{}.{}", sig.protected, B64.encode(payload))))
         .collect();
     let mut tried = 0usize;
     for key in &candidates {
-        for message in &messages {
+        for (form, message) in &messages {
             match jsonwebtoken::crypto::verify(&sig.signature, message.as_bytes(), &key.key, alg) {
                 Ok(true) => {
                     return Check::Verified {
                         key: key.source.clone(),
+                        form: *form,
                     }
                 }
                 Ok(false) => tried += 1,
@@ -313,20 +338,19 @@ pub fn verify(card: &Value, sig: &CardSignature, keys: &[TrustedKey]) -> Check {
 }
 
 /// The canonical payloads a signer may have signed: JCS of the card less
-/// `signatures`, then the same with empty values removed (deduplicated).
-pub(crate) fn payloads(card: &Value) -> Vec<Vec<u8>> {
+/// `signatures`, then the same with empty values removed (left out when it
+/// is the same bytes: the spec's form then is the one that verified).
+pub fn payloads(card: &Value) -> Vec<(Form, Vec<u8>)> {
     let mut unsigned = card.clone();
     if let Some(map) = unsigned.as_object_mut() {
         map.remove("signatures");
     }
-    let mut out = Vec::new();
-    for form in [
-        unsigned.clone(),
-        without_empty(&unsigned).unwrap_or(Value::Null),
-    ] {
-        if let Ok(bytes) = serde_json_canonicalizer::to_vec(&form) {
-            if !out.contains(&bytes) {
-                out.push(bytes);
+    let mut out: Vec<(Form, Vec<u8>)> = Vec::new();
+    let stripped = without_empty(&unsigned).unwrap_or(Value::Null);
+    for (form, value) in [(Form::Jcs, &unsigned), (Form::SdkEmptyRemoved, &stripped)] {
+        if let Ok(bytes) = serde_json_canonicalizer::to_vec(value) {
+            if !out.iter().any(|(_, b)| *b == bytes) {
+                out.push((form, bytes));
             }
         }
     }
@@ -363,7 +387,11 @@ pub fn sign_es256(
     kid: &str,
     jku: Option<&str>,
 ) -> Result<(), jsonwebtoken::errors::Error> {
-    let payload = payloads(card).into_iter().next().unwrap_or_default();
+    let payload = payloads(card)
+        .into_iter()
+        .next()
+        .map(|(_, bytes)| bytes)
+        .unwrap_or_default();
     let mut header = serde_json::json!({"alg": "ES256", "typ": "JOSE", "kid": kid});
     if let Some(jku) = jku {
         header["jku"] = Value::String(jku.to_string());
@@ -430,7 +458,8 @@ mod tests {
         assert_eq!(
             verify(&card, &sigs[0], &keys),
             Check::Verified {
-                key: "test.jwk".into()
+                key: "test.jwk".into(),
+                form: Form::Jcs,
             }
         );
         assert_eq!(
@@ -487,10 +516,13 @@ mod tests {
         served["signatures"] = stripped["signatures"].clone();
         let keys = read_keys("k.jwk", &jwk.to_string()).unwrap();
         let sigs = card_signatures(&served);
-        assert!(matches!(
+        assert_eq!(
             verify(&served, &sigs[0], &keys),
-            Check::Verified { .. }
-        ));
+            Check::Verified {
+                key: "k.jwk".into(),
+                form: Form::SdkEmptyRemoved,
+            }
+        );
     }
 
     #[test]
@@ -530,7 +562,7 @@ mod tests {
         assert_eq!(keys[0].kid, None);
         let sigs = card_signatures(&card);
         assert!(
-            matches!(verify(&card, &sigs[0], &keys), Check::Verified { key } if key == "key.pem")
+            matches!(verify(&card, &sigs[0], &keys), Check::Verified { key, form: Form::Jcs } if key == "key.pem")
         );
     }
 
