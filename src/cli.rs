@@ -90,6 +90,8 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
+    /// Write an SVG badge of a JSON report's declaration counts, for a README.
+    Badge(BadgeArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -662,4 +664,17 @@ mod tests {
             assert!(help.contains(&b.name()), "{} missing from {help}", b.name());
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub struct BadgeArgs {
+    /// The JSON report (`check --json FILE`) whose declarations the badge counts.
+    #[arg(value_name = "REPORT.json")]
+    pub report: PathBuf,
+    /// Write the SVG here instead of stdout (`-` is stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The badge's left-hand text.
+    #[arg(long, default_value = "a2a-conform")]
+    pub label: String,
 }

@@ -2,6 +2,7 @@
 //! mapping the outcome to an exit code. Reports go to stdout, problems to
 //! stderr: each [`AppError`] printed once, by [`run`].
 
+mod badge;
 mod check;
 mod commands;
 mod options;
@@ -61,6 +62,7 @@ fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i3
             }
             Command::Schema(SchemaCommand::Report) => schema::print(),
             Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args, sources).await,
+            Command::Badge(args) => badge::badge(args),
         }
     });
     // An interrupted check has written its reports; tasks it left behind

@@ -8,6 +8,7 @@ mod common;
 mod gating;
 
 mod auth_schemes;
+mod badge;
 mod baseline;
 mod blocking;
 mod check;
