@@ -35,6 +35,7 @@ mod readme;
 mod reports;
 mod rest_v0_3;
 mod security;
+mod send;
 mod settings;
 mod signatures;
 mod stream_refusals;
