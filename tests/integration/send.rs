@@ -2,7 +2,7 @@
 //! mock peer. Each divergence is caught (exit 1, the declaration named as
 //! demoted) and paired with the honest peer, which demotes nothing.
 
-use crate::common::{self, check, closed_port, run, start_peer};
+use crate::common::{check, closed_port, run, start_peer};
 use a2a_conform_mock::Behaviour;
 use a2a_conform_protocol::ProtocolVersion;
 
@@ -162,5 +162,22 @@ fn bad_input_is_a_usage_error_and_no_peer_is_exit_3() {
     assert_eq!(after.code, 2, "{}", after.stderr);
     let closed = run(&["send", &url, "--text", "hello"]);
     assert_eq!(closed.code, 3, "{}{}", closed.stdout, closed.stderr);
-    let _ = common::FAST_VARS;
+}
+
+#[test]
+fn an_unstable_completion_is_no_outcome_to_trust() {
+    let peer = start_peer(V, Behaviour::UnstableCompletion);
+    let card = peer.card_url();
+    let out = run(&["send", &card, "--text", "hello"]);
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("demoted: lifecycle.completion"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("outcome: no outcome to trust"),
+        "{}",
+        out.stdout
+    );
 }
