@@ -10,8 +10,13 @@ const V: ProtocolVersion = ProtocolVersion::V1_0;
 
 #[test]
 fn an_honest_peer_delivers_and_nothing_is_demoted() {
-    let peer = start_peer(V, Behaviour::Honest);
-    for stream in [false, true] {
+    for (version, stream) in [
+        (ProtocolVersion::V0_3, false),
+        (ProtocolVersion::V0_3, true),
+        (V, false),
+        (V, true),
+    ] {
+        let peer = start_peer(version, Behaviour::Honest);
         let mut args = vec!["send", "--text", "hello"];
         if stream {
             args.extend(["--stream", "--probe-window", "1s"]);
@@ -29,7 +34,13 @@ fn an_honest_peer_delivers_and_nothing_is_demoted() {
 
 #[test]
 fn a_silent_stream_is_demoted_and_the_task_is_polled() {
-    let peer = start_peer(V, Behaviour::StreamSilent);
+    for version in [ProtocolVersion::V0_3, V] {
+        silent_stream(version);
+    }
+}
+
+fn silent_stream(version: ProtocolVersion) {
+    let peer = start_peer(version, Behaviour::StreamSilent);
     let card = peer.card_url();
     let out = run(&[
         "send",
