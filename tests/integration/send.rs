@@ -192,3 +192,32 @@ fn an_unstable_completion_is_no_outcome_to_trust() {
         out.stdout
     );
 }
+
+#[test]
+fn the_json_exchanges_never_hold_the_credential() {
+    let token = "send-test-bearer-7f3a9c";
+    let peer = crate::common::start_peer_with_token(V, Behaviour::Honest, Some(token));
+    let card = peer.card_url();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("send.json");
+    let out = crate::common::run_env(
+        &[
+            "send",
+            &card,
+            "--text",
+            "hello",
+            "--bearer-env",
+            "SEND_TOKEN",
+            "--json",
+            json.to_str().unwrap(),
+        ],
+        &[("SEND_TOKEN", token)],
+    );
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let written = std::fs::read_to_string(&json).unwrap();
+    assert!(written.contains("\"outcome\": \"completed\""), "{written}");
+    assert!(written.contains("GetTask"), "{written}");
+    for text in [&written, &out.stdout, &out.stderr] {
+        assert!(!text.contains(token), "the token leaked:\n{text}");
+    }
+}
