@@ -120,7 +120,8 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
     for v in &run.violations {
         println!(
             "demoted: {} — {}{}",
-            v.declaration,
+            // A mode's id holds the card's media type: peer text too.
+            terminal(&v.declaration.to_string()),
             terminal(&v.reason),
             v.task
                 .as_deref()
