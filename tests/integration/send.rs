@@ -221,3 +221,20 @@ fn the_json_exchanges_never_hold_the_credential() {
         assert!(!text.contains(token), "the token leaked:\n{text}");
     }
 }
+
+#[test]
+fn a_data_part_and_a_file_part_are_delivered() {
+    let peer = start_peer(V, Behaviour::Honest);
+    let card = peer.card_url();
+    let dir = tempfile::tempdir().unwrap();
+    let note = dir.path().join("note.txt");
+    std::fs::write(&note, "hello from a file").unwrap();
+    for message in [
+        ["--data", r#"{"a": 1}"#],
+        ["--file", note.to_str().unwrap()],
+    ] {
+        let out = run(&["send", &card, message[0], message[1]]);
+        assert_eq!(out.code, 0, "{message:?}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains("outcome: completed"), "{}", out.stdout);
+    }
+}
