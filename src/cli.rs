@@ -92,6 +92,10 @@ pub enum Command {
     },
     /// Write an SVG badge of a JSON report's declaration counts, for a README.
     Badge(BadgeArgs),
+    /// Delegate one task to a peer under the guards (docs/guards.md): print its timeline and every
+    /// declaration the peer broke on the way, demoted in the capability cache.
+    #[command(after_help = SEND_EXIT_CODES)]
+    Send(SendArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -581,6 +585,71 @@ pub fn positive_duration(text: &str) -> Result<Duration, DurationError> {
         d if d.is_zero() => Err(DurationError::Zero),
         d => Ok(d),
     }
+}
+
+const SEND_EXIT_CODES: &str = "Exit codes: 0 the task reached its outcome and every declaration relied on was kept · \
+1 the peer broke a declaration (routed around or not; each one is printed and demoted) · 2 usage error \
+(a bad flag, an unreadable file, JSON that does not parse) · 3 the peer malfunctioned, was unreachable, \
+refused the message or did not settle in time.";
+
+/// `send`: one task, guarded.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("message").required(true).args(["text", "data", "file"])))]
+#[command(group(clap::ArgGroup::new("resume").args(["resume_text", "resume_data"])))]
+pub struct SendArgs {
+    /// Card URL, or base URL of a peer.
+    #[arg(value_name = "CARD-URL")]
+    pub peer: String,
+    /// Send this text part.
+    #[arg(long, value_name = "TEXT")]
+    pub text: Option<String>,
+    /// Send this JSON value as a data part (application/json).
+    #[arg(long, value_name = "JSON")]
+    pub data: Option<String>,
+    /// Send this file's bytes as a file part (its media type guessed from its name).
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Open the task on a stream, probed: a stream that stays silent is demoted and the task polled.
+    #[arg(long)]
+    pub stream: bool,
+    /// Cancel the task after this long and confirm the cancel, e.g. 2s.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub cancel_after: Option<Duration>,
+    /// When the task stops for input, answer with this text.
+    #[arg(long, value_name = "TEXT")]
+    pub resume_text: Option<String>,
+    /// When the task stops for input, answer with this JSON data part (its text the fallback).
+    #[arg(long, value_name = "JSON")]
+    pub resume_data: Option<String>,
+    /// The capability cache file, shared with other processes [default: in memory].
+    #[arg(long, value_name = "FILE")]
+    pub cache: Option<PathBuf>,
+    /// Seed the cache from a `check --json` report: its diverged declarations are demoted.
+    #[arg(long, value_name = "REPORT.json")]
+    pub from_report: Option<PathBuf>,
+    /// Write {outcome, violations, exchanges} (redacted) as JSON here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// The streaming probe's window [default: twice the card's defaultTimeout, else 15s].
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub probe_window: Option<Duration>,
+    /// Read a bearer token from this environment variable (never pass secrets in argv).
+    #[arg(long, value_name = "VAR")]
+    pub bearer_env: Option<String>,
+    /// An extra request header, 'Name: value' (repeatable; redacted as a credential).
+    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+    /// Bound on each request's wait for an answer, e.g. 45s [default: 30s].
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub timeout: Option<Duration>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub protocol: ProtocolArg,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub binding: BindingArg,
+    #[command(flatten)]
+    pub schemes: SchemeCredentialArgs,
+    #[command(flatten)]
+    pub tls: TlsArgs,
 }
 
 #[cfg(test)]

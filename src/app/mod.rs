@@ -10,6 +10,7 @@ mod output;
 pub mod pipe;
 mod profile_init;
 mod schema;
+mod send;
 mod show;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
@@ -63,6 +64,7 @@ fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i3
             Command::Schema(SchemaCommand::Report) => schema::print(),
             Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args, sources).await,
             Command::Badge(args) => badge::badge(args),
+            Command::Send(args) => send::send(args, sources).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind

@@ -241,17 +241,23 @@ pub(super) fn run_top(args: &RunArgs, sources: &Sources) -> Result<Top, UsageErr
     top(settings, &args.headers, sources)
 }
 
-/// The top of `profile init`'s settings.
-pub(super) fn init_top(
-    args: &crate::cli::ProfileInitArgs,
-    sources: &Sources,
-) -> Result<Top, UsageError> {
+/// The top of `profile init`'s and `send`'s settings: only their flags.
+pub(super) fn init_top(flags: InitFlags<'_>, sources: &Sources) -> Result<Top, UsageError> {
     let settings = PeerSettings {
-        timeout: args.timeout,
-        bearer_env: args.bearer_env.clone(),
-        ..scheme_and_tls(&args.schemes, &args.tls)
+        timeout: flags.timeout,
+        bearer_env: flags.bearer_env.cloned(),
+        ..scheme_and_tls(flags.schemes, flags.tls)
     };
-    top(settings, &args.headers, sources)
+    top(settings, flags.headers, sources)
+}
+
+/// The flags `init_top` reads, from whichever subcommand took them.
+pub(super) struct InitFlags<'a> {
+    pub(super) timeout: Option<std::time::Duration>,
+    pub(super) bearer_env: Option<&'a String>,
+    pub(super) headers: &'a [String],
+    pub(super) schemes: &'a SchemeCredentialArgs,
+    pub(super) tls: &'a TlsArgs,
 }
 
 /// A peer's variables, each typed built-in checked and named by where it was set.

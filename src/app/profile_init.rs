@@ -2,7 +2,8 @@
 //! set, run once against a peer, and written as a profile a CI job pins.
 
 use super::options::{
-    binding_choice, check_peer_urls, init_top, protocol_choice, redactor, secrets, PeerClients,
+    binding_choice, check_peer_urls, init_top, protocol_choice, redactor, secrets, InitFlags,
+    PeerClients,
 };
 use crate::cli::ProfileInitArgs;
 use crate::error::{AppError, UsageError};
@@ -16,7 +17,14 @@ use std::sync::Arc;
 pub(super) async fn init(args: ProfileInitArgs, sources: &Sources) -> Result<i32, AppError> {
     check_peer_urls(std::slice::from_ref(&args.peer))?;
     // The profile is to be written: only the flags set anything.
-    let settings = init_top(&args, sources)?.resolve(&[], &[]);
+    let flags = InitFlags {
+        timeout: args.timeout,
+        bearer_env: args.bearer_env.as_ref(),
+        headers: &args.headers,
+        schemes: &args.schemes,
+        tls: &args.tls,
+    };
+    let settings = init_top(flags, sources)?.resolve(&[], &[]);
     let (client, auth) = PeerClients::new(args.tls.insecure).client(&settings)?;
     let mut options = RunOptions {
         protocol: protocol_choice(args.protocol),

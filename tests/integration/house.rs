@@ -50,6 +50,25 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         &["a2a-conform-protocol", "a2a-conform-client"],
     ),
     (
+        "a2a-conform-cassette",
+        "crates/cassette",
+        &["a2a-conform-report"],
+    ),
+    (
+        "a2a-conform-dashboard",
+        "crates/dashboard",
+        &["a2a-conform-report", "a2a-conform-history"],
+    ),
+    (
+        "a2a-conform-watch",
+        "crates/watch",
+        &[
+            "a2a-conform-client",
+            "a2a-conform-report",
+            "a2a-conform-history",
+        ],
+    ),
+    (
         "a2a-conform",
         ".",
         &[
@@ -58,6 +77,9 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "a2a-conform-mock",
             "a2a-conform-report",
             "a2a-conform-engine",
+            "a2a-conform-guard",
+            "a2a-conform-cassette",
+            "a2a-conform-dashboard",
         ],
     ),
 ];

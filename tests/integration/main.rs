@@ -37,6 +37,7 @@ mod replay;
 mod reports;
 mod rest_v0_3;
 mod security;
+mod send;
 mod settings;
 mod signatures;
 mod stream_refusals;

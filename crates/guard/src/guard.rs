@@ -30,6 +30,9 @@ pub struct GuardOptions {
     /// After a cancel, how long a stream the guard holds must stay free of
     /// artifact frames when the peer does not close it (default 2 s).
     pub quiet_window: Duration,
+    /// Whether `open_task` may open a (probed) stream at all (default
+    /// true); false sends a plain message and follows the task by reads.
+    pub streaming: bool,
 }
 
 impl Default for GuardOptions {
@@ -39,6 +42,7 @@ impl Default for GuardOptions {
             max_wait: Duration::from_secs(300),
             probe_window: None,
             quiet_window: Duration::from_secs(2),
+            streaming: true,
         }
     }
 }

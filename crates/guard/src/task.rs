@@ -79,7 +79,8 @@ impl Guard {
         let version = self.client.version;
         let message = version.message(parts, &uuid::Uuid::new_v4().to_string(), None, None);
         let mut violations = Vec::new();
-        if self.card.capabilities.streaming == Some(true)
+        if self.options.streaming
+            && self.card.capabilities.streaming == Some(true)
             && self.cache.is_trusted(&self.peer, &streaming)
         {
             let params = version.send_params(message.clone(), true);
@@ -111,7 +112,7 @@ impl Guard {
                     return self.polling(transcript, &result, parts, violations).await;
                 }
             }
-        } else if self.card.capabilities.streaming == Some(true) {
+        } else if self.options.streaming && self.card.capabilities.streaming == Some(true) {
             transcript.note("guard: streaming is demoted for this peer; polling instead");
         }
         let params = version.send_params(message, false);

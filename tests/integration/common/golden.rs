@@ -69,6 +69,13 @@ fn rules() -> &'static [(Regex, &'static str)] {
             // JSON-RPC request ids: one counter per peer, shared by the
             // scenario runs in flight at once.
             (r#"((?:\\?"|&quot;)id(?:\\?"|&quot;):\s*)\d+"#, "${1}[N]"),
+            // …and a line cut short (…) after such an id: the cut point
+            // moves with the id's width, so the cut goes back to the last
+            // JSON delimiter before it.
+            (
+                r#"((?:\\?"|&quot;)id(?:\\?"|&quot;):\s*\[N\][^\n]*["',:{])[^"',:{\n]*…"#,
+                "${1}[cut]…",
+            ),
         ]
         .into_iter()
         .map(|(pattern, replacement)| (Regex::new(pattern).expect("rule"), replacement))

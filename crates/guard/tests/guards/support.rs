@@ -40,6 +40,7 @@ pub fn options() -> GuardOptions {
         max_wait: Duration::from_secs(10),
         probe_window: Some(Duration::from_millis(400)),
         quiet_window: Duration::from_millis(500),
+        streaming: true,
     }
 }
 

@@ -1,0 +1,402 @@
+//! `send`: one task delegated to a peer under the guards of
+//! `a2a-conform-guard` (docs/guards.md). It prints the task's timeline and
+//! every declaration the peer broke on the way (each now demoted in the
+//! capability cache), and its exit code says whether the outcome can be
+//! trusted: 0 kept, 1 a violation, 2 usage, 3 a peer malfunction.
+
+use super::options::{binding_choice, init_top, protocol_choice, InitFlags, PeerClients};
+use crate::cli::SendArgs;
+use crate::error::AppError;
+use crate::settings::Sources;
+use a2a_conform_client::auth::{IssuedSecrets, PeerAuth};
+use a2a_conform_client::card_fetch::fetch_card;
+use a2a_conform_client::{Record, Redactor};
+use a2a_conform_guard::{
+    CacheOptions, CancelOutcome, CapabilityCache, ContractViolation, EventSource, Guard,
+    GuardError, GuardOptions, PartsSent, TaskEvent, TaskHandle,
+};
+use a2a_conform_protocol::MessagePart;
+use a2a_conform_report::exit;
+use a2a_conform_report::inert::terminal;
+use a2a_conform_report::input::{read_capped, YAML_CAP};
+use base64::Engine as _;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio::time::Instant;
+
+/// A `send` input that cannot be used: exit 2, before any request.
+#[derive(Debug, thiserror::Error)]
+enum SendUsage {
+    #[error("--{flag} is not JSON: {source}")]
+    Json {
+        flag: &'static str,
+        source: serde_json::Error,
+    },
+    #[error("cannot read {flag} {}: {source}", path.display())]
+    Read {
+        flag: &'static str,
+        path: PathBuf,
+        source: a2a_conform_report::input::ReadError,
+    },
+    #[error("--cache {}: {source}", path.display())]
+    Cache {
+        path: PathBuf,
+        source: a2a_conform_guard::CacheError,
+    },
+    #[error("--from-report {}: {source}", path.display())]
+    Seed {
+        path: PathBuf,
+        source: a2a_conform_guard::CacheError,
+    },
+    #[error("cannot write --json {}: {source}", path.display())]
+    JsonOut {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// What the run came to, for the exit code and `--json`.
+struct Run {
+    outcome: String,
+    code: i32,
+    violations: Vec<ContractViolation>,
+    exchanges: Vec<Record>,
+}
+
+pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppError> {
+    let (parts, reply) = match message_parts(&args).and_then(|p| Ok((p, reply_parts(&args)?))) {
+        Ok(both) => both,
+        Err(e) => return Ok(usage(&e)),
+    };
+    let flags = InitFlags {
+        timeout: args.timeout,
+        bearer_env: args.bearer_env.as_ref(),
+        headers: &args.headers,
+        schemes: &args.schemes,
+        tls: &args.tls,
+    };
+    let settings = init_top(flags, sources)?.resolve(&[], &[]);
+    let (config, auth) = PeerClients::new(args.tls.insecure).client(&settings)?;
+    let cache = match open_cache(&args) {
+        Ok(cache) => cache,
+        Err(e) => return Ok(usage(&e)),
+    };
+    if let Some(path) = &args.json {
+        if let Err(source) = a2a_conform_report::check_writable(path) {
+            let path = path.clone();
+            return Ok(usage(&SendUsage::JsonOut { path, source }));
+        }
+    }
+    let redactor = Redactor::new([config.secrets(), auth.secrets()].concat());
+    let card = match fetch_card(
+        &args.peer,
+        &config,
+        protocol_choice(args.protocol),
+        binding_choice(args.binding),
+        &redactor,
+    )
+    .await
+    {
+        Ok(card) => card,
+        Err(e) => return Ok(malfunction(&e.to_string())),
+    };
+    let run_auth = PeerAuth::new(&card, &config, Arc::new(auth), IssuedSecrets::default())
+        .before_runs()
+        .await;
+    if let Some(trouble) = &run_auth.trouble {
+        eprintln!("warning: {}", terminal(trouble));
+    }
+    let options = GuardOptions {
+        streaming: args.stream,
+        probe_window: args.probe_window,
+        ..GuardOptions::default()
+    };
+    let guard = match Guard::new(card, run_auth.config, cache, options) {
+        Ok(guard) => guard,
+        Err(e) => return Ok(malfunction(&e.to_string())),
+    };
+    let run = delegate(&guard, &args, &parts, reply).await;
+    for v in &run.violations {
+        println!(
+            "demoted: {} — {}{}",
+            // A mode's id holds the card's media type: peer text too.
+            terminal(&v.declaration.to_string()),
+            terminal(&v.reason),
+            v.task
+                .as_deref()
+                .map(|t| format!(" (task {})", terminal(t)))
+                .unwrap_or_default()
+        );
+    }
+    println!("outcome: {}", terminal(&run.outcome));
+    if let Some(path) = &args.json {
+        let body = json!({
+            "outcome": run.outcome,
+            "violations": run.violations,
+            "exchanges": run.exchanges,
+        });
+        let text = serde_json::to_string_pretty(&body).map_err(AppError::Redaction)?;
+        a2a_conform_report::write_atomically(path, &format!("{text}\n")).map_err(|source| {
+            AppError::WriteReport {
+                path: path.clone(),
+                source,
+            }
+        })?;
+    }
+    Ok(run.code)
+}
+
+/// Prints a usage error the way the other commands do; exit 2.
+fn usage(e: &SendUsage) -> i32 {
+    eprintln!("error: {}", terminal(&e.to_string()));
+    exit::USAGE
+}
+
+/// Prints why the peer could not be used; exit 3.
+fn malfunction(reason: &str) -> i32 {
+    eprintln!("error: {}", terminal(reason));
+    exit::PEER_UNREACHABLE
+}
+
+/// The message to send, from `--text`, `--data` or `--file`.
+fn message_parts(args: &SendArgs) -> Result<Vec<MessagePart>, SendUsage> {
+    if let Some(text) = &args.text {
+        return Ok(vec![MessagePart::Text(text.clone())]);
+    }
+    if let Some(data) = &args.data {
+        return Ok(vec![MessagePart::Data(json_flag("data", data)?)]);
+    }
+    let Some(path) = &args.file else {
+        return Ok(Vec::new()); // clap requires one of the three
+    };
+    let text = read_capped(path, YAML_CAP).map_err(|source| SendUsage::Read {
+        flag: "--file",
+        path: path.clone(),
+        source,
+    })?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let media_type = match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => "application/json",
+        Some("md") => "text/markdown",
+        Some("csv") => "text/csv",
+        _ => "text/plain",
+    };
+    Ok(vec![MessagePart::File {
+        media_type: media_type.to_string(),
+        base64: base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
+        name,
+    }])
+}
+
+fn json_flag(flag: &'static str, text: &str) -> Result<Value, SendUsage> {
+    serde_json::from_str(text).map_err(|source| SendUsage::Json { flag, source })
+}
+
+/// The answer to an input request: the parts, and a fallback (the text
+/// of a data part) for a peer seen to refuse the data mode.
+type Reply = (Vec<MessagePart>, Option<Vec<MessagePart>>);
+
+/// The answer `--resume-text` / `--resume-data` give, checked before any request.
+fn reply_parts(args: &SendArgs) -> Result<Option<Reply>, SendUsage> {
+    Ok(match (&args.resume_text, &args.resume_data) {
+        (_, Some(data)) => Some((
+            vec![MessagePart::Data(json_flag("resume-data", data)?)],
+            Some(vec![MessagePart::Text(data.clone())]),
+        )),
+        (Some(text), None) => Some((vec![MessagePart::Text(text.clone())], None)),
+        (None, None) => None,
+    })
+}
+
+/// The capability cache: the file, else in memory; seeded from a report.
+fn open_cache(args: &SendArgs) -> Result<CapabilityCache, SendUsage> {
+    let cache = match &args.cache {
+        Some(path) => CapabilityCache::open(path, CacheOptions::default()).map_err(|source| {
+            SendUsage::Cache {
+                path: path.clone(),
+                source,
+            }
+        })?,
+        None => CapabilityCache::in_memory(CacheOptions::default()),
+    };
+    if let Some(path) = &args.from_report {
+        let demoted = cache
+            .seed_from_report(path)
+            .map_err(|source| SendUsage::Seed {
+                path: path.clone(),
+                source,
+            })?;
+        println!(
+            "seeded: {demoted} declaration(s) demoted from {}",
+            terminal(&path.display().to_string())
+        );
+    }
+    Ok(cache)
+}
+
+/// Opens the task and takes it to its outcome: cancelled, settled, or
+/// resumed and settled.
+async fn delegate(
+    guard: &Guard,
+    args: &SendArgs,
+    parts: &[MessagePart],
+    reply: Option<Reply>,
+) -> Run {
+    let mut run = Run {
+        outcome: String::new(),
+        code: exit::OK,
+        violations: Vec::new(),
+        exchanges: Vec::new(),
+    };
+    let mut handle = match guard.open_task(parts).await {
+        Ok(handle) => handle,
+        Err(e) => return failed(run, e),
+    };
+    println!(
+        "task {} opened ({})",
+        terminal(handle.task_id()),
+        if handle.is_streaming() {
+            "on a stream"
+        } else {
+            "polling"
+        }
+    );
+    let result = match args.cancel_after {
+        Some(after) => cancel(&mut handle, after).await,
+        None => settle(guard, &mut handle, reply).await,
+    };
+    run.violations.extend(handle.violations().iter().cloned());
+    run.exchanges = handle.exchanges();
+    match result {
+        Ok((outcome, resumed)) => {
+            run.violations.extend(resumed.violations);
+            run.exchanges.extend(resumed.exchanges);
+            run.outcome = outcome;
+            if !run.violations.is_empty() {
+                run.code = exit::DIVERGED;
+            }
+            run
+        }
+        Err(e) => failed(run, e),
+    }
+}
+
+/// What a resume added to the run.
+#[derive(Default)]
+struct Extra {
+    violations: Vec<ContractViolation>,
+    exchanges: Vec<Record>,
+}
+
+/// A guarded operation that did not reach its outcome.
+fn failed(mut run: Run, e: GuardError) -> Run {
+    match e {
+        GuardError::Violation(v) => {
+            run.outcome = "no outcome to trust".to_string();
+            run.exchanges.extend(v.evidence.iter().cloned());
+            run.violations.push(*v);
+            run.code = exit::DIVERGED;
+        }
+        GuardError::NoAcceptedMode { .. } => {
+            run.outcome = terminal(&e.to_string()).into_owned();
+            run.code = exit::DIVERGED;
+        }
+        GuardError::Cache(_) => {
+            run.outcome = terminal(&e.to_string()).into_owned();
+            run.code = exit::USAGE;
+        }
+        other => {
+            eprintln!("error: {}", terminal(&other.to_string()));
+            run.outcome = terminal(&other.to_string()).into_owned();
+            run.code = exit::PEER_UNREACHABLE;
+        }
+    }
+    run
+}
+
+/// Prints one task event as a timeline line.
+fn print_event(started: Instant, event: &TaskEvent) {
+    let from = |f: &EventSource| match f {
+        EventSource::Stream => "stream",
+        EventSource::Poll => "poll",
+    };
+    let at = started.elapsed().as_millis();
+    match event {
+        TaskEvent::Status { state, from: f } => {
+            println!("{at:>6} ms  {:<6} status {}", from(f), state.as_str())
+        }
+        TaskEvent::Artifact {
+            artifact_id,
+            from: f,
+        } => println!(
+            "{at:>6} ms  {:<6} artifact {}",
+            from(f),
+            terminal(artifact_id.as_deref().unwrap_or("(no id)"))
+        ),
+    }
+}
+
+/// Follows the events for `after`, then cancels and confirms.
+async fn cancel(
+    handle: &mut TaskHandle<'_>,
+    after: std::time::Duration,
+) -> Result<(String, Extra), GuardError> {
+    let started = Instant::now();
+    let deadline = started + after;
+    while let Ok(next) = tokio::time::timeout_at(deadline, handle.next_event()).await {
+        match next? {
+            Some(event) => print_event(started, &event),
+            None => break,
+        }
+    }
+    let outcome = match handle.cancel_and_confirm().await? {
+        CancelOutcome::Confirmed { reads, .. } => {
+            format!("canceled, confirmed on {reads} read(s)")
+        }
+        CancelOutcome::AlreadyTerminal(settled) => {
+            format!("already {} before the cancel", settled.state.as_str())
+        }
+    };
+    Ok((outcome, Extra::default()))
+}
+
+/// Follows the events to the end, settles, and answers an input request.
+async fn settle(
+    guard: &Guard,
+    handle: &mut TaskHandle<'_>,
+    reply: Option<Reply>,
+) -> Result<(String, Extra), GuardError> {
+    let started = Instant::now();
+    while let Some(event) = handle.next_event().await? {
+        print_event(started, &event);
+    }
+    let settled = handle.await_terminal().await?;
+    let mut extra = Extra::default();
+    let (true, Some((primary, fallback))) = (settled.is_interrupted(), reply) else {
+        return Ok((settled.state.as_str().to_string(), extra));
+    };
+    println!(
+        "task {}: {}, resuming",
+        terminal(&settled.task_id),
+        settled.state.as_str()
+    );
+    let resumed = guard
+        .resume(&settled.task_id, &primary, fallback.as_deref())
+        .await?;
+    println!(
+        "resumed with the {} part(s)",
+        match resumed.sent {
+            PartsSent::Primary => "primary",
+            PartsSent::Fallback => "fallback",
+        }
+    );
+    extra.violations = resumed.violations;
+    extra.exchanges = resumed.exchanges;
+    let last = guard.await_terminal(&settled.task_id).await?;
+    extra.exchanges.extend(last.exchanges);
+    Ok((last.state.as_str().to_string(), extra))
+}
