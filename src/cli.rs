@@ -118,18 +118,10 @@ pub enum ProfileCommand {
     Init(ProfileInitArgs),
 }
 
+/// How `profile init` and `send` reach one peer: credentials, headers,
+/// timeout, version, binding and TLS, read by `options::init_top`.
 #[derive(Debug, Args)]
-pub struct ProfileInitArgs {
-    /// Card URL, or base URL of a peer.
-    #[arg(value_name = "CARD-URL")]
-    pub peer: String,
-    /// Write the profile here (atomically) instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
-    /// The most tasks the search may start (each one it leaves unfinished is canceled).
-    #[arg(long, value_name = "N", default_value_t = a2a_conform_engine::runner::DEFAULT_DISCOVER_BUDGET as u32,
-          value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub discover_budget: u32,
+pub struct PeerConnectArgs {
     /// Read a bearer token from this environment variable (never pass secrets in argv).
     #[arg(long, value_name = "VAR")]
     pub bearer_env: Option<String>,
@@ -147,6 +139,22 @@ pub struct ProfileInitArgs {
     pub schemes: SchemeCredentialArgs,
     #[command(flatten)]
     pub tls: TlsArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileInitArgs {
+    /// Card URL, or base URL of a peer.
+    #[arg(value_name = "CARD-URL")]
+    pub peer: String,
+    /// Write the profile here (atomically) instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The most tasks the search may start (each one it leaves unfinished is canceled).
+    #[arg(long, value_name = "N", default_value_t = a2a_conform_engine::runner::DEFAULT_DISCOVER_BUDGET as u32,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub discover_budget: u32,
+    #[command(flatten)]
+    pub connect: PeerConnectArgs,
 }
 
 /// Credentials for the card's own security schemes, each read from the
@@ -633,23 +641,8 @@ pub struct SendArgs {
     /// The streaming probe's window [default: twice the card's defaultTimeout, else 15s].
     #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
     pub probe_window: Option<Duration>,
-    /// Read a bearer token from this environment variable (never pass secrets in argv).
-    #[arg(long, value_name = "VAR")]
-    pub bearer_env: Option<String>,
-    /// An extra request header, 'Name: value' (repeatable; redacted as a credential).
-    #[arg(long = "header", value_name = "'NAME: VALUE'")]
-    pub headers: Vec<String>,
-    /// Bound on each request's wait for an answer, e.g. 45s [default: 30s].
-    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
-    pub timeout: Option<Duration>,
-    #[arg(long, value_enum, default_value = "auto")]
-    pub protocol: ProtocolArg,
-    #[arg(long, value_enum, default_value = "auto")]
-    pub binding: BindingArg,
     #[command(flatten)]
-    pub schemes: SchemeCredentialArgs,
-    #[command(flatten)]
-    pub tls: TlsArgs,
+    pub connect: PeerConnectArgs,
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! input cap, once per check), peer URLs.
 
 use crate::cli::{
-    BindingArg, MockProtocolArg, ProtocolArg, RunArgs, SchemeCredentialArgs, TlsArgs,
+    BindingArg, MockProtocolArg, PeerConnectArgs, ProtocolArg, RunArgs, SchemeCredentialArgs,
+    TlsArgs,
 };
 use crate::error::{AppError, UsageError};
 use crate::settings::{Layer, PeerSettings, Resolved, Sourced, Sources, Top};
@@ -242,22 +243,13 @@ pub(super) fn run_top(args: &RunArgs, sources: &Sources) -> Result<Top, UsageErr
 }
 
 /// The top of `profile init`'s and `send`'s settings: only their flags.
-pub(super) fn init_top(flags: InitFlags<'_>, sources: &Sources) -> Result<Top, UsageError> {
+pub(super) fn init_top(flags: &PeerConnectArgs, sources: &Sources) -> Result<Top, UsageError> {
     let settings = PeerSettings {
         timeout: flags.timeout,
-        bearer_env: flags.bearer_env.cloned(),
-        ..scheme_and_tls(flags.schemes, flags.tls)
+        bearer_env: flags.bearer_env.clone(),
+        ..scheme_and_tls(&flags.schemes, &flags.tls)
     };
-    top(settings, flags.headers, sources)
-}
-
-/// The flags `init_top` reads, from whichever subcommand took them.
-pub(super) struct InitFlags<'a> {
-    pub(super) timeout: Option<std::time::Duration>,
-    pub(super) bearer_env: Option<&'a String>,
-    pub(super) headers: &'a [String],
-    pub(super) schemes: &'a SchemeCredentialArgs,
-    pub(super) tls: &'a TlsArgs,
+    top(settings, &flags.headers, sources)
 }
 
 /// A peer's variables, each typed built-in checked and named by where it was set.

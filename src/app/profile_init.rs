@@ -2,8 +2,7 @@
 //! set, run once against a peer, and written as a profile a CI job pins.
 
 use super::options::{
-    binding_choice, check_peer_urls, init_top, protocol_choice, redactor, secrets, InitFlags,
-    PeerClients,
+    binding_choice, check_peer_urls, init_top, protocol_choice, redactor, secrets, PeerClients,
 };
 use crate::cli::ProfileInitArgs;
 use crate::error::{AppError, UsageError};
@@ -17,18 +16,11 @@ use std::sync::Arc;
 pub(super) async fn init(args: ProfileInitArgs, sources: &Sources) -> Result<i32, AppError> {
     check_peer_urls(std::slice::from_ref(&args.peer))?;
     // The profile is to be written: only the flags set anything.
-    let flags = InitFlags {
-        timeout: args.timeout,
-        bearer_env: args.bearer_env.as_ref(),
-        headers: &args.headers,
-        schemes: &args.schemes,
-        tls: &args.tls,
-    };
-    let settings = init_top(flags, sources)?.resolve(&[], &[]);
-    let (client, auth) = PeerClients::new(args.tls.insecure).client(&settings)?;
+    let settings = init_top(&args.connect, sources)?.resolve(&[], &[]);
+    let (client, auth) = PeerClients::new(args.connect.tls.insecure).client(&settings)?;
     let mut options = RunOptions {
-        protocol: protocol_choice(args.protocol),
-        binding: binding_choice(args.binding),
+        protocol: protocol_choice(args.connect.protocol),
+        binding: binding_choice(args.connect.binding),
         client,
         auth: Arc::new(auth),
         discover_budget: args.discover_budget as usize,

@@ -4,7 +4,7 @@
 //! capability cache), and its exit code says whether the outcome can be
 //! trusted: 0 kept, 1 a violation, 2 usage, 3 a peer malfunction.
 
-use super::options::{binding_choice, init_top, protocol_choice, InitFlags, PeerClients};
+use super::options::{binding_choice, init_top, protocol_choice, PeerClients};
 use crate::cli::SendArgs;
 use crate::error::AppError;
 use crate::settings::Sources;
@@ -69,15 +69,8 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
         Ok(both) => both,
         Err(e) => return Ok(usage(&e)),
     };
-    let flags = InitFlags {
-        timeout: args.timeout,
-        bearer_env: args.bearer_env.as_ref(),
-        headers: &args.headers,
-        schemes: &args.schemes,
-        tls: &args.tls,
-    };
-    let settings = init_top(flags, sources)?.resolve(&[], &[]);
-    let (config, auth) = PeerClients::new(args.tls.insecure).client(&settings)?;
+    let settings = init_top(&args.connect, sources)?.resolve(&[], &[]);
+    let (config, auth) = PeerClients::new(args.connect.tls.insecure).client(&settings)?;
     let cache = match open_cache(&args) {
         Ok(cache) => cache,
         Err(e) => return Ok(usage(&e)),
@@ -92,8 +85,8 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
     let card = match fetch_card(
         &args.peer,
         &config,
-        protocol_choice(args.protocol),
-        binding_choice(args.binding),
+        protocol_choice(args.connect.protocol),
+        binding_choice(args.connect.binding),
         &redactor,
     )
     .await
