@@ -18,7 +18,7 @@ use a2a_conform_guard::{
 use a2a_conform_protocol::MessagePart;
 use a2a_conform_report::exit;
 use a2a_conform_report::inert::terminal;
-use a2a_conform_report::input::{read_capped, YAML_CAP};
+use a2a_conform_report::input::{read_capped_bytes, YAML_CAP};
 use base64::Engine as _;
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -163,7 +163,7 @@ fn message_parts(args: &SendArgs) -> Result<Vec<MessagePart>, SendUsage> {
     let Some(path) = &args.file else {
         return Ok(Vec::new()); // clap requires one of the three
     };
-    let text = read_capped(path, YAML_CAP).map_err(|source| SendUsage::Read {
+    let bytes = read_capped_bytes(path, YAML_CAP).map_err(|source| SendUsage::Read {
         flag: "--file",
         path: path.clone(),
         source,
@@ -172,17 +172,29 @@ fn message_parts(args: &SendArgs) -> Result<Vec<MessagePart>, SendUsage> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let media_type = match path.extension().and_then(|e| e.to_str()) {
+    Ok(vec![MessagePart::File {
+        media_type: file_media_type(path, &bytes).to_string(),
+        base64: base64::engine::general_purpose::STANDARD.encode(&bytes),
+        name,
+    }])
+}
+
+/// A file part's media type, from its extension; a file of no known
+/// extension is `text/plain` when it is UTF-8 text, else
+/// `application/octet-stream` (never text for bytes that are not).
+fn file_media_type(path: &std::path::Path, bytes: &[u8]) -> &'static str {
+    let extension = path.extension().and_then(|e| e.to_str());
+    match extension.map(str::to_ascii_lowercase).as_deref() {
         Some("json") => "application/json",
         Some("md") => "text/markdown",
         Some("csv") => "text/csv",
-        _ => "text/plain",
-    };
-    Ok(vec![MessagePart::File {
-        media_type: media_type.to_string(),
-        base64: base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
-        name,
-    }])
+        Some("txt") => "text/plain",
+        Some("pdf") => "application/pdf",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        _ if std::str::from_utf8(bytes).is_ok() => "text/plain",
+        _ => "application/octet-stream",
+    }
 }
 
 fn json_flag(flag: &'static str, text: &str) -> Result<Value, SendUsage> {

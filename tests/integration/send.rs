@@ -238,3 +238,27 @@ fn a_data_part_and_a_file_part_are_delivered() {
         assert!(out.stdout.contains("outcome: completed"), "{}", out.stdout);
     }
 }
+
+#[test]
+fn a_binary_file_is_sent_as_bytes_not_refused_as_text() {
+    let peer = start_peer(V, Behaviour::Honest);
+    let card = peer.card_url();
+    let dir = tempfile::tempdir().unwrap();
+    let blob = dir.path().join("blob.bin");
+    let bytes: Vec<u8> = (0..=255u8).rev().collect();
+    std::fs::write(&blob, &bytes).unwrap();
+    let out = run(&["send", &card, "--file", blob.to_str().unwrap()]);
+    assert!(
+        !out.stderr.contains("cannot read --file"),
+        "bytes that are not UTF-8 are still a file: {}",
+        out.explain()
+    );
+    // The mock declares text and JSON input only, and its refusal names
+    // the media type the part was sent with.
+    assert!(
+        out.stderr
+            .contains("media type `application/octet-stream` is not accepted"),
+        "{}",
+        out.explain()
+    );
+}

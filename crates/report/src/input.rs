@@ -42,6 +42,23 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<String, ReadError> {
     Ok(text)
 }
 
+/// Reads at most `cap` bytes of `path`, as bytes (a file part to send, of
+/// any content); like [`read_capped`], a larger file is refused before
+/// it is read.
+pub fn read_capped_bytes(path: &Path, cap: u64) -> Result<Vec<u8>, ReadError> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_file() && meta.len() > cap {
+        return Err(ReadError::TooLarge { cap });
+    }
+    let mut bytes = Vec::new();
+    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        return Err(ReadError::TooLarge { cap });
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,8 +72,13 @@ mod tests {
         file.set_len(1 << 30).unwrap();
         let e = read_capped(&path, YAML_CAP).unwrap_err();
         assert_eq!(e.to_string(), "is larger than 4 MiB");
+        assert!(matches!(
+            read_capped_bytes(&path, YAML_CAP),
+            Err(ReadError::TooLarge { .. })
+        ));
         std::fs::write(&path, "ok").unwrap();
         assert_eq!(read_capped(&path, 2).unwrap(), "ok");
+        assert_eq!(read_capped_bytes(&path, 2).unwrap(), b"ok");
         assert!(matches!(
             read_capped(&path, 1),
             Err(ReadError::TooLarge { cap: 1 })
