@@ -62,8 +62,14 @@ pub enum Command {
     Diff(DiffArgs),
     /// Join the JSON reports of `check --shard K/N` into one report (every shard, one check).
     Merge(MergeArgs),
+    /// Write an SVG badge of a JSON report's declaration counts, for a README.
+    Badge(BadgeArgs),
     /// Fetch, validate and print a card's declarations.
     Card(CardArgs),
+    /// Delegate one task to a peer under the guards (docs/guards.md): print its timeline and every
+    /// declaration the peer broke on the way, demoted in the capability cache.
+    #[command(after_help = SEND_EXIT_CODES)]
+    Send(SendArgs),
     /// Validate suite files, or list the scenarios a suite holds.
     #[command(subcommand)]
     Suite(SuiteCommand),
@@ -90,12 +96,6 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
-    /// Write an SVG badge of a JSON report's declaration counts, for a README.
-    Badge(BadgeArgs),
-    /// Delegate one task to a peer under the guards (docs/guards.md): print its timeline and every
-    /// declaration the peer broke on the way, demoted in the capability cache.
-    #[command(after_help = SEND_EXIT_CODES)]
-    Send(SendArgs),
 }
 
 #[derive(Debug, Subcommand)]
