@@ -29,17 +29,13 @@ pub enum ReadError {
 
 /// Reads `path` as UTF-8 text of at most `cap` bytes.
 pub fn read_capped(path: &Path, cap: u64) -> Result<String, ReadError> {
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    if meta.is_file() && meta.len() > cap {
-        return Err(ReadError::TooLarge { cap });
-    }
-    let mut text = String::new();
-    file.take(cap.saturating_add(1)).read_to_string(&mut text)?;
-    if text.len() as u64 > cap {
-        return Err(ReadError::TooLarge { cap });
-    }
-    Ok(text)
+    let bytes = read_capped_bytes(path, cap)?;
+    String::from_utf8(bytes).map_err(|_| {
+        ReadError::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
+    })
 }
 
 /// Reads at most `cap` bytes of `path`, as bytes (a file part to send, of
