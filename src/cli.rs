@@ -299,8 +299,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "BYTES", default_value_t = a2a_conform_client::MAX_BODY_BYTES, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_body_bytes: usize,
     /// Scenario runs in flight at once against one peer (in all: jobs × --peers-in-flight).
-    /// Default: sized from the peer's plan so its other runs fit beside its longest,
-    /// 1 + ⌈(sum of expected run lengths − longest) ÷ longest⌉, within 8..=16.
+    /// Default: sized from the peer's plan, the fewest in 8..=16 with which every run that
+    /// waits for a slot still ends before the longest run (by its expected length).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
     pub jobs: Option<u16>,
     /// The most runs one `for_each` scenario expands to (one per input mode or interface);

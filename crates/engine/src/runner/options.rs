@@ -55,8 +55,8 @@ pub struct RunOptions {
     /// Re-runs of a failing scenario; pass-after-fail is `flaky`.
     pub retries: u32,
     /// `--jobs`: scenario runs in flight at once against one peer. `None`:
-    /// sized from the peer's plan, so that its other runs fit beside its
-    /// longest (1 + ⌈(Σ expected − longest) ÷ longest⌉), within
+    /// sized from the peer's plan: the fewest slots on which no queued run
+    /// ends with the longest (half a nominal task of margin), within
     /// [`MIN_DEFAULT_JOBS`]..=[`MAX_DEFAULT_JOBS`].
     pub jobs: Option<usize>,
     /// Peers checked at once (`--peers-in-flight`): at most

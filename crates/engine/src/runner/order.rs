@@ -44,22 +44,43 @@ pub(crate) fn start_order(expected: &[Duration]) -> Vec<usize> {
     order
 }
 
-/// The runs in flight when `--jobs` is not given: enough slots that the
-/// other runs, packed beside the longest (which starts first), take no
-/// longer than it — 1 + ⌈(Σ expected − longest) ÷ longest⌉ — within
-/// [`MIN_DEFAULT_JOBS`]..=[`MAX_DEFAULT_JOBS`]: never fewer than the old
-/// fixed default, and never so many that a long plan floods one peer.
+/// The runs in flight when `--jobs` is not given: the fewest slots, within
+/// [`MIN_DEFAULT_JOBS`]..=[`MAX_DEFAULT_JOBS`], on which every run, started
+/// longest first as the schedule starts them, either starts at once or ends
+/// at least half a nominal task before the longest run does; the cap when
+/// no count in the range does. Never fewer than the old fixed default, and
+/// never so many that a long plan floods one peer.
+///
+/// Why a margin and a simulation, not a sum: the lengths are estimates (a
+/// nominal second per task), and runs cannot be split. Sized by volume
+/// alone (1 + ⌈(Σ − longest) ÷ longest⌉), one-second runs queued behind
+/// two-second ones and ended exactly as the longest run ended — on paper;
+/// against the mock they ended 0.6 s after it (1.25× its length).
 pub(crate) fn default_jobs(expected: &[Duration]) -> usize {
     let longest = expected.iter().max().copied().unwrap_or_default();
     if longest.is_zero() {
         return MIN_DEFAULT_JOBS;
     }
-    let rest = expected.iter().sum::<Duration>().saturating_sub(longest);
-    let beside = rest.as_nanos().div_ceil(longest.as_nanos());
-    let wanted = usize::try_from(beside)
-        .unwrap_or(usize::MAX)
-        .saturating_add(1);
-    wanted.clamp(MIN_DEFAULT_JOBS, MAX_DEFAULT_JOBS)
+    let deadline = longest.saturating_sub(NOMINAL_TASK / 2);
+    let mut lengths = expected.to_vec();
+    lengths.sort_unstable_by(|a, b| b.cmp(a));
+    (MIN_DEFAULT_JOBS..=MAX_DEFAULT_JOBS)
+        .find(|&jobs| queued_runs_end_by(&lengths, jobs, deadline))
+        .unwrap_or(MAX_DEFAULT_JOBS)
+}
+
+/// Whether, on `jobs` slots, each of `lengths` (longest first), started as
+/// soon as a slot frees, either starts at once or ends by `deadline`.
+fn queued_runs_end_by(lengths: &[Duration], jobs: usize, deadline: Duration) -> bool {
+    let mut free_at = vec![Duration::ZERO; jobs.max(1)];
+    lengths.iter().all(|&length| {
+        let Some(slot) = free_at.iter_mut().min() else {
+            return false;
+        };
+        let starts = *slot;
+        *slot += length;
+        starts.is_zero() || *slot <= deadline
+    })
 }
 
 #[cfg(test)]
@@ -82,19 +103,26 @@ mod tests {
     }
 
     #[test]
-    fn the_default_jobs_fit_the_other_runs_beside_the_longest() {
-        // 26 s of runs, the longest 2.44 s: 1 + ⌈23.56 ÷ 2.44⌉ = 11.
-        let mut suite = vec![ms(2440)];
-        suite.extend(std::iter::repeat_n(ms(1000), 23));
-        suite.push(ms(560));
-        assert_eq!(suite.iter().sum::<Duration>(), ms(26_000));
-        assert_eq!(default_jobs(&suite), 11);
-        // Exactly fitting: 1 + 3 = 4, raised to the floor.
+    fn the_default_jobs_leave_no_queued_run_ending_with_the_longest() {
+        // The default suite's estimates against the mock: five runs of 3 s,
+        // four of 2 s, nine of 1 s, ten that wait for nothing.
+        let mut suite = vec![ms(3000); 5];
+        suite.extend([ms(2000); 4]);
+        suite.extend([ms(1000); 9]);
+        suite.extend([Duration::ZERO; 10]);
+        // By volume 1 + ⌈23 ÷ 3⌉ = 9 would do; but on 13 slots the ninth
+        // 1 s run starts at 2 s and ends as the longest does (3 s). On 14,
+        // the four queued 1 s runs start at 1 s and end at 2 s.
+        assert_eq!(default_jobs(&suite), 14);
+        // Everything starts at once: the floor.
         assert_eq!(default_jobs(&[ms(1000); 4]), MIN_DEFAULT_JOBS);
-        // 1 + ⌈12 ÷ 1⌉ = 13; one more run beside makes 14.
         assert_eq!(default_jobs(&[ms(1000); 13]), 13);
         assert_eq!(default_jobs(&[ms(1000); 14]), 14);
-        // Many long runs: capped.
+        // Short runs queue behind short runs well before a long one ends.
+        let mut long_and_short = vec![ms(4000)];
+        long_and_short.extend([ms(1000); 20]);
+        assert_eq!(default_jobs(&long_and_short), 8);
+        // No count in range fits: capped.
         assert_eq!(default_jobs(&[ms(1000); 100]), MAX_DEFAULT_JOBS);
         // Nothing to run, or nothing that takes time: the floor.
         assert_eq!(default_jobs(&[]), MIN_DEFAULT_JOBS);
