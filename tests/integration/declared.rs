@@ -153,6 +153,42 @@ fn output_mode_ignored_is_a_warning_without_strict() {
     }
 }
 
+/// A task failed for a declared output mode diverges: the same message
+/// without `acceptedOutputModes` completes (the control). The honest pair
+/// refuses the same send with -32005, which keeps the declaration. (A peer
+/// whose tasks fail whatever they may output is `hostile::inert`'s.)
+#[test]
+fn a_task_failed_for_a_declared_output_mode_diverges_and_a_refusal_does_not() {
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let peer = start_peer(version, Behaviour::OutputModeFails);
+        let out = check(&peer.card_url(), &[]);
+        assert_eq!(out.declaration(OUT_JSON), "diverged", "{}", out.explain());
+        let message = out.run("output-mode-accepted[application/json]")["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        for needle in [
+            "accepting only the declared output mode application/json ended failed",
+            "without acceptedOutputModes answered",
+            "completed",
+        ] {
+            assert!(message.contains(needle), "{needle}: {message}");
+        }
+        assert_eq!(
+            out.declaration("defaultOutputModes[text/plain]"),
+            "honoured",
+            "{}",
+            out.explain()
+        );
+        assert_eq!(out.code, 1, "{}", out.explain());
+
+        let peer = start_peer(version, Behaviour::OutputModes);
+        let out = check(&peer.card_url(), &[]);
+        assert_eq!(out.declaration(OUT_JSON), "honoured", "{}", out.explain());
+        assert_eq!(out.code, 0, "{}", out.explain());
+    }
+}
+
 #[test]
 fn strict_is_read_from_the_environment_too() {
     let peer = start_peer(ProtocolVersion::V1_0, Behaviour::OutputModeIgnored);

@@ -297,6 +297,13 @@ fn expected(behaviour: Behaviour) -> Row {
             output_json: Some("honoured"),
             ..honest
         },
+        // The task of a JSON-only send fails, while the same message without
+        // acceptedOutputModes completes: the declared mode is broken.
+        OutputModeFails => Row {
+            exit: 1,
+            output_json: Some("diverged"),
+            ..honest
+        },
         // Text parts where only JSON is declared and accepted: a broken
         // SHOULD, a divergence under --strict (without it, unverified: see
         // `declared::output_mode_ignored_is_a_warning_without_strict`).
@@ -676,6 +683,7 @@ matrix! {
     extension_ignored: ExtensionIgnored,
     output_modes: OutputModes,
     output_mode_ignored: OutputModeIgnored,
+    output_mode_fails: OutputModeFails,
     input_unreachable: InputUnreachable,
     instant_unless_example: InstantUnlessExample,
     resume_new_task: ResumeNewTask,

@@ -10,11 +10,10 @@
 //! and table renders as one, the README stays a newcomer's page, and nothing
 //! unpublished is described as shipping.
 
+use crate::common::markdown::github_html;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
@@ -270,42 +269,6 @@ fn nothing_unpublished_is_described_as_shipping() {
         }
     }
     assert_eq!(wrong, Vec::<String>::new());
-}
-
-fn markdown_python() -> PathBuf {
-    Path::new(ROOT).join("tests/support/markdown/.venv/bin/python")
-}
-
-/// `markdown` rendered to HTML by GitHub's cmark-gfm (installed on first
-/// need by tests/support/install-cmarkgfm.sh; a missing one fails).
-fn github_html(markdown: &str) -> String {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    let root = Path::new(ROOT);
-    ONCE.get_or_init(|| {
-        let _ = Command::new("bash")
-            .arg(root.join("tests/support/install-cmarkgfm.sh"))
-            .status();
-    });
-    let mut child = Command::new(markdown_python())
-        .arg(root.join("tests/support/markdown/render.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run cmarkgfm ({e}): the documentation checks need it. \
-                 Install it: bash tests/support/install-cmarkgfm.sh"
-            )
-        });
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(markdown.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "cmarkgfm failed");
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// HTML text with its tags removed and the entities cmark-gfm writes decoded.

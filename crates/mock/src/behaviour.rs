@@ -232,6 +232,13 @@ pub enum Behaviour {
                    whatever the send accepts"
     )]
     OutputModeIgnored,
+    /// Declares JSON output too, and fails the task of a send accepting only JSON.
+    #[strum(
+        message = "declares text/plain and application/json output and fails the task \
+                   of a send that accepts no text output (ContentTypeNotSupported would \
+                   refuse it)"
+    )]
+    OutputModeFails,
     /// Never asks for input, whatever the text, and answers a blocking send
     /// at once with the task still working: no prompt reaches input-required.
     #[strum(
@@ -559,6 +566,7 @@ mod tests {
                 "extension-ignored",
                 "output-modes",
                 "output-mode-ignored",
+                "output-mode-fails",
                 "input-unreachable",
                 "instant-unless-example",
                 "resume-new-task",

@@ -47,7 +47,7 @@ fn declares_extensions(behaviour: Behaviour) -> bool {
 /// The output modes the card declares (card defaults and the one skill).
 fn output_modes(behaviour: Behaviour) -> &'static [&'static str] {
     match behaviour {
-        Behaviour::OutputModes => &["text/plain", "application/json"],
+        Behaviour::OutputModes | Behaviour::OutputModeFails => &["text/plain", "application/json"],
         Behaviour::OutputModeIgnored => &["application/json"],
         _ => OUTPUT_MODES,
     }
@@ -182,6 +182,28 @@ pub(crate) fn check_output_modes(
     if peer.behaviour != Behaviour::OutputModes {
         return Ok(());
     }
+    let Some(accepted) = accepts_no_text(params) else {
+        return Ok(());
+    };
+    Err(A2aError::new(
+        codes::CONTENT_TYPE_NOT_SUPPORTED,
+        format!(
+            "this peer answers text/plain only, and the send accepts {}",
+            accepted.join(", ")
+        ),
+    ))
+}
+
+/// `output-mode-fails` fails the task of a send whose
+/// `configuration.acceptedOutputModes` accepts no text, though its card
+/// declares JSON output: the divergence a refusal with -32005 would not be.
+pub(crate) fn fails_output_modes(peer: &Shared, params: &Map<String, Value>) -> bool {
+    peer.behaviour == Behaviour::OutputModeFails && accepts_no_text(params).is_some()
+}
+
+/// The send's accepted output modes when they are given and accept no
+/// text; `None` otherwise.
+fn accepts_no_text(params: &Map<String, Value>) -> Option<Vec<&str>> {
     let accepted: Vec<&str> = params
         .get("configuration")
         .and_then(|c| c.get("acceptedOutputModes"))
@@ -193,13 +215,8 @@ pub(crate) fn check_output_modes(
         m == "text/plain" || m == "text/*" || m == "*/*"
     };
     if accepted.is_empty() || accepted.iter().any(text) {
-        return Ok(());
+        None
+    } else {
+        Some(accepted)
     }
-    Err(A2aError::new(
-        codes::CONTENT_TYPE_NOT_SUPPORTED,
-        format!(
-            "this peer answers text/plain only, and the send accepts {}",
-            accepted.join(", ")
-        ),
-    ))
 }

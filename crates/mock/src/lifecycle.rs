@@ -433,6 +433,19 @@ pub(crate) fn cancel(peer: &Shared, task_id: &str) -> Result<Task, A2aError> {
         .unwrap_or_else(|| Err(A2aError::task_not_found(task_id)))
 }
 
+/// Fails a task at once, with `why` as its status message, its worker
+/// stopped and its streams closed (`output-mode-fails`).
+pub(crate) fn fail(peer: &Shared, task_id: &str, why: &str) -> Result<Task, A2aError> {
+    peer.store
+        .with(task_id, |entry| {
+            entry.stop_worker();
+            let note = Message::agent(&entry.task, why);
+            entry.set_status(Status::now(TaskState::Failed, Some(note)), true);
+            entry.task.clone()
+        })
+        .ok_or_else(|| A2aError::task_not_found(task_id))
+}
+
 pub(crate) fn get(peer: &Shared, task_id: &str) -> Result<Task, A2aError> {
     peer.store
         .with(task_id, |entry| entry.task.clone())

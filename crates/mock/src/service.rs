@@ -35,8 +35,15 @@ pub(crate) async fn call(
     match op {
         Operation::SendMessage => {
             declared::check_output_modes(peer, params)?;
+            let fails = declared::fails_output_modes(peer, params);
             let (blocking, view, opened) = open_task(peer, params)?;
-            let task = if blocking && peer.behaviour.blocks_sends() {
+            let task = if fails {
+                lifecycle::fail(
+                    peer,
+                    &opened.task.id,
+                    "cannot produce the accepted output modes",
+                )?
+            } else if blocking && peer.behaviour.blocks_sends() {
                 lifecycle::wait_settled(peer, opened).await?
             } else {
                 opened.task

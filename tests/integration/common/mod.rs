@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod golden;
+pub mod markdown;
 
 use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
 use a2a_conform_protocol::ProtocolVersion;

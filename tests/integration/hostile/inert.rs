@@ -17,13 +17,13 @@
 //! these tests fail, naming the script: they are never skipped.
 
 use super::harness::{read_http, request_path};
+use crate::common::markdown::github_html;
 use crate::common::*;
 use crate::gating;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Clears the screen, homes the cursor and prints a green `honoured`; then
@@ -41,19 +41,40 @@ fn hostile() -> String {
     format!("{FORGE} {MARKUP} {XML_ILLEGAL}")
 }
 
+/// How the hostile peer answers a call.
+#[derive(Clone, Copy)]
+enum Answers {
+    /// A JSON-RPC error whose message is hostile text.
+    Errors,
+    /// A task that failed, every string of it hostile text: its id, its
+    /// status message, its artifact's id, name and text.
+    FailedTasks,
+}
+
 /// Serves a card whose name and skill id are hostile text, and answers every
-/// call with a JSON-RPC error whose message is hostile text.
-fn hostile_peer() -> String {
+/// call as `answers` says.
+fn hostile_peer(answers: Answers) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let base = format!("http://{}", listener.local_addr().unwrap());
     let card_base = base.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
             let base = card_base.clone();
-            std::thread::spawn(move || serve(stream, &base));
+            std::thread::spawn(move || serve(stream, &base, answers));
         }
     });
     format!("{base}/.well-known/agent-card.json")
+}
+
+/// A failed task whose every string is hostile text.
+fn hostile_task() -> serde_json::Value {
+    let text = serde_json::json!([{"text": hostile()}]);
+    serde_json::json!({
+        "id": format!("t {MARKUP}"), "contextId": format!("c {MARKUP}"),
+        "status": {"state": "TASK_STATE_FAILED",
+                   "message": {"role": "ROLE_AGENT", "messageId": hostile(), "parts": text}},
+        "artifacts": [{"artifactId": hostile(), "name": hostile(), "parts": text}]
+    })
 }
 
 fn read_request(stream: &mut TcpStream) -> Option<(String, String)> {
@@ -70,26 +91,35 @@ fn respond(stream: &mut TcpStream, body: &[u8]) {
     let _ = stream.write_all(body);
 }
 
-fn serve(mut stream: TcpStream, base: &str) {
+fn serve(mut stream: TcpStream, base: &str, answers: Answers) {
     let Some((path, body)) = read_request(&mut stream) else {
         return;
     };
+    // Trigger phrases the prompt search quotes in its reasons.
+    let quoted = format!("answers \"{MARKUP}\" and \"[x](https://e.vil)\"");
     let answer = if path.ends_with("/.well-known/agent-card.json") {
         serde_json::json!({
             "name": hostile(), "description": hostile(), "version": "1",
             "supportedInterfaces": [{"url": format!("{base}/rpc"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
             "capabilities": {"streaming": false},
             "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
-            "skills": [{"id": format!("s{FORGE}|{MARKUP}"), "name": "s", "description": "d", "tags": ["t"],
-                        "inputModes": ["text/plain"]}]
+            "skills": [{"id": format!("s{FORGE}|{MARKUP}"), "name": hostile(), "description": quoted,
+                        "tags": ["t"], "inputModes": ["text/plain"], "examples": [hostile()]}]
         })
     } else {
-        let id = serde_json::from_str::<serde_json::Value>(&body)
-            .ok()
-            .and_then(|v| v.get("id").cloned())
-            .unwrap_or(serde_json::Value::Null);
-        serde_json::json!({"jsonrpc": "2.0", "id": id,
-                           "error": {"code": -32603, "message": hostile()}})
+        let call = serde_json::from_str::<serde_json::Value>(&body).unwrap_or_default();
+        let id = call.get("id").cloned().unwrap_or(serde_json::Value::Null);
+        let method = call.get("method").and_then(|m| m.as_str()).unwrap_or("");
+        match (answers, method) {
+            (Answers::FailedTasks, "SendMessage") => {
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"task": hostile_task()}})
+            }
+            (Answers::FailedTasks, "GetTask" | "CancelTask") => {
+                serde_json::json!({"jsonrpc": "2.0", "id": id, "result": hostile_task()})
+            }
+            _ => serde_json::json!({"jsonrpc": "2.0", "id": id,
+                                    "error": {"code": -32603, "message": hostile()}}),
+        }
     };
     respond(&mut stream, answer.to_string().as_bytes());
 }
@@ -178,41 +208,6 @@ fn measured(args: &[&str], env: &[(&str, &str)]) -> Measured {
     }
 }
 
-fn markdown_python() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/markdown/.venv/bin/python")
-}
-
-/// Renders Markdown to HTML as GitHub renders a step summary.
-fn github_html(markdown: &str) -> String {
-    static ONCE: OnceLock<()> = OnceLock::new();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    ONCE.get_or_init(|| {
-        let _ = Command::new("bash")
-            .arg(root.join("tests/support/install-cmarkgfm.sh"))
-            .status();
-    });
-    let mut child = Command::new(markdown_python())
-        .arg(root.join("tests/support/markdown/render.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot run cmarkgfm ({e}): the Markdown checks need it. \
-                 Install it: bash tests/support/install-cmarkgfm.sh"
-            )
-        });
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(markdown.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "cmarkgfm failed");
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Markdown whose HTML has no link, image, emphasis or tag from peer text.
 fn assert_markdown_inert(markdown: &str) {
     let html = github_html(markdown);
@@ -247,14 +242,21 @@ fn assert_markdown_inert(markdown: &str) {
     }
 }
 
-#[test]
-fn a_hostile_card_and_peer_are_shown_as_text_in_every_sink() {
-    let card_url = hostile_peer();
+/// What a check of a hostile peer wrote to each sink.
+struct Sinks {
+    out: Outcome,
+    junit: String,
+    markdown: String,
+    elapsed: Duration,
+}
+
+/// Checks `card_url` with a secret configured, writing every report.
+fn check_every_sink(card_url: &str) -> Sinks {
     let dir = tempfile::tempdir().unwrap();
     let junit = dir.path().join("junit.xml");
     let markdown = dir.path().join("summary.md");
     let json = dir.path().join("report.json");
-    let mut args = vec!["check", &card_url];
+    let mut args = vec!["check", card_url];
     args.extend_from_slice(FAST_VARS);
     args.extend_from_slice(&[
         "--timeout",
@@ -281,12 +283,22 @@ fn a_hostile_card_and_peer_are_shown_as_text_in_every_sink() {
         junit: None,
         markdown: None,
     };
-    let junit = std::fs::read_to_string(&junit).expect("the JUnit report");
-    let markdown = std::fs::read_to_string(&markdown).expect("the Markdown report");
+    Sinks {
+        out,
+        junit: std::fs::read_to_string(&junit).expect("the JUnit report"),
+        markdown: std::fs::read_to_string(&markdown).expect("the Markdown report"),
+        elapsed: ran.elapsed,
+    }
+}
 
-    // The verdict class: an interface that errors on every call diverges.
-    assert_eq!(out.code, 1, "{}", out.explain());
-    assert_eq!(out.declaration("interfaces[JSONRPC 1.0]"), "diverged");
+/// No sink acts on the peer's text, and the secret is in none of them.
+fn assert_sinks_inert(sinks: &Sinks) {
+    let Sinks {
+        out,
+        junit,
+        markdown,
+        elapsed,
+    } = sinks;
     // The JSON report keeps the peer's exact text; only the sinks escape it.
     assert_eq!(out.report()["peers"][0]["name"], hostile());
 
@@ -295,7 +307,7 @@ fn a_hostile_card_and_peer_are_shown_as_text_in_every_sink() {
     assert!(out.stdout.contains("\\u{1b}[2J"), "{}", out.stdout);
     assert!(!out.stdout.contains("\n✔ honoured"), "{}", out.stdout);
 
-    assert_markdown_inert(&markdown);
+    assert_markdown_inert(markdown);
 
     assert!(
         !junit
@@ -303,7 +315,7 @@ fn a_hostile_card_and_peer_are_shown_as_text_in_every_sink() {
             .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r')),
         "{junit}"
     );
-    if let Err(e) = gating::xmllint_text(&junit) {
+    if let Err(e) = gating::xmllint_text(junit) {
         panic!("the JUnit report of a hostile peer is invalid:\n{e}\n{junit}");
     }
 
@@ -311,21 +323,56 @@ fn a_hostile_card_and_peer_are_shown_as_text_in_every_sink() {
         ("stdout", out.stdout.as_str()),
         ("stderr", &out.stderr),
         ("JSON", &out.report().to_string()),
-        ("JUnit", &junit),
-        ("Markdown", &markdown),
+        ("JUnit", junit),
+        ("Markdown", markdown),
     ] {
         assert!(!text.contains(TOKEN), "the token leaked into {what}");
     }
+    assert!(*elapsed < Duration::from_secs(90), "took {elapsed:?}");
+}
+
+#[test]
+fn a_hostile_card_and_peer_are_shown_as_text_in_every_sink() {
+    let sinks = check_every_sink(&hostile_peer(Answers::Errors));
+    // The verdict class: an interface that errors on every call diverges.
+    assert_eq!(sinks.out.code, 1, "{}", sinks.out.explain());
+    assert_eq!(sinks.out.declaration("interfaces[JSONRPC 1.0]"), "diverged");
+    assert_sinks_inert(&sinks);
+}
+
+/// Task text reaches other places of the reports than an error does: the
+/// reasons quoting a task's status message, artifact names, the prompts
+/// the search tried (a skill's examples and quoted phrases).
+#[test]
+fn a_hostile_peers_tasks_are_shown_as_text_in_every_sink() {
+    let sinks = check_every_sink(&hostile_peer(Answers::FailedTasks));
+    assert_sinks_inert(&sinks);
+    let markdown = &sinks.markdown;
+    // The hostile task text did reach the Markdown (escaped), so this test
+    // reads the paths it is about: the status message in a reason.
+    assert!(markdown.matches("e.vil").count() > 10, "{markdown}");
+    // Every task fails, with or without acceptedOutputModes: nothing was
+    // learned about the output mode, so it is no divergence.
+    let out = &sinks.out;
+    assert_eq!(
+        out.declaration("defaultOutputModes[text/plain]"),
+        "unverified",
+        "{}",
+        out.explain()
+    );
+    let message = out.run("output-mode-accepted[text/plain]")["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
     assert!(
-        ran.elapsed < Duration::from_secs(90),
-        "took {:?}",
-        ran.elapsed
+        message.contains("without acceptedOutputModes answered"),
+        "{message}"
     );
 }
 
 #[test]
 fn card_prints_a_hostile_card_as_text() {
-    let card_url = hostile_peer();
+    let card_url = hostile_peer(Answers::Errors);
     let out = run(&["card", &card_url, "--timeout", "5s"]);
     assert_eq!(out.code, 0, "{}", out.explain());
     assert_terminal_safe("card's stdout", &out.stdout);
@@ -334,7 +381,7 @@ fn card_prints_a_hostile_card_as_text() {
 
 #[test]
 fn diff_shows_a_hostile_report_as_text() {
-    let card_url = hostile_peer();
+    let card_url = hostile_peer(Answers::Errors);
     let out = check(&card_url, &["--timeout", "2s"]);
     let dir = tempfile::tempdir().unwrap();
     let old = dir.path().join("old.json");

@@ -1,15 +1,22 @@
 //! `expect_output_modes`: a send that accepted only `mode` was refused
 //! with ContentTypeNotSupported (-32005), or answered a task whose
-//! artifacts are all of that type. Another error or a failed task breaks
-//! the declaration. Parts of another type, or of a type the card declares
-//! nowhere, break a SHOULD: inconclusive, or a fail under `--strict`.
+//! artifacts are all of that type. Another error breaks the declaration;
+//! so does a failed task, but only when the same text sent without
+//! `acceptedOutputModes` (a control, sent then) does not fail too: a peer
+//! whose tasks fail whatever they may output says nothing about its output
+//! modes. Parts of another type, or of a type the card declares nowhere,
+//! break a SHOULD: inconclusive, or a fail under `--strict`.
 
 use super::primitive::Primitive;
+use super::send::SendStep;
 use crate::runner::context::{RunContext, StepResult, Stop};
 use crate::scenario::check::{Checked, StepCheck};
 use crate::scenario::template::Template;
-use a2a_conform_protocol::codes;
+use a2a_conform_protocol::{codes, TaskState};
 use serde::Deserialize;
+
+/// The capture the control send is kept under.
+const CONTROL: &str = "output-mode-control";
 
 /// `expect_output_modes`: judge a send answer's artifact types.
 #[derive(Debug, Deserialize)]
@@ -19,12 +26,21 @@ pub(crate) struct ExpectOutputModesStep {
     of: String,
     /// The media type the send accepted.
     mode: Template,
+    /// The text the judged send sent: sent again without
+    /// `acceptedOutputModes` when its task failed, to tell a refused output
+    /// mode from a task that fails anyway. Without it a failed task fails.
+    #[serde(default)]
+    text: Option<Template>,
 }
 
 impl Primitive for ExpectOutputModesStep {
     fn check(&self, ck: &mut StepCheck<'_>) -> Checked {
         ck.reads(&self.of)?;
-        ck.texts([&self.mode])
+        ck.texts([&self.mode])?;
+        match &self.text {
+            Some(text) => ck.texts([text]),
+            None => Ok(()),
+        }
     }
 
     async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
@@ -39,15 +55,8 @@ impl Primitive for ExpectOutputModesStep {
                 error.code, error.message
             )));
         }
-        if let Some(state) = capture.state() {
-            if matches!(
-                state,
-                a2a_conform_protocol::TaskState::Failed | a2a_conform_protocol::TaskState::Rejected
-            ) {
-                return Err(Stop::fail(format!(
-                    "a send accepting only the declared output mode {mode} ended {state}"
-                )));
-            }
+        if let Some(state) = capture.state().filter(|s| failed(*s)) {
+            return Err(self.judge_failed(ctx, &mode, state).await);
         }
         let Some(types) = capture.part_types.clone().filter(|t| !t.is_empty()) else {
             return Err(Stop::inconclusive(format!(
@@ -85,6 +94,45 @@ impl Primitive for ExpectOutputModesStep {
             Err(Stop::inconclusive(format!(
                 "warning: {finding}; agents SHOULD shape output to acceptedOutputModes, so this is no divergence unless --strict"
             )))
+        }
+    }
+}
+
+/// A task that ended without doing the work.
+fn failed(state: TaskState) -> bool {
+    matches!(state, TaskState::Failed | TaskState::Rejected)
+}
+
+impl ExpectOutputModesStep {
+    /// The verdict on a send accepting only `mode` whose task ended
+    /// `state` (failed or rejected): a fail when the control — the same
+    /// text without `acceptedOutputModes` — got a task that did not fail;
+    /// inconclusive when it failed too or gave no task to compare.
+    async fn judge_failed(&self, ctx: &mut RunContext<'_>, mode: &str, state: TaskState) -> Stop {
+        let ended = format!("a send accepting only the declared output mode {mode} ended {state}");
+        let Some(text) = &self.text else {
+            return Stop::fail(ended);
+        };
+        let control = match ctx.text(text) {
+            Ok(text) => SendStep::of_text(CONTROL, &text),
+            Err(stop) => return stop,
+        };
+        if let Err(stop) = control.run(ctx).await {
+            return stop;
+        }
+        let capture = match ctx.capture(CONTROL) {
+            Ok(capture) => capture,
+            Err(stop) => return stop,
+        };
+        match capture.state() {
+            Some(other) if !failed(other) => Stop::fail(format!(
+                "{ended}, while the same message without acceptedOutputModes answered {}",
+                capture.summary
+            )),
+            _ => Stop::inconclusive(format!(
+                "{ended}, and the same message without acceptedOutputModes answered {} too: the task does not get done whatever output it may take, so nothing was learned about the output mode",
+                capture.summary
+            )),
         }
     }
 }
