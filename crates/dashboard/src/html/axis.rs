@@ -8,8 +8,8 @@ use a2a_conform_report::timeline::one_line;
 use maud::{html, Markup};
 
 const WIDTH: u64 = 720;
-const LEFT: u64 = 10;
-const RIGHT: u64 = 10;
+const LEFT: u64 = 24;
+const RIGHT: u64 = 24;
 const HEIGHT: u64 = 58;
 const AXIS_Y: u64 = 34;
 

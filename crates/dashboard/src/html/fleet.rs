@@ -86,7 +86,7 @@ pub(crate) fn fleet_page(fleet: &Fleet) -> String {
         @if fleet.peers.is_empty() {
             p { "The store has no record yet." }
         } @else {
-            table.grid {
+            div.scroll { table.grid {
                 thead { tr {
                     th { "peer" }
                     @for d in &fleet.declarations { th { code { (d) } } }
@@ -102,7 +102,7 @@ pub(crate) fn fleet_page(fleet: &Fleet) -> String {
                         }
                     }
                 }
-            }
+            } }
         }
     };
     page(Shell::Served, "a2a-conform fleet", body)

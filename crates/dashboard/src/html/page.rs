@@ -23,7 +23,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow-x:auto;white-space:pre-wrap;overfl
 .v-unverified,.s-inconclusive,.s-error{background:#fdf0c4;color:#6b4e00}\
 .v-not-declared,.s-skipped{background:#eceff1;color:#455a64}.v-over-delivers,.s-flaky{background:#d6e4ff;color:#1e3a8a}\
 .r-pass{background:#d1f0dc;color:#14532d}.r-fail,.r-error{background:#fbd3d0;color:#7f1d1d}.r-unverified{background:#fdf0c4;color:#6b4e00}\
-.grid td{text-align:center}.grid th.peer{max-width:24rem;overflow-wrap:anywhere}\
+.scroll{overflow-x:auto}.grid td{text-align:center}.grid th.peer{min-width:16rem;max-width:26rem;overflow-wrap:anywhere}.grid thead th{max-width:9rem;overflow-wrap:anywhere;font-size:.8rem}\
 .cell a{color:inherit;text-decoration:none}\
 details{margin:.3rem 0 .6rem;border:1px solid #d0d7de;border-radius:.3rem;padding:.3rem .6rem}\
 summary{cursor:pointer}.steps td{font-size:.85rem}.steps td.at{white-space:nowrap;text-align:right}\
