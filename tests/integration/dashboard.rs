@@ -29,6 +29,9 @@ const HOSTILE: &str =
     "<script>document.title='owned'</script><img src=x onerror=\"document.title='owned'\">\
     <a href=\"javascript:document.title='owned'\">click</a> javascript:alert(1)";
 
+/// The peer whose records go from the honest check to the diverging one.
+const TURNED: &str = "http://turned.invalid/.well-known/agent-card.json";
+
 /// Installs chromium once per test binary, or fails naming the script.
 fn chromium() -> &'static str {
     static READY: OnceLock<()> = OnceLock::new();
@@ -358,6 +361,16 @@ fn fleet() -> Fleet {
     let leaky = check_into(&leaky_peer.card_url(), &files[1], None);
     check_into(&hostile_url, &files[2], None);
     std::fs::copy(&files[0], &files[3]).expect("a second honest record");
+    // A peer that turned: the honest check, then the leaky one (checked
+    // later), under one card URL, so its history has a change.
+    for (n, report) in [(4, &honest), (5, &leaky)] {
+        let mut turned = report.clone();
+        turned["peers"][0]["card_url"] = Value::from(TURNED);
+        std::fs::write(dir.path().join(format!("r{n}.json")), turned.to_string()).expect("write");
+    }
+    let files: Vec<PathBuf> = (0..6)
+        .map(|n| dir.path().join(format!("r{n}.json")))
+        .collect();
     let db = format!("sqlite:{}", dir.path().join("watch.db").display());
     let mut store = a2a_conform_history::Store::open(&db).expect("store");
     store.import(&files).expect("import");
@@ -395,6 +408,30 @@ fn the_grid_in_chromium_shows_each_peer_s_verdicts_and_no_peer_string_runs() {
     assert!(
         grid.dom.contains(&fleet.hostile),
         "the hostile peer has a row"
+    );
+    // The turned peer's cancel row: diverged now, over a strip of two runs.
+    let turned = grid_row(&grid.dom, TURNED);
+    assert!(
+        turned.contains(&("lifecycle.cancel".into(), "diverged".into())),
+        "{turned:?}"
+    );
+    let start = grid
+        .dom
+        .find(&format!("<tr data-peer=\"{TURNED}\""))
+        .expect("row");
+    let row = &grid.dom[start..start + grid.dom[start..].find("</tr>").expect("end")];
+    let cancel = &row[row
+        .find("data-declaration=\"lifecycle.cancel\"")
+        .expect("cell")..];
+    let cancel = &cancel[..cancel.find("</td>").expect("cell end")];
+    assert_eq!(
+        cancel.matches("<rect").count(),
+        2,
+        "honoured, then diverged: {cancel}"
+    );
+    assert!(
+        cancel.contains("fill=\"#2e8b57\"") && cancel.contains("fill=\"#c0392b\""),
+        "{cancel}"
     );
     assert_no_external_request("the grid", &grid, Some(&dashboard.base));
 
@@ -437,6 +474,21 @@ fn a_hostile_peer_s_page_in_chromium_is_text_and_asks_for_nothing_outside() {
     assert!(page.dom.contains("Timeline of changes"), "{}", page.dom);
     assert!(page.dom.contains("Latest report"), "{}", page.dom);
     assert_no_external_request("the peer page", &page, Some(&dashboard.base));
+    let (status, _, json) = get(
+        &dashboard.base,
+        "/api/peer/http%3A%2F%2Fturned.invalid%2F.well-known%2Fagent-card.json",
+        None,
+    );
+    assert_eq!(status, 200, "{json}");
+    let view: Value = serde_json::from_str(&json).expect("JSON");
+    let cancel: Vec<&str> = view["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .filter(|c| c["declaration"] == "lifecycle.cancel")
+        .map(|c| c["verdict"].as_str().expect("verdict"))
+        .collect();
+    assert_eq!(cancel, ["honoured", "diverged"], "the timeline of changes");
     let leaky = load(
         &format!(
             "{}/peer/{}",
@@ -577,6 +629,8 @@ fn another_address_needs_the_token_and_every_request_must_carry_it() {
     );
     let token = "dash-token-7f3a";
     let dashboard = start_dashboard(&db, "0.0.0.0:0", &[("A2A_CONFORM_DASHBOARD_TOKEN", token)]);
+    let help = run(&["--help"]);
+    assert!(help.stdout.contains("dashboard"), "{}", help.stdout);
     for path in ["/", "/metrics", "/api/fleet"] {
         let (status, head, body) = get(&dashboard.base, path, None);
         assert_eq!(status, 401, "{path} without the token");
@@ -589,4 +643,25 @@ fn another_address_needs_the_token_and_every_request_must_carry_it() {
             "{path} with it"
         );
     }
+}
+
+#[test]
+fn the_inert_check_catches_live_markup() {
+    // The DOM checks above can fail: each kind of live markup is caught.
+    let text = "&lt;script&gt;document.title='owned'&lt;/script&gt;";
+    for live in [
+        "<script>x</script>",
+        "<img src=\"/x\">",
+        "<p onclick=\"x\">",
+        "<a href=\"javascript:x\">",
+        "<a href=\"https://e.vil/\">",
+    ] {
+        let dom = format!("<html><body><p>{text}</p>{live}</body></html>");
+        let caught = std::panic::catch_unwind(|| assert_inert("a test DOM", &dom));
+        assert!(caught.is_err(), "{live} was not caught");
+    }
+    assert_inert(
+        "a test DOM",
+        &format!("<p>{text}</p><a href=\"/peer/x\">x</a>"),
+    );
 }
