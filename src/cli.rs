@@ -96,6 +96,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
+    /// Serve the dashboard of a history store: the fleet grid, peer pages, a JSON API, /metrics and
+    /// badges (docs/dashboard.md). Loopback by default; another address needs
+    /// A2A_CONFORM_DASHBOARD_TOKEN.
+    Dashboard(DashboardArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -343,6 +347,10 @@ pub struct RunArgs {
     /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY); `-` is stdout.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
+    /// Write a self-contained HTML report here (declarations, each run's steps, stream events on a
+    /// time axis, the curl lines; no script, no external asset), e.g. a CI artifact; `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Write a cassette of the check here (`*.gz`: gzip): every run's exchanges, stream
     /// events with their offsets and webhook deliveries, redacted. See docs/cassette.md.
     #[arg(long, value_name = "FILE")]
@@ -739,4 +747,16 @@ pub struct BadgeArgs {
     /// The badge's left-hand text.
     #[arg(long, default_value = "a2a-conform")]
     pub label: String,
+}
+
+#[derive(Debug, Args)]
+pub struct DashboardArgs {
+    /// The history store: `sqlite:PATH` or `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`.
+    #[arg(long, value_name = "URL")]
+    pub db: String,
+    /// The address to serve on (port 0: any free port; the address taken is printed on stderr).
+    /// Any address but loopback requires a token in A2A_CONFORM_DASHBOARD_TOKEN, which every
+    /// request must then carry as `Authorization: Bearer TOKEN` (so does loopback when it is set).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8023")]
+    pub listen: std::net::SocketAddr,
 }

@@ -66,6 +66,9 @@ pub enum AppError {
         dir: std::path::PathBuf,
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// `dashboard`: the store, the address or the token.
+    #[error("{0}")]
+    Dashboard(String),
 }
 
 impl AppError {
@@ -85,7 +88,7 @@ impl AppError {
             | AppError::WriteReport { .. }
             | AppError::Runtime(_) => exit::USAGE,
             AppError::Peer(_) | AppError::MockPeer { .. } => exit::PEER_UNREACHABLE,
-            AppError::MockTls { .. } => exit::USAGE,
+            AppError::MockTls { .. } | AppError::Dashboard(_) => exit::USAGE,
         }
     }
 
@@ -164,7 +167,7 @@ pub enum UsageError {
     /// A `--trusted-key` file that cannot be read or holds no usable key.
     #[error("--trusted-key {}: {reason}", path.display())]
     TrustedKey { path: PathBuf, reason: String },
-    #[error("only one of --json, --junit and --markdown can be `-` (stdout)")]
+    #[error("only one of --json, --junit, --markdown and --html can be `-` (stdout)")]
     StdoutTwice,
     #[error("--no-default-suite needs at least one --suite FILE")]
     NoSuiteFile,

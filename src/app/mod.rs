@@ -5,6 +5,7 @@
 mod badge;
 mod check;
 mod commands;
+mod dashboard;
 mod options;
 mod output;
 pub mod pipe;
@@ -65,6 +66,7 @@ fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i3
             Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args, sources).await,
             Command::Badge(args) => badge::badge(args),
             Command::Send(args) => send::send(args, sources).await,
+            Command::Dashboard(args) => dashboard::dashboard(args).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind

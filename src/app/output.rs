@@ -6,24 +6,27 @@
 use crate::cli::{ColorArg, OutputArgs, ProgressArg, RunArgs};
 use crate::error::{AppError, UsageError};
 use crate::progress::ProgressMode;
+use a2a_conform_dashboard::report_html;
 use a2a_conform_report::inert::terminal;
 use a2a_conform_report::{self, human, junit, markdown, verdict, RunReport};
 use std::io::IsTerminal;
 use std::path::Path;
 
-/// The report files a command writes, in `--json`, `--junit`, `--markdown`
-/// order: `-` is stdout.
+/// The report files a command writes, in `--json`, `--junit`, `--markdown`,
+/// `--html` order: `-` is stdout.
 pub(super) struct Outputs<'a> {
-    files: [(&'static str, Option<&'a Path>); 3],
+    files: [(&'static str, Option<&'a Path>); 4],
 }
 
 impl<'a> Outputs<'a> {
     pub(super) fn new(args: &'a RunArgs) -> Outputs<'a> {
-        Outputs::of(
+        let mut outputs = Outputs::of(
             args.json.as_deref(),
             args.junit.as_deref(),
             args.markdown.as_deref(),
-        )
+        );
+        outputs.files[3].1 = args.html.as_deref();
+        outputs
     }
 
     /// The files of `--json`, `--junit` and `--markdown`.
@@ -37,6 +40,7 @@ impl<'a> Outputs<'a> {
                 ("--json", json),
                 ("--junit", junit),
                 ("--markdown", markdown),
+                ("--html", None),
             ],
         }
     }
@@ -138,7 +142,7 @@ impl Outputs<'_> {
     /// Renders and writes every requested format. Every file is attempted;
     /// all failures are shown, the last one returned (for `run` to show).
     pub(super) fn write(&self, report: &RunReport) -> Result<(), AppError> {
-        let [json, junit, markdown] = self.files.map(|(_, path)| path);
+        let [json, junit, markdown, html] = self.files.map(|(_, path)| path);
         let junit_xml = junit
             .map(|_| junit::render(report))
             .transpose()
@@ -147,6 +151,7 @@ impl Outputs<'_> {
             (json, json.map(|_| report.to_json())),
             (junit, junit_xml),
             (markdown, markdown.map(|_| markdown::render(report))),
+            (html, html.map(|_| report_html(report))),
         ];
         let mut unwritten: Vec<AppError> = Vec::new();
         for (path, contents) in files {

@@ -15,6 +15,7 @@ mod check;
 mod config;
 mod continuity;
 mod credentials;
+mod dashboard;
 mod declared;
 mod demo;
 mod diff;

@@ -1,14 +1,26 @@
-//! The a2a-conform dashboard's renderers over a history store (issue 23,
-//! items 4 and 5), first part: a report's badge as SVG ([`badge`]) and
-//! the store's current verdicts as Prometheus gauges ([`metrics`]). The
-//! HTTP server, the HTML pages and `check --html` are the next step
-//! (docs/dashboard.md lists what is left).
+//! The a2a-conform dashboard over a history store (issue 23, items 4 and
+//! 5): the HTTP server ([`serve`], [`router`]) with the fleet grid, peer
+//! pages, JSON API, `/metrics` and badges; the one HTML renderer of a
+//! report ([`report_html`], `check --html`); a report's badge as SVG
+//! ([`badge`]); the store's current verdicts as Prometheus gauges
+//! ([`metrics`]); and what the pages show, as data ([`fleet`], [`peer`]).
+//! docs/dashboard.md describes the pages and their security.
+//!
+//! Every page is server-rendered through maud, which escapes every
+//! interpolated string: a peer's card name or answer is text, never markup.
 
 #![deny(missing_docs)]
 
 mod badge;
 mod escape;
+mod html;
 mod metrics;
+mod server;
+mod view;
 
 pub use badge::{badge, Counts};
+pub use html::page::content_security_policy;
+pub use html::report::report_html;
 pub use metrics::metrics;
+pub use server::{needs_token, router, serve, TOKEN_ENV};
+pub use view::{fleet, peer, CardSpan, Cell, Change, Fleet, FleetPeer, PeerView, Span};

@@ -1,0 +1,51 @@
+//! `/peer/{peer}`: one peer's timeline of verdict changes and card digests,
+//! then its latest stored report, rendered as `check --html` renders it.
+
+use super::page::{page, Shell};
+use super::report::report_body;
+use crate::view::PeerView;
+use maud::html;
+
+/// The peer page.
+pub(crate) fn peer_page(view: &PeerView) -> String {
+    let body = html! {
+        p { a href="/" { "← fleet" } }
+        h1 { "Peer " code { (view.peer) } }
+        h2 { "Timeline of changes" }
+        table.timeline {
+            thead { tr { th { "from" } th { "to" } th { "records" } th { "declaration" } th { "verdict" } } }
+            tbody {
+                @for c in &view.changes {
+                    tr {
+                        td { (c.span.first_seen) } td { (c.span.last_seen) }
+                        td { (c.span.first_record) "–" (c.span.last_record) }
+                        td { code { (c.declaration) } }
+                        td { span class={ "verdict v-" (c.span.verdict.as_str()) } {
+                            (c.span.verdict.as_str()) } }
+                    }
+                }
+            }
+        }
+        h2 { "Card" }
+        table.cards {
+            thead { tr { th { "from" } th { "to" } th { "records" } th { "digest" } } }
+            tbody {
+                @for c in &view.cards {
+                    tr {
+                        td { (c.first_seen) } td { (c.last_seen) }
+                        td { (c.first_record) "–" (c.last_record) }
+                        td { code { (c.digest.as_deref().unwrap_or("unreadable")) } }
+                    }
+                }
+            }
+        }
+        @match (&view.latest_report, view.latest_report_record) {
+            (Some(report), Some(record)) => {
+                h2 { "Latest report (record " (record) ")" }
+                (report_body(report))
+            }
+            _ => { p.muted { "No stored report of this peer (pruned)." } }
+        }
+    };
+    page(Shell::Served, &format!("a2a-conform: {}", view.peer), body)
+}

@@ -1,0 +1,222 @@
+//! The dashboard's HTTP server (axum): the fleet grid (`/`), a peer's page
+//! (`/peer/{peer}`), the JSON the pages are built on (`/api/fleet`,
+//! `/api/peer/{peer}`), `/metrics` and `/badge/{peer}.svg`, all
+//! server-rendered from one history store. Every response carries a
+//! strict Content-Security-Policy (no script at all) and `nosniff`; with a
+//! token, every request must bring it as `Authorization: Bearer`.
+//!
+//! The store is synchronous: each request takes it on a blocking thread,
+//! one at a time (one connection). `watch --listen` can serve the same
+//! pages by calling [`serve`] with its own listener.
+
+use crate::html::{fleet::fleet_page, page::content_security_policy, peer::peer_page};
+use crate::{badge, metrics, view, Counts};
+use a2a_conform_history::{Error, Store};
+use a2a_conform_report::DeclarationVerdict;
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+/// The environment variable holding the token a dashboard on a
+/// non-loopback address requires (and any dashboard checks when it is set).
+pub const TOKEN_ENV: &str = "A2A_CONFORM_DASHBOARD_TOKEN";
+
+/// Whether a dashboard listening on `addr` must require a token: anything
+/// but loopback is reachable by others, and the pages show evidence.
+pub fn needs_token(addr: &SocketAddr) -> bool {
+    !addr.ip().is_loopback()
+}
+
+#[derive(Clone)]
+struct Shared {
+    store: Arc<Mutex<Store>>,
+    /// `Bearer TOKEN`, when one is required.
+    expected: Option<Arc<str>>,
+}
+
+/// The dashboard's routes over `store`; with `token`, every request must
+/// carry `Authorization: Bearer TOKEN`.
+pub fn router(store: Store, token: Option<String>) -> Router {
+    let shared = Shared {
+        store: Arc::new(Mutex::new(store)),
+        expected: token.map(|t| Arc::from(format!("Bearer {t}"))),
+    };
+    Router::new()
+        .route("/", get(fleet_html))
+        .route("/peer/{peer}", get(peer_html))
+        .route("/api/fleet", get(fleet_json))
+        .route("/api/peer/{peer}", get(peer_json))
+        .route("/metrics", get(metrics_text))
+        .route("/badge/{file}", get(badge_svg))
+        .fallback(|| async { not_found("no such page") })
+        .layer(middleware::from_fn_with_state(shared.clone(), guard))
+        .with_state(shared)
+}
+
+/// Serves the dashboard over `store` on `listener` until `shutdown`
+/// resolves (then in-flight requests finish).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    store: Store,
+    token: Option<String>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(store, token))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Compares in time independent of where the first difference is.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The token check, then the headers every response carries.
+async fn guard(State(shared): State<Shared>, request: Request, next: Next) -> Response {
+    let allowed = match &shared.expected {
+        None => true,
+        Some(expected) => request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .is_some_and(|given| same(given.as_bytes(), expected.as_bytes())),
+    };
+    let mut response = if allowed {
+        next.run(request).await
+    } else {
+        (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "a token is required: Authorization: Bearer $A2A_CONFORM_DASHBOARD_TOKEN\n",
+        )
+            .into_response()
+    };
+    let headers = response.headers_mut();
+    if let Ok(policy) = HeaderValue::from_str(&content_security_policy()) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
+    let fixed = [
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::CACHE_CONTROL, "no-store"),
+    ];
+    for (name, value) in fixed {
+        headers.insert(name, HeaderValue::from_static(value));
+    }
+    response
+}
+
+fn not_found(what: &str) -> Response {
+    (StatusCode::NOT_FOUND, format!("{what}\n")).into_response()
+}
+
+/// Runs `read` on the store on a blocking thread.
+async fn with_store<T: Send + 'static>(
+    shared: &Shared,
+    read: impl FnOnce(&mut Store) -> Result<T, Error> + Send + 'static,
+) -> Result<T, Response> {
+    let store = shared.store.clone();
+    let outcome = tokio::task::spawn_blocking(move || {
+        let mut store = store.lock().map_err(|_| None)?;
+        read(&mut store).map_err(Some)
+    })
+    .await;
+    outcome.unwrap_or(Err(None)).map_err(|error| {
+        // The message names no connection string: the store's errors never do.
+        let text = match error {
+            Some(error) => format!("the history store failed: {error}\n"),
+            None => "the history store is unavailable\n".to_string(),
+        };
+        (StatusCode::INTERNAL_SERVER_ERROR, text).into_response()
+    })
+}
+
+fn html(page: String) -> Response {
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
+}
+
+async fn fleet_html(State(shared): State<Shared>) -> Response {
+    match with_store(&shared, view::fleet).await {
+        Ok(fleet) => html(fleet_page(&fleet)),
+        Err(response) => response,
+    }
+}
+
+async fn fleet_json(State(shared): State<Shared>) -> Response {
+    match with_store(&shared, view::fleet).await {
+        Ok(fleet) => Json(fleet).into_response(),
+        Err(response) => response,
+    }
+}
+
+async fn peer_view(shared: &Shared, peer: String) -> Result<view::PeerView, Response> {
+    with_store(shared, move |store| view::peer(store, &peer))
+        .await?
+        .ok_or_else(|| not_found("the store has no record of this peer"))
+}
+
+async fn peer_html(State(shared): State<Shared>, Path(peer): Path<String>) -> Response {
+    match peer_view(&shared, peer).await {
+        Ok(view) => html(peer_page(&view)),
+        Err(response) => response,
+    }
+}
+
+async fn peer_json(State(shared): State<Shared>, Path(peer): Path<String>) -> Response {
+    match peer_view(&shared, peer).await {
+        Ok(view) => Json(view).into_response(),
+        Err(response) => response,
+    }
+}
+
+async fn metrics_text(State(shared): State<Shared>) -> Response {
+    match with_store(&shared, metrics).await {
+        Ok(text) => (
+            [(
+                header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(response) => response,
+    }
+}
+
+/// `/badge/{peer}.svg`: the counts of the peer's current verdicts.
+async fn badge_svg(State(shared): State<Shared>, Path(file): Path<String>) -> Response {
+    let Some(peer) = file.strip_suffix(".svg").map(str::to_string) else {
+        return not_found("a badge is /badge/PEER.svg");
+    };
+    let label = peer.clone();
+    let counts = with_store(&shared, move |store| {
+        let changes = store.changes(&peer)?;
+        let latest = changes.iter().map(|i| i.last_record).max();
+        let mut counts = Counts::default();
+        for i in changes.iter().filter(|i| Some(i.last_record) == latest) {
+            match i.verdict {
+                DeclarationVerdict::Honoured => counts.honoured += 1,
+                DeclarationVerdict::Diverged => counts.diverged += 1,
+                DeclarationVerdict::Unverified => counts.unverified += 1,
+                DeclarationVerdict::NotDeclared | DeclarationVerdict::OverDelivers => {}
+            }
+        }
+        Ok(latest.map(|_| counts))
+    })
+    .await;
+    match counts {
+        Ok(Some(counts)) => (
+            [(header::CONTENT_TYPE, "image/svg+xml")],
+            badge(&label, counts),
+        )
+            .into_response(),
+        Ok(None) => not_found("the store has no record of this peer"),
+        Err(response) => response,
+    }
+}
