@@ -142,7 +142,10 @@ fn a_refusing_grpc_interface_diverges_with_a_grpcurl_line_and_no_secret() {
 #[test]
 fn a_v0_3_grpc_only_peer_keeps_every_declaration_over_grpc_0_3() {
     let peer = start_peer(ProtocolVersion::V0_3, Behaviour::GrpcOnly);
-    let grpc_addr = peer.peer.grpc_addr().expect("a v0.3 grpc-only peer serves gRPC");
+    let grpc_addr = peer
+        .peer
+        .grpc_addr()
+        .expect("a v0.3 grpc-only peer serves gRPC");
     let out = check(&peer.card_url(), &["-v"]);
     assert_eq!(out.code, 0, "{}", out.explain());
     let report = &out.report()["peers"][0];
@@ -214,9 +217,24 @@ fn cancel_leak_over_grpc_0_3_diverges() {
     );
     assert_eq!(out.code, 1, "{}", out.explain());
     assert_eq!(out.report()["peers"][0]["binding"], "grpc");
-    assert_eq!(out.declaration("lifecycle.cancel"), "diverged", "{}", out.explain());
-    assert_eq!(out.declaration("interfaces[GRPC 0.3]"), "honoured", "{}", out.explain());
-    assert_eq!(out.declaration("lifecycle.completion"), "honoured", "{}", out.explain());
+    assert_eq!(
+        out.declaration("lifecycle.cancel"),
+        "diverged",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration("interfaces[GRPC 0.3]"),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration("lifecycle.completion"),
+        "honoured",
+        "{}",
+        out.explain()
+    );
 }
 
 #[test]
@@ -224,7 +242,12 @@ fn a_refusing_grpc_0_3_interface_diverges() {
     let peer = start_peer(ProtocolVersion::V0_3, Behaviour::GrpcRefused);
     let out = check(&peer.card_url(), &[]);
     assert_eq!(out.code, 1, "{}", out.explain());
-    assert_eq!(out.declaration("interfaces[GRPC 0.3]"), "diverged", "{}", out.explain());
+    assert_eq!(
+        out.declaration("interfaces[GRPC 0.3]"),
+        "diverged",
+        "{}",
+        out.explain()
+    );
     assert_eq!(out.declaration("interfaces[JSONRPC 0.3]"), "honoured");
 }
 

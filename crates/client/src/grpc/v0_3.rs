@@ -16,7 +16,13 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 /// The 0.3 proto's messages and client, generated at build time.
-#[allow(missing_docs, clippy::all, clippy::pedantic, unreachable_pub, dead_code)]
+#[allow(
+    missing_docs,
+    clippy::all,
+    clippy::pedantic,
+    unreachable_pub,
+    dead_code
+)]
 mod pb {
     include!(concat!(env!("OUT_DIR"), "/a2a.v1.rs"));
     include!(concat!(env!("OUT_DIR"), "/a2a.v1.serde.rs"));
@@ -195,11 +201,7 @@ mod tests {
 
     #[test]
     fn params_become_0_3_proto_requests_with_resource_names() {
-        let get = request_of(
-            Operation::GetTask,
-            &json!({"id": "t1", "historyLength": 1}),
-        )
-        .unwrap();
+        let get = request_of(Operation::GetTask, &json!({"id": "t1", "historyLength": 1})).unwrap();
         assert_eq!(get, json!({"name": "tasks/t1", "historyLength": 1}));
         let get: pb::GetTaskRequest = serde_json::from_value(get).unwrap();
         assert_eq!(get.history_length, 1);
@@ -212,7 +214,10 @@ mod tests {
             serde_json::from_value(create).unwrap();
         assert_eq!(create.parent, "tasks/t1");
         let config = create.config.unwrap().push_notification_config.unwrap();
-        assert_eq!((config.url.as_str(), config.token.as_str()), ("http://h", "x"));
+        assert_eq!(
+            (config.url.as_str(), config.token.as_str()),
+            ("http://h", "x")
+        );
         assert_eq!(
             request_of(
                 Operation::DeletePushConfig,

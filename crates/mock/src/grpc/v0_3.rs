@@ -114,7 +114,11 @@ fn stream_response(value: Value) -> Result<pb::StreamResponse, Status> {
 }
 
 impl GrpcPeer {
-    async fn unary_v0_3<P, R>(&self, op: Operation, request: Request<P>) -> Result<Response<R>, Status>
+    async fn unary_v0_3<P, R>(
+        &self,
+        op: Operation,
+        request: Request<P>,
+    ) -> Result<Response<R>, Status>
     where
         P: Serialize,
         R: DeserializeOwned,
@@ -152,13 +156,7 @@ impl GrpcPeer {
         {
             Reply::Stream { opened, view } => {
                 let (tx, rx) = mpsc::channel(16);
-                tokio::spawn(pump(
-                    self.peer.clone(),
-                    opened,
-                    view,
-                    tx,
-                    stream_response,
-                ));
+                tokio::spawn(pump(self.peer.clone(), opened, view, tx, stream_response));
                 Ok(Response::new(ReceiverStream::new(rx).boxed()))
             }
             Reply::Json(_) => Err(Status::internal("an answer where a stream was due")),
