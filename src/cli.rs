@@ -578,6 +578,10 @@ pub struct MockPeerArgs {
     /// `check --trusted-key` (signed-card, signed-card-tampered).
     #[arg(long, value_name = "FILE")]
     pub public_key_out: Option<std::path::PathBuf>,
+    /// Also serve gRPC (v1.0's or v0.3's service) on a second loopback port
+    /// and declare it, whatever the behaviour (the grpc behaviours always do).
+    #[arg(long)]
+    pub grpc: bool,
 }
 
 /// A duration flag or profile value that cannot be used.

@@ -287,6 +287,7 @@ pub(super) async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
         },
         auth_token,
         tls: None,
+        grpc: args.grpc,
     };
     let config = match &args.tls {
         None => config,

@@ -1,7 +1,8 @@
 //! The gRPC binding end to end: the default suite over gRPC against a
 //! gRPC-only mock peer, `--binding grpc` forced on a peer that serves three
 //! bindings, and the evidence a gRPC run leaves (metadata with secrets
-//! masked, messages as JSON, status, a grpcurl reproduction).
+//! masked, messages as JSON, status, a grpcurl reproduction); the same for
+//! v0.3's service (`a2a.v1.A2AService`), with the mock's behaviours over it.
 
 use crate::common::*;
 use a2a_conform_mock::{Behaviour, MockPki};
@@ -139,12 +140,115 @@ fn a_refusing_grpc_interface_diverges_with_a_grpcurl_line_and_no_secret() {
 }
 
 #[test]
-fn a_v0_3_grpc_peer_declares_no_grpc() {
+fn a_v0_3_grpc_only_peer_keeps_every_declaration_over_grpc_0_3() {
     let peer = start_peer(ProtocolVersion::V0_3, Behaviour::GrpcOnly);
-    assert!(peer.peer.grpc_addr().is_none());
-    let out = check(&peer.card_url(), &[]);
+    let grpc_addr = peer
+        .peer
+        .grpc_addr()
+        .expect("a v0.3 grpc-only peer serves gRPC");
+    let out = check(&peer.card_url(), &["-v"]);
     assert_eq!(out.code, 0, "{}", out.explain());
-    assert_eq!(out.report()["peers"][0]["binding"], "jsonrpc");
+    let report = &out.report()["peers"][0];
+    assert_eq!(report["binding"], "grpc", "{}", out.explain());
+    assert_eq!(report["protocol_version"], "0.3", "{}", out.explain());
+    assert_eq!(report["endpoint"], grpc_addr.to_string());
+    let rows = declared_rows(&out);
+    assert!(
+        rows.iter()
+            .any(|(id, verdict)| id == "interfaces[GRPC 0.3]" && verdict == "honoured"),
+        "{rows:?}"
+    );
+    for (id, verdict) in &rows {
+        assert_eq!(verdict, "honoured", "{id}: {}", out.explain());
+    }
+    // The 0.3 service and its messages are on the wire, reproducible.
+    let evidence = evidence_of(&out, "interface-served[GRPC 0.3]");
+    let request = evidence
+        .iter()
+        .find(|e| e["kind"] == "request")
+        .expect("the request is recorded");
+    let body: Value = serde_json::from_str(request["body"].as_str().unwrap()).unwrap();
+    assert_eq!(body["message"]["role"], "ROLE_USER", "{body}");
+    assert!(body["message"]["content"].is_array(), "{body}");
+    let repro = request["curl"].as_str().unwrap();
+    assert!(
+        repro.starts_with("grpcurl -plaintext -proto a2a.proto")
+            && repro.ends_with(&format!("{grpc_addr} a2a.v1.A2AService/SendMessage")),
+        "{repro}"
+    );
+    assert!(!out.stdout.contains("/a2a/jsonrpc"), "{}", out.stdout);
+}
+
+#[test]
+fn the_honest_v0_3_peer_over_grpc_0_3_honours_every_row() {
+    let peer = start_peer_config(a2a_conform_mock::MockConfig {
+        grpc: true,
+        ..peer_config(ProtocolVersion::V0_3, Behaviour::Honest)
+    });
+    assert!(peer.peer.grpc_addr().is_some());
+    let out = check(&peer.card_url(), &["--binding", "grpc"]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(out.report()["peers"][0]["binding"], "grpc");
+    for id in [
+        "interfaces[JSONRPC 0.3]",
+        "interfaces[HTTP+JSON 0.3]",
+        "interfaces[GRPC 0.3]",
+        "lifecycle.cancel",
+        "lifecycle.completion",
+        "capabilities.streaming",
+        "protocol.unknownTask",
+    ] {
+        assert_eq!(out.declaration(id), "honoured", "{id}: {}", out.explain());
+    }
+    for (id, verdict) in declared_rows(&out) {
+        assert_eq!(verdict, "honoured", "{id}: {}", out.explain());
+    }
+}
+
+#[test]
+fn cancel_leak_over_grpc_0_3_diverges() {
+    let peer = start_peer_config(a2a_conform_mock::MockConfig {
+        grpc: true,
+        ..peer_config(ProtocolVersion::V0_3, Behaviour::CancelLeak)
+    });
+    let out = check(
+        &peer.card_url(),
+        &["--binding", "grpc", "--var", "quiet_window=1500ms"],
+    );
+    assert_eq!(out.code, 1, "{}", out.explain());
+    assert_eq!(out.report()["peers"][0]["binding"], "grpc");
+    assert_eq!(
+        out.declaration("lifecycle.cancel"),
+        "diverged",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration("interfaces[GRPC 0.3]"),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        out.declaration("lifecycle.completion"),
+        "honoured",
+        "{}",
+        out.explain()
+    );
+}
+
+#[test]
+fn a_refusing_grpc_0_3_interface_diverges() {
+    let peer = start_peer(ProtocolVersion::V0_3, Behaviour::GrpcRefused);
+    let out = check(&peer.card_url(), &[]);
+    assert_eq!(out.code, 1, "{}", out.explain());
+    assert_eq!(
+        out.declaration("interfaces[GRPC 0.3]"),
+        "diverged",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(out.declaration("interfaces[JSONRPC 0.3]"), "honoured");
 }
 
 /// The client itself against the mock's gRPC server, in process: a stream

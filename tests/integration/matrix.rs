@@ -47,9 +47,9 @@ struct Row {
     /// The card declares a JSON-RPC interface it does not serve.
     unserved_interface: bool,
     security: &'static str,
-    /// `interfaces[GRPC 1.0]` on a v1.0 peer, when the card declares it.
+    /// `interfaces[GRPC <version>]`, when the card declares it.
     grpc: Option<&'static str>,
-    /// The v1.0 card declares only its gRPC interface.
+    /// The card declares only its gRPC interface.
     grpc_only: bool,
     /// The card's default input modes include JSON (not for
     /// `secured-skill-scopes`, whose skill alone declares it).
@@ -482,9 +482,6 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let mut want = expected(behaviour);
     let cell = format!("{} × {version}", behaviour.name());
     let v = version.as_str();
-    if version == ProtocolVersion::V0_3 && behaviour.name().starts_with("grpc") {
-        want = expected(Behaviour::Honest);
-    }
     let negotiation = if version == ProtocolVersion::V1_0 {
         want.version
     } else {
@@ -525,13 +522,14 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let jsonrpc = format!("interfaces[JSONRPC {v}]");
     let unserved = format!("interfaces[JSONRPC {v} #2]");
     let rest = format!("interfaces[HTTP+JSON {v}]");
+    let grpc_row = format!("interfaces[GRPC {v}]");
     let mut rows = vec![(VERSION, negotiation)];
     if !want.grpc_only {
         rows.push((jsonrpc.as_str(), want.jsonrpc));
         rows.push((rest.as_str(), want.rest));
     }
     if let Some(grpc) = want.grpc {
-        rows.push(("interfaces[GRPC 1.0]", grpc));
+        rows.push((grpc_row.as_str(), grpc));
     }
     if want.unserved_interface {
         rows.push((unserved.as_str(), "diverged"));

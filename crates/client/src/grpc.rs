@@ -6,8 +6,13 @@
 //! runner already reads. Calls are bounded in time and message size; every
 //! exchange is recorded with its metadata (secrets masked), messages as
 //! JSON, status, timing and a `grpcurl` line that reproduces it.
+//!
+//! v0.3 (`a2a.v1.A2AService`, the 0.3 proto compiled by the build script)
+//! is in `v0_3`: its requests are rendered from the runner's 0.3 params and
+//! go through the same bounded calls and records.
 
 mod tls;
+mod v0_3;
 
 use super::http::TlsOptions;
 use super::limits::Limits;
@@ -50,6 +55,24 @@ pub(super) struct GrpcCall {
     pub note: String,
     /// The HTTP client's trust and identity, for `https` endpoints.
     pub tls: TlsOptions,
+    /// The A2A version spoken: which service and messages.
+    pub version: ProtocolVersion,
+}
+
+/// The gRPC service of a version.
+fn service(version: ProtocolVersion) -> &'static str {
+    match version {
+        ProtocolVersion::V1_0 => GRPC_SERVICE,
+        ProtocolVersion::V0_3 => v0_3::SERVICE,
+    }
+}
+
+/// The RPC an operation is in a version (ListTasks is none in 0.3).
+fn rpc_name(version: ProtocolVersion, op: Operation) -> &'static str {
+    match version {
+        ProtocolVersion::V1_0 => method_name(op),
+        ProtocolVersion::V0_3 => v0_3::method_name(op).unwrap_or("(none)"),
+    }
 }
 
 /// Calls a unary operation and waits (bounded) for its answer.
@@ -59,6 +82,9 @@ pub(super) async fn unary(
     op: Operation,
     params: Value,
 ) -> Reply {
+    if call.version == ProtocolVersion::V0_3 {
+        return v0_3::unary(call, transcript, op, params).await;
+    }
     match op {
         Operation::SendMessage => {
             unary_as::<pb::SendMessageRequest, pb::SendMessageResponse>(
@@ -121,40 +147,51 @@ pub(super) async fn open_stream(
     op: Operation,
     params: Value,
 ) -> Result<StreamHandle, Reply> {
-    let (path, request) = match op {
-        Operation::SendStreamingMessage => prepare::<pb::SendMessageRequest>(op, params)?,
-        Operation::SubscribeToTask => prepare::<pb::SubscribeToTaskRequest>(op, params)?,
-        other => {
-            return Err(Reply::Broken(format!(
-                "{} is not a server-streaming method",
-                method_name(other)
-            )))
+    match (version, op) {
+        (ProtocolVersion::V0_3, _) => {
+            v0_3::open_stream(call, transcript, version, op, params).await
         }
-    };
+        (_, Operation::SendStreamingMessage) => {
+            stream_as::<pb::SendMessageRequest, pb::StreamResponse>(
+                call, transcript, version, op, params,
+            )
+            .await
+        }
+        (_, Operation::SubscribeToTask) => {
+            stream_as::<pb::SubscribeToTaskRequest, pb::StreamResponse>(
+                call, transcript, version, op, params,
+            )
+            .await
+        }
+        (_, other) => Err(Reply::Broken(format!(
+            "{} is not a server-streaming method",
+            method_name(other)
+        ))),
+    }
+}
+
+/// One server-streaming call with its request and event types.
+async fn stream_as<Req, Resp>(
+    call: &GrpcCall,
+    transcript: &Arc<Transcript>,
+    version: ProtocolVersion,
+    op: Operation,
+    params: Value,
+) -> Result<StreamHandle, Reply>
+where
+    Req: prost::Message + Serialize + DeserializeOwned + Default + Send + 'static,
+    Resp: prost::Message + Serialize + Default + Send + 'static,
+{
+    let (path, request) = prepare::<Req>(call, op, params)?;
     let sent_at = record_request(call, transcript, op, &request);
     let mut grpc = connect(call, transcript).await?;
-    let codec = tonic_prost::ProstCodec::<pb::SendMessageRequest, pb::StreamResponse>::default();
-    let opened = match op {
-        Operation::SendStreamingMessage => {
-            let message: pb::SendMessageRequest = decode_again(&request)?;
-            tokio::time::timeout(
-                call.timeout,
-                grpc.server_streaming(with_metadata(call, message), path, codec),
-            )
-            .await
-        }
-        _ => {
-            let message: pb::SubscribeToTaskRequest = decode_again(&request)?;
-            let codec =
-                tonic_prost::ProstCodec::<pb::SubscribeToTaskRequest, pb::StreamResponse>::default(
-                );
-            tokio::time::timeout(
-                call.timeout,
-                grpc.server_streaming(with_metadata(call, message), path, codec),
-            )
-            .await
-        }
-    };
+    let message: Req = decode_again(&request)?;
+    let codec = tonic_prost::ProstCodec::<Req, Resp>::default();
+    let opened = tokio::time::timeout(
+        call.timeout,
+        grpc.server_streaming(with_metadata(call, message), path, codec),
+    )
+    .await;
     let response = match opened {
         Err(_) => return Err(no_answer(call, transcript, sent_at)),
         Ok(Err(status)) => return Err(record_status(transcript, sent_at, &status)),
@@ -207,7 +244,7 @@ where
     Req: prost::Message + Serialize + DeserializeOwned + Default + Send + 'static,
     Resp: prost::Message + Serialize + Default + Send + 'static,
 {
-    let (path, request) = match prepare::<Req>(op, params) {
+    let (path, request) = match prepare::<Req>(call, op, params) {
         Ok(p) => p,
         Err(reply) => return reply,
     };
@@ -252,19 +289,23 @@ where
 
 /// The method path and the request as it goes on the wire (ProtoJSON of the
 /// parsed message: what the peer receives, unknown keys dropped).
-fn prepare<Req>(op: Operation, params: Value) -> Result<(PathAndQuery, Value), Reply>
+fn prepare<Req>(
+    call: &GrpcCall,
+    op: Operation,
+    params: Value,
+) -> Result<(PathAndQuery, Value), Reply>
 where
     Req: prost::Message + Serialize + DeserializeOwned,
 {
+    let (service, method) = (service(call.version), rpc_name(call.version, op));
     let message: Req = serde_json::from_value(params).map_err(|e| {
         Reply::Broken(format!(
-            "the tool cannot encode these parameters as the {} request of {GRPC_SERVICE}: {e}",
-            method_name(op)
+            "the tool cannot encode these parameters as the {method} request of {service}: {e}"
         ))
     })?;
     let value = serde_json::to_value(&message)
         .map_err(|e| Reply::Broken(format!("cannot render the request as JSON: {e}")))?;
-    let path = PathAndQuery::try_from(format!("/{GRPC_SERVICE}/{}", method_name(op)))
+    let path = PathAndQuery::try_from(format!("/{service}/{method}"))
         .map_err(|e| Reply::Broken(format!("invalid gRPC path: {e}")))?;
     Ok((path, value))
 }
@@ -362,8 +403,9 @@ fn record_request(
         RecordKind::Request,
         at,
         format!(
-            "→ gRPC {GRPC_SERVICE}/{} at {} [metadata: {metadata}]{}",
-            method_name(op),
+            "→ gRPC {}/{} at {} [metadata: {metadata}]{}",
+            service(call.version),
+            rpc_name(call.version, op),
             target(&call.endpoint),
             call.note
         ),
@@ -400,10 +442,11 @@ fn grpcurl_line(call: &GrpcCall, op: Operation, request: &Value) -> String {
         }
     }
     line.push_str(&format!(
-        " -d '{}' {} {GRPC_SERVICE}/{}",
+        " -d '{}' {} {}/{}",
         request.to_string().replace('\'', "'\\''"),
         target(&call.endpoint),
-        method_name(op)
+        service(call.version),
+        rpc_name(call.version, op)
     ));
     line
 }
@@ -609,11 +652,12 @@ mod tests {
             limits: Limits::default(),
             note: String::new(),
             tls: TlsOptions::default(),
+            version: ProtocolVersion::V1_0,
         };
         let params = json!({"message": {"messageId": "m1", "role": "ROLE_USER",
             "parts": [{"text": "hi"}]}, "unknownKey": 1});
         let (path, sent) =
-            prepare::<pb::SendMessageRequest>(Operation::SendMessage, params).unwrap();
+            prepare::<pb::SendMessageRequest>(&call, Operation::SendMessage, params).unwrap();
         assert_eq!(path.as_str(), "/lf.a2a.v1.A2AService/SendMessage");
         assert_eq!(sent["message"]["parts"][0]["text"], "hi");
         assert!(sent.get("unknownKey").is_none(), "{sent}");
@@ -628,7 +672,7 @@ mod tests {
             "{line}"
         );
         assert!(matches!(
-            prepare::<pb::GetTaskRequest>(Operation::GetTask, json!({"id": 7})),
+            prepare::<pb::GetTaskRequest>(&call, Operation::GetTask, json!({"id": 7})),
             Err(Reply::Broken(r)) if r.contains("GetTask")
         ));
     }

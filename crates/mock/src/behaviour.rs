@@ -101,24 +101,19 @@ pub enum Behaviour {
                    credentials or with any token"
     )]
     SecurityUnenforced,
-    /// Also serves and declares gRPC (v1.0): JSON-RPC, HTTP+JSON and GRPC.
+    /// Also serves and declares gRPC: JSON-RPC, HTTP+JSON and GRPC.
     #[strum(
-        message = "also serves gRPC (lf.a2a.v1.A2AService on a second loopback port) \
-                   and declares it after JSON-RPC and HTTP+JSON (v1.0; a v0.3 peer is \
-                   honest over JSON-RPC)"
+        message = "also serves gRPC (lf.a2a.v1.A2AService on a second loopback port; \
+                   a2a.v1.A2AService in v0.3) and declares it after JSON-RPC and HTTP+JSON"
     )]
     Grpc,
-    /// Declares only a gRPC interface (v1.0), served honestly.
-    #[strum(
-        message = "declares only its gRPC interface (v1.0; a v0.3 peer is honest over \
-                   JSON-RPC)"
-    )]
+    /// Declares only a gRPC interface, served honestly.
+    #[strum(message = "declares only its gRPC interface")]
     GrpcOnly,
-    /// Declares a gRPC interface (v1.0) whose server refuses every method.
+    /// Declares a gRPC interface whose server refuses every method.
     #[strum(
         message = "declares a gRPC interface after JSON-RPC whose server answers \
-                   every method UNIMPLEMENTED (v1.0; a v0.3 peer is honest over \
-                   JSON-RPC)"
+                   every method UNIMPLEMENTED"
     )]
     GrpcRefused,
     /// Declares its HTTP+JSON interface but serves nothing there (HTTP 404).

@@ -61,8 +61,16 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
         ProtocolVersion::V1_0 => card["supportedInterfaces"] = json!(interfaces_v1_0(peer)),
         ProtocolVersion::V0_3 => {
             card["protocolVersion"] = json!("0.3.0");
-            card["url"] = json!(format!("{base}{JSONRPC_PATH}"));
-            card["preferredTransport"] = json!(Binding::Jsonrpc.card_name());
+            match (peer.grpc_addr, peer.behaviour) {
+                (Some(addr), Behaviour::GrpcOnly) => {
+                    card["url"] = json!(addr.to_string());
+                    card["preferredTransport"] = json!(Binding::Grpc.card_name());
+                }
+                _ => {
+                    card["url"] = json!(format!("{base}{JSONRPC_PATH}"));
+                    card["preferredTransport"] = json!(Binding::Jsonrpc.card_name());
+                }
+            }
         }
     }
     card["capabilities"] = json!({
@@ -118,7 +126,8 @@ fn interfaces_v1_0(peer: &Shared) -> Vec<Value> {
     interfaces
 }
 
-/// v0.3 `additionalInterfaces` (the top-level `url` is JSON-RPC's).
+/// v0.3 `additionalInterfaces` (the top-level `url` is JSON-RPC's, or
+/// gRPC's for `grpc-only`), in the order v1.0 lists them.
 fn additional_interfaces_v0_3(peer: &Shared) -> Vec<Value> {
     let base = &peer.base_url;
     let mut additional = vec![json!({
@@ -130,6 +139,16 @@ fn additional_interfaces_v0_3(peer: &Shared) -> Vec<Value> {
             "url": format!("{base}{UNSERVED_PATH}"),
             "transport": Binding::Jsonrpc.card_name(),
         }));
+    }
+    if let Some(addr) = peer.grpc_addr {
+        // `host:port`, no scheme, as gRPC targets are written.
+        let grpc = json!({ "url": addr.to_string(), "transport": Binding::Grpc.card_name() });
+        match peer.behaviour {
+            // The top-level `url` is the one interface.
+            Behaviour::GrpcOnly => additional.clear(),
+            Behaviour::GrpcRefused => additional.insert(0, grpc),
+            _ => additional.push(grpc),
+        }
     }
     additional
 }

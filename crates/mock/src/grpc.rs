@@ -3,7 +3,10 @@
 //! ProtoJSON object the binding-neutral `service` reads, and the JSON it
 //! answers back into protobuf; errors are a status plus a
 //! `google.rpc.ErrorInfo` with the A2A reason. `grpc-refused` answers every
-//! method UNIMPLEMENTED.
+//! method UNIMPLEMENTED. A v0.3 peer serves the 0.3 service instead
+//! (`a2a.v1.A2AService`, in `v0_3`).
+
+mod v0_3;
 
 use super::behaviour::Behaviour;
 use super::error::{A2aError, ERROR_DOMAIN};
@@ -12,7 +15,7 @@ use super::lifecycle::Opened;
 use super::model::{self, TaskView};
 use super::service::{self, Reply};
 use super::shared::Shared;
-use a2a_conform_protocol::{codes, Operation};
+use a2a_conform_protocol::{codes, Operation, ProtocolVersion};
 use a2a_pb::proto;
 use a2a_pb::proto::a2a_service_server::{A2aService, A2aServiceServer};
 use a2a_pb::protojson as pb;
@@ -31,18 +34,26 @@ use tonic_types::{ErrorDetails, StatusExt};
 
 type EventStream = BoxStream<'static, Result<proto::StreamResponse, Status>>;
 
-/// Serves gRPC on `listener` until the peer shuts down.
+/// Serves gRPC on `listener` until the peer shuts down: the service of the
+/// version the peer speaks.
 pub(crate) async fn serve(peer: Arc<Shared>, listener: tokio::net::TcpListener) {
-    let service = A2aServiceServer::new(GrpcPeer { peer: peer.clone() })
-        .max_decoding_message_size(MAX_BODY)
-        .max_encoding_message_size(MAX_BODY);
     let incoming = tonic::transport::server::TcpIncoming::from(listener);
+    let grpc = GrpcPeer { peer: peer.clone() };
+    let router = match peer.protocol {
+        ProtocolVersion::V1_0 => tonic::transport::Server::builder().add_service(
+            A2aServiceServer::new(grpc)
+                .max_decoding_message_size(MAX_BODY)
+                .max_encoding_message_size(MAX_BODY),
+        ),
+        ProtocolVersion::V0_3 => tonic::transport::Server::builder().add_service(
+            v0_3::A2aServiceServer::new(grpc)
+                .max_decoding_message_size(MAX_BODY)
+                .max_encoding_message_size(MAX_BODY),
+        ),
+    };
     let stopped = async move { peer.stopped().await };
     // A serve error ends the server; the interface then reads as unserved.
-    let _ = tonic::transport::Server::builder()
-        .add_service(service)
-        .serve_with_incoming_shutdown(incoming, stopped)
-        .await;
+    let _ = router.serve_with_incoming_shutdown(incoming, stopped).await;
 }
 
 struct GrpcPeer {
@@ -88,7 +99,8 @@ impl GrpcPeer {
             ));
         }
         let headers = request.metadata().clone().into_headers();
-        if self.peer.behaviour.negotiates_version() {
+        // v0.3 has no version negotiation (its REST binding checks none either).
+        if self.peer.protocol == ProtocolVersion::V1_0 && self.peer.behaviour.negotiates_version() {
             check_version(&headers, &"/".parse().unwrap_or_default()).map_err(|e| status(&e))?;
         }
         if let Some(token) = self
@@ -164,7 +176,7 @@ impl GrpcPeer {
         {
             Reply::Stream { opened, view } => {
                 let (tx, rx) = mpsc::channel(16);
-                tokio::spawn(pump(self.peer.clone(), opened, view, tx));
+                tokio::spawn(pump(self.peer.clone(), opened, view, tx, stream_response));
                 Ok(Response::new(ReceiverStream::new(rx).boxed()))
             }
             Reply::Json(_) => Err(Status::internal("an answer where a stream was due")),
@@ -172,21 +184,26 @@ impl GrpcPeer {
     }
 }
 
+/// A v1.0 stream event as the StreamResponse the generated service sends.
+fn stream_response(value: Value) -> Result<proto::StreamResponse, Status> {
+    serde_json::from_value::<pb::StreamResponse>(value)
+        .map_err(|e| Status::internal(format!("not a StreamResponse: {e}")))
+        .and_then(|json| transcode::<_, proto::StreamResponse>(&json))
+}
+
 /// Writes the task snapshot, then its events, until the lifecycle closes
 /// the stream, the client leaves or the peer shuts down.
-async fn pump(
+/// `render` turns an event's JSON into the version's `StreamResponse`.
+async fn pump<T>(
     peer: Arc<Shared>,
     opened: Opened,
     view: TaskView,
-    tx: mpsc::Sender<Result<proto::StreamResponse, Status>>,
+    tx: mpsc::Sender<Result<T, Status>>,
+    render: fn(Value) -> Result<T, Status>,
 ) {
     let version = peer.protocol;
     let Opened { task, mut feed } = opened;
-    let send = |value: Value| {
-        serde_json::from_value::<pb::StreamResponse>(value)
-            .map_err(|e| Status::internal(format!("not a StreamResponse: {e}")))
-            .and_then(|json| transcode::<_, proto::StreamResponse>(&json))
-    };
+    let send = render;
     let first = send(model::task_event_json(&task, version, view));
     let failed = first.is_err();
     if tx.send(first).await.is_err() || failed || task.status.state.is_terminal() {

@@ -41,7 +41,7 @@
 //!
 //! Layout: `behaviour` names the divergences, `card` publishes the agent
 //! card, `jsonrpc` and `rest` are the HTTP bindings, `grpc` the gRPC one (a
-//! second loopback port, for the gRPC behaviours), `service` is the
+//! second loopback port, for the gRPC behaviours; v1.0's or v0.3's service), `service` is the
 //! binding-neutral operation layer, `lifecycle` runs tasks, `store` keeps
 //! them, `sse` writes streams, `push` keeps push configs and delivers
 //! notifications, `auth` checks credentials (and `token` issues OAuth
@@ -112,6 +112,10 @@ pub struct MockConfig {
     /// Serve HTTPS (the card and both HTTP bindings) with this PKI's server
     /// certificate instead of plain HTTP.
     pub tls: Option<MockTls>,
+    /// Also serve gRPC on a second loopback port, and declare it, whatever
+    /// the behaviour: a behaviour's divergence then shows over gRPC too.
+    /// The gRPC behaviours serve it regardless.
+    pub grpc: bool,
 }
 
 impl Default for MockConfig {
@@ -123,6 +127,7 @@ impl Default for MockConfig {
             timing: MockTiming::default(),
             auth_token: None,
             tls: None,
+            grpc: false,
         }
     }
 }
@@ -141,12 +146,11 @@ impl MockPeer {
     pub async fn start(config: MockConfig) -> std::io::Result<MockPeer> {
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, config.port)).await?;
         let addr = listener.local_addr()?;
-        let grpc_listener =
-            if config.protocol == ProtocolVersion::V1_0 && config.behaviour.serves_grpc() {
-                Some(tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?)
-            } else {
-                None
-            };
+        let grpc_listener = if config.grpc || config.behaviour.serves_grpc() {
+            Some(tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?)
+        } else {
+            None
+        };
         let grpc_addr = grpc_listener.as_ref().map(|l| l.local_addr()).transpose()?;
         let (shutdown, shutdown_rx) = watch::channel(false);
         let capacity = (config.timing.chunks as usize).saturating_mul(2) + 64;

@@ -130,7 +130,7 @@ async fn serve(
 
 /// A 0.3 result in the 0.3 proto's JSON: SendMessageResponse, Task,
 /// TaskPushNotificationConfig, ListTaskPushNotificationConfigResponse, Empty.
-fn proto_result(op: Operation, value: &Value) -> Value {
+pub(crate) fn proto_result(op: Operation, value: &Value) -> Value {
     match op {
         Operation::SendMessage => proto::wrapped(value),
         Operation::GetTask | Operation::CancelTask => proto::task(value),

@@ -440,6 +440,7 @@ impl PeerClient {
             limits: self.config.limits,
             note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
             tls: self.config.tls.clone(),
+            version: self.version,
         })
     }
 

@@ -301,11 +301,6 @@ fn unsupported_reason(interface: &Interface) -> Option<String> {
         (_, None) => Some(format!(
             "protocol version not supported by this version of a2a-conform ({shown})"
         )),
-        (Some(b), Some(v)) if !select::speaks(v, b) => Some(format!(
-            "binding not supported by this version of a2a-conform ({} {})",
-            b.card_name(),
-            v.as_str()
-        )),
         _ if !select::is_http_url(&interface.url) => Some(format!(
             "the interface URL `{}` is not an http(s) URL",
             interface.url

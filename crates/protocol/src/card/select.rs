@@ -5,14 +5,6 @@ use super::model::{BindingChoice, Interface, ProtocolChoice};
 use crate::{Binding, ProtocolVersion};
 use url::Url;
 
-/// Whether the tool speaks this version over this binding: every binding of
-/// 1.0; JSON-RPC and HTTP+JSON (the `/v1` routes and 0.3 proto JSON) of 0.3.
-/// 0.3 gRPC is another service (`a2a.v1.A2AService`) the tool does not
-/// implement.
-pub(super) fn speaks(version: ProtocolVersion, binding: Binding) -> bool {
-    version == ProtocolVersion::V1_0 || binding != Binding::Grpc
-}
-
 /// Whether an interface URL is one the tool can send to.
 pub(super) fn is_http_url(url: &str) -> bool {
     Url::parse(url).is_ok_and(|u| {
@@ -77,20 +69,6 @@ pub(super) fn choose(
                 b.card_name()
             ));
         }
-    }
-
-    pool.retain(|i| matches!((i.protocol_version, i.binding), (Some(v), Some(b)) if speaks(v, b)));
-    if pool.is_empty() {
-        let (jsonrpc, rest, grpc) = (
-            Binding::Jsonrpc.card_name(),
-            Binding::Rest.card_name(),
-            Binding::Grpc.card_name(),
-        );
-        return fail(format!(
-            "the tool speaks 0.3 over {jsonrpc} and {rest}, not {grpc} (0.3 gRPC is \
-             another service, a2a.v1.A2AService), and the card's candidate 0.3 interfaces \
-             are all {grpc}"
-        ));
     }
 
     pool.retain(|i| is_http_url(&i.url));

@@ -65,7 +65,7 @@ fn forced_binding_missing_is_named() {
 }
 
 #[test]
-fn v0_3_preferred_transport_defaults_to_jsonrpc_and_grpc_falls_through() {
+fn v0_3_preferred_transport_defaults_to_jsonrpc_and_grpc_is_taken_when_preferred() {
     let legacy = json!({
         "name": "L", "description": "d", "version": "1", "capabilities": {},
         "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
@@ -87,10 +87,9 @@ fn v0_3_preferred_transport_defaults_to_jsonrpc_and_grpc_falls_through() {
         {"url": "https://h/rpc2", "transport": "JSONRPC"}
     ]);
     let card = inline(grpc).unwrap();
-    assert_eq!(
-        endpoint_of(&card),
-        ("https://h/rpc2", Binding::Jsonrpc, ProtocolVersion::V0_3)
-    );
+    // 0.3 gRPC is spoken: the preferred transport is taken.
+    assert_eq!(card.endpoint.binding, Some(Binding::Grpc));
+    assert_eq!(card.endpoint.protocol_version, Some(ProtocolVersion::V0_3));
     assert_eq!(card.interfaces.len(), 2);
 }
 

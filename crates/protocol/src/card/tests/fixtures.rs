@@ -198,7 +198,7 @@ fn v0_3_card() {
                 "HTTP+JSON",
                 Some(Binding::Rest)
             ),
-            // 0.3 gRPC is read, though the tool speaks gRPC for 1.0 only.
+            // 0.3 gRPC is read and spoken (`a2a.v1.A2AService`).
             (
                 "http://agent.example.com:50051",
                 "GRPC",
@@ -287,21 +287,21 @@ fn v0_3_card_cannot_be_forced_to_1_0_or_grpc() {
             )
         );
     }
-    // 0.3 gRPC is not.
-    let err = parse_with(
+    // 0.3 gRPC too.
+    let card = parse_with(
         &body,
         ProtocolChoice::Force(ProtocolVersion::V0_3),
         BindingChoice::Force(Binding::Grpc),
     )
-    .unwrap_err();
-    let CardError::NoUsableInterface { reason, .. } = &err else {
-        panic!("{err:?}")
-    };
-    assert!(
-        reason.starts_with("the tool speaks 0.3 over JSONRPC and HTTP+JSON, not GRPC"),
-        "{reason}"
+    .unwrap();
+    assert_eq!(
+        endpoint_of(&card),
+        (
+            "http://agent.example.com:50051",
+            Binding::Grpc,
+            ProtocolVersion::V0_3
+        )
     );
-    assert_one_line(&err);
 }
 
 #[test]
