@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use super::published::DESCRIBED_TRIGGER;
@@ -162,15 +163,71 @@ fn declare_security(card: &mut Value, protocol: ProtocolVersion) {
     }
 }
 
+/// The `max-age` the card is served with until a test sets another.
+const DEFAULT_MAX_AGE: u32 = 300;
+
+/// How the well-known card is served: its revision (0: as it always was)
+/// and `max-age`, which tests change to see a client revalidate, and how
+/// often it was asked for.
+#[derive(Debug)]
+pub(crate) struct Served {
+    revision: AtomicU32,
+    max_age: AtomicU32,
+    full: AtomicU32,
+    not_modified: AtomicU32,
+}
+
+impl Default for Served {
+    fn default() -> Self {
+        Served {
+            revision: AtomicU32::new(0),
+            max_age: AtomicU32::new(DEFAULT_MAX_AGE),
+            full: AtomicU32::new(0),
+            not_modified: AtomicU32::new(0),
+        }
+    }
+}
+
+impl Served {
+    pub(crate) fn revise(&self) -> u32 {
+        self.revision.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    pub(crate) fn set_max_age(&self, seconds: u32) {
+        self.max_age.store(seconds, Ordering::SeqCst);
+    }
+
+    pub(crate) fn requests(&self) -> (u32, u32) {
+        (
+            self.full.load(Ordering::SeqCst),
+            self.not_modified.load(Ordering::SeqCst),
+        )
+    }
+}
+
 /// GET the card; honours `If-None-Match` with 304.
 pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let body = card_json(&peer).to_string();
+    let mut card = card_json(&peer);
+    let revision = peer.card.revision.load(Ordering::SeqCst);
+    if revision > 0 {
+        let description = card["description"].as_str().unwrap_or_default();
+        card["description"] = json!(format!("{description} (revision {revision})"));
+    }
+    let body = card.to_string();
     let body = if peer.behaviour == Behaviour::CardDuplicateKeys {
         with_duplicate_keys(&body)
     } else {
         body
     };
-    respond(body, &headers)
+    let max_age = peer.card.max_age.load(Ordering::SeqCst);
+    let response = respond_with(body, &headers, max_age);
+    let counter = if response.status() == StatusCode::NOT_MODIFIED {
+        &peer.card.not_modified
+    } else {
+        &peer.card.full
+    };
+    counter.fetch_add(1, Ordering::SeqCst);
+    response
 }
 
 /// card-duplicate-keys: the card's text with an earlier, different value
@@ -189,8 +246,15 @@ fn with_duplicate_keys(body: &str) -> String {
     )
 }
 
-/// A card body with its `ETag`, or 304 when `If-None-Match` names it.
+/// A card body with its `ETag` and the default `max-age`, or 304 when
+/// `If-None-Match` names it.
 pub(crate) fn respond(body: String, headers: &HeaderMap) -> Response {
+    respond_with(body, headers, DEFAULT_MAX_AGE)
+}
+
+/// A card body with its `ETag` and `max-age`, or 304 when `If-None-Match`
+/// names it.
+fn respond_with(body: String, headers: &HeaderMap, max_age: u32) -> Response {
     let digest = Sha256::digest(body.as_bytes());
     let mut etag = String::from("\"");
     for byte in &digest[..12] {
@@ -203,7 +267,8 @@ pub(crate) fn respond(body: String, headers: &HeaderMap) -> Response {
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
     let etag =
         HeaderValue::from_str(&etag).unwrap_or_else(|_| HeaderValue::from_static("\"card\""));
-    let cache = HeaderValue::from_static("max-age=300");
+    let cache = HeaderValue::from_str(&format!("max-age={max_age}"))
+        .unwrap_or_else(|_| HeaderValue::from_static("max-age=300"));
     if matches {
         return (
             StatusCode::NOT_MODIFIED,

@@ -50,6 +50,8 @@ pub(crate) struct Shared {
     pub tokens: super::issued::Issued,
     /// The card's signing key (the signing behaviours).
     pub signing: Option<super::signed::SigningKey>,
+    /// How the card is served: its revision and `max-age`, changed by tests.
+    pub card: super::card::Served,
 }
 
 impl Shared {
