@@ -169,6 +169,31 @@ impl Guard {
 
     /// The streaming probe's window: the option, else twice the card's
     /// `defaultTimeout`, else 15 s.
+    ///
+    /// ```
+    /// use a2a_conform_client::ClientConfig;
+    /// use a2a_conform_guard::{CapabilityCache, CacheOptions, Guard, GuardOptions, DEFAULT_PROBE_WINDOW};
+    /// use a2a_conform_mock::{MockConfig, MockPeer};
+    /// use std::time::Duration;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let peer = MockPeer::start(MockConfig::default()).await?;
+    /// let cache = || CapabilityCache::in_memory(CacheOptions::default());
+    /// let guard = Guard::connect(&peer.card_url(), ClientConfig::default(), cache(), GuardOptions::default()).await?;
+    /// // The mock's card declares no defaultTimeout.
+    /// assert_eq!(guard.card().default_timeout, None);
+    /// assert_eq!(guard.probe_window(), DEFAULT_PROBE_WINDOW);
+    /// assert_eq!(guard.client().version, guard.card().protocol_version());
+    /// assert!(guard.is_card_fresh());
+    ///
+    /// let options = GuardOptions { probe_window: Some(Duration::from_secs(2)), ..GuardOptions::default() };
+    /// let guard = Guard::connect(&peer.card_url(), ClientConfig::default(), cache(), options).await?;
+    /// assert_eq!(guard.probe_window(), Duration::from_secs(2));
+    /// peer.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn probe_window(&self) -> Duration {
         self.options.probe_window.unwrap_or_else(|| {
             self.card
@@ -181,6 +206,27 @@ impl Guard {
     /// redacted, oldest operation first — whatever they ended in (an error
     /// too), so a caller can show what happened before the trouble. A guard
     /// keeps the last [`KEPT_OPERATIONS`] operations' exchanges.
+    ///
+    /// ```
+    /// use a2a_conform_client::ClientConfig;
+    /// use a2a_conform_guard::{CapabilityCache, CacheOptions, Guard, GuardError, GuardOptions};
+    /// use a2a_conform_mock::{MockConfig, MockPeer};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let peer = MockPeer::start(MockConfig::default()).await?;
+    /// let cache = CapabilityCache::in_memory(CacheOptions::default());
+    /// let guard = Guard::connect(&peer.card_url(), ClientConfig::default(), cache, GuardOptions::default()).await?;
+    /// // A task the peer never issued: the read is refused, and still recorded.
+    /// let error = guard.await_terminal("no-such-task").await.err().expect("unknown task");
+    /// assert!(matches!(error, GuardError::Rejected { .. }));
+    /// let exchanges = guard.take_exchanges();
+    /// assert!(exchanges.iter().any(|r| r.summary.contains("GetTask")));
+    /// assert!(guard.take_exchanges().is_empty(), "taken");
+    /// peer.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn take_exchanges(&self) -> Vec<Record> {
         let taken = std::mem::take(&mut *self.lock_log());
         taken.iter().flat_map(|t| t.entries()).collect()

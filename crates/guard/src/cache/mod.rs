@@ -293,6 +293,22 @@ impl CapabilityCache {
 
     /// Reads the file again and merges what other processes wrote into
     /// this handle's view (nothing to do in memory).
+    ///
+    /// ```
+    /// use a2a_conform_guard::{CapabilityCache, CacheOptions, PeerKey};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("cache.json");
+    /// let mine = CapabilityCache::open(&path, CacheOptions::default()).unwrap();
+    /// let theirs = CapabilityCache::open(&path, CacheOptions::default()).unwrap();
+    /// assert_eq!(mine.path(), Some(path.as_path()));
+    /// let peer = PeerKey::new("https://agent.example/.well-known/agent-card.json", "sha256:ab");
+    /// let cancel = "lifecycle.cancel".parse().unwrap();
+    /// theirs.demote(&peer, &cancel, "leaked", Vec::new()).unwrap();
+    /// assert!(mine.is_trusted(&peer, &cancel), "not read yet");
+    /// mine.refresh().unwrap();
+    /// assert!(!mine.is_trusted(&peer, &cancel));
+    /// ```
     pub fn refresh(&self) -> Result<(), CacheError> {
         let Some(path) = &self.inner.file else {
             return Ok(());
