@@ -13,7 +13,6 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use super::published::DESCRIBED_TRIGGER;
@@ -163,52 +162,10 @@ fn declare_security(card: &mut Value, protocol: ProtocolVersion) {
     }
 }
 
-/// The `max-age` the card is served with until a test sets another.
-const DEFAULT_MAX_AGE: u32 = 300;
-
-/// How the well-known card is served: its revision (0: as it always was)
-/// and `max-age`, which tests change to see a client revalidate, and how
-/// often it was asked for.
-#[derive(Debug)]
-pub(crate) struct Served {
-    revision: AtomicU32,
-    max_age: AtomicU32,
-    full: AtomicU32,
-    not_modified: AtomicU32,
-}
-
-impl Default for Served {
-    fn default() -> Self {
-        Served {
-            revision: AtomicU32::new(0),
-            max_age: AtomicU32::new(DEFAULT_MAX_AGE),
-            full: AtomicU32::new(0),
-            not_modified: AtomicU32::new(0),
-        }
-    }
-}
-
-impl Served {
-    pub(crate) fn revise(&self) -> u32 {
-        self.revision.fetch_add(1, Ordering::SeqCst) + 1
-    }
-
-    pub(crate) fn set_max_age(&self, seconds: u32) {
-        self.max_age.store(seconds, Ordering::SeqCst);
-    }
-
-    pub(crate) fn requests(&self) -> (u32, u32) {
-        (
-            self.full.load(Ordering::SeqCst),
-            self.not_modified.load(Ordering::SeqCst),
-        )
-    }
-}
-
 /// GET the card; honours `If-None-Match` with 304.
 pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let mut card = card_json(&peer);
-    let revision = peer.card.revision.load(Ordering::SeqCst);
+    let revision = peer.card.revision();
     if revision > 0 {
         let description = card["description"].as_str().unwrap_or_default();
         card["description"] = json!(format!("{description} (revision {revision})"));
@@ -219,14 +176,9 @@ pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -
     } else {
         body
     };
-    let max_age = peer.card.max_age.load(Ordering::SeqCst);
-    let response = respond_with(body, &headers, max_age);
-    let counter = if response.status() == StatusCode::NOT_MODIFIED {
-        &peer.card.not_modified
-    } else {
-        &peer.card.full
-    };
-    counter.fetch_add(1, Ordering::SeqCst);
+    let response = respond_with(body, &headers, peer.card.max_age());
+    peer.card
+        .count(response.status() == StatusCode::NOT_MODIFIED);
     response
 }
 
@@ -249,7 +201,7 @@ fn with_duplicate_keys(body: &str) -> String {
 /// A card body with its `ETag` and the default `max-age`, or 304 when
 /// `If-None-Match` names it.
 pub(crate) fn respond(body: String, headers: &HeaderMap) -> Response {
-    respond_with(body, headers, DEFAULT_MAX_AGE)
+    respond_with(body, headers, super::shared::DEFAULT_CARD_MAX_AGE)
 }
 
 /// A card body with its `ETag` and `max-age`, or 304 when `If-None-Match`

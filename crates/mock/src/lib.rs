@@ -176,7 +176,7 @@ impl MockPeer {
             grpc_addr,
             tokens: issued::Issued::default(),
             signing: signed::SigningKey::for_behaviour(config.behaviour),
-            card: card::Served::default(),
+            card: shared::Served::default(),
         });
         let grpc_server =
             grpc_listener.map(|listener| tokio::spawn(grpc::serve(shared.clone(), listener)));
