@@ -608,9 +608,11 @@ pub fn positive_duration(text: &str) -> Result<Duration, DurationError> {
 }
 
 const SEND_EXIT_CODES: &str = "Exit codes: 0 the task reached its outcome and every declaration relied on was kept · \
-1 the peer broke a declaration (routed around or not; each one is printed and demoted) · 2 usage error \
-(a bad flag, an unreadable file, JSON that does not parse) · 3 the peer malfunctioned, was unreachable, \
-refused the message or did not settle in time.";
+1 the peer broke a declaration (routed around or not; each one is printed and demoted), a refusal \
+(-32005) of a media type the card declares among them · 2 usage error (a bad flag, an unreadable file, \
+JSON that does not parse, or a part of a media type the card never declares, which the peer refused: \
+its valid answer, nothing demoted) · 3 the peer malfunctioned, was unreachable, refused the message \
+otherwise or did not settle in time. Once the card is asked for, --json is written whatever the run ends in, with every exchange made.";
 
 /// `send`: one task, guarded.
 #[derive(Debug, Args)]

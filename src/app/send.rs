@@ -92,7 +92,7 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
     .await
     {
         Ok(card) => card,
-        Err(e) => return Ok(malfunction(&e.to_string())),
+        Err(e) => return unusable(&args, &e.to_string()),
     };
     let run_auth = PeerAuth::new(&card, &config, Arc::new(auth), IssuedSecrets::default())
         .before_runs()
@@ -107,9 +107,29 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
     };
     let guard = match Guard::new(card, run_auth.config, cache, options) {
         Ok(guard) => guard,
-        Err(e) => return Ok(malfunction(&e.to_string())),
+        Err(e) => return unusable(&args, &e.to_string()),
     };
-    let run = delegate(&guard, &args, &parts, reply).await;
+    let mut run = delegate(&guard, &args, &parts, reply).await;
+    // Every operation's exchanges, whatever it ended in: an error too.
+    run.exchanges = guard.take_exchanges();
+    report(&args, run)
+}
+
+/// The card or the client could not be had: exit 3, and `--json` says so
+/// (no exchange was made).
+fn unusable(args: &SendArgs, reason: &str) -> Result<i32, AppError> {
+    let run = Run {
+        outcome: terminal(reason).into_owned(),
+        code: malfunction(reason),
+        violations: Vec::new(),
+        exchanges: Vec::new(),
+    };
+    report(args, run)
+}
+
+/// Prints what the run demoted and its outcome, writes `--json`, and
+/// answers the exit code.
+fn report(args: &SendArgs, run: Run) -> Result<i32, AppError> {
     for v in &run.violations {
         println!(
             "demoted: {} — {}{}",
@@ -275,11 +295,9 @@ async fn delegate(
         None => settle(guard, &mut handle, reply).await,
     };
     run.violations.extend(handle.violations().iter().cloned());
-    run.exchanges = handle.exchanges();
     match result {
         Ok((outcome, resumed)) => {
             run.violations.extend(resumed.violations);
-            run.exchanges.extend(resumed.exchanges);
             run.outcome = outcome;
             if !run.violations.is_empty() {
                 run.code = exit::DIVERGED;
@@ -290,11 +308,10 @@ async fn delegate(
     }
 }
 
-/// What a resume added to the run.
+/// What a resume added to the run (its exchanges are the guard's).
 #[derive(Default)]
 struct Extra {
     violations: Vec<ContractViolation>,
-    exchanges: Vec<Record>,
 }
 
 /// A guarded operation that did not reach its outcome.
@@ -302,9 +319,15 @@ fn failed(mut run: Run, e: GuardError) -> Run {
     match e {
         GuardError::Violation(v) => {
             run.outcome = "no outcome to trust".to_string();
-            run.exchanges.extend(v.evidence.iter().cloned());
             run.violations.push(*v);
             run.code = exit::DIVERGED;
+        }
+        GuardError::UndeclaredMode { .. } => {
+            // The peer's valid refusal of what its card never offered: the
+            // sender's mistake, as a usage error is.
+            eprintln!("error: {}", terminal(&e.to_string()));
+            run.outcome = terminal(&e.to_string()).into_owned();
+            run.code = exit::USAGE;
         }
         GuardError::NoAcceptedMode { .. } => {
             run.outcome = terminal(&e.to_string()).into_owned();
@@ -400,8 +423,6 @@ async fn settle(
         }
     );
     extra.violations = resumed.violations;
-    extra.exchanges = resumed.exchanges;
     let last = guard.await_terminal(&settled.task_id).await?;
-    extra.exchanges.extend(last.exchanges);
     Ok((last.state.as_str().to_string(), extra))
 }

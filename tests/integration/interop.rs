@@ -81,7 +81,7 @@ fn run_setup() -> Result<(), String> {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Sdk {
+pub(crate) enum Sdk {
     Python,
     Js,
 }
@@ -111,10 +111,10 @@ impl Sdk {
 }
 
 /// An SDK agent process on loopback, killed when dropped.
-struct Agent {
+pub(crate) struct Agent {
     sdk: Sdk,
     child: Child,
-    card_url: String,
+    pub(crate) card_url: String,
     stderr: Arc<Mutex<String>>,
 }
 
@@ -127,7 +127,7 @@ impl Drop for Agent {
 
 impl Agent {
     /// The agent's own log, for failure messages.
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         let log = self.stderr.lock().map(|s| s.clone()).unwrap_or_default();
         format!("{:?} agent stderr:\n{log}", self.sdk)
     }
@@ -160,7 +160,7 @@ impl Agent {
 
 /// Starts an agent on a free port (it binds 127.0.0.1:0 and prints
 /// `READY <card-url>`), then waits, bounded, until its card is served.
-fn start(sdk: Sdk, extra: &[&str]) -> Agent {
+pub(crate) fn start(sdk: Sdk, extra: &[&str]) -> Agent {
     ensure_sdks();
     let mut child = sdk
         .command(extra)

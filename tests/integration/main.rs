@@ -21,6 +21,7 @@ mod demo;
 mod diff;
 mod fleet;
 mod grpc;
+mod guard_interop;
 mod hostile;
 mod house;
 mod hygiene;

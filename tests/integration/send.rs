@@ -262,3 +262,102 @@ fn a_binary_file_is_sent_as_bytes_not_refused_as_text() {
         out.explain()
     );
 }
+
+#[test]
+fn a_refused_undeclared_media_type_is_a_usage_error_and_the_json_keeps_the_exchange() {
+    // The mock declares text/plain and application/json input only and
+    // refuses anything else with -32005: its valid answer to a part its
+    // card never offered, so nothing is demoted and the sender is told.
+    let peer = start_peer(V, Behaviour::Honest);
+    let card = peer.card_url();
+    let dir = tempfile::tempdir().unwrap();
+    let photo = dir.path().join("photo.png");
+    std::fs::write(&photo, [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a]).unwrap();
+    let json = dir.path().join("send.json");
+    let out = run(&[
+        "send",
+        &card,
+        "--file",
+        photo.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr
+            .contains("which its card never declares as an input mode"),
+        "{}",
+        out.explain()
+    );
+    assert!(out.stderr.contains("image/png"), "{}", out.explain());
+    assert!(!out.stdout.contains("demoted:"), "{}", out.explain());
+    // The run ended in an error, and --json still holds the exchange.
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(written["violations"], serde_json::json!([]), "{written}");
+    let exchanges = written["exchanges"].to_string();
+    assert!(exchanges.contains("SendMessage"), "{written}");
+    assert!(exchanges.contains("-32005"), "{written}");
+
+    // The honest pair: a declared mode (a JSON file) goes through.
+    let data = dir.path().join("data.json");
+    std::fs::write(&data, r#"{"a": 1}"#).unwrap();
+    let ok = run(&["send", &card, "--file", data.to_str().unwrap()]);
+    assert_eq!(ok.code, 0, "{}", ok.explain());
+}
+
+#[test]
+fn the_json_is_written_when_the_run_ends_in_an_error() {
+    // The task fails on the data follow-up: no outcome to trust (exit 1),
+    // and --json holds every exchange made on the way, not only the
+    // follow-up's: the first send, the reads, the refused follow-up.
+    let peer = start_peer(V, Behaviour::InputOverdeclaredFails);
+    let card = peer.card_url();
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("send.json");
+    let json_arg = json.to_str().unwrap();
+    let out = run(&[
+        "send",
+        &card,
+        "--text",
+        "need-input please",
+        "--resume-data",
+        r#"{"answer": 42}"#,
+        "--json",
+        json_arg,
+    ]);
+    assert_eq!(out.code, 1, "{}", out.explain());
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let requests: Vec<String> = written["exchanges"]
+        .as_array()
+        .expect("exchanges")
+        .iter()
+        .filter(|r| r["kind"] == "request")
+        .map(|r| r["summary"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let sends = requests
+        .iter()
+        .filter(|s| s.contains("SendMessage"))
+        .count();
+    assert!(sends >= 2, "the first send and the follow-up: {requests:?}");
+    assert!(
+        requests.iter().any(|s| s.contains("GetTask")),
+        "{requests:?}"
+    );
+    assert!(written["exchanges"]
+        .to_string()
+        .contains("need-input please"));
+
+    // No peer at all: exit 3, and --json says why (no exchange was made).
+    let url = format!("http://127.0.0.1:{}", closed_port());
+    let closed = run(&["send", &url, "--text", "hello", "--json", json_arg]);
+    assert_eq!(closed.code, 3, "{}", closed.explain());
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(written["exchanges"], serde_json::json!([]), "{written}");
+    assert!(
+        written["outcome"].as_str().is_some_and(|o| !o.is_empty()),
+        "{written}"
+    );
+}

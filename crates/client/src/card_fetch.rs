@@ -12,9 +12,10 @@
 use crate::credentials::ClientConfig;
 use crate::http::{http_client, ClientBuildError};
 use crate::redact::Redactor;
-use crate::redirect::{get_card, CardGetError};
+use crate::redirect::{get_card_if_none_match, CardGetError};
 use a2a_conform_protocol::card::{self, BindingChoice, Card, CardError, ProtocolChoice};
 use reqwest::StatusCode;
+use std::time::Duration;
 use url::Url;
 
 /// Why no card could be read: the URL it was looked for at (the input as
@@ -73,6 +74,97 @@ pub async fn fetch_card(
     binding: BindingChoice,
     redactor: &Redactor,
 ) -> Result<Card, CardFetchError> {
+    let (card, _) = fetch_card_validated(input, config, protocol, binding, redactor).await?;
+    Ok(card)
+}
+
+/// The caching headers a card was served with: what a client needs to
+/// know how long the card stays fresh and to revalidate it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CardValidators {
+    /// The response's `ETag`, sent back as `If-None-Match` on a refetch.
+    pub etag: Option<String>,
+    /// The response's `Cache-Control`, as served.
+    pub cache_control: Option<String>,
+}
+
+impl CardValidators {
+    /// How long the card stays fresh: `max-age` (`no-cache` and
+    /// `no-store` are zero); `None` when the header gives no lifetime.
+    ///
+    /// ```
+    /// use a2a_conform_client::card_fetch::CardValidators;
+    /// use std::time::Duration;
+    ///
+    /// let served = |v: &str| CardValidators { etag: None, cache_control: Some(v.into()) };
+    /// assert_eq!(served("public, max-age=300").max_age(), Some(Duration::from_secs(300)));
+    /// assert_eq!(served("no-cache").max_age(), Some(Duration::ZERO));
+    /// assert_eq!(served("public").max_age(), None);
+    /// assert_eq!(CardValidators::default().max_age(), None);
+    /// ```
+    pub fn max_age(&self) -> Option<Duration> {
+        let header = self.cache_control.as_deref()?;
+        let mut lifetime = None;
+        for directive in header.split(',').map(str::trim) {
+            let (name, value) = directive.split_once('=').unwrap_or((directive, ""));
+            match name.trim().to_ascii_lowercase().as_str() {
+                "no-cache" | "no-store" => return Some(Duration::ZERO),
+                "max-age" => {
+                    let seconds = value.trim().trim_matches('"').parse::<u64>().ok();
+                    lifetime = lifetime.or(seconds.map(Duration::from_secs));
+                }
+                _ => {}
+            }
+        }
+        lifetime
+    }
+}
+
+/// What a conditional refetch of a card found.
+#[derive(Debug)]
+pub enum CardRefetch {
+    /// `304 Not Modified`: the card held is still the one served.
+    NotModified(CardValidators),
+    /// A full answer: the card as served now (its digest tells whether it
+    /// changed).
+    Served(Box<Card>, CardValidators),
+}
+
+/// As [`fetch_card`], answering the caching headers the card came with too.
+pub async fn fetch_card_validated(
+    input: &str,
+    config: &ClientConfig,
+    protocol: ProtocolChoice,
+    binding: BindingChoice,
+    redactor: &Redactor,
+) -> Result<(Card, CardValidators), CardFetchError> {
+    match refetch_card(input, None, config, protocol, binding, redactor).await? {
+        CardRefetch::Served(card, validators) => Ok((*card, validators)),
+        // Only an `If-None-Match` earns a 304; without one it is no card.
+        CardRefetch::NotModified(_) => Err(CardFetchError {
+            card_url: input.to_string(),
+            cause: CardFetchCause::Status {
+                url: card::discovery_url(input).map_err(|e| CardFetchError {
+                    card_url: input.to_string(),
+                    cause: CardFetchCause::Url(e),
+                })?,
+                status: StatusCode::NOT_MODIFIED,
+            },
+        }),
+    }
+}
+
+/// Refetches the card for `input`, revalidating when `etag` is given (the
+/// one it was last served with): `If-None-Match` goes with the GET, and a
+/// `304 Not Modified` is answered as [`CardRefetch::NotModified`].
+pub async fn refetch_card(
+    input: &str,
+    etag: Option<&str>,
+    config: &ClientConfig,
+    protocol: ProtocolChoice,
+    binding: BindingChoice,
+    redactor: &Redactor,
+) -> Result<CardRefetch, CardFetchError> {
     let url = card::discovery_url(input).map_err(|e| CardFetchError {
         card_url: input.to_string(),
         cause: CardFetchCause::Url(e),
@@ -82,9 +174,16 @@ pub async fn fetch_card(
         cause,
     };
     let client = http_client(config.timeout, &config.tls).map_err(|e| fail(e.into()))?;
-    let response = get_card(&client, &url, config)
+    let response = get_card_if_none_match(&client, &url, config, etag)
         .await
         .map_err(|e| fail(e.into()))?;
+    let validators = CardValidators {
+        etag: response.etag.clone(),
+        cache_control: response.cache_control.clone(),
+    };
+    if response.status == StatusCode::NOT_MODIFIED && etag.is_some() {
+        return Ok(CardRefetch::NotModified(validators));
+    }
     if !response.status.is_success() {
         return Err(fail(CardFetchCause::Status {
             url: url.clone(),
@@ -106,7 +205,7 @@ pub async fn fetch_card(
     ));
     card.warnings
         .extend(endpoint_origin_warning(&url, &card, config));
-    Ok(card)
+    Ok(CardRefetch::Served(Box::new(card), validators))
 }
 
 /// The warning for a card whose endpoint is on another origin (scheme, host,
@@ -171,6 +270,49 @@ mod tests {
             error.to_string(),
             format!("the card at {input} answered HTTP 404 Not Found")
         );
+    }
+
+    #[tokio::test]
+    async fn a_refetch_with_the_etag_is_not_modified_until_the_card_changes() {
+        let peer = MockPeer::start(MockConfig::default()).await.unwrap();
+        let (card, validators) = fetch_card_validated(
+            &peer.card_url(),
+            &ClientConfig::default(),
+            ProtocolChoice::Auto,
+            BindingChoice::Auto,
+            &Redactor::default(),
+        )
+        .await
+        .expect("the mock's card");
+        assert_eq!(validators.max_age(), Some(Duration::from_secs(300)));
+        let etag = validators.etag.clone().expect("the mock serves an ETag");
+        let refetch = |etag: String| {
+            let url = peer.card_url();
+            async move {
+                refetch_card(
+                    &url,
+                    Some(&etag),
+                    &ClientConfig::default(),
+                    ProtocolChoice::Auto,
+                    BindingChoice::Auto,
+                    &Redactor::default(),
+                )
+                .await
+                .expect("an answer")
+            }
+        };
+        assert!(
+            matches!(refetch(etag.clone()).await, CardRefetch::NotModified(v) if v.etag.as_deref() == Some(etag.as_str()))
+        );
+        assert_eq!(peer.card_requests(), (1, 1));
+        peer.revise_card();
+        match refetch(etag.clone()).await {
+            CardRefetch::Served(changed, v) => {
+                assert_ne!(changed.digest, card.digest);
+                assert_ne!(v.etag, Some(etag));
+            }
+            other => panic!("a changed card is served whole: {other:?}"),
+        }
     }
 
     #[tokio::test]

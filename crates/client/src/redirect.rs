@@ -84,6 +84,18 @@ pub async fn get_card(
     url: &Url,
     config: &ClientConfig,
 ) -> Result<CardResponse, CardGetError> {
+    get_card_if_none_match(client, url, config, None).await
+}
+
+/// As [`get_card`], revalidating: with an `ETag` the request carries
+/// `If-None-Match`, and a `304 Not Modified` is answered as such (an empty
+/// body), not followed as a redirect.
+pub async fn get_card_if_none_match(
+    client: &reqwest::Client,
+    url: &Url,
+    config: &ClientConfig,
+    etag: Option<&str>,
+) -> Result<CardResponse, CardGetError> {
     let origin = url.origin();
     let mut current = url.clone();
     let mut cross_origin_hops = Vec::new();
@@ -100,6 +112,9 @@ pub async fn get_card(
         if let (true, Some((_, token))) = (with_credentials, &config.bearer) {
             request = request.bearer_auth(token);
         }
+        if let Some(etag) = etag {
+            request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+        }
         let response = request
             .send()
             .await
@@ -108,7 +123,7 @@ pub async fn get_card(
                 reason: unanswered(&e, config),
             })?;
         let status = response.status();
-        if status.is_redirection() {
+        if status.is_redirection() && status != StatusCode::NOT_MODIFIED {
             let next = response
                 .headers()
                 .get(LOCATION)

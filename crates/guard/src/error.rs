@@ -74,6 +74,18 @@ pub enum GuardError {
         /// The refused media types.
         modes: Vec<String>,
     },
+    /// The peer refused a part of a media type its card never declares as
+    /// an input mode (`defaultInputModes`): its valid answer, no divergence,
+    /// and nothing is demoted. The caller sent what the card does not offer.
+    #[error("the peer refused {} ({reason}), which its card never declares as an input mode; its defaultInputModes are: {}", .modes.join(", "), if .declared.is_empty() { "(none)".to_string() } else { .declared.join(", ") })]
+    UndeclaredMode {
+        /// The refused media types, none of them declared.
+        modes: Vec<String>,
+        /// The card's `defaultInputModes`.
+        declared: Vec<String>,
+        /// The refusal as the peer gave it.
+        reason: String,
+    },
     /// A wait reached its bound.
     #[error("task {task} did not settle within {} (last read: {})", humantime::format_duration(*.waited), .last.map_or("nothing", TaskState::as_str))]
     Timeout {

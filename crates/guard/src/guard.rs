@@ -6,13 +6,18 @@
 
 use crate::cache::{CacheError, CapabilityCache, PeerKey};
 use crate::error::{ContractViolation, GuardError};
-use a2a_conform_client::card_fetch::fetch_card;
-use a2a_conform_client::{ClientConfig, PeerClient, Redactor, Reply, Transcript};
+use a2a_conform_client::card_fetch::{fetch_card_validated, CardValidators};
+use a2a_conform_client::{ClientConfig, PeerClient, Record, Redactor, Reply, Transcript};
 use a2a_conform_protocol::card::{BindingChoice, ProtocolChoice};
 use a2a_conform_protocol::{Card, DeclarationId, Operation, TaskView};
 use serde_json::Value;
-use std::sync::Arc;
-use std::time::Duration;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The most operations whose exchanges a guard keeps for
+/// [`Guard::take_exchanges`]; older ones are dropped first.
+pub const KEPT_OPERATIONS: usize = 256;
 
 /// The probe window when the card declares no `defaultTimeout`.
 pub const DEFAULT_PROBE_WINDOW: Duration = Duration::from_secs(15);
@@ -77,6 +82,13 @@ pub struct Guard {
     pub(crate) cache: CapabilityCache,
     pub(crate) redactor: Arc<Redactor>,
     pub(crate) options: GuardOptions,
+    /// The client settings, kept to rebuild the client for a changed card.
+    pub(crate) config: ClientConfig,
+    /// The card's caching headers and when it was read (revalidation).
+    pub(crate) validators: CardValidators,
+    pub(crate) fetched_at: Instant,
+    /// Every operation's transcript, oldest first, for `take_exchanges`.
+    log: Mutex<VecDeque<Arc<Transcript>>>,
 }
 
 impl Guard {
@@ -94,7 +106,7 @@ impl Guard {
             source,
         })?;
         let redactor = Arc::new(Redactor::new(config.secrets()));
-        let client = PeerClient::new(url, card.protocol_version(), card.binding(), config)?;
+        let client = PeerClient::new(url, card.protocol_version(), card.binding(), config.clone())?;
         Ok(Guard {
             client,
             peer: PeerKey::of(&card),
@@ -102,7 +114,18 @@ impl Guard {
             cache,
             redactor,
             options,
+            config,
+            validators: CardValidators::default(),
+            fetched_at: Instant::now(),
+            log: Mutex::new(VecDeque::new()),
         })
+    }
+
+    /// The guard with the caching headers its card was served with, so
+    /// [`Guard::revalidate`] honours their `max-age` and `ETag`.
+    pub fn with_validators(mut self, validators: CardValidators) -> Guard {
+        self.validators = validators;
+        self
     }
 
     /// Fetches the card at `input` (a card URL or a base URL) and guards its peer.
@@ -113,7 +136,7 @@ impl Guard {
         options: GuardOptions,
     ) -> Result<Guard, GuardError> {
         let redactor = Redactor::new(config.secrets());
-        let card = fetch_card(
+        let (card, validators) = fetch_card_validated(
             input,
             &config,
             ProtocolChoice::Auto,
@@ -121,7 +144,7 @@ impl Guard {
             &redactor,
         )
         .await?;
-        Guard::new(card, config, cache, options)
+        Ok(Guard::new(card, config, cache, options)?.with_validators(validators))
     }
 
     /// The peer as the cache keys it.
@@ -146,6 +169,31 @@ impl Guard {
 
     /// The streaming probe's window: the option, else twice the card's
     /// `defaultTimeout`, else 15 s.
+    ///
+    /// ```
+    /// use a2a_conform_client::ClientConfig;
+    /// use a2a_conform_guard::{CapabilityCache, CacheOptions, Guard, GuardOptions, DEFAULT_PROBE_WINDOW};
+    /// use a2a_conform_mock::{MockConfig, MockPeer};
+    /// use std::time::Duration;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let peer = MockPeer::start(MockConfig::default()).await?;
+    /// let cache = || CapabilityCache::in_memory(CacheOptions::default());
+    /// let guard = Guard::connect(&peer.card_url(), ClientConfig::default(), cache(), GuardOptions::default()).await?;
+    /// // The mock's card declares no defaultTimeout.
+    /// assert_eq!(guard.card().default_timeout, None);
+    /// assert_eq!(guard.probe_window(), DEFAULT_PROBE_WINDOW);
+    /// assert_eq!(guard.client().version, guard.card().protocol_version());
+    /// assert!(guard.is_card_fresh());
+    ///
+    /// let options = GuardOptions { probe_window: Some(Duration::from_secs(2)), ..GuardOptions::default() };
+    /// let guard = Guard::connect(&peer.card_url(), ClientConfig::default(), cache(), options).await?;
+    /// assert_eq!(guard.probe_window(), Duration::from_secs(2));
+    /// peer.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn probe_window(&self) -> Duration {
         self.options.probe_window.unwrap_or_else(|| {
             self.card
@@ -154,9 +202,51 @@ impl Guard {
         })
     }
 
-    /// A transcript for one guarded operation, masking the configured secrets.
+    /// Every exchange the guard's operations made since the last call,
+    /// redacted, oldest operation first — whatever they ended in (an error
+    /// too), so a caller can show what happened before the trouble. A guard
+    /// keeps the last [`KEPT_OPERATIONS`] operations' exchanges.
+    ///
+    /// ```
+    /// use a2a_conform_client::ClientConfig;
+    /// use a2a_conform_guard::{CapabilityCache, CacheOptions, Guard, GuardError, GuardOptions};
+    /// use a2a_conform_mock::{MockConfig, MockPeer};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let peer = MockPeer::start(MockConfig::default()).await?;
+    /// let cache = CapabilityCache::in_memory(CacheOptions::default());
+    /// let guard = Guard::connect(&peer.card_url(), ClientConfig::default(), cache, GuardOptions::default()).await?;
+    /// // A task the peer never issued: the read is refused, and still recorded.
+    /// let error = guard.await_terminal("no-such-task").await.err().expect("unknown task");
+    /// assert!(matches!(error, GuardError::Rejected { .. }));
+    /// let exchanges = guard.take_exchanges();
+    /// assert!(exchanges.iter().any(|r| r.summary.contains("GetTask")));
+    /// assert!(guard.take_exchanges().is_empty(), "taken");
+    /// peer.shutdown().await;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn take_exchanges(&self) -> Vec<Record> {
+        let taken = std::mem::take(&mut *self.lock_log());
+        taken.iter().flat_map(|t| t.entries()).collect()
+    }
+
+    /// A transcript for one guarded operation, masking the configured
+    /// secrets, kept for [`Guard::take_exchanges`].
     pub(crate) fn transcript(&self) -> Arc<Transcript> {
-        Transcript::new(self.redactor.clone())
+        let transcript = Transcript::new(self.redactor.clone());
+        let mut log = self.lock_log();
+        if log.len() == KEPT_OPERATIONS {
+            log.pop_front();
+        }
+        log.push_back(transcript.clone());
+        transcript
+    }
+
+    fn lock_log(&self) -> std::sync::MutexGuard<'_, VecDeque<Arc<Transcript>>> {
+        // Each change is one push or pop: a poisoned log is still whole.
+        self.log.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Calls `op` and answers its result, or why there is none.
@@ -227,14 +317,14 @@ impl Guard {
 }
 
 /// Runs a cache operation on the blocking pool.
-async fn blocking(
-    work: impl FnOnce() -> Result<(), CacheError> + Send + 'static,
-) -> Result<(), GuardError> {
+pub(crate) async fn blocking<T: Default + Send + 'static>(
+    work: impl FnOnce() -> Result<T, CacheError> + Send + 'static,
+) -> Result<T, GuardError> {
     match tokio::task::spawn_blocking(work).await {
         Ok(result) => Ok(result?),
         Err(joined) if joined.is_panic() => std::panic::resume_unwind(joined.into_panic()),
         // Canceled only when the runtime shuts down: nothing left to record for.
-        Err(_) => Ok(()),
+        Err(_) => Ok(T::default()),
     }
 }
 

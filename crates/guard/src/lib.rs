@@ -65,7 +65,8 @@
 //! Layout: `cache` (the cache, its file and its report seed), `error`,
 //! `guard` (the guard on one peer and what its operations share), then one
 //! file per guarded operation: `task` (open and the handle), `settle`,
-//! `cancel`, `resume`. This file only declares and re-exports; no module
+//! `cancel`, `resume`, and `revalidate` (re-reading the card once its
+//! `max-age` passed, with `If-None-Match`). This file only declares and re-exports; no module
 //! imports from it.
 
 #![forbid(unsafe_code)]
@@ -76,13 +77,15 @@ mod cancel;
 mod error;
 mod guard;
 mod resume;
+mod revalidate;
 mod settle;
 mod task;
 
 pub use cache::{CacheError, CacheOptions, CapabilityCache, Demotion, PeerKey, Trust};
 pub use cancel::CancelOutcome;
 pub use error::{ContractViolation, GuardError};
-pub use guard::{Guard, GuardOptions, DEFAULT_PROBE_WINDOW};
+pub use guard::{Guard, GuardOptions, DEFAULT_PROBE_WINDOW, KEPT_OPERATIONS};
 pub use resume::{PartsSent, Resumed};
+pub use revalidate::Revalidation;
 pub use settle::Settled;
 pub use task::{EventSource, TaskEvent, TaskHandle};

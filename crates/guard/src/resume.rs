@@ -5,7 +5,9 @@
 //! (invalid params) or `-32005` (content type not supported) for a mode
 //! the card declares, or the task failing on the follow-up — demotes that
 //! mode (`defaultInputModes[<type>]`); when the task is still waiting, the
-//! fallback is sent at once.
+//! fallback is sent at once. A refused mode the card never declares is no
+//! divergence: nothing is demoted, and without a fallback the caller gets
+//! [`GuardError::UndeclaredMode`].
 
 use crate::cache::Trust;
 use crate::error::{ContractViolation, GuardError};
@@ -83,21 +85,21 @@ impl Guard {
                 fallback,
             ) => {
                 let mut refused = self
-                    .demote_modes(&transcript, task_id, first, &reason)
+                    .demote_modes(&transcript, Some(task_id), first, &reason)
                     .await?;
                 let retry = fallback.filter(|_| sent == PartsSent::Primary && !task_failed);
                 let Some(fallback) = retry else {
-                    return Err(refused.remove(0).into());
+                    return Err(self.refusal(refused, first, &reason));
                 };
                 violations.append(&mut refused);
                 transcript.note("guard: the task still waits; sending the fallback part");
                 match self.follow_up(&transcript, task_id, fallback).await? {
                     Attempt::Accepted(task) => (task, PartsSent::Fallback, fallback),
                     Attempt::Refused { reason, .. } => {
-                        let mut again = self
-                            .demote_modes(&transcript, task_id, fallback, &reason)
+                        let again = self
+                            .demote_modes(&transcript, Some(task_id), fallback, &reason)
                             .await?;
-                        return Err(again.remove(0).into());
+                        return Err(self.refusal(again, fallback, &reason));
                     }
                 }
             }
@@ -163,17 +165,22 @@ impl Guard {
         }
     }
 
-    /// Demotes the modes of `parts` a refusal points at: the ones not seen
-    /// accepted (all of them when every one was).
-    async fn demote_modes(
+    /// Demotes the modes of `parts` a refusal points at: the declared ones
+    /// not seen accepted (all declared ones when every one was). A refusal
+    /// of modes the card never declares is the peer's valid answer: no
+    /// violation, and the answer is empty.
+    pub(crate) async fn demote_modes(
         &self,
         transcript: &Transcript,
-        task_id: &str,
+        task_id: Option<&str>,
         parts: &[MessagePart],
         reason: &str,
     ) -> Result<Vec<ContractViolation>, GuardError> {
-        let all = modes(parts);
-        let untrusted: Vec<String> = all
+        let declared: Vec<String> = modes(parts)
+            .into_iter()
+            .filter(|mode| self.card.default_input_modes.contains(mode))
+            .collect();
+        let untrusted: Vec<String> = declared
             .iter()
             .filter(|mode| {
                 let id = DeclarationId::DefaultInputMode((*mode).clone());
@@ -181,19 +188,36 @@ impl Guard {
             })
             .cloned()
             .collect();
-        let blamed = if untrusted.is_empty() { all } else { untrusted };
+        let blamed = if untrusted.is_empty() {
+            declared
+        } else {
+            untrusted
+        };
         let mut violations = Vec::new();
         for mode in blamed {
-            let declared = if self.card.default_input_modes.contains(&mode) {
-                "a declared input mode"
-            } else {
-                "an input mode"
-            };
-            let why = format!("{reason} ({mode}, {declared})");
+            let why = format!("{reason} ({mode}, a declared input mode)");
             let id = DeclarationId::DefaultInputMode(mode);
-            violations.push(self.violation(id, Some(task_id), why, transcript).await?);
+            violations.push(self.violation(id, task_id, why, transcript).await?);
         }
         Ok(violations)
+    }
+
+    /// The error for a refusal of `parts`: the first violation, or, when
+    /// no refused mode is declared, [`GuardError::UndeclaredMode`].
+    pub(crate) fn refusal(
+        &self,
+        mut violations: Vec<ContractViolation>,
+        parts: &[MessagePart],
+        reason: &str,
+    ) -> GuardError {
+        if violations.is_empty() {
+            return GuardError::UndeclaredMode {
+                modes: modes(parts),
+                declared: self.card.default_input_modes.clone(),
+                reason: reason.to_string(),
+            };
+        }
+        violations.remove(0).into()
     }
 }
 

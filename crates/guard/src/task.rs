@@ -7,6 +7,10 @@
 //! polling `GetTask`. A stream that falls silent later while reads show the
 //! task moving is demoted the same way.
 //!
+//! A message refused with `-32005` (content type not supported) demotes
+//! the declared modes of its parts; for a mode the card never declares the
+//! refusal is the peer's valid answer ([`GuardError::UndeclaredMode`]).
+//!
 //! The caller holds one [`TaskHandle`] whichever way the events come: from
 //! the stream, or from reads (a new state, a changed artifact set).
 
@@ -108,7 +112,8 @@ impl Guard {
                     violations.push(self.violation(streaming, None, reason, &transcript).await?);
                 }
                 StreamOpen::Answer(reply) => {
-                    let result = judge(Operation::SendStreamingMessage, reply)?;
+                    let answer = judge(Operation::SendStreamingMessage, reply);
+                    let result = self.opened(answer, &transcript, parts).await?;
                     return self.polling(transcript, &result, parts, violations).await;
                 }
             }
@@ -116,10 +121,34 @@ impl Guard {
             transcript.note("guard: streaming is demoted for this peer; polling instead");
         }
         let params = version.send_params(message, false);
-        let result = self
-            .call(&transcript, Operation::SendMessage, params)
-            .await?;
+        let answer = self.call(&transcript, Operation::SendMessage, params).await;
+        let result = self.opened(answer, &transcript, parts).await?;
         self.polling(transcript, &result, parts, violations).await
+    }
+
+    /// A new task's send as answered. A refusal of the parts' media type
+    /// (`-32005`) is a violation demoting the declared modes refused, or,
+    /// for modes the card never declares, the peer's valid answer
+    /// ([`GuardError::UndeclaredMode`], nothing demoted).
+    async fn opened(
+        &self,
+        answer: Result<serde_json::Value, GuardError>,
+        transcript: &Transcript,
+        parts: &[MessagePart],
+    ) -> Result<serde_json::Value, GuardError> {
+        match answer {
+            Err(GuardError::Rejected { error, .. })
+                if error.code == codes::CONTENT_TYPE_NOT_SUPPORTED =>
+            {
+                let reason = format!(
+                    "the message was refused with {}: {}",
+                    error.code, error.message
+                );
+                let violations = self.demote_modes(transcript, None, parts, &reason).await?;
+                Err(self.refusal(violations, parts, &reason))
+            }
+            other => other,
+        }
     }
 
     /// Waits the probe window for the stream's first update.

@@ -183,13 +183,22 @@ fn declare_security(card: &mut Value, protocol: ProtocolVersion) {
 
 /// GET the card; honours `If-None-Match` with 304.
 pub(crate) async fn serve(State(peer): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let body = card_json(&peer).to_string();
+    let mut card = card_json(&peer);
+    let revision = peer.card.revision();
+    if revision > 0 {
+        let description = card["description"].as_str().unwrap_or_default();
+        card["description"] = json!(format!("{description} (revision {revision})"));
+    }
+    let body = card.to_string();
     let body = if peer.behaviour == Behaviour::CardDuplicateKeys {
         with_duplicate_keys(&body)
     } else {
         body
     };
-    respond(body, &headers)
+    let response = respond_with(body, &headers, peer.card.max_age());
+    peer.card
+        .count(response.status() == StatusCode::NOT_MODIFIED);
+    response
 }
 
 /// card-duplicate-keys: the card's text with an earlier, different value
@@ -208,8 +217,15 @@ fn with_duplicate_keys(body: &str) -> String {
     )
 }
 
-/// A card body with its `ETag`, or 304 when `If-None-Match` names it.
+/// A card body with its `ETag` and the default `max-age`, or 304 when
+/// `If-None-Match` names it.
 pub(crate) fn respond(body: String, headers: &HeaderMap) -> Response {
+    respond_with(body, headers, super::shared::DEFAULT_CARD_MAX_AGE)
+}
+
+/// A card body with its `ETag` and `max-age`, or 304 when `If-None-Match`
+/// names it.
+fn respond_with(body: String, headers: &HeaderMap, max_age: u32) -> Response {
     let digest = Sha256::digest(body.as_bytes());
     let mut etag = String::from("\"");
     for byte in &digest[..12] {
@@ -222,7 +238,8 @@ pub(crate) fn respond(body: String, headers: &HeaderMap) -> Response {
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
     let etag =
         HeaderValue::from_str(&etag).unwrap_or_else(|_| HeaderValue::from_static("\"card\""));
-    let cache = HeaderValue::from_static("max-age=300");
+    let cache = HeaderValue::from_str(&format!("max-age={max_age}"))
+        .unwrap_or_else(|_| HeaderValue::from_static("max-age=300"));
     if matches {
         return (
             StatusCode::NOT_MODIFIED,

@@ -180,6 +180,7 @@ impl MockPeer {
             grpc_addr,
             tokens: issued::Issued::default(),
             signing: signed::SigningKey::for_behaviour(config.behaviour),
+            card: shared::Served::default(),
         });
         let grpc_server =
             grpc_listener.map(|listener| tokio::spawn(grpc::serve(shared.clone(), listener)));
@@ -265,6 +266,25 @@ impl MockPeer {
     /// The address the card and the HTTP bindings are served on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Changes the card from now on (its description names the revision),
+    /// as a redeployed peer's would: a new body, so a new digest and `ETag`.
+    /// Answers the new revision.
+    pub fn revise_card(&self) -> u32 {
+        self.shared.card.revise()
+    }
+
+    /// Serves the card with `Cache-Control: max-age=<seconds>` from now on
+    /// (300 until set).
+    pub fn set_card_max_age(&self, seconds: u32) {
+        self.shared.card.set_max_age(seconds);
+    }
+
+    /// How the card was asked for so far: full answers (200) and
+    /// revalidations answered `304 Not Modified`.
+    pub fn card_requests(&self) -> (u32, u32) {
+        self.shared.card.requests()
     }
 
     /// The version the peer speaks.

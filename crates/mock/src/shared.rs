@@ -1,10 +1,12 @@
 //! What every handler and worker of the mock shares: the peer's version,
-//! behaviour and pace, its tasks and push configs, and the shutdown signal.
+//! behaviour and pace, its tasks and push configs, how its card is served
+//! (revision, max-age) and the shutdown signal.
 
 use super::behaviour::Behaviour;
 use super::push_configs::Registry;
 use super::store::Store;
 use a2a_conform_protocol::ProtocolVersion;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -50,6 +52,8 @@ pub(crate) struct Shared {
     pub tokens: super::issued::Issued,
     /// The card's signing key (the signing behaviours).
     pub signing: Option<super::signed::SigningKey>,
+    /// How the card is served: its revision and `max-age`, changed by tests.
+    pub card: Served,
 }
 
 impl Shared {
@@ -72,5 +76,65 @@ impl Shared {
     /// served.
     pub(crate) fn serves_rest(&self) -> bool {
         self.behaviour.serves_rest()
+    }
+}
+
+/// The `max-age` the card is served with until a test sets another.
+pub(crate) const DEFAULT_CARD_MAX_AGE: u32 = 300;
+
+/// How the well-known card is served: its revision (0: as it always was)
+/// and `max-age`, which tests change to see a client revalidate, and how
+/// often it was asked for.
+#[derive(Debug)]
+pub(crate) struct Served {
+    revision: AtomicU32,
+    max_age: AtomicU32,
+    full: AtomicU32,
+    not_modified: AtomicU32,
+}
+
+impl Default for Served {
+    fn default() -> Self {
+        Served {
+            revision: AtomicU32::new(0),
+            max_age: AtomicU32::new(DEFAULT_CARD_MAX_AGE),
+            full: AtomicU32::new(0),
+            not_modified: AtomicU32::new(0),
+        }
+    }
+}
+
+impl Served {
+    pub(crate) fn revise(&self) -> u32 {
+        self.revision.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    pub(crate) fn set_max_age(&self, seconds: u32) {
+        self.max_age.store(seconds, Ordering::SeqCst);
+    }
+
+    pub(crate) fn revision(&self) -> u32 {
+        self.revision.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn max_age(&self) -> u32 {
+        self.max_age.load(Ordering::SeqCst)
+    }
+
+    /// Counts one answer: a 304, or the card served whole.
+    pub(crate) fn count(&self, not_modified: bool) {
+        let counter = if not_modified {
+            &self.not_modified
+        } else {
+            &self.full
+        };
+        counter.fetch_add(1, Ordering::SeqCst);
+    }
+
+    pub(crate) fn requests(&self) -> (u32, u32) {
+        (
+            self.full.load(Ordering::SeqCst),
+            self.not_modified.load(Ordering::SeqCst),
+        )
     }
 }

@@ -293,6 +293,22 @@ impl CapabilityCache {
 
     /// Reads the file again and merges what other processes wrote into
     /// this handle's view (nothing to do in memory).
+    ///
+    /// ```
+    /// use a2a_conform_guard::{CapabilityCache, CacheOptions, PeerKey};
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("cache.json");
+    /// let mine = CapabilityCache::open(&path, CacheOptions::default()).unwrap();
+    /// let theirs = CapabilityCache::open(&path, CacheOptions::default()).unwrap();
+    /// assert_eq!(mine.path(), Some(path.as_path()));
+    /// let peer = PeerKey::new("https://agent.example/.well-known/agent-card.json", "sha256:ab");
+    /// let cancel = "lifecycle.cancel".parse().unwrap();
+    /// theirs.demote(&peer, &cancel, "leaked", Vec::new()).unwrap();
+    /// assert!(mine.is_trusted(&peer, &cancel), "not read yet");
+    /// mine.refresh().unwrap();
+    /// assert!(!mine.is_trusted(&peer, &cancel));
+    /// ```
     pub fn refresh(&self) -> Result<(), CacheError> {
         let Some(path) = &self.inner.file else {
             return Ok(());
@@ -347,6 +363,36 @@ impl CapabilityCache {
             .collect();
         self.apply(changes)?;
         Ok(count)
+    }
+
+    /// Forgets what the cache holds for every other version of `current`'s
+    /// card (the same card URL, another digest): the card changed, so its
+    /// peer starts from the new card's word. Removed from the file too,
+    /// under its lock. Answers how many entries were dropped.
+    ///
+    /// ```
+    /// use a2a_conform_guard::{CapabilityCache, CacheOptions, PeerKey};
+    ///
+    /// let cache = CapabilityCache::in_memory(CacheOptions::default());
+    /// let url = "https://agent.example/.well-known/agent-card.json";
+    /// let (old, new) = (PeerKey::new(url, "sha256:aa"), PeerKey::new(url, "sha256:bb"));
+    /// let streaming = "capabilities.streaming".parse().unwrap();
+    /// cache.demote(&old, &streaming, "silent", Vec::new()).unwrap();
+    /// assert_eq!(cache.reset_card(&new).unwrap(), 1);
+    /// assert!(cache.demotions(&old).is_empty());
+    /// ```
+    pub fn reset_card(&self, current: &PeerKey) -> Result<usize, CacheError> {
+        let dropped = self.lock_entries().forget_other_digests(current);
+        let Some(path) = &self.inner.file else {
+            return Ok(dropped);
+        };
+        let _lock = store::FileLock::acquire(path, self.inner.options.lock_timeout)?;
+        let mut on_disk = store::read(path)?;
+        let on_file = on_disk.forget_other_digests(current);
+        if on_file > 0 {
+            store::write(path, &on_disk)?;
+        }
+        Ok(dropped.max(on_file))
     }
 
     /// Applies observations to this handle's view and, with a file, merges

@@ -115,6 +115,20 @@ impl Entries {
         }
     }
 
+    /// Drops every entry of `current`'s card URL under another digest;
+    /// answers how many.
+    pub(super) fn forget_other_digests(&mut self, current: &PeerKey) -> usize {
+        let mut dropped = 0;
+        self.peers.retain(|key, declarations| {
+            let other = key.card_url == current.card_url && key.card_digest != current.card_digest;
+            if other {
+                dropped += declarations.len();
+            }
+            !other
+        });
+        dropped
+    }
+
     /// Drops lapsed observations, so the file does not grow without end.
     pub(super) fn prune(&mut self, now: SystemTime, trust_ttl: Duration) {
         for declarations in self.peers.values_mut() {

@@ -5,7 +5,7 @@
 use crate::support::{guard, peer, requests, VERSIONS};
 use a2a_conform_guard::{CancelOutcome, EventSource, GuardError, PartsSent, TaskEvent, Trust};
 use a2a_conform_mock::Behaviour;
-use a2a_conform_protocol::{DeclarationId, MessagePart, Operation, TaskState};
+use a2a_conform_protocol::{DeclarationId, MessagePart, Operation, ProtocolVersion, TaskState};
 use serde_json::json;
 use std::time::Duration;
 
@@ -430,4 +430,72 @@ async fn the_guards_speak_http_json_too() {
             peer.shutdown().await;
         }
     }
+}
+
+#[tokio::test]
+async fn a_refused_undeclared_mode_is_no_violation_and_its_exchange_is_kept() {
+    // The mock declares text/plain and application/json input, and refuses
+    // any other media type with -32005: its valid answer.
+    let peer = peer(
+        Behaviour::Honest,
+        ProtocolVersion::V1_0,
+        2,
+        Duration::from_millis(20),
+    )
+    .await;
+    let guard = guard(&peer).await;
+    let photo = MessagePart::File {
+        media_type: "image/png".into(),
+        base64: "iVBORw0KGgo=".into(),
+        name: "photo.png".into(),
+    };
+    let error = guard
+        .open_task(&[photo])
+        .await
+        .err()
+        .expect("the peer refuses image/png");
+    let GuardError::UndeclaredMode {
+        modes,
+        declared,
+        reason,
+    } = &error
+    else {
+        panic!("not an undeclared mode: {error}");
+    };
+    assert_eq!(modes, &["image/png".to_string()]);
+    assert!(
+        declared.contains(&"application/json".to_string()),
+        "{declared:?}"
+    );
+    assert!(reason.contains("-32005"), "{reason}");
+    assert!(guard.cache().demotions(guard.peer()).is_empty());
+    // The failed operation's exchanges are still there, then taken.
+    let exchanges = guard.take_exchanges();
+    // One message, on the probed stream the card declares, refused.
+    assert_eq!(
+        requests(
+            &exchanges,
+            ProtocolVersion::V1_0,
+            Operation::SendStreamingMessage
+        ),
+        1
+    );
+    assert!(guard.take_exchanges().is_empty());
+
+    // The honest pair: a declared mode goes through, and is trusted.
+    let task = guard
+        .open_task(&[MessagePart::Data(json!({"a": 1}))])
+        .await
+        .expect("a declared mode");
+    assert_eq!(
+        task.await_terminal().await.expect("done").state,
+        TaskState::Completed
+    );
+    assert!(matches!(
+        guard
+            .cache()
+            .trust(guard.peer(), &id("defaultInputModes[application/json]")),
+        Trust::Trusted { .. }
+    ));
+    peer.shutdown().await;
 }
