@@ -96,6 +96,88 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
+    /// Check a fleet every period, keep each declaration's verdicts over time in a
+    /// database, and POST an alert when one regresses (docs/watch.md).
+    #[command(after_help = WATCH_EXIT_CODES)]
+    Watch(WatchArgs),
+    /// The history database `watch` writes: import `check --json` reports, export them,
+    /// show each declaration's verdict intervals (docs/history.md).
+    #[command(subcommand)]
+    History(HistoryCommand),
+}
+
+const WATCH_EXIT_CODES: &str = "Exit codes:
+  0    --cycles ran, or SIGTERM stopped the watch (an unfinished cycle is not recorded)
+  2    usage error, or the history database failed
+  130  SIGINT (Ctrl-C) stopped the watch";
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The period between cycles' starts, e.g. 1h; each peer starts at a stable offset
+    /// inside a tenth of it (at most a minute). Resumed from the database's last record.
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub every: Duration,
+    /// The history database: sqlite:PATH (created on first run) or postgres://USER@HOST/DB.
+    #[arg(long, value_name = "URL")]
+    pub db: String,
+    /// POST one alert per regression here (JSON body in docs/watch.md; the URL is never printed).
+    #[arg(long, value_name = "URL")]
+    pub alert_webhook: Option<String>,
+    /// The alert body: the documented JSON, or Slack's `{"text": …}`.
+    #[arg(long, value_enum, default_value = "json", requires = "alert_webhook")]
+    pub alert_format: AlertFormatArg,
+    /// The evidence link in alerts: BASE/records/N (e.g. a dashboard's URL); else record:N.
+    #[arg(long, value_name = "URL")]
+    pub evidence_base: Option<String>,
+    /// Stop after N cycles (default: until SIGTERM or SIGINT).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cycles: Option<u64>,
+    /// Drop stored reports of checks older than this after each cycle (their intervals stay).
+    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    pub retention: Option<Duration>,
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// `--alert-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlertFormatArg {
+    Json,
+    Slack,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Record `check --json` reports (shards too) in the database, oldest first.
+    Import {
+        /// The history database: sqlite:PATH or postgres://USER@HOST/DB.
+        #[arg(long, value_name = "URL")]
+        db: String,
+        /// The reports (each at most 64 MiB).
+        #[arg(value_name = "REPORT.json", required = true)]
+        reports: Vec<PathBuf>,
+    },
+    /// Write every stored report back as record-NNNNNNNN.json (the JSON `check --json` wrote).
+    Export {
+        /// The history database.
+        #[arg(long, value_name = "URL")]
+        db: String,
+        /// Only this peer (its card URL): each report keeps only its entry; reports without it are left out.
+        #[arg(long, value_name = "CARD-URL")]
+        peer: Option<String>,
+        /// The folder to write into (created if missing).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+    },
+    /// Print each (peer, declaration)'s verdict intervals and each card digest's, oldest first.
+    Show {
+        /// The history database.
+        #[arg(long, value_name = "URL")]
+        db: String,
+        /// Only this peer (its card URL).
+        #[arg(long, value_name = "CARD-URL")]
+        peer: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

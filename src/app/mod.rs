@@ -12,6 +12,8 @@ mod profile_init;
 mod schema;
 mod send;
 mod show;
+mod watch;
+mod history;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
 use crate::config::{ConfigFile, Parsed};
@@ -65,6 +67,8 @@ fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i3
             Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args, sources).await,
             Command::Badge(args) => badge::badge(args),
             Command::Send(args) => send::send(args, sources).await,
+            Command::Watch(args) => watch::watch(args, config.as_ref(), sources).await,
+            Command::History(cmd) => history::history(cmd).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind
