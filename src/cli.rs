@@ -115,7 +115,7 @@ const WATCH_EXIT_CODES: &str = "Exit codes:
 pub struct WatchArgs {
     /// The period between cycles' starts, e.g. 1h; each peer starts at a stable offset
     /// inside a tenth of it (at most a minute). Resumed from the database's last record.
-    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = period)]
     pub every: Duration,
     /// The history database: sqlite:PATH (created on first run) or postgres://USER@HOST/DB.
     #[arg(long, value_name = "URL")]
@@ -133,7 +133,7 @@ pub struct WatchArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub cycles: Option<u64>,
     /// Drop stored reports of checks older than this after each cycle (their intervals stay).
-    #[arg(long, value_name = "DURATION", value_parser = positive_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = period)]
     pub retention: Option<Duration>,
     #[command(flatten)]
     pub check: CheckArgs,
@@ -674,6 +674,16 @@ pub fn positive_duration(text: &str) -> Result<Duration, DurationError> {
     match duration(text)? {
         d if d.is_zero() => Err(DurationError::Zero),
         d => Ok(d),
+    }
+}
+
+/// `watch --every` and `--retention`: a positive period in whole units of
+/// ms, s, m, h or d, combinable (`1h30m`, `7d`).
+pub fn period(text: &str) -> Result<Duration, String> {
+    match humantime::parse_duration(text.trim()) {
+        Ok(d) if d.is_zero() => Err("a period must be longer than zero".into()),
+        Ok(d) => Ok(d),
+        Err(e) => Err(format!("`{text}`: {e} (e.g. 30s, 15m, 1h, 7d)")),
     }
 }
 

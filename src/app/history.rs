@@ -22,7 +22,10 @@ fn run(command: HistoryCommand) -> Result<i32, Error> {
     match command {
         HistoryCommand::Import { db, reports } => {
             let ids = Store::open(&db)?.import(&reports)?;
-            eprintln!("history: imported {} report(s) as record(s) {ids:?}", ids.len());
+            eprintln!(
+                "history: imported {} report(s) as record(s) {ids:?}",
+                ids.len()
+            );
         }
         HistoryCommand::Export { db, peer, output } => {
             let written = export(&mut Store::open(&db)?, peer.as_deref(), &output)?;
@@ -89,7 +92,9 @@ fn show(store: &mut Store, peer: Option<&str>) -> Result<String, Error> {
             );
         }
         let mut intervals = store.changes(&peer)?;
-        intervals.sort_by(|a, b| (&a.declaration, a.first_record).cmp(&(&b.declaration, b.first_record)));
+        intervals.sort_by(|a, b| {
+            (&a.declaration, a.first_record).cmp(&(&b.declaration, b.first_record))
+        });
         for interval in intervals {
             let verdict = serde_json::to_value(interval.verdict)
                 .ok()

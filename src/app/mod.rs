@@ -5,6 +5,7 @@
 mod badge;
 mod check;
 mod commands;
+mod history;
 mod options;
 mod output;
 pub mod pipe;
@@ -13,7 +14,6 @@ mod schema;
 mod send;
 mod show;
 mod watch;
-mod history;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
 use crate::config::{ConfigFile, Parsed};

@@ -45,7 +45,14 @@ fn fleet_file(dir: &Path, peers: &[&str]) -> PathBuf {
 
 fn watch_args<'a>(db: &'a str, fleet: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec![
-        "watch", "--peers", fleet, "--db", db, "--scenario", SCENARIO, "-q",
+        "watch",
+        "--peers",
+        fleet,
+        "--db",
+        db,
+        "--scenario",
+        SCENARIO,
+        "-q",
     ];
     args.extend_from_slice(FAST_VARS);
     args.extend_from_slice(extra);
@@ -142,7 +149,11 @@ fn a_fleet_over_cycles(db: &str) {
 
     // Two honest cycles: one interval each, no alert.
     let out = watch(db, &fleet, "2", &alerting);
-    assert!(out.stderr.contains("2 cycle(s) recorded"), "{}", out.explain());
+    assert!(
+        out.stderr.contains("2 cycle(s) recorded"),
+        "{}",
+        out.explain()
+    );
     let mut store = Store::open(db).expect("the store opens");
     assert_eq!(store.latest().expect("latest").0, 2);
     for peer in [&a, &b] {
@@ -151,7 +162,11 @@ fn a_fleet_over_cycles(db: &str) {
             vec![(DeclarationVerdict::Honoured, 1, 2)]
         );
     }
-    assert_eq!(hook.take(), Vec::<Value>::new(), "nothing changed: no alert");
+    assert_eq!(
+        hook.take(),
+        Vec::<Value>::new(),
+        "nothing changed: no alert"
+    );
 
     // A restart, the peer now leaking its cancels: the cycle is record 3,
     // due a period after record 2's start, and its regressions are alerted.
@@ -177,18 +192,27 @@ fn a_fleet_over_cycles(db: &str) {
     );
     let bodies = hook.take();
     let mut expected = vec![(CANCEL.to_string(), "honoured".into(), "diverged".into())];
+    // The mock's card names its behaviour: a card change, alerted too.
     let cards = store.card_history(&b).expect("cards");
-    if cards.len() == 2 {
-        // The mock's card names its behaviour: a card change, alerted too.
-        let digest = |i: usize| cards[i].digest.clone().unwrap_or_default();
-        expected.push(("(card)".into(), digest(0), digest(1)));
-    }
+    assert_eq!(cards.len(), 2, "{cards:?}");
+    let digest = |i: usize| cards[i].digest.clone().unwrap_or_default();
+    expected.push(("(card)".into(), digest(0), digest(1)));
     assert_eq!(alerts_for(&bodies, &b), expected, "{bodies:#?}");
-    assert_eq!(bodies.len(), expected.len(), "none for the steady peer: {bodies:#?}");
+    assert_eq!(
+        bodies.len(),
+        expected.len(),
+        "none for the steady peer: {bodies:#?}"
+    );
     assert_eq!(bodies[0]["evidence"], "record:3");
 
-    // The peer goes down: reachable → unverified, and its card unreadable.
+    // The peer's endpoint goes away, its card still served: reachable →
+    // unverified, and the card changed (it names another endpoint).
+    let port = flipping.peer.addr().port();
+    let card = fetch(&b);
     drop(flipping);
+    let closed = common::closed_port();
+    let card = card.replace(&format!("127.0.0.1:{port}"), &format!("127.0.0.1:{closed}"));
+    let _card_only = serve_card_on(port, card);
     watch(db, &fleet, "1", &alerting);
     let history = verdicts(&mut store, &b);
     assert_eq!(history.len(), 3, "{history:?}");
@@ -200,7 +224,7 @@ fn a_fleet_over_cycles(db: &str) {
         "{bodies:#?}"
     );
     assert!(
-        found.iter().any(|(what, _, after)| what == "(card)" && after == "null"),
+        found.iter().any(|(what, _, _)| what == "(card)"),
         "{bodies:#?}"
     );
     assert_eq!(bodies.len(), found.len(), "{bodies:#?}");
@@ -208,6 +232,67 @@ fn a_fleet_over_cycles(db: &str) {
         verdicts(&mut store, &a),
         vec![(DeclarationVerdict::Honoured, 1, 4)]
     );
+
+    // Gone altogether: no declaration rows, the card unreadable.
+    drop(_card_only);
+    watch(db, &fleet, "1", &alerting);
+    let cards = store.card_history(&b).expect("cards");
+    assert_eq!(
+        cards.last().map(|c| c.digest.clone()),
+        Some(None),
+        "{cards:?}"
+    );
+    let bodies = hook.take();
+    assert_eq!(alerts_for(&bodies, &b).len(), 1, "{bodies:#?}");
+    assert_eq!(bodies[0]["kind"], "card");
+    assert_eq!(bodies[0]["after"], Value::Null);
+    assert_eq!(bodies.len(), 1, "{bodies:#?}");
+}
+
+/// The body at `url`.
+fn fetch(url: &str) -> String {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        reqwest::get(url)
+            .await
+            .expect("the card answers")
+            .text()
+            .await
+            .expect("its body")
+    })
+}
+
+/// Only a card, served on `port`, for as long as the runtime lives.
+fn serve_card_on(port: u16, card: String) -> tokio::runtime::Runtime {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("the peer's port is free again");
+        let app = axum::Router::new().route(
+            "/.well-known/agent-card.json",
+            axum::routing::get(move || {
+                let card = card.clone();
+                async move {
+                    (
+                        [(axum::http::header::CONTENT_TYPE, "application/json")],
+                        card,
+                    )
+                }
+            }),
+        );
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    runtime
 }
 
 #[test]
@@ -253,7 +338,9 @@ fn terminate(child: &mut std::process::Child) -> i32 {
 }
 
 fn records(db: &str) -> i64 {
-    Store::open(db).and_then(|mut s| s.latest()).map_or(0, |(n, _)| n)
+    Store::open(db)
+        .and_then(|mut s| s.latest())
+        .map_or(0, |(n, _)| n)
 }
 
 #[test]
@@ -261,7 +348,9 @@ fn sigterm_between_cycles_keeps_what_was_written_and_mid_cycle_records_nothing()
     let dir = tempfile::tempdir().expect("tempdir");
     let db = format!("sqlite:{}", dir.path().join("watch.db").display());
     let peer = peer_on(0, Behaviour::Honest);
-    let fleet = fleet_file(dir.path(), &[&peer.card_url()]).display().to_string();
+    let fleet = fleet_file(dir.path(), &[&peer.card_url()])
+        .display()
+        .to_string();
     let log = dir.path().join("stderr.txt");
 
     // Between cycles: the first is recorded, the next not due for long.
@@ -317,7 +406,10 @@ fn a_down_webhook_is_counted_and_the_watch_goes_on() {
         "{}",
         out.explain()
     );
-    assert!(!out.stderr.contains(&down), "the webhook URL is never printed");
+    assert!(
+        !out.stderr.contains(&down),
+        "the webhook URL is never printed"
+    );
     assert_eq!(records(&db), 2);
 }
 
@@ -326,7 +418,7 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = format!("sqlite:{}", dir.path().join("ci.db").display());
     let peer = peer_on(0, Behaviour::Honest);
-    let ran = common::check(&peer.card_url(), &["--scenario", SCENARIO]);
+    let ran = common::check_every_format(&peer.card_url(), &["--scenario", SCENARIO], &[]);
     let json = ran.json_text.clone().expect("a JSON report");
     let report = dir.path().join("report.json");
     std::fs::write(&report, &json).expect("write");
@@ -334,13 +426,19 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
 
     let out = common::run(&["history", "import", "--db", &db, &report]);
     assert_eq!(out.code, 0, "{}", out.explain());
-    assert!(out.stderr.contains("imported 1 report(s)"), "{}", out.explain());
+    assert!(
+        out.stderr.contains("imported 1 report(s)"),
+        "{}",
+        out.explain()
+    );
 
     let shown = common::run(&["history", "show", "--db", &db]);
     assert_eq!(shown.code, 0, "{}", shown.explain());
     assert!(shown.stdout.contains(&peer.card_url()), "{}", shown.stdout);
     assert!(
-        shown.stdout.contains("lifecycle.cancel  honoured  records 1-1"),
+        shown
+            .stdout
+            .contains("lifecycle.cancel  honoured  records 1-1"),
         "{}",
         shown.stdout
     );
@@ -355,7 +453,16 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
     // --peer keeps only reports naming that peer.
     let other = dir.path().join("other");
     let other_dir = other.display().to_string();
-    let args = ["history", "export", "--db", &db, "--peer", "http://nobody.example/", "-o", &other_dir];
+    let args = [
+        "history",
+        "export",
+        "--db",
+        &db,
+        "--peer",
+        "http://nobody.example/",
+        "-o",
+        &other_dir,
+    ];
     let out = common::run(&args);
     assert_eq!(out.code, 0, "{}", out.explain());
     assert_eq!(std::fs::read_dir(&other).expect("dir").count(), 0);
@@ -365,6 +472,10 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
     std::fs::write(&bad, "{}").expect("write");
     let out = common::run(&["history", "import", "--db", &db, &bad.display().to_string()]);
     assert_eq!(out.code, 2, "{}", out.explain());
-    assert!(out.stderr.starts_with("error: ") && out.stderr.contains("bad.json"), "{}", out.explain());
+    assert!(
+        out.stderr.starts_with("error: ") && out.stderr.contains("bad.json"),
+        "{}",
+        out.explain()
+    );
     assert_eq!(records(&db), 1, "the bad file recorded nothing");
 }

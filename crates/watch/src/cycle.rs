@@ -88,7 +88,9 @@ impl Shared {
     ) -> Result<T, Error> {
         let store = self.0.clone();
         let answer = tokio::task::spawn_blocking(move || {
-            let mut store = store.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut store = store
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
             f(&mut store)
         })
         .await
@@ -229,9 +231,7 @@ async fn cycle_end(
     if let Some(keep) = plan.retention {
         let pruned = store.call(move |store| store.prune(keep)).await?;
         if pruned > 0 {
-            notify(format!(
-                "watch: --retention dropped {pruned} old report(s)"
-            ));
+            notify(format!("watch: --retention dropped {pruned} old report(s)"));
         }
     }
     Ok(delivery)
@@ -298,12 +298,17 @@ mod tests {
         assert!(!summary.stopped);
         let mut store = Store::open(&url).expect("open");
         assert_eq!(store.latest().expect("latest").0, 2);
-        let history = store.intervals(PEER, "lifecycle.cancel").expect("intervals");
+        let history = store
+            .intervals(PEER, "lifecycle.cancel")
+            .expect("intervals");
         assert_eq!(history.len(), 1, "{history:?}");
         // A restart right away finds the next cycle not yet due.
         let (_, last) = store.latest().expect("latest");
         assert!(due_in(plan.every, last) > Duration::ZERO);
-        assert!(lines.iter().any(|l| l.contains("cycle 2 due in")), "{lines:?}");
+        assert!(
+            lines.iter().any(|l| l.contains("cycle 2 due in")),
+            "{lines:?}"
+        );
     }
 
     #[tokio::test]
