@@ -662,6 +662,9 @@ pub enum DurationError {
     Syntax(#[from] a2a_conform_engine::scenario::vars::DurationSyntaxError),
     #[error("must be more than zero")]
     Zero,
+    /// Not a period (`watch --every`, `--retention`).
+    #[error("`{text}`: {reason} (e.g. 30s, 15m, 1h, 7d)")]
+    Period { text: String, reason: String },
 }
 
 /// A duration written as scenarios write them: 15s, 500ms, 2m, or bare seconds.
@@ -679,11 +682,14 @@ pub fn positive_duration(text: &str) -> Result<Duration, DurationError> {
 
 /// `watch --every` and `--retention`: a positive period in whole units of
 /// ms, s, m, h or d, combinable (`1h30m`, `7d`).
-pub fn period(text: &str) -> Result<Duration, String> {
+pub fn period(text: &str) -> Result<Duration, DurationError> {
     match humantime::parse_duration(text.trim()) {
-        Ok(d) if d.is_zero() => Err("a period must be longer than zero".into()),
+        Ok(d) if d.is_zero() => Err(DurationError::Zero),
         Ok(d) => Ok(d),
-        Err(e) => Err(format!("`{text}`: {e} (e.g. 30s, 15m, 1h, 7d)")),
+        Err(e) => Err(DurationError::Period {
+            text: text.to_string(),
+            reason: e.to_string(),
+        }),
     }
 }
 
