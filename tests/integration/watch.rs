@@ -321,9 +321,13 @@ fn spawn_watch(args: &[&str], stderr: &Path) -> std::process::Child {
 }
 
 fn terminate(child: &mut std::process::Child) -> i32 {
+    signal(child, libc::SIGTERM)
+}
+
+fn signal(child: &mut std::process::Child, signal: i32) -> i32 {
     let pid = i32::try_from(child.id()).expect("a pid");
     // SAFETY: kill(2) on the child this test started; no memory is shared.
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -331,7 +335,7 @@ fn terminate(child: &mut std::process::Child) -> i32 {
         }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("watch did not stop within 30 s of SIGTERM");
+            panic!("watch did not stop within 30 s of signal {signal}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -369,12 +373,22 @@ fn sigterm_between_cycles_keeps_what_was_written_and_mid_cycle_records_nothing()
     assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
     assert_eq!(records(&db), 1);
 
-    // Mid-cycle: a fresh database, the peer's check under way (its offset
-    // in a 1h period's window, or its runs); nothing half-done is stored.
-    let db = format!("sqlite:{}", dir.path().join("fresh.db").display());
-    let mut child = spawn_watch(&watch_args(&db, &fleet, &["--every", "1h"]), &log);
+    // Mid-cycle: nothing half-done is stored; SIGTERM exits 0, SIGINT 130.
+    for (name, sig, expected) in [("term", libc::SIGTERM, 0), ("int", libc::SIGINT, 130)] {
+        let db = format!("sqlite:{}", dir.path().join(format!("{name}.db")).display());
+        let (code, stderr) = stop_mid_cycle(&db, &fleet, &log, sig);
+        assert_eq!(code, expected, "{stderr}");
+        assert!(stderr.contains("not recorded"), "{stderr}");
+        assert_eq!(records(&db), 0, "{stderr}");
+    }
+}
+
+/// A watch on a fresh database stopped by `sig` while its first cycle is
+/// under way (its peer's offset in a 1h period's window, or its runs).
+fn stop_mid_cycle(db: &str, fleet: &str, log: &Path, sig: i32) -> (i32, String) {
+    let mut child = spawn_watch(&watch_args(db, fleet, &["--every", "1h"]), log);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !std::fs::read_to_string(&log)
+    while !std::fs::read_to_string(log)
         .unwrap_or_default()
         .contains("checking 1 peer(s)")
     {
@@ -382,11 +396,8 @@ fn sigterm_between_cycles_keeps_what_was_written_and_mid_cycle_records_nothing()
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(500));
-    let code = terminate(&mut child);
-    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
-    assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("not recorded"), "{stderr}");
-    assert_eq!(records(&db), 0, "{stderr}");
+    let code = signal(&mut child, sig);
+    (code, std::fs::read_to_string(log).unwrap_or_default())
 }
 
 #[test]
