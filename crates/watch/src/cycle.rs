@@ -58,7 +58,8 @@ pub struct Plan {
 /// How a watch ended.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {
-    /// Cycles recorded by this run.
+    /// Cycles this run finished: recorded, or skipped when the checker
+    /// had no report it could store.
     pub cycles: u64,
     /// Whether the stop token ended it (rather than `cycles`).
     pub stopped: bool,
