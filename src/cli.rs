@@ -100,6 +100,88 @@ pub enum Command {
     /// badges (docs/dashboard.md). Loopback by default; another address needs
     /// A2A_CONFORM_DASHBOARD_TOKEN.
     Dashboard(DashboardArgs),
+    /// Check a fleet every period, keep each declaration's verdicts over time in a
+    /// database, and POST an alert when one regresses (docs/watch.md).
+    #[command(after_help = WATCH_EXIT_CODES)]
+    Watch(WatchArgs),
+    /// The history database `watch` writes: import `check --json` reports, export them,
+    /// show each declaration's verdict intervals (docs/history.md).
+    #[command(subcommand)]
+    History(HistoryCommand),
+}
+
+const WATCH_EXIT_CODES: &str = "Exit codes:
+  0    --cycles ran, or SIGTERM stopped the watch (an unfinished cycle is not recorded)
+  2    usage error, or the history database failed
+  130  SIGINT (Ctrl-C) stopped the watch";
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// The period between cycles' starts, e.g. 1h; each peer starts at a stable offset
+    /// inside a tenth of it (at most a minute). Resumed from the database's last record.
+    #[arg(long, value_name = "DURATION", value_parser = period)]
+    pub every: Duration,
+    /// The history database: sqlite:PATH (created on first run) or postgres://USER@HOST/DB.
+    #[arg(long, value_name = "URL")]
+    pub db: String,
+    /// POST one alert per regression here (JSON body in docs/watch.md; the URL is never printed).
+    #[arg(long, value_name = "URL")]
+    pub alert_webhook: Option<String>,
+    /// The alert body: the documented JSON, or Slack's `{"text": …}`.
+    #[arg(long, value_enum, default_value = "json", requires = "alert_webhook")]
+    pub alert_format: AlertFormatArg,
+    /// The evidence link in alerts: BASE/records/N (e.g. a dashboard's URL); else record:N.
+    #[arg(long, value_name = "URL")]
+    pub evidence_base: Option<String>,
+    /// Stop after N cycles (default: until SIGTERM or SIGINT).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub cycles: Option<u64>,
+    /// Drop stored reports of checks older than this after each cycle (their intervals stay).
+    #[arg(long, value_name = "DURATION", value_parser = period)]
+    pub retention: Option<Duration>,
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// `--alert-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AlertFormatArg {
+    Json,
+    Slack,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Record `check --json` reports (shards too) in the database, oldest first.
+    Import {
+        /// The history database: sqlite:PATH or postgres://USER@HOST/DB.
+        #[arg(long, value_name = "URL")]
+        db: String,
+        /// The reports (each at most 64 MiB).
+        #[arg(value_name = "REPORT.json", required = true)]
+        reports: Vec<PathBuf>,
+    },
+    /// Write every stored report back as record-NNNNNNNN.json (the JSON `check --json` wrote).
+    Export {
+        /// The history database.
+        #[arg(long, value_name = "URL")]
+        db: String,
+        /// Only this peer (its card URL): each report keeps only its entry; reports without it are left out.
+        #[arg(long, value_name = "CARD-URL")]
+        peer: Option<String>,
+        /// The folder to write into (created if missing).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+    },
+    /// Print each (peer, declaration)'s verdict intervals and each card digest's, oldest first.
+    Show {
+        /// The history database.
+        #[arg(long, value_name = "URL")]
+        db: String,
+        /// Only this peer (its card URL).
+        #[arg(long, value_name = "CARD-URL")]
+        peer: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -592,6 +674,9 @@ pub enum DurationError {
     Syntax(#[from] a2a_conform_engine::scenario::vars::DurationSyntaxError),
     #[error("must be more than zero")]
     Zero,
+    /// Not a period (`watch --every`, `--retention`).
+    #[error("`{text}`: {reason} (e.g. 30s, 15m, 1h, 7d)")]
+    Period { text: String, reason: String },
 }
 
 /// A duration written as scenarios write them: 15s, 500ms, 2m, or bare seconds.
@@ -604,6 +689,19 @@ pub fn positive_duration(text: &str) -> Result<Duration, DurationError> {
     match duration(text)? {
         d if d.is_zero() => Err(DurationError::Zero),
         d => Ok(d),
+    }
+}
+
+/// `watch --every` and `--retention`: a positive period in whole units of
+/// ms, s, m, h or d, combinable (`1h30m`, `7d`).
+pub fn period(text: &str) -> Result<Duration, DurationError> {
+    match humantime::parse_duration(text.trim()) {
+        Ok(d) if d.is_zero() => Err(DurationError::Zero),
+        Ok(d) => Ok(d),
+        Err(e) => Err(DurationError::Period {
+            text: text.to_string(),
+            reason: e.to_string(),
+        }),
     }
 }
 

@@ -60,6 +60,10 @@ pub enum AppError {
         address: String,
         source: std::io::Error,
     },
+    /// The history database (`watch --db`, `history`) failed; the message
+    /// names no password.
+    #[error("{0}")]
+    History(String),
     /// `mock-peer --tls DIR`: the certificates could not be made or written.
     #[error("cannot set up the mock peer's TLS in {}: {source}", dir.display())]
     MockTls {
@@ -86,7 +90,8 @@ impl AppError {
             | AppError::RenderReport(_)
             | AppError::Redaction(_)
             | AppError::WriteReport { .. }
-            | AppError::Runtime(_) => exit::USAGE,
+            | AppError::Runtime(_)
+            | AppError::History(_) => exit::USAGE,
             AppError::Peer(_) | AppError::MockPeer { .. } => exit::PEER_UNREACHABLE,
             AppError::MockTls { .. } | AppError::Dashboard(_) => exit::USAGE,
         }

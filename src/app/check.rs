@@ -34,14 +34,14 @@ pub(super) enum Interruption {
 }
 
 impl Interruption {
-    fn exit_code(self) -> i32 {
+    pub(super) fn exit_code(self) -> i32 {
         match self {
             Interruption::Sigint => exit::INTERRUPTED,
             Interruption::Sigterm => exit::TERMINATED,
         }
     }
 
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Interruption::Sigint => "SIGINT",
             Interruption::Sigterm => "SIGTERM",
@@ -124,6 +124,17 @@ pub(super) async fn check(
     config: Option<&ConfigFile>,
     sources: &Sources,
 ) -> Result<i32, AppError> {
+    let (inputs, setup) = fleet_setup(&args, config, sources)?;
+    run_check(&inputs, &args.run, setup).await
+}
+
+/// The peers `check` (and each `watch` cycle) checks — CARD-URLs, then the
+/// fleet file's — and their settings.
+pub(super) fn fleet_setup(
+    args: &CheckArgs,
+    config: Option<&ConfigFile>,
+    sources: &Sources,
+) -> Result<(Vec<String>, CheckSetup), AppError> {
     let resolved = crate::config::resolve_peers(config, &args.peers)?;
     let fleet = match &args.peers_file {
         Some(path) => fleet::load(path)?,
@@ -168,7 +179,7 @@ pub(super) async fn check(
             .collect(),
         ..CheckSetup::new(top.resolve(&check_layers, &[]))
     };
-    run_check(&inputs, &args.run, setup).await
+    Ok((inputs, setup))
 }
 
 /// What a check runs with besides the flags: the peers' settings, and what
@@ -257,12 +268,21 @@ fn plan_options(
     Ok((options, own))
 }
 
-/// Checks `peers` with `setup`.
-pub(super) async fn run_check(
+/// A check ready to run: every flag and file read, every report path
+/// checked writable, before the first request.
+pub(super) struct Prepared {
+    pub(super) targets: Vec<runner::PeerTarget>,
+    pub(super) suite: a2a_conform_engine::scenario::Suite,
+    pub(super) options: RunOptions,
+    baseline: Option<Baseline>,
+}
+
+/// Reads and checks everything a check of `peers` with `setup` needs.
+pub(super) fn prepare(
     peers: &[String],
     args: &RunArgs,
     mut setup: CheckSetup,
-) -> Result<i32, AppError> {
+) -> Result<Prepared, AppError> {
     check_peer_urls(peers)?;
     let (mut options, mut own) = plan_options(args, &mut setup)?;
     // A cassette holds every run's exchanges, passing ones too.
@@ -287,14 +307,14 @@ pub(super) async fn run_check(
                     ..own
                 })
             }),
+            start_after: Duration::ZERO,
         })
         .collect();
     let suite = load_suite(&args.suites, args.no_default_suite)?;
     let every = std::iter::once(&setup.settings).chain(setup.own.iter().flatten());
     check_names(&suite, &options, every)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    let outputs = Outputs::new(args);
-    outputs.check()?;
+    Outputs::new(args).check()?;
     if let Some(path) = &args.record {
         a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
             flag: "--record",
@@ -302,34 +322,63 @@ pub(super) async fn run_check(
             source,
         })?;
     }
-    let progress =
-        TerminalProgress::new(progress_mode(&args.output)).with_run_starts(args.output.verbose);
-    let (caught, watcher) = watch_signals(options.cancel.clone());
+    Ok(Prepared {
+        targets,
+        suite,
+        options,
+        baseline,
+    })
+}
+
+/// One check of the prepared peers: the report, redacted and concluded
+/// (its cassette written under `--record`); no report file written yet.
+pub(super) async fn check_once(
+    plan: &Prepared,
+    args: &RunArgs,
+    progress: &TerminalProgress,
+) -> Result<RunReport, AppError> {
+    let (targets, options) = (&plan.targets, &plan.options);
     let waits = match args.wait_for_card {
-        Some(wait) => wait_for_cards(&targets, &options, wait).await,
+        Some(wait) => wait_for_cards(targets, options, wait).await,
         None => Vec::new(),
     };
-    let mut report = runner::check_fleet(&targets, &suite, &options, &progress).await;
+    let mut report = runner::check_fleet(targets, &plan.suite, options, progress).await;
     for (peer, note) in report.peers.iter_mut().zip(waits) {
         if let Some(note) = note {
             peer.card_warnings.insert(0, note);
         }
     }
-    watcher.abort();
     // Every format is rendered from this one redacted report.
     let mut report = redacted(report, &options.redactor_with_issued())?;
     report.tool.insecure = options.client.tls.insecure;
     if let Some(path) = &args.record {
-        record(&mut report, path, &suite, &options, args.output.verbose)?;
+        record(&mut report, path, &plan.suite, options, args.output.verbose)?;
     }
     // The rules, the baseline, then the summary: in `conclude`'s one order.
     let rules = Rules {
         fail_on_flaky: args.fail_on_flaky,
         fail_on_unverified: args.fail_on_unverified,
-        baseline: baseline.as_ref(),
+        baseline: plan.baseline.as_ref(),
         strict_baseline: args.strict_baseline,
     };
     conclude(&mut report, &rules);
+    Ok(report)
+}
+
+/// Checks `peers` with `setup`.
+pub(super) async fn run_check(
+    peers: &[String],
+    args: &RunArgs,
+    setup: CheckSetup,
+) -> Result<i32, AppError> {
+    let plan = prepare(peers, args, setup)?;
+    let outputs = Outputs::new(args);
+    let progress =
+        TerminalProgress::new(progress_mode(&args.output)).with_run_starts(args.output.verbose);
+    let (caught, watcher) = watch_signals(plan.options.cancel.clone());
+    let report = check_once(&plan, args, &progress).await;
+    watcher.abort();
+    let report = report?;
     // A signal after the last run finished changed nothing: the exit code stays.
     let interruption = caught.get().copied().filter(|_| report.interrupted);
     let code = finish(&report, args, &outputs)?;

@@ -6,6 +6,7 @@ mod badge;
 mod check;
 mod commands;
 mod dashboard;
+mod history;
 mod options;
 mod output;
 pub mod pipe;
@@ -13,6 +14,7 @@ mod profile_init;
 mod schema;
 mod send;
 mod show;
+mod watch;
 
 use crate::cli::{Cli, Command, ConfigCommand, ProfileCommand, SchemaCommand};
 use crate::config::{ConfigFile, Parsed};
@@ -67,6 +69,8 @@ fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i3
             Command::Badge(args) => badge::badge(args),
             Command::Send(args) => send::send(args, sources).await,
             Command::Dashboard(args) => dashboard::dashboard(args).await,
+            Command::Watch(args) => watch::watch(args, config.as_ref(), sources).await,
+            Command::History(cmd) => history::history(cmd).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind

@@ -81,6 +81,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "a2a-conform-cassette",
             "a2a-conform-dashboard",
             "a2a-conform-history",
+            "a2a-conform-watch",
         ],
     ),
 ];

@@ -47,4 +47,5 @@ mod streams;
 mod suites;
 mod timeouts;
 mod tls;
+mod watch;
 mod zero_config;

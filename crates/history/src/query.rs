@@ -97,6 +97,16 @@ pub(crate) fn peers(db: &mut Db) -> Result<Vec<String>, Error> {
         .collect()
 }
 
+/// How many records the store holds, and when the latest-started one
+/// started (epoch milliseconds), if any: where a watch resumes.
+pub(crate) fn latest(db: &mut Db) -> Result<(i64, Option<i64>), Error> {
+    let rows = db.query("SELECT COUNT(*), MAX(started_ms) FROM records", &[])?;
+    match rows.first().map(Vec::as_slice) {
+        Some([count, last]) => Ok((count.int()?, last.maybe_int()?)),
+        _ => Err(Error::Unexpected("a count row of another shape".into())),
+    }
+}
+
 /// The peer's last and previous record (0: none), if it has any.
 fn last_two(db: &mut Db, peer: &str) -> Result<Option<(i64, i64)>, Error> {
     let rows = db.query(

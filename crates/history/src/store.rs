@@ -139,6 +139,14 @@ impl Store {
         query::peers(&mut self.db)
     }
 
+    /// How many records the store holds, and when the latest check
+    /// recorded started (epoch milliseconds; `None` for an empty store):
+    /// a watch's next cycle is due from it, so a restart resumes the
+    /// schedule.
+    pub fn latest(&mut self) -> Result<(i64, Option<i64>), Error> {
+        query::latest(&mut self.db)
+    }
+
     /// What got worse between the peer's previous record and its latest
     /// (none before its second record): see [`Regression`].
     pub fn regressions(&mut self, peer: &str) -> Result<Vec<Regression>, Error> {

@@ -185,6 +185,25 @@ fn reopening_continues(db: &TestDb) {
 }
 on_both!(reopen, reopening_continues);
 
+fn latest_is_where_a_watch_resumes(db: &TestDb) {
+    let rows = [("lifecycle.cancel", Honoured)];
+    let mut store = Store::open(&db.url).expect("the store opens");
+    assert_eq!(store.latest().expect("read"), (0, None));
+    // Recorded out of time order (an import of an older run): the latest
+    // start wins, not the last record.
+    for minute in [5, 3] {
+        store
+            .record(&report_at(minute, vec![peer(PEER, "sha256:1", &rows)]))
+            .expect("recorded");
+    }
+    let at = chrono::DateTime::parse_from_rfc3339(&time(5)).expect("a time");
+    assert_eq!(
+        store.latest().expect("read"),
+        (2, Some(at.timestamp_millis()))
+    );
+}
+on_both!(latest, latest_is_where_a_watch_resumes);
+
 fn import_export_round_trip(db: &TestDb) {
     let files = tempfile::tempdir().expect("a temporary folder");
     let mut shard = report_at(

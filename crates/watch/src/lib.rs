@@ -5,10 +5,13 @@
 //! the history store's regressions, redacted by value, and POSTed with
 //! bounded retries that never stop the watch).
 //!
-//! The cycle itself (running the check engine over the fleet) is the CLI's
-//! fleet runner; this crate stays free of it so the runner is not copied.
+//! The loop ([`cycle::run`]) waits for each cycle, records its report,
+//! alerts and prunes; the check itself (the engine over the fleet) is the
+//! CLI's fleet runner behind [`cycle::Checker`], so this crate stays free
+//! of the engine and the runner is not copied.
 
 #![deny(missing_docs)]
 
 pub mod alert;
+pub mod cycle;
 pub mod schedule;

@@ -5,6 +5,9 @@
 
 pub mod golden;
 pub mod markdown;
+/// A real PostgreSQL server, the history store's own test harness.
+#[path = "../../../crates/history/tests/support/pg.rs"]
+pub mod postgres;
 
 use a2a_conform_mock::{Behaviour, MockConfig, MockPeer, MockTiming};
 use a2a_conform_protocol::ProtocolVersion;

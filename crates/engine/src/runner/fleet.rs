@@ -24,6 +24,9 @@ pub struct PeerTarget {
     pub input: String,
     /// The peer's own options, if it has any.
     pub options: Option<Arc<RunOptions>>,
+    /// How long after the check's start this peer's check begins (`watch`
+    /// spreads a fleet over a jitter window); zero for `check`.
+    pub start_after: std::time::Duration,
 }
 
 impl PeerTarget {
@@ -32,6 +35,7 @@ impl PeerTarget {
         PeerTarget {
             input: input.into(),
             options: None,
+            start_after: std::time::Duration::ZERO,
         }
     }
 }
@@ -86,10 +90,17 @@ pub async fn check_fleet(
     progress.check_started(kept.len());
     let most_jobs = options.jobs.unwrap_or(MAX_DEFAULT_JOBS);
     let slots = &Semaphore::new(most_jobs.max(MAX_RUNS_IN_FLIGHT));
+    let check_started = &started;
     let peers: Vec<(usize, PeerReport)> =
         stream::iter(kept.into_iter().enumerate().map(|(position, target)| {
             let peer_options = target.options.as_deref().unwrap_or(options);
             async move {
+                if let Some(wait) = target.start_after.checked_sub(check_started.elapsed()) {
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = options.cancel.cancelled() => {}
+                    }
+                }
                 let started = Instant::now();
                 let mut peer = if options.cancel.is_cancelled() {
                     PeerReport {

@@ -1,0 +1,115 @@
+//! `history import`, `export` and `show`: the history database `watch`
+//! writes, read and written from the command line. The store is
+//! synchronous (the PostgreSQL client blocks), so each command runs on a
+//! blocking thread.
+
+use crate::cli::HistoryCommand;
+use crate::error::AppError;
+use a2a_conform_history::{Error, Store};
+use a2a_conform_report::inert::terminal;
+use a2a_conform_report::{exit, write_atomically};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+pub(super) async fn history(command: HistoryCommand) -> Result<i32, AppError> {
+    tokio::task::spawn_blocking(move || run(command))
+        .await
+        .map_err(|e| AppError::History(e.to_string()))?
+        .map_err(|e| AppError::History(e.to_string()))
+}
+
+fn run(command: HistoryCommand) -> Result<i32, Error> {
+    match command {
+        HistoryCommand::Import { db, reports } => {
+            let ids = Store::open(&db)?.import(&reports)?;
+            eprintln!(
+                "history: imported {} report(s) as record(s) {ids:?}",
+                ids.len()
+            );
+        }
+        HistoryCommand::Export { db, peer, output } => {
+            let written = export(&mut Store::open(&db)?, peer.as_deref(), &output)?;
+            eprintln!(
+                "history: wrote {} report(s) into {}",
+                written.len(),
+                terminal(&output.display().to_string())
+            );
+        }
+        HistoryCommand::Show { db, peer } => {
+            print!("{}", show(&mut Store::open(&db)?, peer.as_deref())?);
+        }
+    }
+    Ok(exit::OK)
+}
+
+/// Every stored report into `dir` as `record-NNNNNNNN.json`; with `peer`,
+/// each report keeps only that peer's entry and those without it are left out.
+fn export(store: &mut Store, peer: Option<&str>, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    let io = |source| Error::Write {
+        file: dir.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let Some(peer) = peer else {
+        return store.export(dir);
+    };
+    let mut written = Vec::new();
+    for (id, mut report) in store.reports()? {
+        report.peers.retain(|p| p.card_url == peer);
+        if report.peers.is_empty() {
+            continue;
+        }
+        let file = dir.join(format!("record-{id:08}.json"));
+        write_atomically(&file, &report.to_json()).map_err(|source| Error::Write {
+            file: file.display().to_string(),
+            source,
+        })?;
+        written.push(file);
+    }
+    Ok(written)
+}
+
+/// Each peer's card digests and each declaration's verdict intervals, one
+/// line each: `records FIRST-LAST  FIRST_SEEN .. LAST_SEEN`.
+fn show(store: &mut Store, peer: Option<&str>) -> Result<String, Error> {
+    let peers = match peer {
+        Some(peer) => vec![peer.to_string()],
+        None => store.peers()?,
+    };
+    let mut out = String::new();
+    for peer in peers {
+        let _ = writeln!(out, "{}", terminal(&peer));
+        for card in store.card_history(&peer)? {
+            let digest = card.digest.as_deref().unwrap_or("(no card)");
+            let _ = writeln!(
+                out,
+                "  card {}  records {}-{}  {} .. {}",
+                terminal(digest),
+                card.first_record,
+                card.last_record,
+                card.first_seen,
+                card.last_seen
+            );
+        }
+        let mut intervals = store.changes(&peer)?;
+        intervals.sort_by(|a, b| {
+            (&a.declaration, a.first_record).cmp(&(&b.declaration, b.first_record))
+        });
+        for interval in intervals {
+            let verdict = serde_json::to_value(interval.verdict)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {}  {verdict}  records {}-{}  {} .. {}",
+                terminal(&interval.declaration),
+                interval.first_record,
+                interval.last_record,
+                interval.first_seen,
+                interval.last_seen
+            );
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,492 @@
+//! `watch` and `history` end to end: the built binary watches a fleet of
+//! mock peers whose behaviour is switched between cycles (a mock restarted
+//! on its own port as another behaviour, or stopped), into a real SQLite
+//! file and a real PostgreSQL server, with a webhook receiver in the test.
+//! Asserted: the intervals the store holds, one alert per regression and
+//! none when nothing changed, a restart resuming the schedule from the
+//! database, SIGTERM losing nothing written, a down webhook never stopping
+//! the watch, and `history import`/`export`/`show`.
+
+use crate::common::{self, postgres::PgServer, Outcome, Peer, FAST_VARS};
+use a2a_conform_history::Store;
+use a2a_conform_mock::{Behaviour, MockConfig};
+use a2a_conform_protocol::ProtocolVersion;
+use a2a_conform_report::DeclarationVerdict;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The one scenario each cycle runs: its declaration flips with cancel-leak.
+const SCENARIO: &str = "cancel-then-stream";
+const CANCEL: &str = "lifecycle.cancel";
+
+/// A mock peer of `behaviour` on `port` (0: a free one).
+fn peer_on(port: u16, behaviour: Behaviour) -> Peer {
+    common::start_peer_config(MockConfig {
+        port,
+        ..common::peer_config(ProtocolVersion::V1_0, behaviour)
+    })
+}
+
+/// The peer restarted on its own port as `behaviour`: the same card URL.
+fn switch(peer: Peer, behaviour: Behaviour) -> Peer {
+    let port = peer.peer.addr().port();
+    drop(peer);
+    peer_on(port, behaviour)
+}
+
+fn fleet_file(dir: &Path, peers: &[&str]) -> PathBuf {
+    let path = dir.join("fleet.txt");
+    std::fs::write(&path, peers.join("\n") + "\n").expect("the fleet file");
+    path
+}
+
+fn watch_args<'a>(db: &'a str, fleet: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "watch",
+        "--peers",
+        fleet,
+        "--db",
+        db,
+        "--scenario",
+        SCENARIO,
+        "-q",
+    ];
+    args.extend_from_slice(FAST_VARS);
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `watch … --every 1s --cycles N`, to its end.
+fn watch(db: &str, fleet: &Path, cycles: &str, extra: &[&str]) -> Outcome {
+    let fleet = fleet.display().to_string();
+    let mut more = vec!["--every", "1s", "--cycles", cycles];
+    more.extend_from_slice(extra);
+    let out = common::run(&watch_args(db, &fleet, &more));
+    assert_eq!(out.code, 0, "{}", out.explain());
+    out
+}
+
+/// A webhook receiver: every JSON body POSTed to `/hook`, in order.
+struct Receiver {
+    served: common::Served,
+    bodies: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Receiver {
+    fn start() -> Receiver {
+        let bodies = Arc::new(Mutex::new(Vec::new()));
+        let kept = bodies.clone();
+        let router = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(move |axum::Json(body): axum::Json<Value>| {
+                let kept = kept.clone();
+                async move {
+                    kept.lock().expect("lock").push(body);
+                    "ok"
+                }
+            }),
+        );
+        Receiver {
+            served: common::serve(router),
+            bodies,
+        }
+    }
+    fn url(&self) -> String {
+        format!("{}/hook", self.served.base_url)
+    }
+    /// The bodies received since the last call.
+    fn take(&self) -> Vec<Value> {
+        std::mem::take(&mut *self.bodies.lock().expect("lock"))
+    }
+}
+
+fn verdicts(store: &mut Store, peer: &str) -> Vec<(DeclarationVerdict, i64, i64)> {
+    store
+        .intervals(peer, CANCEL)
+        .expect("intervals")
+        .iter()
+        .map(|i| (i.verdict, i.first_record, i.last_record))
+        .collect()
+}
+
+/// The start times of the stored records, oldest first.
+fn starts(store: &mut Store) -> Vec<chrono::DateTime<chrono::FixedOffset>> {
+    store
+        .reports()
+        .expect("reports")
+        .iter()
+        .map(|(_, r)| chrono::DateTime::parse_from_rfc3339(&r.started_at).expect("a time"))
+        .collect()
+}
+
+/// The verdict and card alerts of `bodies` for `peer`: (declaration, before, after).
+fn alerts_for(bodies: &[Value], peer: &str) -> Vec<(String, String, String)> {
+    let text = |v: &Value| v.as_str().unwrap_or("null").to_string();
+    bodies
+        .iter()
+        .filter(|b| b["peer"] == peer)
+        .map(|b| {
+            let what = b["declaration"].as_str().unwrap_or("(card)").to_string();
+            (what, text(&b["before"]), text(&b["after"]))
+        })
+        .collect()
+}
+
+/// Two peers watched over four cycles in two restarts: both honest twice,
+/// then one turns cancel-leak, then it goes down.
+fn a_fleet_over_cycles(db: &str) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let steady = peer_on(0, Behaviour::Honest);
+    let flipping = peer_on(0, Behaviour::Honest);
+    let (a, b) = (steady.card_url(), flipping.card_url());
+    let fleet = fleet_file(dir.path(), &[&a, &b]);
+    let hook = Receiver::start();
+    let url = hook.url();
+    let alerting = ["--alert-webhook", url.as_str()];
+
+    // Two honest cycles: one interval each, no alert.
+    let out = watch(db, &fleet, "2", &alerting);
+    assert!(
+        out.stderr.contains("2 cycle(s) recorded"),
+        "{}",
+        out.explain()
+    );
+    let mut store = Store::open(db).expect("the store opens");
+    assert_eq!(store.latest().expect("latest").0, 2);
+    for peer in [&a, &b] {
+        assert_eq!(
+            verdicts(&mut store, peer),
+            vec![(DeclarationVerdict::Honoured, 1, 2)]
+        );
+    }
+    assert_eq!(
+        hook.take(),
+        Vec::<Value>::new(),
+        "nothing changed: no alert"
+    );
+
+    // A restart, the peer now leaking its cancels: the cycle is record 3,
+    // due a period after record 2's start, and its regressions are alerted.
+    let flipping = switch(flipping, Behaviour::CancelLeak);
+    let out = watch(db, &fleet, "1", &alerting);
+    assert!(out.stderr.contains("watch: cycle 3:"), "{}", out.explain());
+    let times = starts(&mut store);
+    assert_eq!(times.len(), 3);
+    for pair in times.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(gap >= chrono::Duration::milliseconds(1000), "{times:?}");
+    }
+    assert_eq!(
+        verdicts(&mut store, &b),
+        vec![
+            (DeclarationVerdict::Honoured, 1, 2),
+            (DeclarationVerdict::Diverged, 3, 3)
+        ]
+    );
+    assert_eq!(
+        verdicts(&mut store, &a),
+        vec![(DeclarationVerdict::Honoured, 1, 3)]
+    );
+    let bodies = hook.take();
+    let mut expected = vec![(CANCEL.to_string(), "honoured".into(), "diverged".into())];
+    // The mock's card names its behaviour: a card change, alerted too.
+    let cards = store.card_history(&b).expect("cards");
+    assert_eq!(cards.len(), 2, "{cards:?}");
+    let digest = |i: usize| cards[i].digest.clone().unwrap_or_default();
+    expected.push(("(card)".into(), digest(0), digest(1)));
+    assert_eq!(alerts_for(&bodies, &b), expected, "{bodies:#?}");
+    assert_eq!(
+        bodies.len(),
+        expected.len(),
+        "none for the steady peer: {bodies:#?}"
+    );
+    assert_eq!(bodies[0]["evidence"], "record:3");
+
+    // The peer's endpoint goes away, its card still served: reachable →
+    // unverified, and the card changed (it names another endpoint).
+    let port = flipping.peer.addr().port();
+    let card = fetch(&b);
+    drop(flipping);
+    let closed = common::closed_port();
+    let card = card.replace(&format!("127.0.0.1:{port}"), &format!("127.0.0.1:{closed}"));
+    let _card_only = serve_card_on(port, card);
+    watch(db, &fleet, "1", &alerting);
+    let history = verdicts(&mut store, &b);
+    assert_eq!(history.len(), 3, "{history:?}");
+    assert_eq!(history[2], (DeclarationVerdict::Unverified, 4, 4));
+    let bodies = hook.take();
+    let found = alerts_for(&bodies, &b);
+    assert!(
+        found.contains(&(CANCEL.to_string(), "diverged".into(), "unverified".into())),
+        "{bodies:#?}"
+    );
+    assert!(
+        found.iter().any(|(what, _, _)| what == "(card)"),
+        "{bodies:#?}"
+    );
+    assert_eq!(bodies.len(), found.len(), "{bodies:#?}");
+    assert_eq!(
+        verdicts(&mut store, &a),
+        vec![(DeclarationVerdict::Honoured, 1, 4)]
+    );
+
+    // Gone altogether: no declaration rows, the card unreadable.
+    drop(_card_only);
+    watch(db, &fleet, "1", &alerting);
+    let cards = store.card_history(&b).expect("cards");
+    assert_eq!(
+        cards.last().map(|c| c.digest.clone()),
+        Some(None),
+        "{cards:?}"
+    );
+    let bodies = hook.take();
+    assert_eq!(alerts_for(&bodies, &b).len(), 1, "{bodies:#?}");
+    assert_eq!(bodies[0]["kind"], "card");
+    assert_eq!(bodies[0]["after"], Value::Null);
+    assert_eq!(bodies.len(), 1, "{bodies:#?}");
+}
+
+/// The body at `url`.
+fn fetch(url: &str) -> String {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        reqwest::get(url)
+            .await
+            .expect("the card answers")
+            .text()
+            .await
+            .expect("its body")
+    })
+}
+
+/// Only a card, served on `port`, for as long as the runtime lives.
+fn serve_card_on(port: u16, card: String) -> tokio::runtime::Runtime {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("the peer's port is free again");
+        let app = axum::Router::new().route(
+            "/.well-known/agent-card.json",
+            axum::routing::get(move || {
+                let card = card.clone();
+                async move {
+                    (
+                        [(axum::http::header::CONTENT_TYPE, "application/json")],
+                        card,
+                    )
+                }
+            }),
+        );
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    runtime
+}
+
+#[test]
+fn a_watched_fleet_records_intervals_and_alerts_each_regression_in_sqlite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    a_fleet_over_cycles(&db);
+}
+
+#[test]
+fn a_watched_fleet_records_intervals_and_alerts_each_regression_in_postgres() {
+    let server = PgServer::start();
+    a_fleet_over_cycles(&server.url);
+}
+
+/// A `watch` process left running, its stderr kept.
+fn spawn_watch(args: &[&str], stderr: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(stderr).expect("a stderr file"))
+        .spawn()
+        .expect("the binary starts")
+}
+
+fn terminate(child: &mut std::process::Child) -> i32 {
+    signal(child, libc::SIGTERM)
+}
+
+fn signal(child: &mut std::process::Child, signal: i32) -> i32 {
+    let pid = i32::try_from(child.id()).expect("a pid");
+    // SAFETY: kill(2) on the child this test started; no memory is shared.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status.code().unwrap_or(-1);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("watch did not stop within 30 s of signal {signal}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn records(db: &str) -> i64 {
+    Store::open(db)
+        .and_then(|mut s| s.latest())
+        .map_or(0, |(n, _)| n)
+}
+
+#[test]
+fn sigterm_between_cycles_keeps_what_was_written_and_mid_cycle_records_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let peer = peer_on(0, Behaviour::Honest);
+    let fleet = fleet_file(dir.path(), &[&peer.card_url()])
+        .display()
+        .to_string();
+    let log = dir.path().join("stderr.txt");
+
+    // Between cycles: the first is recorded, the next not due for long.
+    let mut child = spawn_watch(&watch_args(&db, &fleet, &["--every", "30s"]), &log);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while records(&db) < 1 {
+        assert!(Instant::now() < deadline, "no cycle recorded within 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let code = terminate(&mut child);
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("cycle 2 due in"), "{stderr}");
+    assert!(stderr.contains("1 cycle(s) recorded"), "{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
+    assert_eq!(records(&db), 1);
+
+    // Mid-cycle: nothing half-done is stored; SIGTERM exits 0, SIGINT 130.
+    for (name, sig, expected) in [("term", libc::SIGTERM, 0), ("int", libc::SIGINT, 130)] {
+        let db = format!("sqlite:{}", dir.path().join(format!("{name}.db")).display());
+        let (code, stderr) = stop_mid_cycle(&db, &fleet, &log, sig);
+        assert_eq!(code, expected, "{stderr}");
+        assert!(stderr.contains("not recorded"), "{stderr}");
+        assert_eq!(records(&db), 0, "{stderr}");
+    }
+}
+
+/// A watch on a fresh database stopped by `sig` while its first cycle is
+/// under way (its peer's offset in a 1h period's window, or its runs).
+fn stop_mid_cycle(db: &str, fleet: &str, log: &Path, sig: i32) -> (i32, String) {
+    let mut child = spawn_watch(&watch_args(db, fleet, &["--every", "1h"]), log);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .contains("checking 1 peer(s)")
+    {
+        assert!(Instant::now() < deadline, "the cycle did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let code = signal(&mut child, sig);
+    (code, std::fs::read_to_string(log).unwrap_or_default())
+}
+
+#[test]
+fn a_down_webhook_is_counted_and_the_watch_goes_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let peer = peer_on(0, Behaviour::Honest);
+    let fleet = fleet_file(dir.path(), &[&peer.card_url()]);
+    let down = format!("http://127.0.0.1:{}/hook", common::closed_port());
+    let alerting = ["--alert-webhook", down.as_str(), "--alert-format", "slack"];
+    watch(&db, &fleet, "1", &alerting);
+    let _peer = switch(peer, Behaviour::CancelLeak);
+    let out = watch(&db, &fleet, "1", &alerting);
+    assert!(
+        out.stderr
+            .contains("alert(s) could not be delivered to --alert-webhook this cycle"),
+        "{}",
+        out.explain()
+    );
+    assert!(
+        !out.stderr.contains(&down),
+        "the webhook URL is never printed"
+    );
+    assert_eq!(records(&db), 2);
+}
+
+#[test]
+fn history_imports_a_check_report_and_exports_and_shows_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("ci.db").display());
+    let peer = peer_on(0, Behaviour::Honest);
+    let ran = common::check_every_format(&peer.card_url(), &["--scenario", SCENARIO], &[]);
+    let json = ran.json_text.clone().expect("a JSON report");
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, &json).expect("write");
+    let report = report.display().to_string();
+
+    let out = common::run(&["history", "import", "--db", &db, &report]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert!(
+        out.stderr.contains("imported 1 report(s)"),
+        "{}",
+        out.explain()
+    );
+
+    let shown = common::run(&["history", "show", "--db", &db]);
+    assert_eq!(shown.code, 0, "{}", shown.explain());
+    assert!(shown.stdout.contains(&peer.card_url()), "{}", shown.stdout);
+    assert!(
+        shown
+            .stdout
+            .contains("lifecycle.cancel  honoured  records 1-1"),
+        "{}",
+        shown.stdout
+    );
+
+    let exported = dir.path().join("out");
+    let out_dir = exported.display().to_string();
+    let out = common::run(&["history", "export", "--db", &db, "-o", &out_dir]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let back = std::fs::read_to_string(exported.join("record-00000001.json")).expect("exported");
+    assert_eq!(back, json, "the report comes back as check wrote it");
+
+    // --peer keeps only reports naming that peer.
+    let other = dir.path().join("other");
+    let other_dir = other.display().to_string();
+    let args = [
+        "history",
+        "export",
+        "--db",
+        &db,
+        "--peer",
+        "http://nobody.example/",
+        "-o",
+        &other_dir,
+    ];
+    let out = common::run(&args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(std::fs::read_dir(&other).expect("dir").count(), 0);
+
+    // A file that is no report records nothing and says so.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{}").expect("write");
+    let out = common::run(&["history", "import", "--db", &db, &bad.display().to_string()]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.starts_with("error: ") && out.stderr.contains("bad.json"),
+        "{}",
+        out.explain()
+    );
+    assert_eq!(records(&db), 1, "the bad file recorded nothing");
+}
