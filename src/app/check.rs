@@ -268,9 +268,11 @@ pub(super) async fn run_check(
     // A cassette holds every run's exchanges, passing ones too.
     if args.record.is_some() {
         options.keep_passing_evidence = true;
-        own.iter_mut()
-            .flatten()
-            .for_each(|o| o.keep_passing_evidence = true);
+        options.record_exchanges = true;
+        own.iter_mut().flatten().for_each(|o| {
+            o.keep_passing_evidence = true;
+            o.record_exchanges = true;
+        });
     }
     let targets: Vec<runner::PeerTarget> = peers
         .iter()
@@ -385,6 +387,13 @@ fn record(
             .flat_map(|p| p.scenarios.iter_mut())
             .filter(|s| s.verdict == a2a_conform_report::ScenarioVerdict::Pass);
         passing.for_each(|s| s.evidence.clear());
+        // A search keeps its exchanges only when it stopped (as without --record).
+        let found = report
+            .peers
+            .iter_mut()
+            .flat_map(|p| p.preconditions.iter_mut())
+            .filter(|p| p.outcome == a2a_conform_report::PreconditionOutcome::Found);
+        found.for_each(|p| p.evidence.clear());
     }
     Ok(())
 }
@@ -458,8 +467,19 @@ pub(super) fn redacted(report: RunReport, redactor: &Redactor) -> Result<RunRepo
     if redactor.is_empty() {
         return Ok(report);
     }
+    // The card bodies are no report field: carried across, masked too.
+    let bodies: Vec<Option<String>> = report
+        .peers
+        .iter()
+        .map(|p| p.card_body.as_deref().map(|b| redactor.redact(b)))
+        .collect();
     let value = serde_json::to_value(&report).map_err(AppError::Redaction)?;
-    serde_json::from_value(redactor.redact_value(value)).map_err(AppError::Redaction)
+    let mut report: RunReport =
+        serde_json::from_value(redactor.redact_value(value)).map_err(AppError::Redaction)?;
+    for (peer, body) in report.peers.iter_mut().zip(bodies) {
+        peer.card_body = body;
+    }
+    Ok(report)
 }
 
 pub(super) async fn demo(args: DemoArgs, sources: &Sources) -> Result<i32, AppError> {

@@ -9,6 +9,8 @@ mod options;
 mod output;
 pub mod pipe;
 mod profile_init;
+mod rejudge;
+mod replay;
 mod schema;
 mod send;
 mod show;
@@ -65,6 +67,8 @@ fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i3
             Command::Profile(ProfileCommand::Init(args)) => profile_init::init(args, sources).await,
             Command::Badge(args) => badge::badge(args),
             Command::Send(args) => send::send(args, sources).await,
+            Command::Replay(args) => replay::replay(args).await,
+            Command::Rejudge(args) => rejudge::rejudge(args, sources).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind

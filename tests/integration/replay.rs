@@ -110,3 +110,130 @@ fn an_unwritable_record_path_is_refused_before_the_first_request() {
     assert_eq!(out.code, 2, "{}", out.explain());
     assert!(out.stderr.contains("--record"), "{}", out.stderr);
 }
+
+/// The verdict table of a check: every declaration row and every run, with
+/// its verdict.
+fn table(out: &Outcome) -> Vec<(String, String)> {
+    let peer = &out.report()["peers"][0];
+    let mut rows = Vec::new();
+    for (list, what) in [("declarations", "row"), ("scenarios", "run")] {
+        for item in peer[list].as_array().cloned().unwrap_or_default() {
+            rows.push((
+                format!("{what} {}", item["id"].as_str().unwrap_or("")),
+                item["verdict"].as_str().unwrap_or("").to_string(),
+            ));
+        }
+    }
+    rows
+}
+
+/// `a2a-conform replay FILE` running, its card URL read from stdout; killed on drop.
+struct Replaying {
+    child: std::process::Child,
+    card: String,
+}
+
+impl Drop for Replaying {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_replay(path: &std::path::Path, extra: &[&str]) -> Replaying {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+        .arg("replay")
+        .arg(path)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("replay starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("replay prints its card URL within 30 s");
+    Replaying {
+        child,
+        card: line.trim().to_string(),
+    }
+}
+
+/// Records a check of `behaviour` over `binding`, stops the mock, and
+/// returns the recorded check's outcome and the cassette's directory.
+fn record(
+    version: ProtocolVersion,
+    behaviour: Behaviour,
+    binding: &str,
+) -> (Outcome, tempfile::TempDir, std::path::PathBuf) {
+    let peer = start_peer(version, behaviour);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let out = check(
+        &peer.card_url(),
+        &["--binding", binding, "--record", path.to_str().unwrap()],
+    );
+    drop(peer);
+    (out, dir, path)
+}
+
+/// Checking the replay of each recording gives the recorded table and exit code.
+fn replays_reproduce(behaviour: Behaviour) {
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        for binding in ["jsonrpc", "rest"] {
+            let what = format!("{behaviour} {version} {binding}");
+            let (recorded, _dir, path) = record(version, behaviour, binding);
+            assert!(
+                recorded.code == 1 || recorded.code == 0 || recorded.code == 4,
+                "{what}: {}",
+                recorded.explain()
+            );
+            let replay = start_replay(&path, &[]);
+            let replayed = check(&replay.card, &["--binding", binding]);
+            assert_eq!(
+                table(&replayed),
+                table(&recorded),
+                "{what}: the replay's table\n{}",
+                replayed.explain()
+            );
+            assert_eq!(
+                replayed.code,
+                recorded.code,
+                "{what}: {}",
+                replayed.explain()
+            );
+            assert!(
+                !replayed.report().to_string().contains("replay miss"),
+                "{what}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_replay_of_cancel_leak_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::CancelLeak);
+}
+
+#[test]
+fn a_replay_of_unstable_completion_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::UnstableCompletion);
+}
+
+#[test]
+fn a_replay_of_input_overdeclared_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::InputOverdeclared);
+}
+
+#[test]
+fn a_replay_of_stream_silent_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::StreamSilent);
+}
