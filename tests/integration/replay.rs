@@ -237,3 +237,122 @@ fn a_replay_of_input_overdeclared_gives_the_recorded_verdicts() {
 fn a_replay_of_stream_silent_gives_the_recorded_verdicts() {
     replays_reproduce(Behaviour::StreamSilent);
 }
+
+#[test]
+fn rejudge_gives_the_recorded_table_and_a_changed_scenario_reads_unverified() {
+    let (recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::CancelLeak, "jsonrpc");
+    assert_eq!(recorded.code, 1, "{}", recorded.explain());
+    let file = path.to_str().unwrap();
+    let same = run(&["rejudge", file, "--binding", "jsonrpc"]);
+    assert_eq!(table(&same), table(&recorded), "{}", same.explain());
+    assert_eq!(same.code, recorded.code, "{}", same.explain());
+    // The suite changed: the probe's prompt is another text, so its
+    // requests are not the recorded ones.
+    let changed = run(&[
+        "rejudge",
+        file,
+        "--binding",
+        "jsonrpc",
+        "--var",
+        "prompt_input_required=need-input but worded otherwise",
+    ]);
+    let mut differs = 0;
+    for ((what, before), (what_now, now)) in table(&recorded).iter().zip(table(&changed).iter()) {
+        assert_eq!(what, what_now);
+        if before != now {
+            differs += 1;
+            let verdict = if what.starts_with("row ") {
+                "unverified"
+            } else {
+                "inconclusive"
+            };
+            assert_eq!(now, verdict, "{what}: {}", changed.explain());
+            if let Some(id) = what.strip_prefix("run ") {
+                let message = changed.run(id)["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                assert!(message.contains("not in the recording"), "{id}: {message}");
+            }
+        }
+    }
+    assert!(
+        differs > 0,
+        "the changed prompt's runs differ: {}",
+        changed.explain()
+    );
+    assert_eq!(
+        changed.scenario("cancel-then-stream"),
+        "fail",
+        "runs whose requests did not change keep their verdicts"
+    );
+}
+
+#[test]
+fn checking_a_replay_with_other_requests_is_a_replay_miss_never_a_divergence() {
+    let (_recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::Honest, "jsonrpc");
+    let replay = start_replay(&path, &["--as-fast-as-possible"]);
+    let out = check(
+        &replay.card,
+        &[
+            "--binding",
+            "jsonrpc",
+            "--var",
+            "prompt_input_required=need-input but worded otherwise",
+        ],
+    );
+    let runs = out.report()["peers"][0]["scenarios"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let missed: Vec<&serde_json::Value> = runs
+        .iter()
+        .filter(|r| r["message"].as_str().unwrap_or("").contains("replay miss"))
+        .collect();
+    assert!(!missed.is_empty(), "{}", out.explain());
+    for run in missed {
+        assert_eq!(run["verdict"], "error", "{run}");
+        assert!(run["message"].as_str().unwrap().contains("run `"), "{run}");
+    }
+    assert!(
+        runs.iter().all(|r| r["verdict"] != "fail"),
+        "{}",
+        out.explain()
+    );
+}
+
+/// A cassette cut, edited, of another version or too large is refused by
+/// `replay` and `rejudge` with exit 2, naming the problem.
+#[test]
+fn a_bad_cassette_is_refused_with_exit_2_naming_the_problem() {
+    let (_recorded, dir, path) = record(ProtocolVersion::V1_0, Behaviour::Honest, "jsonrpc");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let truncated = text[..text.len() / 2].to_string();
+    let tampered = text.replacen("\"pass\"", "\"fail\"", 1);
+    let other_version = text.replacen("\"version\":1", "\"version\":99", 1);
+    let cases = [
+        ("truncated.jsonl", truncated, "truncated"),
+        ("tampered.jsonl", tampered, "tampered"),
+        ("other.jsonl", other_version, "format version 99"),
+    ];
+    for (name, body, says) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, body).unwrap();
+        for command in ["replay", "rejudge"] {
+            let out = run(&[command, file.to_str().unwrap()]);
+            assert_eq!(out.code, 2, "{command} {name}: {}", out.explain());
+            assert!(
+                out.stderr.contains(says),
+                "{command} {name}: {}",
+                out.stderr
+            );
+        }
+    }
+    let big = dir.path().join("big.jsonl");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(a2a_conform_cassette::CASSETTE_CAP + 1)
+        .unwrap();
+    let out = run(&["replay", big.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(out.stderr.contains("larger than"), "{}", out.stderr);
+}
