@@ -380,6 +380,7 @@ fn record(
             source: std::io::Error::other(other.to_string()),
         },
     })?;
+    point_at_replay(report, path);
     if !verbose {
         let passing = report
             .peers
@@ -396,6 +397,39 @@ fn record(
         found.for_each(|p| p.evidence.clear());
     }
     Ok(())
+}
+
+/// Each divergence's evidence ends with the command that replays it from
+/// the cassette, next to its `curl` line: the peer's team can rerun it
+/// without the peer.
+fn point_at_replay(report: &mut RunReport, path: &std::path::Path) {
+    use a2a_conform_report::evidence::{Evidence, EvidenceKind};
+    use a2a_conform_report::ScenarioVerdict;
+    for (index, peer) in report.peers.iter_mut().enumerate() {
+        let diverged = peer
+            .scenarios
+            .iter_mut()
+            .filter(|s| matches!(s.verdict, ScenarioVerdict::Fail | ScenarioVerdict::Flaky));
+        for run in diverged {
+            let peer_flag = match index {
+                0 => String::new(),
+                n => format!(" --peer {n}"),
+            };
+            let summary = format!(
+                "replay it offline: a2a-conform replay {}{peer_flag} --scenario {} (the recorded run `{}`), then check the URL it prints",
+                path.display(),
+                run.scenario,
+                run.id
+            );
+            run.evidence.push(Evidence {
+                at_ms: run.evidence.last().map_or(0, |e| e.at_ms),
+                kind: EvidenceKind::Note,
+                summary,
+                body: None,
+                curl: None,
+            });
+        }
+    }
 }
 
 /// `--wait-for-card`: polls each peer's card URL until it answers 2xx or

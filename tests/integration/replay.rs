@@ -243,7 +243,18 @@ fn rejudge_gives_the_recorded_table_and_a_changed_scenario_reads_unverified() {
     let (recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::CancelLeak, "jsonrpc");
     assert_eq!(recorded.code, 1, "{}", recorded.explain());
     let file = path.to_str().unwrap();
+    let evidence = recorded.run("cancel-then-stream")["evidence"].to_string();
+    assert!(
+        evidence.contains(&format!(
+            "a2a-conform replay {file} --scenario cancel-then-stream"
+        )),
+        "a recorded divergence names its replay: {evidence}"
+    );
     let same = run(&["rejudge", file, "--binding", "jsonrpc"]);
+    assert!(
+        !same.report().to_string().contains("replay it offline"),
+        "an unrecorded check names no cassette"
+    );
     assert_eq!(table(&same), table(&recorded), "{}", same.explain());
     assert_eq!(same.code, recorded.code, "{}", same.explain());
     // The suite changed: the probe's prompt is another text, so its
