@@ -1,8 +1,10 @@
 //! `check --record FILE` end to end: the cassette reads back, holds every
 //! run (passing ones with their exchanges) with the verdicts the report
 //! gives, leaves the reports as they are without it, and carries no
-//! configured secret in any encoding. (Serving it back, `replay`, and
-//! re-judging it, `rejudge`, are not built yet: docs/cassette.md.)
+//! configured secret in any encoding; `replay` serves it back so a check
+//! reproduces the recorded verdicts (a request not recorded is a replay
+//! miss, never a divergence), and `rejudge` re-judges it, a changed
+//! scenario reading unverified; a bad cassette is refused with exit 2.
 
 use crate::common::*;
 use a2a_conform_cassette::Cassette;
