@@ -123,8 +123,8 @@ pub struct ReplayArgs {
     /// Pass recorded offsets this many times faster (2: twice as fast).
     #[arg(long, value_name = "N", default_value_t = 1.0, value_parser = positive_speed)]
     pub speed: f64,
-    /// Print only the exchanges of this run (a scenario run id, as the report names it) and what
-    /// to check it with, then serve as usual.
+    /// Serve only this scenario's runs (its id, as a report names it) and the precondition searches;
+    /// other requests are misses. Prints the `check` line that replays it.
     #[arg(long, value_name = "ID")]
     pub scenario: Option<String>,
 }

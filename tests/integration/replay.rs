@@ -299,6 +299,23 @@ fn rejudge_gives_the_recorded_table_and_a_changed_scenario_reads_unverified() {
         "fail",
         "runs whose requests did not change keep their verdicts"
     );
+    // The divergence's own replay, as its evidence names it.
+    let replay = start_replay(&path, &["--scenario", "cancel-then-stream"]);
+    let only = check(
+        &replay.card,
+        &["--binding", "jsonrpc", "--scenario", "cancel-then-stream"],
+    );
+    assert_eq!(only.code, 1, "{}", only.explain());
+    assert_eq!(only.scenario("cancel-then-stream"), "fail");
+    let other = check(
+        &replay.card,
+        &["--binding", "jsonrpc", "--scenario", "unknown-task-get"],
+    );
+    assert_eq!(
+        other.scenario("unknown-task-get"),
+        "error",
+        "not served: a miss"
+    );
 }
 
 #[test]
