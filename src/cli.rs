@@ -108,6 +108,13 @@ pub enum Command {
     /// show each declaration's verdict intervals (docs/history.md).
     #[command(subcommand)]
     History(HistoryCommand),
+    /// Serve a cassette (`check --record FILE`) as a peer on loopback, printing its card URL, until
+    /// interrupted: `check` against it reproduces the recorded verdicts without the peer.
+    Replay(ReplayArgs),
+    /// Re-judge a cassette with this build and suite, no server needed: a scenario whose requests are
+    /// not in the recording reads unverified. Exit codes as `check`'s.
+    #[command(after_help = CHECK_EXIT_CODES)]
+    Rejudge(RejudgeArgs),
 }
 
 const WATCH_EXIT_CODES: &str = "Exit codes:
@@ -182,6 +189,62 @@ pub enum HistoryCommand {
         #[arg(long, value_name = "CARD-URL")]
         peer: Option<String>,
     },
+}
+
+/// `replay FILE`: how to serve the cassette.
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The cassette (`check --record FILE`; `*.gz` gzip; at most 64 MiB).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Loopback port (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Which recorded peer to serve (its index in the cassette).
+    #[arg(long, default_value_t = 0)]
+    pub peer: usize,
+    /// Answer and stream at once instead of at the recorded offsets.
+    #[arg(long, conflicts_with = "speed")]
+    pub as_fast_as_possible: bool,
+    /// Pass recorded offsets this many times faster (2: twice as fast).
+    #[arg(long, value_name = "N", default_value_t = 1.0, value_parser = positive_speed)]
+    pub speed: f64,
+    /// Serve only this scenario's runs (its id, as a report names it) and the precondition searches;
+    /// other requests are misses. Prints the `check` line that replays it.
+    #[arg(long, value_name = "ID")]
+    pub scenario: Option<String>,
+}
+
+/// `rejudge FILE`: the cassette and check's run options.
+#[derive(Debug, Args)]
+pub struct RejudgeArgs {
+    /// The cassette (`check --record FILE`; `*.gz` gzip; at most 64 MiB).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Which recorded peer to re-judge (its index in the cassette).
+    #[arg(long, default_value_t = 0)]
+    pub peer: usize,
+    /// Replay the recorded answers and events at once instead of at their recorded offsets (quicker;
+    /// a verdict that depends on timing may then differ).
+    #[arg(long, conflicts_with = "speed")]
+    pub as_fast_as_possible: bool,
+    /// Pass recorded offsets this many times faster.
+    #[arg(long, value_name = "N", default_value_t = 1.0, value_parser = positive_speed)]
+    pub speed: f64,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// A `--speed` that is no positive number.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is no positive number")]
+pub struct SpeedError(String);
+
+fn positive_speed(text: &str) -> Result<f64, SpeedError> {
+    match text.parse::<f64>() {
+        Ok(speed) if speed > 0.0 && speed.is_finite() => Ok(speed),
+        _ => Err(SpeedError(text.to_string())),
+    }
 }
 
 #[derive(Debug, Subcommand)]

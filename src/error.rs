@@ -64,6 +64,16 @@ pub enum AppError {
     /// names no password.
     #[error("{0}")]
     History(String),
+    /// A cassette (`replay`, `rejudge`) refused: truncated, tampered,
+    /// another format version, too large, malformed or unreadable.
+    #[error(transparent)]
+    Cassette(#[from] a2a_conform_cassette::CassetteError),
+    /// A cassette that cannot be served (no such peer, no card, no port).
+    #[error("cannot replay {}: {source}", path.display())]
+    Replay {
+        path: PathBuf,
+        source: a2a_conform_cassette::ReplayError,
+    },
     /// `mock-peer --tls DIR`: the certificates could not be made or written.
     #[error("cannot set up the mock peer's TLS in {}: {source}", dir.display())]
     MockTls {
@@ -94,6 +104,7 @@ impl AppError {
             | AppError::History(_) => exit::USAGE,
             AppError::Peer(_) | AppError::MockPeer { .. } => exit::PEER_UNREACHABLE,
             AppError::MockTls { .. } | AppError::Dashboard(_) => exit::USAGE,
+            AppError::Cassette(_) | AppError::Replay { .. } => exit::USAGE,
         }
     }
 

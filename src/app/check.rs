@@ -288,9 +288,11 @@ pub(super) fn prepare(
     // A cassette holds every run's exchanges, passing ones too.
     if args.record.is_some() {
         options.keep_passing_evidence = true;
-        own.iter_mut()
-            .flatten()
-            .for_each(|o| o.keep_passing_evidence = true);
+        options.record_exchanges = true;
+        own.iter_mut().flatten().for_each(|o| {
+            o.keep_passing_evidence = true;
+            o.record_exchanges = true;
+        });
     }
     let targets: Vec<runner::PeerTarget> = peers
         .iter()
@@ -427,6 +429,7 @@ fn record(
             source: std::io::Error::other(other.to_string()),
         },
     })?;
+    point_at_replay(report, path);
     if !verbose {
         let passing = report
             .peers
@@ -434,8 +437,48 @@ fn record(
             .flat_map(|p| p.scenarios.iter_mut())
             .filter(|s| s.verdict == a2a_conform_report::ScenarioVerdict::Pass);
         passing.for_each(|s| s.evidence.clear());
+        // A search keeps its exchanges only when it stopped (as without --record).
+        let found = report
+            .peers
+            .iter_mut()
+            .flat_map(|p| p.preconditions.iter_mut())
+            .filter(|p| p.outcome == a2a_conform_report::PreconditionOutcome::Found);
+        found.for_each(|p| p.evidence.clear());
     }
     Ok(())
+}
+
+/// Each divergence's evidence ends with the command that replays it from
+/// the cassette, next to its `curl` line: the peer's team can rerun it
+/// without the peer.
+fn point_at_replay(report: &mut RunReport, path: &std::path::Path) {
+    use a2a_conform_report::evidence::{Evidence, EvidenceKind};
+    use a2a_conform_report::ScenarioVerdict;
+    for (index, peer) in report.peers.iter_mut().enumerate() {
+        let diverged = peer
+            .scenarios
+            .iter_mut()
+            .filter(|s| matches!(s.verdict, ScenarioVerdict::Fail | ScenarioVerdict::Flaky));
+        for run in diverged {
+            let peer_flag = match index {
+                0 => String::new(),
+                n => format!(" --peer {n}"),
+            };
+            let summary = format!(
+                "replay it offline: a2a-conform replay {}{peer_flag} --scenario {} (the recorded run `{}`), then check the URL it prints",
+                path.display(),
+                run.scenario,
+                run.id
+            );
+            run.evidence.push(Evidence {
+                at_ms: run.evidence.last().map_or(0, |e| e.at_ms),
+                kind: EvidenceKind::Note,
+                summary,
+                body: None,
+                curl: None,
+            });
+        }
+    }
 }
 
 /// `--wait-for-card`: polls each peer's card URL until it answers 2xx or
@@ -507,8 +550,19 @@ pub(super) fn redacted(report: RunReport, redactor: &Redactor) -> Result<RunRepo
     if redactor.is_empty() {
         return Ok(report);
     }
+    // The card bodies are no report field: carried across, masked too.
+    let bodies: Vec<Option<String>> = report
+        .peers
+        .iter()
+        .map(|p| p.card_body.as_deref().map(|b| redactor.redact(b)))
+        .collect();
     let value = serde_json::to_value(&report).map_err(AppError::Redaction)?;
-    serde_json::from_value(redactor.redact_value(value)).map_err(AppError::Redaction)
+    let mut report: RunReport =
+        serde_json::from_value(redactor.redact_value(value)).map_err(AppError::Redaction)?;
+    for (peer, body) in report.peers.iter_mut().zip(bodies) {
+        peer.card_body = body;
+    }
+    Ok(report)
 }
 
 pub(super) async fn demo(args: DemoArgs, sources: &Sources) -> Result<i32, AppError> {

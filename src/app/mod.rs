@@ -11,6 +11,8 @@ mod options;
 mod output;
 pub mod pipe;
 mod profile_init;
+mod rejudge;
+mod replay;
 mod schema;
 mod send;
 mod show;
@@ -71,6 +73,8 @@ fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i3
             Command::Dashboard(args) => dashboard::dashboard(args).await,
             Command::Watch(args) => watch::watch(args, config.as_ref(), sources).await,
             Command::History(cmd) => history::history(cmd).await,
+            Command::Replay(args) => replay::replay(args).await,
+            Command::Rejudge(args) => rejudge::rejudge(args, sources).await,
         }
     });
     // An interrupted check has written its reports; tasks it left behind

@@ -1,8 +1,10 @@
 //! `check --record FILE` end to end: the cassette reads back, holds every
 //! run (passing ones with their exchanges) with the verdicts the report
 //! gives, leaves the reports as they are without it, and carries no
-//! configured secret in any encoding. (Serving it back, `replay`, and
-//! re-judging it, `rejudge`, are not built yet: docs/cassette.md.)
+//! configured secret in any encoding; `replay` serves it back so a check
+//! reproduces the recorded verdicts (a request not recorded is a replay
+//! miss, never a divergence), and `rejudge` re-judges it, a changed
+//! scenario reading unverified; a bad cassette is refused with exit 2.
 
 use crate::common::*;
 use a2a_conform_cassette::Cassette;
@@ -109,4 +111,278 @@ fn an_unwritable_record_path_is_refused_before_the_first_request() {
     );
     assert_eq!(out.code, 2, "{}", out.explain());
     assert!(out.stderr.contains("--record"), "{}", out.stderr);
+}
+
+/// The verdict table of a check: every declaration row and every run, with
+/// its verdict.
+fn table(out: &Outcome) -> Vec<(String, String)> {
+    let peer = &out.report()["peers"][0];
+    let mut rows = Vec::new();
+    for (list, what) in [("declarations", "row"), ("scenarios", "run")] {
+        for item in peer[list].as_array().cloned().unwrap_or_default() {
+            rows.push((
+                format!("{what} {}", item["id"].as_str().unwrap_or("")),
+                item["verdict"].as_str().unwrap_or("").to_string(),
+            ));
+        }
+    }
+    rows
+}
+
+/// `a2a-conform replay FILE` running, its card URL read from stdout; killed on drop.
+struct Replaying {
+    child: std::process::Child,
+    card: String,
+}
+
+impl Drop for Replaying {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_replay(path: &std::path::Path, extra: &[&str]) -> Replaying {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+        .arg("replay")
+        .arg(path)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("replay starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("replay prints its card URL within 30 s");
+    Replaying {
+        child,
+        card: line.trim().to_string(),
+    }
+}
+
+/// Records a check of `behaviour` over `binding`, stops the mock, and
+/// returns the recorded check's outcome and the cassette's directory.
+fn record(
+    version: ProtocolVersion,
+    behaviour: Behaviour,
+    binding: &str,
+) -> (Outcome, tempfile::TempDir, std::path::PathBuf) {
+    let peer = start_peer(version, behaviour);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let out = check(
+        &peer.card_url(),
+        &["--binding", binding, "--record", path.to_str().unwrap()],
+    );
+    drop(peer);
+    (out, dir, path)
+}
+
+/// Checking the replay of each recording gives the recorded table and exit code.
+fn replays_reproduce(behaviour: Behaviour) {
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        for binding in ["jsonrpc", "rest"] {
+            let what = format!("{behaviour} {version} {binding}");
+            let (recorded, _dir, path) = record(version, behaviour, binding);
+            assert!(
+                recorded.code == 1 || recorded.code == 0 || recorded.code == 4,
+                "{what}: {}",
+                recorded.explain()
+            );
+            let replay = start_replay(&path, &[]);
+            let replayed = check(&replay.card, &["--binding", binding]);
+            assert_eq!(
+                table(&replayed),
+                table(&recorded),
+                "{what}: the replay's table\n{}",
+                replayed.explain()
+            );
+            assert_eq!(
+                replayed.code,
+                recorded.code,
+                "{what}: {}",
+                replayed.explain()
+            );
+            assert!(
+                !replayed.report().to_string().contains("replay miss"),
+                "{what}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_replay_of_cancel_leak_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::CancelLeak);
+}
+
+#[test]
+fn a_replay_of_unstable_completion_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::UnstableCompletion);
+}
+
+#[test]
+fn a_replay_of_input_overdeclared_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::InputOverdeclared);
+}
+
+#[test]
+fn a_replay_of_stream_silent_gives_the_recorded_verdicts() {
+    replays_reproduce(Behaviour::StreamSilent);
+}
+
+#[test]
+fn rejudge_gives_the_recorded_table_and_a_changed_scenario_reads_unverified() {
+    let (recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::CancelLeak, "jsonrpc");
+    assert_eq!(recorded.code, 1, "{}", recorded.explain());
+    let file = path.to_str().unwrap();
+    let evidence = recorded.run("cancel-then-stream")["evidence"].to_string();
+    assert!(
+        evidence.contains(&format!(
+            "a2a-conform replay {file} --scenario cancel-then-stream"
+        )),
+        "a recorded divergence names its replay: {evidence}"
+    );
+    let same = run(&["rejudge", file, "--binding", "jsonrpc"]);
+    assert!(
+        !same.report().to_string().contains("replay it offline"),
+        "an unrecorded check names no cassette"
+    );
+    assert_eq!(table(&same), table(&recorded), "{}", same.explain());
+    assert_eq!(same.code, recorded.code, "{}", same.explain());
+    // The suite changed: the probe's prompt is another text, so its
+    // requests are not the recorded ones.
+    let changed = run(&[
+        "rejudge",
+        file,
+        "--binding",
+        "jsonrpc",
+        "--var",
+        "prompt_input_required=need-input but worded otherwise",
+    ]);
+    let mut differs = 0;
+    for ((what, before), (what_now, now)) in table(&recorded).iter().zip(table(&changed).iter()) {
+        assert_eq!(what, what_now);
+        if before != now {
+            differs += 1;
+            let verdict = if what.starts_with("row ") {
+                "unverified"
+            } else {
+                "inconclusive"
+            };
+            assert_eq!(now, verdict, "{what}: {}", changed.explain());
+            if let Some(id) = what.strip_prefix("run ") {
+                let message = changed.run(id)["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                assert!(message.contains("not in the recording"), "{id}: {message}");
+            }
+        }
+    }
+    assert!(
+        differs > 0,
+        "the changed prompt's runs differ: {}",
+        changed.explain()
+    );
+    assert_eq!(
+        changed.scenario("cancel-then-stream"),
+        "fail",
+        "runs whose requests did not change keep their verdicts"
+    );
+    // The divergence's own replay, as its evidence names it.
+    let replay = start_replay(&path, &["--scenario", "cancel-then-stream"]);
+    let only = check(
+        &replay.card,
+        &["--binding", "jsonrpc", "--scenario", "cancel-then-stream"],
+    );
+    assert_eq!(only.code, 1, "{}", only.explain());
+    assert_eq!(only.scenario("cancel-then-stream"), "fail");
+    let other = check(
+        &replay.card,
+        &["--binding", "jsonrpc", "--scenario", "unknown-task-get"],
+    );
+    assert_eq!(
+        other.scenario("unknown-task-get"),
+        "error",
+        "not served: a miss"
+    );
+}
+
+#[test]
+fn checking_a_replay_with_other_requests_is_a_replay_miss_never_a_divergence() {
+    let (_recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::Honest, "jsonrpc");
+    let replay = start_replay(&path, &["--as-fast-as-possible"]);
+    let out = check(
+        &replay.card,
+        &[
+            "--binding",
+            "jsonrpc",
+            "--var",
+            "prompt_input_required=need-input but worded otherwise",
+        ],
+    );
+    let runs = out.report()["peers"][0]["scenarios"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let missed: Vec<&serde_json::Value> = runs
+        .iter()
+        .filter(|r| r["message"].as_str().unwrap_or("").contains("replay miss"))
+        .collect();
+    assert!(!missed.is_empty(), "{}", out.explain());
+    for run in missed {
+        assert_eq!(run["verdict"], "error", "{run}");
+        assert!(run["message"].as_str().unwrap().contains("run `"), "{run}");
+    }
+    assert!(
+        runs.iter().all(|r| r["verdict"] != "fail"),
+        "{}",
+        out.explain()
+    );
+}
+
+/// A cassette cut, edited, of another version or too large is refused by
+/// `replay` and `rejudge` with exit 2, naming the problem.
+#[test]
+fn a_bad_cassette_is_refused_with_exit_2_naming_the_problem() {
+    let (_recorded, dir, path) = record(ProtocolVersion::V1_0, Behaviour::Honest, "jsonrpc");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let truncated = text[..text.len() / 2].to_string();
+    let tampered = text.replacen("\"pass\"", "\"fail\"", 1);
+    let other_version = text.replacen("\"version\":1", "\"version\":99", 1);
+    let cases = [
+        ("truncated.jsonl", truncated, "truncated"),
+        ("tampered.jsonl", tampered, "tampered"),
+        ("other.jsonl", other_version, "format version 99"),
+    ];
+    for (name, body, says) in cases {
+        let file = dir.path().join(name);
+        std::fs::write(&file, body).unwrap();
+        for command in ["replay", "rejudge"] {
+            let out = run(&[command, file.to_str().unwrap()]);
+            assert_eq!(out.code, 2, "{command} {name}: {}", out.explain());
+            assert!(
+                out.stderr.contains(says),
+                "{command} {name}: {}",
+                out.stderr
+            );
+        }
+    }
+    let big = dir.path().join("big.jsonl");
+    let file = std::fs::File::create(&big).unwrap();
+    file.set_len(a2a_conform_cassette::CASSETTE_CAP + 1)
+        .unwrap();
+    let out = run(&["replay", big.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(out.stderr.contains("larger than"), "{}", out.stderr);
 }

@@ -30,12 +30,14 @@ mod build;
 mod error;
 mod file;
 mod model;
+pub mod serve;
 
 pub use error::CassetteError;
 pub use file::{from_text, CASSETTE_CAP};
 pub use model::{
     Cassette, Entry, Header, Line, PeerLine, RunLine, Step, Trailer, FORMAT, FORMAT_VERSION,
 };
+pub use serve::{Miss, Pace, ReplayError, ReplayOptions, ReplayServer};
 
 /// The JSON Schema of one cassette line (docs/cassette.md carries it).
 pub fn cassette_schema() -> String {

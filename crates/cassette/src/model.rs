@@ -66,6 +66,9 @@ pub struct PeerLine {
     /// Why the card could not be read, if it could not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_error: Option<String>,
+    /// The card's body as served (redacted by value): what a replay serves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<String>,
 }
 
 /// One scenario run and everything it exchanged.
@@ -73,7 +76,8 @@ pub struct PeerLine {
 pub struct RunLine {
     /// The peer's index.
     pub peer: usize,
-    /// The run's id (`streaming-probe`, `cancel[skill=echo]`).
+    /// The run's id (`streaming-probe`, `cancel[skill=echo]`; a
+    /// precondition search's exchanges as `precondition:<variable>`).
     pub run: String,
     /// The scenario it expands.
     pub scenario: String,

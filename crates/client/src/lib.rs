@@ -101,7 +101,7 @@ pub use limits::{
     MAX_STREAM_EVENTS,
 };
 pub use redact::Redactor;
-pub use reply::Reply;
+pub use reply::{Reply, REPLAY_MISS_HEADER};
 pub use stream::{StreamEnd, StreamHandle};
 pub use stream_log::{StreamItem, StreamLog};
-pub use transcript::{Record, RecordKind, Transcript};
+pub use transcript::{Record, RecordKind, Transcript, RUN_HEADER};

@@ -35,4 +35,19 @@ pub enum Reply {
         /// The challenge and the start of the body.
         detail: String,
     },
+    /// A replay (`a2a-conform replay`, `rejudge`) does not hold this
+    /// request: the recording's gap, never the peer's answer. `reason`
+    /// names the run and step; `unverified` when the replay re-judges
+    /// (`rejudge`: the run reads unverified, "not in the recording"),
+    /// else the run is an error.
+    NotRecorded {
+        /// The replay's words: which run and step it has no answer for.
+        reason: String,
+        /// Whether the run then reads unverified rather than error.
+        unverified: bool,
+    },
 }
+
+/// The header a replay marks a request it does not hold with: `error` or
+/// `unverified` (how the run should read), its body the reason.
+pub const REPLAY_MISS_HEADER: &str = "x-a2a-conform-replay-miss";

@@ -20,6 +20,7 @@ use super::limits::{EVIDENCE_BODY_CHARS, EVIDENCE_CURL_CHARS, EVIDENCE_HEAD, EVI
 use crate::redact::Redactor;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -74,7 +75,19 @@ pub struct Transcript {
     /// introduced (a push token) once there are any.
     redactor: Mutex<Arc<Redactor>>,
     entries: Mutex<Kept>,
+    /// The run this transcript records (its id), sent to the peer in
+    /// [`RUN_HEADER`] so a replay can tell the runs' requests apart.
+    run: Option<String>,
+    /// The next JSON-RPC id: counted per run (shared with its scratch
+    /// transcripts), so a run's requests carry the same ids whatever
+    /// order the check's runs start in, and a replay sees them again.
+    next_rpc_id: Arc<AtomicU64>,
 }
+
+/// The header every call carries with its run's id (percent-encoded
+/// outside visible ASCII): a recorded run is replayed by it
+/// (`a2a-conform replay`). It names a check's run, nothing secret.
+pub const RUN_HEADER: &str = "x-a2a-conform-run";
 
 /// An entry as recorded, before redaction, with the redactor in force then.
 #[derive(Debug)]
@@ -183,12 +196,26 @@ struct Kept {
     elided: u64,
     /// When the latest elided entry happened (ms from the run's start).
     elided_at_ms: u64,
+    /// Keep every request, answer and stream end past the first entries
+    /// (`check --record`: a replay needs every exchange; only events and
+    /// notes are elided then).
+    pin_exchanges: bool,
+    /// The exchanges kept so, sealed.
+    pinned: Vec<Record>,
 }
 
 impl Kept {
     fn push(&mut self, mut entry: Raw) {
         if self.head.len() < EVIDENCE_HEAD {
             self.head.push(entry.seal());
+            return;
+        }
+        let exchange = matches!(
+            entry.kind,
+            RecordKind::Request | RecordKind::Response | RecordKind::StreamEnd
+        );
+        if self.pin_exchanges && exchange {
+            self.pinned.push(entry.seal());
             return;
         }
         self.tail_raw_bytes += entry.bytes();
@@ -225,6 +252,7 @@ impl Kept {
         } else {
             self.head.clone()
         };
+        entries.extend(self.pinned.iter().cloned());
         if self.elided > 0 {
             entries.push(Record {
                 at_ms: self.elided_at_ms,
@@ -239,7 +267,10 @@ impl Kept {
         }
         if take {
             entries.extend(self.tail.drain(..).map(Pending::into_sealed));
-            *self = Kept::default();
+            *self = Kept {
+                pin_exchanges: self.pin_exchanges,
+                ..Kept::default()
+            };
         } else {
             entries.extend(self.tail.iter().filter_map(|pending| match pending {
                 Pending::Sealed(entry) => Some(entry.clone()),
@@ -261,7 +292,48 @@ impl Transcript {
             start: Instant::now(),
             redactor: Mutex::new(redactor),
             entries: Mutex::new(Kept::default()),
+            run: None,
+            next_rpc_id: Arc::new(AtomicU64::new(1)),
         })
+    }
+
+    /// [`Transcript::new`] for the run `run` (its id): its calls name it
+    /// in [`RUN_HEADER`].
+    pub fn for_run(redactor: Arc<Redactor>, run: impl Into<String>) -> Arc<Transcript> {
+        Arc::new(Transcript {
+            start: Instant::now(),
+            redactor: Mutex::new(redactor),
+            entries: Mutex::new(Kept::default()),
+            run: Some(run.into()),
+            next_rpc_id: Arc::new(AtomicU64::new(1)),
+        })
+    }
+
+    /// From now on every request, answer and stream end is kept, however
+    /// long the run (`check --record`: a replay needs each exchange); only
+    /// events and notes past the first entries are elided.
+    pub fn keep_every_exchange(&self) {
+        if let Ok(mut kept) = self.entries.lock() {
+            kept.pin_exchanges = true;
+        }
+    }
+
+    /// Whether [`Transcript::keep_every_exchange`] is on.
+    pub fn keeps_every_exchange(&self) -> bool {
+        self.entries
+            .lock()
+            .map(|k| k.pin_exchanges)
+            .unwrap_or(false)
+    }
+
+    /// The run this transcript records, if it was made for one.
+    pub fn run(&self) -> Option<&str> {
+        self.run.as_deref()
+    }
+
+    /// The JSON-RPC id of the run's next request: 1, 2, … per run.
+    pub fn next_rpc_id(&self) -> u64 {
+        self.next_rpc_id.fetch_add(1, Ordering::Relaxed)
     }
 
     /// An empty transcript with this one's start and the redactor in force
@@ -273,7 +345,12 @@ impl Transcript {
         Arc::new(Transcript {
             start: self.start,
             redactor: Mutex::new(self.redactor()),
-            entries: Mutex::new(Kept::default()),
+            entries: Mutex::new(Kept {
+                pin_exchanges: self.keeps_every_exchange(),
+                ..Kept::default()
+            }),
+            run: self.run.clone(),
+            next_rpc_id: self.next_rpc_id.clone(),
         })
     }
 

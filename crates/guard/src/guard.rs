@@ -349,7 +349,8 @@ pub(crate) fn judge(op: Operation, reply: Reply) -> Result<Value, GuardError> {
         Reply::Broken(reason)
         | Reply::NotServed(reason)
         | Reply::Capped(reason)
-        | Reply::Unreachable(reason) => Err(GuardError::Malfunction { operation, reason }),
+        | Reply::Unreachable(reason)
+        | Reply::NotRecorded { reason, .. } => Err(GuardError::Malfunction { operation, reason }),
         Reply::Refused { status, detail } => Err(GuardError::Malfunction {
             operation,
             reason: format!("credentials refused (HTTP {status}): {detail}"),

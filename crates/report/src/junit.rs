@@ -313,6 +313,7 @@ mod tests {
                 duration_ms: Some(2500),
                 preconditions: vec![],
                 credentials: None,
+                card_body: None,
             }],
             fail_on_flaky: false,
             fail_on_unverified: false,

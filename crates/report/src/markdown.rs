@@ -357,6 +357,7 @@ mod tests {
                 duration_ms: Some(2500),
                 preconditions: vec![],
                 credentials: None,
+                card_body: None,
             }],
             fail_on_flaky: false,
             fail_on_unverified: false,

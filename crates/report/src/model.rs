@@ -234,6 +234,11 @@ pub struct PeerReport {
     /// carried them. Refused on every one, they fail the run (exit 4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub credentials: Option<CredentialsReport>,
+    /// The card's body as served (for `check --record`'s cassette, which
+    /// a replay serves it from): never in a report file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub card_body: Option<String>,
 }
 
 /// The credentials given for a peer and what the peer made of them.
@@ -264,6 +269,16 @@ impl CredentialsReport {
             [] => "the credentials given".to_string(),
             sources => sources.join(" and "),
         }
+    }
+}
+
+/// The run id a precondition search's requests carry (and a cassette
+/// records them under): `precondition:<variable>`, `[skill=<id>]` after it
+/// for a skill's search.
+pub fn search_run_id(variable: &str, skill: Option<&str>) -> String {
+    match skill {
+        Some(skill) => format!("precondition:{variable}[skill={skill}]"),
+        None => format!("precondition:{variable}"),
     }
 }
 
@@ -549,6 +564,7 @@ impl PeerReport {
             duration_ms: None,
             preconditions: vec![],
             credentials: None,
+            card_body: None,
         }
     }
 }

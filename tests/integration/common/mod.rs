@@ -202,7 +202,10 @@ fn run_formats(args: &[&str], env: &[(&str, &str)], every_format: bool) -> Outco
     let markdown = dir.path().join("report.md");
     let mut command = Command::new(env!("CARGO_BIN_EXE_a2a-conform"));
     command.args(args);
-    if args.first().is_some_and(|a| *a == "check" || *a == "demo") {
+    if args
+        .first()
+        .is_some_and(|a| *a == "check" || *a == "demo" || *a == "rejudge")
+    {
         command.arg("--json").arg(&json);
         if every_format {
             command.arg("--junit").arg(&junit);

@@ -12,15 +12,15 @@ use super::http::{fresh_client, timeout_reason};
 use super::jsonrpc::classify_jsonrpc;
 use super::redact::Redactor;
 use super::reply::Reply;
+use super::reply::REPLAY_MISS_HEADER;
 use super::rest;
 use super::stream::StreamHandle;
-use super::transcript::Transcript;
+use super::transcript::{Transcript, RUN_HEADER};
 use crate::transcript::RecordKind;
 use a2a_conform_protocol::text::{clip, human_duration};
 use a2a_conform_protocol::{Binding, Operation, ProtocolVersion};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -98,7 +98,6 @@ pub struct PeerClient {
     pub binding: Binding,
     config: ClientConfig,
     headers: HeaderMap,
-    next_id: AtomicU64,
     /// Under `--same-origin-credentials`, the card's origin when the
     /// endpoint is on another one (and so gets no credentials).
     withheld_for: Option<String>,
@@ -146,7 +145,6 @@ impl PeerClient {
             binding,
             config,
             headers,
-            next_id: AtomicU64::new(1),
             withheld_for,
         })
     }
@@ -195,7 +193,7 @@ impl PeerClient {
                 Err(reply) => reply,
             };
         }
-        let request = match self.prepare(op, params, false, options) {
+        let request = match self.prepare(transcript, op, params, false, options) {
             Ok(r) => r,
             Err(reply) => return reply,
         };
@@ -217,6 +215,9 @@ impl PeerClient {
             &response,
         ) {
             return reply;
+        }
+        if let Some(miss) = replay_miss(&response) {
+            return not_recorded(transcript, miss, response, self.config.timeout).await;
         }
         let status = response.status();
         let content_type = content_type(response.headers());
@@ -269,7 +270,7 @@ impl PeerClient {
                 Err(reply) => StreamOpen::Answer(reply),
             };
         }
-        let request = match self.prepare(op, params, true, options) {
+        let request = match self.prepare(transcript, op, params, true, options) {
             Ok(r) => r,
             Err(reply) => return StreamOpen::Answer(reply),
         };
@@ -289,6 +290,10 @@ impl PeerClient {
             (&request.method, &request.label),
             &response,
         ) {
+            return StreamOpen::Answer(reply);
+        }
+        if let Some(miss) = replay_miss(&response) {
+            let reply = not_recorded(transcript, miss, response, self.config.timeout).await;
             return StreamOpen::Answer(reply);
         }
         let status = response.status();
@@ -448,13 +453,14 @@ impl PeerClient {
     /// and body for the operation.
     fn prepare(
         &self,
+        transcript: &Transcript,
         op: Operation,
         params: Value,
         streaming: bool,
         options: &CallOptions,
     ) -> Result<Prepared, Reply> {
         let (headers, withheld) = self.call_headers(options)?;
-        let rpc_id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let rpc_id = transcript.next_rpc_id();
         let (method, url, body, label) = match self.binding {
             Binding::Jsonrpc => {
                 let Some(method) = self.version.method(op) else {
@@ -497,6 +503,11 @@ impl PeerClient {
             self.http.request(method.clone(), url.clone())
         };
         builder = builder.headers(headers.clone());
+        if let Some(run) = transcript.run() {
+            // Not in the curl line: it reproduces the request, the run's
+            // name is only for a replay to find it by.
+            builder = builder.header(RUN_HEADER, run_header_value(run));
+        }
         builder = builder.header(
             reqwest::header::ACCEPT,
             if streaming {
@@ -809,6 +820,53 @@ pub(crate) fn extensions_header(version: ProtocolVersion) -> &'static str {
         ProtocolVersion::V1_0 => "A2A-Extensions",
         ProtocolVersion::V0_3 => "X-A2A-Extensions",
     }
+}
+
+/// A run id as a header value: visible ASCII as is, the rest
+/// percent-encoded (a skill id may hold any character).
+fn run_header_value(run: &str) -> HeaderValue {
+    let mut text = String::with_capacity(run.len());
+    for byte in run.bytes() {
+        if (0x21..0x7f).contains(&byte) && byte != b'%' {
+            text.push(byte as char);
+        } else {
+            text.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    HeaderValue::from_str(&text).unwrap_or_else(|_| HeaderValue::from_static("?"))
+}
+
+/// Whether a replay marked this answer as a request it does not hold
+/// (`Some(true)`: the run reads unverified).
+fn replay_miss(response: &reqwest::Response) -> Option<bool> {
+    let value = response.headers().get(REPLAY_MISS_HEADER)?;
+    Some(value.as_bytes() == b"unverified")
+}
+
+/// A replay's miss: its reason (the body, bounded) recorded and returned.
+async fn not_recorded(
+    transcript: &Transcript,
+    unverified: bool,
+    response: reqwest::Response,
+    timeout: Duration,
+) -> Reply {
+    let body = read_bounded(response, timeout, 64 * 1024)
+        .await
+        .unwrap_or_default();
+    // A JSON-RPC miss is an error answer; its message is the reason.
+    let text = String::from_utf8_lossy(&body);
+    let reason = serde_json::from_str::<Value>(&text)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
+        .unwrap_or_else(|| text.trim().to_string());
+    transcript.record(
+        RecordKind::Response,
+        Instant::now(),
+        format!("← replay miss: {reason}"),
+        None,
+        None,
+    );
+    Reply::NotRecorded { reason, unverified }
 }
 
 /// The `WWW-Authenticate` challenge of a refusal, if any.

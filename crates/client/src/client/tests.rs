@@ -30,6 +30,7 @@ fn reproductions_carry_the_content_type_actually_sent() {
         .unwrap();
         let request = client
             .prepare(
+                &Transcript::new(Arc::new(Redactor::default())),
                 Operation::SendMessage,
                 json!({"message": {}}),
                 false,
@@ -58,7 +59,13 @@ fn a_version_override_replaces_the_header_and_shows_in_the_reproduction() {
         ..CallOptions::default()
     };
     let request = client
-        .prepare(Operation::SendMessage, json!({}), false, &version("0.5"))
+        .prepare(
+            &Transcript::new(Arc::new(Redactor::default())),
+            Operation::SendMessage,
+            json!({}),
+            false,
+            &version("0.5"),
+        )
         .unwrap_or_else(|_| panic!("prepares"));
     assert_eq!(request.headers.get_all("a2a-version").iter().count(), 1);
     assert_eq!(request.headers["a2a-version"], "0.5");
@@ -68,6 +75,7 @@ fn a_version_override_replaces_the_header_and_shows_in_the_reproduction() {
     assert!(!curl.contains("a2a-version: 1.0"), "{curl}");
     assert!(matches!(
         client.prepare(
+            &Transcript::new(Arc::new(Redactor::default())),
             Operation::SendMessage,
             json!({}),
             false,
@@ -106,7 +114,13 @@ fn credentials_none_and_invalid_leave_the_configured_ones_out() {
             ..CallOptions::default()
         };
         client
-            .prepare(Operation::SendMessage, json!({}), false, &options)
+            .prepare(
+                &Transcript::new(Arc::new(Redactor::default())),
+                Operation::SendMessage,
+                json!({}),
+                false,
+                &options,
+            )
             .unwrap_or_else(|_| panic!("prepares"))
     };
     let configured = prepare(Credentials::Configured);
@@ -213,7 +227,13 @@ fn the_card_s_required_extensions_go_in_the_version_s_header_unless_withheld() {
                 ..CallOptions::default()
             };
             client
-                .prepare(Operation::SendMessage, json!({}), false, &options)
+                .prepare(
+                    &Transcript::new(Arc::new(Redactor::default())),
+                    Operation::SendMessage,
+                    json!({}),
+                    false,
+                    &options,
+                )
                 .unwrap_or_else(|_| panic!("prepares"))
                 .headers
         };

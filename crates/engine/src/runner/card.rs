@@ -78,6 +78,7 @@ pub(crate) fn peer_report(card: &Card) -> PeerReport {
         binding: Some(card.binding().as_str().into()),
         endpoint: Some(card.endpoint.shown_target().to_string()),
         card_warnings: card.warnings.clone(),
+        card_body: serde_json::to_string(&card.raw).ok(),
         ..PeerReport::new(card.fetched_from.clone())
     }
 }

@@ -308,6 +308,16 @@ impl<'a> RunContext<'a> {
                 ..Stop::malfunction(op, &reason)
             }),
             Reply::Unreachable(reason) => Err(Stop::unreachable(reason)),
+            // A replay's gap is the recording's, never the peer's doing.
+            Reply::NotRecorded {
+                reason,
+                unverified: true,
+            } => Err(Stop::inconclusive(format!(
+                "not in the recording: {reason}"
+            ))),
+            Reply::NotRecorded { reason, .. } => {
+                Err(Stop::error(format!("replay miss on {op:?}: {reason}")))
+            }
         }
     }
 

@@ -67,6 +67,10 @@ pub struct RunOptions {
     /// Keep the evidence of passing runs too (`-v`); by default only runs
     /// that did not pass keep theirs.
     pub keep_passing_evidence: bool,
+    /// `check --record`: keep every request and answer of a run in its
+    /// evidence however long the run (only events and notes are elided),
+    /// and every read of a poll, for a replay to answer each.
+    pub record_exchanges: bool,
     /// `--max-probe-window`: the longest probe window a card's
     /// `defaultTimeout` may ask for.
     pub max_probe_window: Duration,
@@ -113,6 +117,7 @@ impl Default for RunOptions {
             peers_in_flight: DEFAULT_PEERS_IN_FLIGHT,
             shard: None,
             keep_passing_evidence: false,
+            record_exchanges: false,
             max_probe_window: MAX_PROBE_WINDOW,
             max_runs_per_family: DEFAULT_MAX_RUNS_PER_FAMILY,
             cancel: CancellationToken::new(),

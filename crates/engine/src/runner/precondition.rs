@@ -402,6 +402,9 @@ pub(crate) struct Search<'a> {
     card: &'a Card,
     budget: usize,
     redactor: Arc<Redactor>,
+    /// Keep the search's exchanges in its report even when it stopped
+    /// cleanly (`check --record`: a replay serves them).
+    keep_evidence: bool,
     /// The variables a tried prompt's run sees: the peer's `task_window`,
     /// which bounds the poll of an answer that is not settled yet.
     vars: HashMap<String, Option<String>>,
@@ -423,6 +426,7 @@ impl<'a> Search<'a> {
             card,
             budget: options.discover_budget,
             redactor: options.redactor.clone(),
+            keep_evidence: options.record_exchanges,
             vars,
             state: Mutex::new(State::default()),
         }
@@ -473,7 +477,24 @@ impl<'a> Search<'a> {
     }
 
     async fn search(&self, state: &mut State, skill: Option<&str>) -> Searched {
-        let transcript = Transcript::new(self.redactor.clone());
+        let run_id = a2a_conform_report::search_run_id(INPUT_REQUIRED_VAR, skill);
+        let transcript = Transcript::for_run(self.redactor.clone(), run_id);
+        if self.keep_evidence {
+            transcript.keep_every_exchange();
+        }
+        let mut searched = self.search_with(state, skill, &transcript).await;
+        if self.keep_evidence && searched.evidence.is_empty() {
+            searched.evidence = evidence::from_records(transcript.entries());
+        }
+        searched
+    }
+
+    async fn search_with(
+        &self,
+        state: &mut State,
+        skill: Option<&str>,
+        transcript: &Arc<Transcript>,
+    ) -> Searched {
         let mut searched = Searched {
             variable: INPUT_REQUIRED_VAR,
             skill: skill.map(str::to_string),

@@ -264,7 +264,10 @@ async fn retry_with_examples(
 
 /// One attempt: the steps in order within [`MAX_RUN`], judged.
 async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOptions) -> RunOutcome {
-    let transcript = Transcript::new(setup.redactor.clone());
+    let transcript = Transcript::for_run(setup.redactor.clone(), planned.run_id.clone());
+    if options.record_exchanges {
+        transcript.keep_every_exchange();
+    }
     for line in &setup.auth_evidence {
         transcript.note(line.clone());
     }

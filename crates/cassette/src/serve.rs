@@ -1,0 +1,815 @@
+//! Serving a cassette as a peer on loopback (`a2a-conform replay`): the
+//! recorded card, rewritten to the replay's own address, and every
+//! recorded answer to the request it was recorded for.
+//!
+//! A request is matched to a recorded step by its run (the
+//! `x-a2a-conform-run` header a2a-conform sends with every call), its
+//! operation (the JSON-RPC method, or the HTTP method and path) and its
+//! order among that run's requests of that operation; then its body must
+//! be the recorded one, but for the values the tool makes afresh each
+//! check (the JSON-RPC `id`, a `messageId`, the webhook URL) and values
+//! the recording masked. Those fresh values are put back into the answer
+//! in place of the recorded ones. A stream's events come at their
+//! recorded offsets from the request, scaled by the pace.
+//!
+//! A request the cassette does not hold is answered with a miss (the
+//! `x-a2a-conform-replay-miss` header, HTTP 501, a JSON-RPC error for a
+//! JSON-RPC request) whose message names the run and the step: a check
+//! reads it as the recording's gap, never as the peer's answer.
+
+use crate::model::{Cassette, Entry, RunLine};
+use axum::body::Body;
+use axum::http::{HeaderValue, Method, Request, StatusCode};
+use axum::response::Response;
+use axum::Router;
+use futures_util::StreamExt;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// The header a2a-conform names each call's run in (the client's `RUN_HEADER`).
+pub const RUN_HEADER: &str = "x-a2a-conform-run";
+
+/// The header a miss is marked with (the client's `REPLAY_MISS_HEADER`):
+/// `error` or `unverified`, how the run should read.
+pub const MISS_HEADER: &str = "x-a2a-conform-replay-miss";
+
+/// The JSON-RPC error code of a miss: in the range JSON-RPC leaves to
+/// servers, and no code A2A defines.
+pub const MISS_CODE: i64 = -32099;
+
+/// What the masked values of a recording read as (the redactor's mask).
+const MASK: &str = "«redacted»";
+
+/// The path part of the tool's webhook receiver URL: made afresh each run.
+const WEBHOOK_PATH: &str = "/a2a-conform/webhook/";
+
+/// The most bytes of a request body the replay reads.
+const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// Fresh values to put in place of recorded ones (recorded, now).
+type Swaps = Vec<(String, String)>;
+
+/// Why a request is not in the recording: the miss's words.
+#[derive(Debug)]
+struct Gap(String);
+
+/// How fast recorded offsets pass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pace {
+    /// Each answer and event after its recorded offset divided by this
+    /// factor (1.0: as recorded; 2.0: twice as fast).
+    Speed(f64),
+    /// Every answer and event at once.
+    AsFastAsPossible,
+}
+
+impl Pace {
+    fn delay(self, ms: u64) -> Duration {
+        match self {
+            Pace::AsFastAsPossible => Duration::ZERO,
+            Pace::Speed(speed) if speed > 0.0 && speed.is_finite() => {
+                Duration::from_secs_f64(ms as f64 / 1000.0 / speed)
+            }
+            Pace::Speed(_) => Duration::from_millis(ms),
+        }
+    }
+}
+
+/// How a check should read a request the cassette does not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Miss {
+    /// The run is an error (`check` against `replay`).
+    Error,
+    /// The run is unverified, "not in the recording" (`rejudge`).
+    Unverified,
+}
+
+/// How to serve a cassette.
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayOptions {
+    /// The port on 127.0.0.1 (0: a free one).
+    pub port: u16,
+    /// Which recorded peer (its index) to serve.
+    pub peer: usize,
+    /// How fast recorded offsets pass.
+    pub pace: Pace,
+    /// How a check should read a miss.
+    pub miss: Miss,
+}
+
+/// Why a cassette cannot be served.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The cassette records no such peer.
+    #[error("the cassette records no peer {0}")]
+    NoPeer(usize),
+    /// The peer's card is not in the cassette (its card could not be read,
+    /// or a build before replay recorded it).
+    #[error("the cassette holds no card for peer {peer}: {why}")]
+    NoCard {
+        /// The peer's index.
+        peer: usize,
+        /// Why not.
+        why: String,
+    },
+    /// The loopback port could not be bound.
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Listen {
+        /// The port asked for.
+        port: u16,
+        /// What failed.
+        source: std::io::Error,
+    },
+}
+
+/// A cassette served on loopback. Dropping it stops the server.
+pub struct ReplayServer {
+    addr: SocketAddr,
+    card_path: String,
+    state: Arc<State>,
+    shutdown: watch::Sender<bool>,
+    server: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// One recorded step, ready to match.
+struct Recorded {
+    run: String,
+    step: u32,
+    key: String,
+    request: Option<Value>,
+    request_at: u64,
+    response: Option<Entry>,
+    events: Vec<Entry>,
+    end: Option<Entry>,
+}
+
+struct State {
+    base_url: String,
+    card_path: String,
+    card: String,
+    runs: HashMap<String, Vec<Recorded>>,
+    /// How many requests of each (run, operation) were answered.
+    taken: Mutex<HashMap<(String, String), usize>>,
+    /// Every miss answered, for the command's summary.
+    misses: Mutex<Vec<String>>,
+    pace: Pace,
+    miss: Miss,
+}
+
+impl ReplayServer {
+    /// Serves `cassette`'s peer `options.peer` on 127.0.0.1, on the
+    /// current tokio runtime.
+    pub async fn start(
+        cassette: &Cassette,
+        options: ReplayOptions,
+    ) -> Result<ReplayServer, ReplayError> {
+        let peer = cassette
+            .peers
+            .iter()
+            .find(|p| p.peer == options.peer)
+            .ok_or(ReplayError::NoPeer(options.peer))?;
+        let Some(card) = peer.card.clone() else {
+            let why = peer
+                .card_error
+                .clone()
+                .unwrap_or_else(|| "the recording predates card recording; record it again".into());
+            return Err(ReplayError::NoCard {
+                peer: options.peer,
+                why,
+            });
+        };
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, options.port))
+            .await
+            .map_err(|source| ReplayError::Listen {
+                port: options.port,
+                source,
+            })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| ReplayError::Listen {
+                port: options.port,
+                source,
+            })?;
+        let base_url = format!("http://{addr}");
+        let card_path = url::Url::parse(&peer.card_url)
+            .map(|u| u.path().to_string())
+            .unwrap_or_else(|_| "/.well-known/agent-card.json".into());
+        let mut card = card;
+        for origin in recorded_origins(&peer.card_url, peer.endpoint.as_deref()) {
+            card = card.replace(&origin, &base_url);
+        }
+        let runs = recorded_steps(cassette.runs.iter().filter(|r| r.peer == options.peer));
+        let state = Arc::new(State {
+            base_url,
+            card_path: card_path.clone(),
+            card,
+            runs,
+            taken: Mutex::new(HashMap::new()),
+            misses: Mutex::new(Vec::new()),
+            pace: options.pace,
+            miss: options.miss,
+        });
+        let app = Router::new().fallback(answer).with_state(state.clone());
+        let (shutdown, mut signal) = watch::channel(false);
+        let server = tokio::spawn(async move {
+            let graceful = async move {
+                let _ = signal.wait_for(|down| *down).await;
+            };
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(graceful)
+                .await;
+        });
+        Ok(ReplayServer {
+            addr,
+            card_path,
+            state,
+            shutdown,
+            server: Some(server),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The card URL to check: the recorded card's path on the replay.
+    pub fn card_url(&self) -> String {
+        format!("{}{}", self.base_url(), self.card_path)
+    }
+
+    /// The misses answered so far, each naming its run and step.
+    pub fn misses(&self) -> Vec<String> {
+        self.state
+            .misses
+            .lock()
+            .map(|m| m.clone())
+            .unwrap_or_default()
+    }
+
+    /// Stops serving: open streams end.
+    pub async fn shutdown(mut self) {
+        let _ = self.shutdown.send(true);
+        if let Some(server) = self.server.take() {
+            // Open streams may hold the graceful shutdown: bounded.
+            let _ = tokio::time::timeout(Duration::from_secs(2), server).await;
+        }
+    }
+}
+
+impl Drop for ReplayServer {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+        if let Some(server) = self.server.take() {
+            server.abort();
+        }
+    }
+}
+
+/// The origins the recorded card pointed at (the card's and the
+/// endpoint's), to be rewritten to the replay's.
+fn recorded_origins(card_url: &str, endpoint: Option<&str>) -> Vec<String> {
+    let mut origins: Vec<String> = [Some(card_url), endpoint]
+        .into_iter()
+        .flatten()
+        .filter_map(|u| url::Url::parse(u).ok())
+        .map(|u| u.origin().ascii_serialization())
+        .filter(|o| o.starts_with("http"))
+        .collect();
+    origins.dedup();
+    origins
+}
+
+fn recorded_steps<'a>(runs: impl Iterator<Item = &'a RunLine>) -> HashMap<String, Vec<Recorded>> {
+    let mut out: HashMap<String, Vec<Recorded>> = HashMap::new();
+    for run in runs {
+        let steps = run.steps.iter().map(|step| {
+            let request: Option<Value> = step
+                .request
+                .body
+                .as_deref()
+                .and_then(|b| serde_json::from_str(b).ok());
+            let (method, path) = recorded_target(&step.request.summary);
+            Recorded {
+                run: run.run.clone(),
+                step: step.step,
+                key: operation_key(&method, &path, request.as_ref()),
+                request,
+                request_at: step.request.at_ms,
+                response: step.response.clone(),
+                events: step.events.clone(),
+                end: step.end.clone(),
+            }
+        });
+        out.entry(run.run.clone()).or_default().extend(steps);
+    }
+    out
+}
+
+/// The method and path of a recorded request (`→ POST http://… label`).
+fn recorded_target(summary: &str) -> (String, String) {
+    let mut words = summary.trim_start_matches('→').split_whitespace();
+    let method = words.next().unwrap_or_default().to_string();
+    let path = words
+        .next()
+        .and_then(|u| url::Url::parse(u).ok())
+        .map(|u| u.path().to_string())
+        .unwrap_or_default();
+    (method, path)
+}
+
+/// What a request is, for matching: the JSON-RPC method, else the HTTP
+/// method and path.
+fn operation_key(method: &str, path: &str, body: Option<&Value>) -> String {
+    match body
+        .filter(|b| b.get("jsonrpc").is_some())
+        .and_then(|b| b.get("method"))
+        .and_then(Value::as_str)
+    {
+        Some(rpc) => rpc.to_string(),
+        None => format!("{method} {path}"),
+    }
+}
+
+/// Whether an operation only reads (a poll may repeat it any number of times).
+fn is_read(key: &str) -> bool {
+    matches!(key, "GetTask" | "tasks/get" | "ListTasks" | "tasks/list") || key.starts_with("GET ")
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+async fn answer(
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+    request: Request<Body>,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    let path = parts.uri.path().to_string();
+    if parts.method == Method::GET
+        && (path == state.card_path || path == "/.well-known/agent-card.json")
+    {
+        return json_response(StatusCode::OK, "application/json", state.card.clone());
+    }
+    let bytes = axum::body::to_bytes(body, MAX_REQUEST_BYTES)
+        .await
+        .unwrap_or_default();
+    let incoming: Option<Value> = serde_json::from_slice(&bytes).ok();
+    let key = operation_key(parts.method.as_str(), &path, incoming.as_ref());
+    let run = parts
+        .headers
+        .get(RUN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(percent_decode);
+    match find(&state, run.as_deref(), &key, incoming.as_ref()) {
+        Ok((step, swaps)) => serve(&state, step, incoming.as_ref(), swaps).await,
+        Err(Gap(reason)) => miss(&state, reason, incoming.as_ref()),
+    }
+}
+
+/// The recorded step this request replays, with the fresh values to put
+/// in place of the recorded ones; else the miss's reason.
+fn find<'a>(
+    state: &'a State,
+    run: Option<&str>,
+    key: &str,
+    incoming: Option<&Value>,
+) -> Result<(&'a Recorded, Swaps), Gap> {
+    let Some(run) = run else {
+        return Err(Gap(format!(
+            "{key}: the request names no run (no {RUN_HEADER} header); a replay answers \
+             a2a-conform's own requests"
+        )));
+    };
+    let Some(steps) = state.runs.get(run) else {
+        return Err(Gap(format!("run `{run}` is not in the recording ({key})")));
+    };
+    let nth = {
+        let mut taken = state.taken.lock().unwrap_or_else(|p| p.into_inner());
+        let count = taken.entry((run.to_string(), key.to_string())).or_insert(0);
+        *count += 1;
+        *count
+    };
+    let same = steps.iter().filter(|s| s.key == key);
+    // A poll reads as often as timing lets it: a read past the recorded
+    // ones gets the last recorded answer again (the state it settled in).
+    let step = same.clone().nth(nth - 1).or_else(|| match is_read(key) {
+        true => same.clone().next_back(),
+        false => None,
+    });
+    let Some(step) = step else {
+        return Err(Gap(format!(
+            "run `{run}`: {key} request {nth} is not in the recording (it holds {} such)",
+            same.count()
+        )));
+    };
+    let mut swaps = Vec::new();
+    if let (Some(recorded), Some(now)) = (&step.request, incoming) {
+        compare(recorded, now, "$", &mut swaps).map_err(|Gap(diff)| {
+            Gap(format!(
+                "run `{run}`, step {}: the {key} request differs from the recorded one: {diff}",
+                step.step
+            ))
+        })?;
+    }
+    Ok((step, swaps))
+}
+
+/// Whether `now` is the recorded request but for the values the tool
+/// makes afresh (collected in `swaps`, recorded → now) and masked ones.
+fn compare(
+    recorded: &Value,
+    now: &Value,
+    at: &str,
+    swaps: &mut Vec<(String, String)>,
+) -> Result<(), Gap> {
+    match (recorded, now) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (name, value) in a {
+                let here = format!("{at}.{name}");
+                let Some(other) = b.get(name) else {
+                    return Err(Gap(format!("{here} is missing")));
+                };
+                let fresh = name == "messageId" || (at == "$" && name == "id");
+                if fresh {
+                    if value != other {
+                        swaps.push((scalar(value), scalar(other)));
+                    }
+                    continue;
+                }
+                compare(value, other, &here, swaps)?;
+            }
+            match b.keys().find(|k| !a.contains_key(*k)) {
+                Some(extra) => Err(Gap(format!("{at}.{extra} was not in the recorded request"))),
+                None => Ok(()),
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                compare(x, y, &format!("{at}[{i}]"), swaps)?;
+            }
+            Ok(())
+        }
+        (Value::String(a), Value::String(b)) if a.contains(MASK) || a == b => Ok(()),
+        (Value::String(a), Value::String(b)) if a.contains(WEBHOOK_PATH) => {
+            swaps.push((a.clone(), b.clone()));
+            Ok(())
+        }
+        (a, b) if a == b => Ok(()),
+        (a, b) => Err(Gap(format!(
+            "{at} was {} and is now {}",
+            clip(&a.to_string()),
+            clip(&b.to_string())
+        ))),
+    }
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn clip(text: &str) -> String {
+    if text.chars().count() <= 80 {
+        return text.to_string();
+    }
+    text.chars().take(80).collect::<String>() + "…"
+}
+
+/// A recorded body with the fresh values in place of the recorded ones
+/// (only whole JSON strings: a short id cannot hit an unrelated text).
+fn swapped(body: &str, swaps: &[(String, String)]) -> String {
+    let mut body = body.to_string();
+    for (old, new) in swaps {
+        if old.len() >= 8 {
+            body = body.replace(&format!("\"{old}\""), &format!("\"{new}\""));
+        }
+    }
+    body
+}
+
+/// A recorded JSON-RPC answer with the incoming request's id.
+fn with_id(body: String, incoming: Option<&Value>) -> String {
+    let Some(id) = incoming
+        .filter(|b| b.get("jsonrpc").is_some())
+        .and_then(|b| b.get("id"))
+    else {
+        return body;
+    };
+    match serde_json::from_str::<Value>(&body) {
+        Ok(Value::Object(mut map)) if map.get("id") != Some(id) && map.contains_key("id") => {
+            map.insert("id".into(), id.clone());
+            Value::Object(map).to_string()
+        }
+        _ => body,
+    }
+}
+
+fn json_response(status: StatusCode, content_type: &str, body: String) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    if let Ok(value) = HeaderValue::from_str(content_type) {
+        response
+            .headers_mut()
+            .insert(axum::http::header::CONTENT_TYPE, value);
+    }
+    response
+}
+
+fn miss(state: &State, reason: String, incoming: Option<&Value>) -> Response {
+    if let Ok(mut misses) = state.misses.lock() {
+        misses.push(reason.clone());
+    }
+    let message = format!("a2a-conform replay: not in the recording: {reason}");
+    let rpc_id = incoming
+        .filter(|b| b.get("jsonrpc").is_some())
+        .map(|b| b.get("id").cloned().unwrap_or(Value::Null));
+    let mut response = match rpc_id {
+        Some(id) => json_response(
+            StatusCode::OK,
+            "application/json",
+            serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "error": {"code": MISS_CODE, "message": message},
+            })
+            .to_string(),
+        ),
+        None => json_response(StatusCode::NOT_IMPLEMENTED, "text/plain", message),
+    };
+    let mark = match state.miss {
+        Miss::Error => "error",
+        Miss::Unverified => "unverified",
+    };
+    response
+        .headers_mut()
+        .insert(MISS_HEADER, HeaderValue::from_static(mark));
+    response
+}
+
+/// What the recorded answer was on the wire.
+enum Wire {
+    /// `HTTP status content-type`, a body.
+    Answer(u16, String),
+    /// An event stream was opened.
+    Stream,
+    /// A redirect, not followed; its `Location`.
+    Redirect(u16, Option<String>),
+    /// No answer within the tool's timeout.
+    Silent,
+    /// The connection broke.
+    Broke,
+}
+
+fn wire(entry: &Entry) -> Wire {
+    let Some(rest) = entry.summary.strip_prefix("← HTTP ") else {
+        return if entry.summary.contains("connection broke") {
+            Wire::Broke
+        } else {
+            Wire::Silent
+        };
+    };
+    let mut words = rest.split_whitespace();
+    let status: u16 = words.next().and_then(|s| s.parse().ok()).unwrap_or(500);
+    let content_type = words.next().unwrap_or_default().to_string();
+    if (300..400).contains(&status) {
+        let location = entry
+            .body
+            .as_deref()
+            .and_then(|b| b.strip_prefix("Location: "))
+            .map(str::to_string);
+        return Wire::Redirect(status, location);
+    }
+    if content_type.starts_with("text/event-stream") && rest.contains("stream opened") {
+        return Wire::Stream;
+    }
+    Wire::Answer(status, content_type)
+}
+
+/// Whether a recorded body was clipped to the evidence cap.
+fn clipped(body: &str) -> bool {
+    body.ends_with(" more bytes]") && body.contains("… [")
+}
+
+async fn serve(
+    state: &State,
+    step: &Recorded,
+    incoming: Option<&Value>,
+    swaps: Vec<(String, String)>,
+) -> Response {
+    let Some(response) = &step.response else {
+        return miss(
+            state,
+            format!(
+                "run `{}`, step {}: the recording holds no answer to it",
+                step.run, step.step
+            ),
+            incoming,
+        );
+    };
+    let latency = response.at_ms.saturating_sub(step.request_at);
+    tokio::time::sleep(state.pace.delay(latency)).await;
+    match wire(response) {
+        Wire::Silent => {
+            // The recorded peer never answered: neither does the replay
+            // (the client's own timeout ends the wait).
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            json_response(StatusCode::GATEWAY_TIMEOUT, "text/plain", String::new())
+        }
+        Wire::Broke => {
+            let failed = futures_util::stream::once(async {
+                Err::<bytes::Bytes, _>(std::io::Error::other("the recorded connection broke"))
+            });
+            Response::new(Body::from_stream(failed))
+        }
+        Wire::Redirect(status, location) => {
+            let mut answer = json_response(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::FOUND),
+                "text/plain",
+                String::new(),
+            );
+            if let Some(value) = location.and_then(|l| HeaderValue::from_str(&l).ok()) {
+                answer
+                    .headers_mut()
+                    .insert(axum::http::header::LOCATION, value);
+            }
+            answer
+        }
+        Wire::Answer(status, content_type) => {
+            let body = response.body.clone().unwrap_or_default();
+            if clipped(&body) {
+                return miss(
+                    state,
+                    format!(
+                        "run `{}`, step {}: the recording clipped this answer (a report's \
+                         evidence cap), so it cannot be served whole",
+                        step.run, step.step
+                    ),
+                    incoming,
+                );
+            }
+            let body = with_id(swapped(&body, &swaps), incoming);
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let content_type = if content_type.starts_with('(') {
+                String::new()
+            } else {
+                content_type
+            };
+            json_response(status, &content_type, body)
+        }
+        Wire::Stream => stream(state, step, incoming, swaps),
+    }
+}
+
+/// One recorded stream item as SSE bytes, when it is due.
+fn sse_item(entry: &Entry, swaps: &[(String, String)], incoming: Option<&Value>) -> Option<String> {
+    match entry.kind.as_str() {
+        "event" => {
+            let data = with_id(
+                swapped(entry.body.as_deref().unwrap_or_default(), swaps),
+                incoming,
+            );
+            let lines: String = data.lines().map(|l| format!("data: {l}\n")).collect();
+            Some(lines + "\n")
+        }
+        "comment" => {
+            let text = entry
+                .summary
+                .strip_prefix("SSE comment `:")
+                .and_then(|t| t.rsplit_once("` (not a protocol event)"))
+                .map(|(t, _)| t)
+                .unwrap_or("");
+            Some(format!(":{text}\n\n"))
+        }
+        _ => None,
+    }
+}
+
+fn stream(
+    state: &State,
+    step: &Recorded,
+    incoming: Option<&Value>,
+    swaps: Vec<(String, String)>,
+) -> Response {
+    let opened = step.response.as_ref().map_or(step.request_at, |r| r.at_ms);
+    let pace = state.pace;
+    let mut timed: Vec<(Duration, Option<String>)> = step
+        .events
+        .iter()
+        .filter_map(|e| {
+            let item = sse_item(e, &swaps, incoming)?;
+            Some((pace.delay(e.at_ms.saturating_sub(opened)), Some(item)))
+        })
+        .collect();
+    // How it ended: closed by the peer (the body ends), broken (the body
+    // fails), or still open when the tool stopped reading (it stays open).
+    let end = step.end.as_ref().map(|e| {
+        let at = pace.delay(e.at_ms.saturating_sub(opened));
+        (
+            at,
+            e.summary.contains("closed by the peer"),
+            e.summary.contains("connection broke"),
+        )
+    });
+    let ending = match end {
+        Some((at, true, _)) => Ending::Close(at),
+        Some((at, _, true)) => Ending::Break(at),
+        _ => Ending::Open,
+    };
+    timed.sort_by_key(|(at, _)| *at);
+    let started = tokio::time::Instant::now();
+    let events = futures_util::stream::iter(timed).then(move |(at, item)| async move {
+        tokio::time::sleep_until(started + at).await;
+        Ok::<bytes::Bytes, std::io::Error>(bytes::Bytes::from(item.unwrap_or_default()))
+    });
+    let tail = futures_util::stream::once(async move {
+        match ending {
+            Ending::Close(at) => {
+                tokio::time::sleep_until(started + at).await;
+                Ok(bytes::Bytes::new())
+            }
+            Ending::Break(at) => {
+                tokio::time::sleep_until(started + at).await;
+                Err(std::io::Error::other("the recorded stream broke"))
+            }
+            Ending::Open => {
+                std::future::pending::<()>().await;
+                Ok(bytes::Bytes::new())
+            }
+        }
+    });
+    let _ = &state.base_url;
+    let mut response = Response::new(Body::from_stream(events.chain(tail)));
+    response.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
+}
+
+#[derive(Clone, Copy)]
+enum Ending {
+    Close(Duration),
+    Break(Duration),
+    Open,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_values_are_swapped_and_other_changes_refused() {
+        let recorded = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "SendMessage",
+            "params": {"message": {"messageId": "a2a-conform-old-1", "parts": [{"text": "hi"}]}}});
+        let mut now = recorded.clone();
+        now["id"] = 4.into();
+        now["params"]["message"]["messageId"] = "a2a-conform-new-2".into();
+        let mut swaps = Vec::new();
+        compare(&recorded, &now, "$", &mut swaps).unwrap();
+        assert!(swaps.contains(&("a2a-conform-old-1".into(), "a2a-conform-new-2".into())));
+        now["params"]["message"]["parts"][0]["text"] = "hello".into();
+        let Gap(diff) = compare(&recorded, &now, "$", &mut Vec::new()).unwrap_err();
+        assert!(diff.contains("$.params.message.parts[0].text"), "{diff}");
+    }
+
+    #[test]
+    fn run_ids_decode_and_operations_key_by_method_or_path() {
+        assert_eq!(percent_decode("cancel[skill=%C3%A9]"), "cancel[skill=é]");
+        let rpc = serde_json::json!({"jsonrpc": "2.0", "method": "GetTask"});
+        assert_eq!(operation_key("POST", "/", Some(&rpc)), "GetTask");
+        assert_eq!(
+            operation_key("GET", "/v1/tasks/t1", None),
+            "GET /v1/tasks/t1"
+        );
+        assert_eq!(
+            recorded_target("→ GET http://127.0.0.1:9/v1/tasks/t1 GetTask (REST)"),
+            ("GET".to_string(), "/v1/tasks/t1".to_string())
+        );
+    }
+}
