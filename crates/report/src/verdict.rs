@@ -180,6 +180,11 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         if !open.is_empty() {
             reason.push_str(&format!("; {} more could not be verified", open.len()));
         }
+        for run in with(ScenarioVerdict::Pass) {
+            if let Some(remarks) = pass_remarks(&run.message) {
+                reason.push_str(&format!("; {}: {remarks}", run.id));
+            }
+        }
         return (DeclarationVerdict::Honoured, reason);
     }
     if let Some(run) = open.first() {
@@ -196,6 +201,17 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         DeclarationVerdict::Unverified,
         skipped.unwrap_or_else(|| "no scenario in the suite verifies it".into()),
     )
+}
+
+/// What a passing run noted besides passing (the engine writes `all N
+/// steps passed; <remark>; …`): the canonical form a card signature
+/// verified over, a resume answered by a re-prompt. A row honoured on such
+/// a run says it, not only its evidence.
+fn pass_remarks(message: &str) -> Option<&str> {
+    let (count, remarks) = message
+        .strip_prefix("all ")?
+        .split_once(" steps passed; ")?;
+    (count.parse::<usize>().is_ok() && !remarks.is_empty()).then_some(remarks)
 }
 
 /// Why the report fails the run (exit 1), one line each: every diverged
