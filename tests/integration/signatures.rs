@@ -12,7 +12,7 @@
 
 use crate::common::*;
 use a2a_conform_mock::{MockPki, MockTls};
-use a2a_conform_protocol::card::signature::{generate_es256, sign_es256, signature_entry, Form};
+use a2a_conform_protocol::card::signature::{canonical, generate_es256, sign_es256, Form};
 use axum::http::HeaderMap;
 use axum::routing::get;
 use serde_json::{json, Value};
@@ -270,11 +270,11 @@ fn signed_over(form: Form) -> (Served, tempfile::TempDir) {
     std::fs::write(dir.path().join("key.jwk"), jwk.to_string()).unwrap();
     let served = serve_card(move |base| {
         let mut card = with_empties(base);
-        let header = json!({"alg": "ES256", "typ": "JOSE", "kid": "k1"});
-        let key = jsonwebtoken::EncodingKey::from_ec_der(&pkcs8);
-        let entry =
-            signature_entry(&card, form, &header, &key, jsonwebtoken::Algorithm::ES256).unwrap();
-        card["signatures"] = json!([entry]);
+        // JCS of the card's `form` is that form's bytes again: signing it
+        // over JCS signs the card in `form`.
+        let mut signed: Value = serde_json::from_slice(&canonical(&card, form).unwrap()).unwrap();
+        sign_es256(&mut signed, &pkcs8, "k1", None).unwrap();
+        card["signatures"] = signed["signatures"].clone();
         card
     });
     (served, dir)

@@ -603,6 +603,27 @@ mod tests {
     }
 
     #[test]
+    fn a_passing_runs_remarks_are_the_honoured_rows_reason_and_plain_passes_add_nothing() {
+        let decl = vec![d("signatures[k1]", true), d("lifecycle.cancel", true)];
+        let remarked = ScenarioReport::builder("sig[k1]", ScenarioVerdict::Pass)
+            .verifies("signatures[k1]")
+            .message("all 1 steps passed; verified over the SDK form")
+            .build();
+        let plain = ScenarioReport::builder("cancel", ScenarioVerdict::Pass)
+            .verifies("lifecycle.cancel")
+            .message("all 3 steps passed")
+            .build();
+        let rows = judge_declarations(&decl, &[remarked, plain]);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert_eq!(
+            rows[0].reason,
+            "1 scenario run(s) passed; sig[k1]: verified over the SDK form"
+        );
+        assert_eq!(rows[1].reason, "1 scenario run(s) passed");
+        assert_eq!(pass_remarks("all steps passed; x"), None);
+    }
+
+    #[test]
     fn only_inconclusive_is_unverified_and_nothing_is_not_honoured() {
         let decl = vec![d("lifecycle.cancel", true), d("lifecycle.completion", true)];
         let rows = judge_declarations(
