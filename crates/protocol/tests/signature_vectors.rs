@@ -347,7 +347,7 @@ mod vectors {
             }), Entry::Es256(Form::Jcs), both),
             vector("jcs-numbers", "extension params with numbers JCS writes the ECMAScript way", with(|c| {
                 c["capabilities"]["extensions"] = json!([{"uri": "urn:x-corpus:n", "required": true,
-                    "params": {"n": [0, -0.0, 1, 1.5, 1e21, 1e-7, 333333333.33333329, 5e-324, 9007199254740991_i64, -1e-7]}}]);
+                    "params": {"n": [0, -0.0, 1, 1.5, 1e21, 1e-7, 333_333_333.333_333_3, 5e-324, 9007199254740991_i64, -1e-7]}}]);
             }), Entry::Es256(Form::Jcs), both),
             vector("jcs-empties", "empty values, signed over JCS as v1 §8.4 says: the SDK form drops them and does not verify", empties(), Entry::Es256(Form::Jcs), ["verified", "mismatch", "jcs"]),
             vector("jcs-required-false", "an extension's `required: false`, signed over JCS (the SDK form drops it)", with(|c| {
