@@ -166,26 +166,10 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         );
     }
     if passed > 0 {
-        let mut reason = format!("{passed} scenario run(s) passed");
-        if !flaky.is_empty() {
-            reason.push_str(&format!(
-                "; flaky: {}",
-                flaky
-                    .iter()
-                    .map(|r| r.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        if !open.is_empty() {
-            reason.push_str(&format!("; {} more could not be verified", open.len()));
-        }
-        for run in with(ScenarioVerdict::Pass) {
-            if let Some(remarks) = pass_remarks(&run.message) {
-                reason.push_str(&format!("; {}: {remarks}", run.id));
-            }
-        }
-        return (DeclarationVerdict::Honoured, reason);
+        return (
+            DeclarationVerdict::Honoured,
+            honoured_reason(passed, &flaky, open.len(), runs),
+        );
     }
     if let Some(run) = open.first() {
         return (
@@ -201,6 +185,36 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         DeclarationVerdict::Unverified,
         skipped.unwrap_or_else(|| "no scenario in the suite verifies it".into()),
     )
+}
+
+/// An honoured row's reason: how many runs passed, which were flaky, how
+/// many more could not be verified, and what each passing run noted.
+fn honoured_reason(
+    passed: usize,
+    flaky: &[&&ScenarioReport],
+    open: usize,
+    runs: &[&ScenarioReport],
+) -> String {
+    let mut reason = format!("{passed} scenario run(s) passed");
+    if !flaky.is_empty() {
+        reason.push_str(&format!(
+            "; flaky: {}",
+            flaky
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if open > 0 {
+        reason.push_str(&format!("; {open} more could not be verified"));
+    }
+    for run in runs.iter().filter(|r| r.verdict == ScenarioVerdict::Pass) {
+        if let Some(remarks) = pass_remarks(&run.message) {
+            reason.push_str(&format!("; {}: {remarks}", run.id));
+        }
+    }
+    reason
 }
 
 /// What a passing run noted besides passing (the engine writes `all N
