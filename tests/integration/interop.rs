@@ -37,7 +37,7 @@ fn root() -> &'static Path {
 }
 
 /// Runs the setup script once for this test binary; every test needs it.
-fn ensure_sdks() {
+pub(crate) fn ensure_sdks() {
     static SETUP: OnceLock<Result<(), String>> = OnceLock::new();
     if let Err(message) = SETUP.get_or_init(run_setup) {
         panic!("{message}");

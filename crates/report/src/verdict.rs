@@ -166,21 +166,10 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         );
     }
     if passed > 0 {
-        let mut reason = format!("{passed} scenario run(s) passed");
-        if !flaky.is_empty() {
-            reason.push_str(&format!(
-                "; flaky: {}",
-                flaky
-                    .iter()
-                    .map(|r| r.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
-        }
-        if !open.is_empty() {
-            reason.push_str(&format!("; {} more could not be verified", open.len()));
-        }
-        return (DeclarationVerdict::Honoured, reason);
+        return (
+            DeclarationVerdict::Honoured,
+            honoured_reason(passed, &flaky, open.len(), runs),
+        );
     }
     if let Some(run) = open.first() {
         return (
@@ -196,6 +185,47 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         DeclarationVerdict::Unverified,
         skipped.unwrap_or_else(|| "no scenario in the suite verifies it".into()),
     )
+}
+
+/// An honoured row's reason: how many runs passed, which were flaky, how
+/// many more could not be verified, and what each passing run noted.
+fn honoured_reason(
+    passed: usize,
+    flaky: &[&&ScenarioReport],
+    open: usize,
+    runs: &[&ScenarioReport],
+) -> String {
+    let mut reason = format!("{passed} scenario run(s) passed");
+    if !flaky.is_empty() {
+        reason.push_str(&format!(
+            "; flaky: {}",
+            flaky
+                .iter()
+                .map(|r| r.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if open > 0 {
+        reason.push_str(&format!("; {open} more could not be verified"));
+    }
+    for run in runs.iter().filter(|r| r.verdict == ScenarioVerdict::Pass) {
+        if let Some(remarks) = pass_remarks(&run.message) {
+            reason.push_str(&format!("; {}: {remarks}", run.id));
+        }
+    }
+    reason
+}
+
+/// What a passing run noted besides passing (the engine writes `all N
+/// steps passed; <remark>; …`): the canonical form a card signature
+/// verified over, a resume answered by a re-prompt. A row honoured on such
+/// a run says it, not only its evidence.
+fn pass_remarks(message: &str) -> Option<&str> {
+    let (count, remarks) = message
+        .strip_prefix("all ")?
+        .split_once(" steps passed; ")?;
+    (count.parse::<usize>().is_ok() && !remarks.is_empty()).then_some(remarks)
 }
 
 /// Why the report fails the run (exit 1), one line each: every diverged
@@ -584,6 +614,27 @@ mod tests {
         );
         assert_eq!(rows[0].verdict, DeclarationVerdict::Diverged);
         assert!(rows[0].reason.contains("b said so"));
+    }
+
+    #[test]
+    fn a_passing_runs_remarks_are_the_honoured_rows_reason_and_plain_passes_add_nothing() {
+        let decl = vec![d("signatures[k1]", true), d("lifecycle.cancel", true)];
+        let remarked = ScenarioReport::builder("sig[k1]", ScenarioVerdict::Pass)
+            .verifies("signatures[k1]")
+            .message("all 1 steps passed; verified over the SDK form")
+            .build();
+        let plain = ScenarioReport::builder("cancel", ScenarioVerdict::Pass)
+            .verifies("lifecycle.cancel")
+            .message("all 3 steps passed")
+            .build();
+        let rows = judge_declarations(&decl, &[remarked, plain]);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Honoured);
+        assert_eq!(
+            rows[0].reason,
+            "1 scenario run(s) passed; sig[k1]: verified over the SDK form"
+        );
+        assert_eq!(rows[1].reason, "1 scenario run(s) passed");
+        assert_eq!(pass_remarks("all steps passed; x"), None);
     }
 
     #[test]

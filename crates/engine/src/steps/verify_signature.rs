@@ -69,6 +69,8 @@ impl Primitive for VerifySignatureStep {
                     "signature #{} verifies against the key from {key}, over {form}",
                     sig.index
                 ));
+                // The form that verified is the row's reason, not only evidence.
+                ctx.remarks.push(form.verified().to_string());
                 if form == Form::SdkEmptyRemoved {
                     let finding = format!(
                         "signature #{} verifies only over the official SDKs' form (empty values removed), not over the RFC 8785 (JCS) form of the card less `signatures` that v1 §8.4 names",

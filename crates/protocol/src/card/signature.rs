@@ -5,9 +5,10 @@
 //! verifies one signature against the card as served. Fetching a `jku` is the
 //! runner's (it needs the network); everything here is pure.
 //!
-//! The payload is tried in two canonical forms: the card as served less
-//! `signatures`, and the same with empty values (`null`, `""`, `[]`, `{}`)
-//! removed, which is what the official SDKs sign ("default values removed").
+//! The payload is tried in two canonical forms ([`Form`]): the card as served
+//! less `signatures`, and the form the official SDKs sign (a2a-python and
+//! a2a-js 1.3.0: empty values and the two proto3 `false` defaults removed
+//! before JCS; docs/security.md says exactly what each form is).
 
 use crate::declaration::DeclarationId;
 use base64::Engine;
@@ -99,6 +100,10 @@ fn read_entry(index: usize, entry: &Value) -> CardSignature {
             // for a malformed entry (which would read as a divergence).
             if signature.is_empty() && sig.alg.as_deref() != Some("none") {
                 sig.malformed = Some("the entry's `signature` is empty".into());
+            } else if B64.decode(signature.trim_end_matches('=')).is_err() {
+                // Else the verifier's decoding error would read as "no key
+                // of the kind", leaving a broken entry unverified.
+                sig.malformed = Some("the entry's `signature` is not base64url".into());
             }
         }
     }
@@ -248,9 +253,36 @@ pub enum Form {
     /// RFC 8785 (JCS) of the card less `signatures`: the form v1 §8.4 names.
     Jcs,
     /// JCS of the card less `signatures` with empty values (`null`, `""`,
-    /// `[]`, `{}`) removed: what the official SDKs sign. Only reported when
-    /// it differs from the spec's form.
+    /// `[]`, `{}`, recursively) and the proto3 defaults the SDKs' JSON
+    /// omits (`required: false` of an extension, `pkceRequired: false` of
+    /// an authorization-code flow) removed: the bytes a2a-python's
+    /// `_canonicalize_agent_card` and a2a-js's `canonicalizeAgentCard`
+    /// (both 1.3.0) sign for a card of v1.0 fields. Only reported when it
+    /// differs from the spec's form.
     SdkEmptyRemoved,
+}
+
+impl Form {
+    /// Both forms, the spec's first.
+    pub const ALL: [Form; 2] = [Form::Jcs, Form::SdkEmptyRemoved];
+
+    /// The short name a corpus manifest and a file name use: `jcs`, `sdk`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Jcs => "jcs",
+            Form::SdkEmptyRemoved => "sdk",
+        }
+    }
+
+    /// What a row honoured on a signature of this form says.
+    pub fn verified(self) -> &'static str {
+        match self {
+            Form::Jcs => "verified over the RFC 8785 (JCS) form v1 §8.4 names",
+            Form::SdkEmptyRemoved => {
+                "verified only over the SDK form (empty values removed), not the spec's RFC 8785 (JCS) form"
+            }
+        }
+    }
 }
 
 impl std::fmt::Display for Form {
@@ -258,7 +290,7 @@ impl std::fmt::Display for Form {
         f.write_str(match self {
             Form::Jcs => "the RFC 8785 (JCS) form v1 §8.4 names",
             Form::SdkEmptyRemoved => {
-                "the official SDKs' form (JCS with empty values removed), not the RFC 8785 (JCS) form v1 §8.4 names"
+                "the official SDKs' form (JCS with empty values and proto3 defaults removed), not the RFC 8785 (JCS) form v1 §8.4 names"
             }
         })
     }
@@ -276,6 +308,16 @@ fn algorithm(name: &str) -> Option<Algorithm> {
 /// (trusted keys and, where the runner fetched it, the `jku` set). Keys
 /// with a `kid` are tried only for a signature naming that kid.
 pub fn verify(card: &Value, sig: &CardSignature, keys: &[TrustedKey]) -> Check {
+    verify_over(card, sig, keys, &Form::ALL)
+}
+
+/// [`verify`] over one canonical form only: whether the signature covers
+/// the card in that form (the vector corpus judges each form apart).
+pub fn verify_in(card: &Value, sig: &CardSignature, keys: &[TrustedKey], form: Form) -> Check {
+    verify_over(card, sig, keys, &[form])
+}
+
+fn verify_over(card: &Value, sig: &CardSignature, keys: &[TrustedKey], forms: &[Form]) -> Check {
     if let Some(reason) = &sig.malformed {
         return Check::Mismatch(format!("signature #{} is no JWS: {reason}", sig.index));
     }
@@ -302,7 +344,15 @@ pub fn verify(card: &Value, sig: &CardSignature, keys: &[TrustedKey]) -> Check {
             sig.kid.as_deref().unwrap_or("none")
         ));
     }
-    let messages: Vec<(Form, String)> = payloads(card)
+    let mut messages: Vec<(Form, Vec<u8>)> = Vec::new();
+    for &form in forms {
+        // The same bytes are tried once, under the spec's form first.
+        if let Some(bytes) = canonical(card, form).filter(|b| !messages.iter().any(|(_, m)| m == b))
+        {
+            messages.push((form, bytes));
+        }
+    }
+    let messages: Vec<(Form, String)> = messages
         .into_iter()
         .map(|(form, payload)| (form, format!("{}.{}", sig.protected, B64.encode(payload))))
         .collect();
@@ -341,20 +391,68 @@ pub fn verify(card: &Value, sig: &CardSignature, keys: &[TrustedKey]) -> Check {
 /// `signatures`, then the same with empty values removed (left out when it
 /// is the same bytes: the spec's form then is the one that verified).
 pub fn payloads(card: &Value) -> Vec<(Form, Vec<u8>)> {
-    let mut unsigned = card.clone();
-    if let Some(map) = unsigned.as_object_mut() {
-        map.remove("signatures");
-    }
     let mut out: Vec<(Form, Vec<u8>)> = Vec::new();
-    let stripped = without_empty(&unsigned).unwrap_or(Value::Null);
-    for (form, value) in [(Form::Jcs, &unsigned), (Form::SdkEmptyRemoved, &stripped)] {
-        if let Ok(bytes) = serde_json_canonicalizer::to_vec(value) {
+    for form in Form::ALL {
+        if let Some(bytes) = canonical(card, form) {
             if !out.iter().any(|(_, b)| *b == bytes) {
                 out.push((form, bytes));
             }
         }
     }
     out
+}
+
+/// The bytes a signature over `card` in `form` covers (`None` when the card
+/// has no JCS form: a number JCS cannot write).
+pub fn canonical(card: &Value, form: Form) -> Option<Vec<u8>> {
+    let mut unsigned = card.clone();
+    if let Some(map) = unsigned.as_object_mut() {
+        map.remove("signatures");
+    }
+    let value = match form {
+        Form::Jcs => unsigned,
+        Form::SdkEmptyRemoved => {
+            without_proto_defaults(&mut unsigned);
+            // A card left with nothing: a2a-js writes `{}` for it.
+            without_empty(&unsigned).unwrap_or_else(|| Value::Object(Map::new()))
+        }
+    };
+    serde_json_canonicalizer::to_vec(&value).ok()
+}
+
+/// Removes the card's proto3 fields without presence whose value is the
+/// default `false`: the SDKs parse the card into their v1.0 `AgentCard`
+/// message and write it back (`MessageToDict`, `AgentCard.toJSON`), which
+/// omits them. These two are the only non-string fields of the card without
+/// presence in the v1.0 proto (a string's default, `""`, goes with the
+/// empty values).
+fn without_proto_defaults(card: &mut Value) {
+    let drop_false = |map: &mut Value, key: &str| {
+        if let Some(map) = map.as_object_mut() {
+            if map.get(key) == Some(&Value::Bool(false)) {
+                map.remove(key);
+            }
+        }
+    };
+    if let Some(list) = card
+        .pointer_mut("/capabilities/extensions")
+        .and_then(Value::as_array_mut)
+    {
+        for extension in list {
+            drop_false(extension, "required");
+        }
+    }
+    if let Some(schemes) = card
+        .get_mut("securitySchemes")
+        .and_then(Value::as_object_mut)
+    {
+        for scheme in schemes.values_mut() {
+            if let Some(flow) = scheme.pointer_mut("/oauth2SecurityScheme/flows/authorizationCode")
+            {
+                drop_false(flow, "pkceRequired");
+            }
+        }
+    }
 }
 
 /// `value` with `null`, `""`, `[]` and `{}` removed, recursively (a map or
@@ -387,25 +485,34 @@ pub fn sign_es256(
     kid: &str,
     jku: Option<&str>,
 ) -> Result<(), jsonwebtoken::errors::Error> {
-    let payload = payloads(card)
-        .into_iter()
-        .next()
-        .map(|(_, bytes)| bytes)
-        .unwrap_or_default();
     let mut header = serde_json::json!({"alg": "ES256", "typ": "JOSE", "kid": kid});
     if let Some(jku) = jku {
         header["jku"] = Value::String(jku.to_string());
     }
-    let protected = B64.encode(header.to_string());
-    let message = format!("{protected}.{}", B64.encode(payload));
     let key = jsonwebtoken::EncodingKey::from_ec_der(pkcs8);
-    let signature = jsonwebtoken::crypto::sign(message.as_bytes(), &key, Algorithm::ES256)?;
-    let entry = serde_json::json!({"protected": protected, "signature": signature});
+    let entry = signature_entry(card, Form::Jcs, &header, &key, Algorithm::ES256)?;
     match card.get_mut("signatures").and_then(Value::as_array_mut) {
         Some(list) => list.push(entry),
         None => card["signatures"] = Value::Array(vec![entry]),
     }
     Ok(())
+}
+
+/// A `signatures` entry (`protected`, `signature`) over `card` in `form`,
+/// with `header` as its protected header, signed with `key` (test and
+/// corpus use: a signer of either form, on any algorithm the key fits).
+pub fn signature_entry(
+    card: &Value,
+    form: Form,
+    header: &Value,
+    key: &jsonwebtoken::EncodingKey,
+    alg: Algorithm,
+) -> Result<Value, jsonwebtoken::errors::Error> {
+    let payload = canonical(card, form).unwrap_or_default();
+    let protected = B64.encode(header.to_string());
+    let message = format!("{protected}.{}", B64.encode(payload));
+    let signature = jsonwebtoken::crypto::sign(message.as_bytes(), key, alg)?;
+    Ok(serde_json::json!({"protected": protected, "signature": signature}))
 }
 
 /// A P-256 key pair for signing cards: its PKCS#8 private key and its
@@ -528,7 +635,7 @@ mod tests {
     #[test]
     fn malformed_entries_and_hmac_are_named() {
         let mut card = card();
-        card["signatures"] = json!([{"protected": "!!", "signature": "x"}, {"protected": B64.encode(r#"{"alg":"HS256","kid":"h"}"#), "signature": "x"}]);
+        card["signatures"] = json!([{"protected": "!!", "signature": "x"}, {"protected": B64.encode(r#"{"alg":"HS256","kid":"h"}"#), "signature": "eA"}]);
         let sigs = card_signatures(&card);
         assert!(matches!(verify(&card, &sigs[0], &[]), Check::Mismatch(m) if m.contains("no JWS")));
         assert!(
