@@ -361,3 +361,63 @@ fn the_json_is_written_when_the_run_ends_in_an_error() {
         "{written}"
     );
 }
+
+/// Every object in `value` whose `trust` is `demoted`.
+fn demotions(value: &serde_json::Value, found: &mut usize) {
+    match value {
+        serde_json::Value::Object(map) => {
+            if map.get("trust").and_then(|t| t.as_str()) == Some("demoted") {
+                *found += 1;
+            }
+            map.values().for_each(|v| demotions(v, found));
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| demotions(v, found)),
+        _ => {}
+    }
+}
+
+/// Four `send` processes at once, each demoting a declaration of its own
+/// peer in one shared cache file: the file ends with all four (the sidecar
+/// lock serializes the writers; none overwrites another's demotion).
+#[test]
+fn sends_in_four_processes_at_once_lose_no_demotion_in_one_cache() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let cache = dir.path().join("cache.json");
+    let peers: Vec<_> = [
+        Behaviour::StreamSilent,
+        Behaviour::CancelLeak,
+        Behaviour::StreamSilent,
+        Behaviour::CancelLeak,
+    ]
+    .into_iter()
+    .map(|b| (b, start_peer(V, b)))
+    .collect();
+    let cache_arg = cache.to_str().expect("a UTF-8 path").to_string();
+    let sends: Vec<_> = peers
+        .iter()
+        .map(|(behaviour, peer)| {
+            let (card, cache, behaviour) = (peer.card_url(), cache_arg.clone(), *behaviour);
+            std::thread::spawn(move || {
+                let mut args = vec!["send", &card, "--text", "hello", "--cache", &cache];
+                if behaviour == Behaviour::StreamSilent {
+                    args.extend(["--stream", "--probe-window", "1s"]);
+                } else {
+                    args.extend(["--cancel-after", "200ms"]);
+                }
+                run(&args)
+            })
+        })
+        .collect();
+    for send in sends {
+        let out = send.join().expect("a send finished");
+        assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    }
+    let text = std::fs::read_to_string(&cache).expect("the cache file");
+    let value: serde_json::Value = serde_json::from_str(&text).expect("whole JSON");
+    let mut found = 0;
+    demotions(&value, &mut found);
+    assert_eq!(found, 4, "{text}");
+    for (_, peer) in &peers {
+        assert!(text.contains(&peer.card_url()), "{text}");
+    }
+}
