@@ -95,19 +95,35 @@ fn show(store: &mut Store, peer: Option<&str>) -> Result<String, Error> {
         intervals.sort_by(|a, b| {
             (&a.declaration, a.first_record).cmp(&(&b.declaration, b.first_record))
         });
-        for interval in intervals {
-            let verdict = serde_json::to_value(interval.verdict)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default();
+        let rows: Vec<(String, String, String)> = intervals
+            .iter()
+            .map(|interval| {
+                let verdict = serde_json::to_value(interval.verdict)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let span = format!(
+                    "records {}-{}  {} .. {}",
+                    interval.first_record,
+                    interval.last_record,
+                    interval.first_seen,
+                    interval.last_seen
+                );
+                (terminal(&interval.declaration).into_owned(), verdict, span)
+            })
+            .collect();
+        // Columns, so a person can read down one declaration's verdicts.
+        let width = |pick: fn(&(String, String, String)) -> &String| {
+            rows.iter()
+                .map(|r| pick(r).chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let (declaration_width, verdict_width) = (width(|r| &r.0), width(|r| &r.1));
+        for (declaration, verdict, span) in &rows {
             let _ = writeln!(
                 out,
-                "  {}  {verdict}  records {}-{}  {} .. {}",
-                terminal(&interval.declaration),
-                interval.first_record,
-                interval.last_record,
-                interval.first_seen,
-                interval.last_seen
+                "  {declaration:<declaration_width$}  {verdict:<verdict_width$}  {span}"
             );
         }
     }

@@ -446,13 +446,24 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
     let shown = common::run(&["history", "show", "--db", &db]);
     assert_eq!(shown.code, 0, "{}", shown.explain());
     assert!(shown.stdout.contains(&peer.card_url()), "{}", shown.stdout);
+    let cancel = shown
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("lifecycle.cancel "))
+        .unwrap_or_else(|| panic!("no lifecycle.cancel row: {}", shown.stdout));
     assert!(
-        shown
-            .stdout
-            .contains("lifecycle.cancel  honoured  records 1-1"),
-        "{}",
-        shown.stdout
+        cancel.contains(" honoured ") && cancel.contains("records 1-1"),
+        "{cancel}"
     );
+    // One column each: every interval row's records start where the others' do.
+    let columns: Vec<Option<usize>> = shown
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("  card "))
+        .map(|l| l.find("records "))
+        .collect();
+    assert!(columns.len() > 1, "{}", shown.stdout);
+    assert!(columns.windows(2).all(|w| w[0] == w[1]), "{}", shown.stdout);
 
     let exported = dir.path().join("out");
     let out_dir = exported.display().to_string();
