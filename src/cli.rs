@@ -64,10 +64,36 @@ pub enum Command {
     Merge(MergeArgs),
     /// Write an SVG badge of a JSON report's declaration counts, for a README.
     Badge(BadgeArgs),
+    /// Serve a cassette (`check --record FILE`) as a peer on loopback, until interrupted.
+    ///
+    /// It prints its card URL: `check` against it reproduces the recorded verdicts without the peer.
+    Replay(ReplayArgs),
+    /// Re-judge a cassette with this build and suite, without the peer.
+    ///
+    /// A scenario whose requests are not in the recording reads unverified. Exit codes as `check`'s.
+    #[command(after_help = CHECK_EXIT_CODES)]
+    Rejudge(RejudgeArgs),
+    /// Check a fleet every period, keep its verdicts over time, alert on regressions.
+    ///
+    /// Each cycle's report goes to a database (SQLite or PostgreSQL) as verdict intervals per
+    /// declaration; one alert is POSTed per regression (docs/watch.md).
+    #[command(after_help = WATCH_EXIT_CODES)]
+    Watch(WatchArgs),
+    /// Import `check --json` reports into the history database, export them, show its intervals.
+    ///
+    /// The database `watch` writes (docs/history.md).
+    #[command(subcommand)]
+    History(HistoryCommand),
+    /// Serve a history store's dashboard: fleet grid, peer pages, JSON API, /metrics, badges.
+    ///
+    /// Loopback by default; another address needs A2A_CONFORM_DASHBOARD_TOKEN (docs/dashboard.md).
+    Dashboard(DashboardArgs),
     /// Fetch, validate and print a card's declarations.
     Card(CardArgs),
-    /// Delegate one task to a peer under the guards (docs/guards.md): print its timeline and every
-    /// declaration the peer broke on the way, demoted in the capability cache.
+    /// Delegate one task to a peer under the guards, printing its timeline and what it demoted.
+    ///
+    /// Every declaration the peer broke on the way is demoted in the capability cache
+    /// (docs/guards.md).
     #[command(after_help = SEND_EXIT_CODES)]
     Send(SendArgs),
     /// Validate suite files, or list the scenarios a suite holds.
@@ -96,25 +122,6 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
     },
-    /// Serve the dashboard of a history store: the fleet grid, peer pages, a JSON API, /metrics and
-    /// badges (docs/dashboard.md). Loopback by default; another address needs
-    /// A2A_CONFORM_DASHBOARD_TOKEN.
-    Dashboard(DashboardArgs),
-    /// Check a fleet every period, keep each declaration's verdicts over time in a
-    /// database, and POST an alert when one regresses (docs/watch.md).
-    #[command(after_help = WATCH_EXIT_CODES)]
-    Watch(WatchArgs),
-    /// The history database `watch` writes: import `check --json` reports, export them,
-    /// show each declaration's verdict intervals (docs/history.md).
-    #[command(subcommand)]
-    History(HistoryCommand),
-    /// Serve a cassette (`check --record FILE`) as a peer on loopback, printing its card URL, until
-    /// interrupted: `check` against it reproduces the recorded verdicts without the peer.
-    Replay(ReplayArgs),
-    /// Re-judge a cassette with this build and suite, no server needed: a scenario whose requests are
-    /// not in the recording reads unverified. Exit codes as `check`'s.
-    #[command(after_help = CHECK_EXIT_CODES)]
-    Rejudge(RejudgeArgs),
 }
 
 const WATCH_EXIT_CODES: &str = "Exit codes:
