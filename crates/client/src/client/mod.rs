@@ -837,10 +837,25 @@ fn run_header_value(run: &str) -> HeaderValue {
 }
 
 /// Whether a replay marked this answer as a request it does not hold
-/// (`Some(true)`: the run reads unverified).
+/// (`Some(true)`: the run reads unverified). Only a loopback answer can be
+/// a replay's (`a2a-conform replay` binds 127.0.0.1): a remote peer sending
+/// the header would otherwise turn its own divergences into misses.
 fn replay_miss(response: &reqwest::Response) -> Option<bool> {
+    if !from_loopback(response.url()) {
+        return None;
+    }
     let value = response.headers().get(REPLAY_MISS_HEADER)?;
     Some(value.as_bytes() == b"unverified")
+}
+
+/// Whether `url` names this machine's loopback interface.
+fn from_loopback(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
 }
 
 /// A replay's miss: its reason (the body, bounded) recorded and returned.

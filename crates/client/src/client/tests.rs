@@ -329,3 +329,13 @@ async fn the_honest_peer_keeps_its_connection_and_nothing_is_sent_twice() {
         "{records:?}"
     );
 }
+
+#[test]
+fn only_a_loopback_answer_can_be_a_replay_miss() {
+    let at = |u: &str| from_loopback(&url::Url::parse(u).expect("a URL"));
+    assert!(at("http://127.0.0.1:9/rpc"));
+    assert!(at("http://[::1]:9/rpc"));
+    assert!(at("http://LOCALHOST:9/rpc"));
+    assert!(!at("https://peer.example.com/rpc"));
+    assert!(!at("http://10.0.0.1/rpc"));
+}
