@@ -1,7 +1,7 @@
 //! The declarations beyond tasks, end to end on the mock: the extended agent
 //! card, required extensions and output modes over the HTTP+JSON binding too
 //! (the matrix checks JSON-RPC), and an output mode broken without
-//! `--strict` as the warning it is.
+//! `--strict` as the warning it is; input modes whose resumed task fails.
 
 use crate::common::*;
 use a2a_conform_mock::Behaviour;
@@ -13,6 +13,8 @@ const REQUIRED_EXTENSION: &str =
 const OPTIONAL_EXTENSION: &str =
     "capabilities.extensions[https://a2a-conform.dev/ext/mock-optional/v1]";
 const OUT_JSON: &str = "defaultOutputModes[application/json]";
+const JSON_IN: &str = "defaultInputModes[application/json]";
+const TEXT_IN: &str = "defaultInputModes[text/plain]";
 
 /// Checks a peer with its token (when it has one) and the extra flags.
 fn check_with_token(peer: &Peer, extra: &[&str]) -> Outcome {
@@ -185,6 +187,69 @@ fn a_task_failed_for_a_declared_output_mode_diverges_and_a_refusal_does_not() {
         let peer = start_peer(version, Behaviour::OutputModes);
         let out = check(&peer.card_url(), &[]);
         assert_eq!(out.declaration(OUT_JSON), "honoured", "{}", out.explain());
+        assert_eq!(out.code, 0, "{}", out.explain());
+    }
+}
+
+/// The reproduce line of a run that sent a control is the judged request,
+/// not the control sent after it (a report reproduces a run by its last
+/// request that has a `curl` line).
+#[test]
+fn a_control_is_not_what_the_reproduce_line_sends() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::OutputModeFails);
+    let out = check(&peer.card_url(), &[]);
+    let run = out.run("output-mode-accepted[application/json]");
+    let evidence = run["evidence"].as_array().expect("evidence");
+    let curls: Vec<&str> = evidence.iter().filter_map(|e| e["curl"].as_str()).collect();
+    let last = curls.last().expect("a reproduce line");
+    assert!(last.contains("acceptedOutputModes"), "{last}");
+    assert!(
+        evidence
+            .iter()
+            .any(|e| e["summary"].as_str().unwrap_or("").starts_with("control: ")),
+        "{}",
+        out.explain()
+    );
+}
+
+/// A task that fails when a declared mode resumes it diverges only when a
+/// text resume of another task gets on with it (`input-overdeclared-fails`);
+/// a peer that fails every resumed task, text too, says nothing about its
+/// modes: unverified, with the control named (`resume-fails`).
+#[test]
+fn a_failed_resume_diverges_only_when_a_text_resume_does_not_fail() {
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let peer = start_peer(version, Behaviour::InputOverdeclaredFails);
+        let out = check(&peer.card_url(), &[]);
+        assert_eq!(out.declaration(JSON_IN), "diverged", "{}", out.explain());
+        assert_eq!(out.declaration(TEXT_IN), "honoured", "{}", out.explain());
+        let message = out.run("input-mode-resume[application/json]")["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        assert!(
+            message.contains("while a text resume of another task answered completed"),
+            "{message}"
+        );
+
+        let peer = start_peer(version, Behaviour::ResumeFails);
+        let out = check(&peer.card_url(), &[]);
+        for (id, run) in [
+            (JSON_IN, "input-mode-resume[application/json]"),
+            (TEXT_IN, "input-mode-resume[text/plain]"),
+        ] {
+            assert_eq!(out.declaration(id), "unverified", "{}", out.explain());
+            let message = out.run(run)["message"].as_str().unwrap_or("").to_string();
+            assert!(message.contains("ended failed after a resume"), "{message}");
+        }
+        let json = out.run("input-mode-resume[application/json]")["message"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        assert!(
+            json.contains("a text resume of another task failed too"),
+            "{json}"
+        );
         assert_eq!(out.code, 0, "{}", out.explain());
     }
 }

@@ -129,6 +129,13 @@ fn expected(behaviour: Behaviour) -> Row {
             json: "diverged",
             ..honest
         },
+        // Every resumed task fails, text too: a broken agent, not a refused
+        // mode. The text control fails as well, so both rows are unverified.
+        ResumeFails => Row {
+            text: "unverified",
+            json: "unverified",
+            ..honest
+        },
         // The stream never shows work, so the cancel scenario cannot start.
         StreamSilent | StreamSilentNothing => Row {
             exit: 1,
@@ -647,6 +654,7 @@ matrix! {
     cancel_leak: CancelLeak,
     input_overdeclared: InputOverdeclared,
     input_overdeclared_fails: InputOverdeclaredFails,
+    resume_fails: ResumeFails,
     stream_silent: StreamSilent,
     stream_silent_nothing: StreamSilentNothing,
     unstable_completion: UnstableCompletion,

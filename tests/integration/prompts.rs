@@ -222,8 +222,9 @@ fn a_failed_resume_shows_the_tasks_own_status_message() {
     .concat());
     assert_eq!(
         message(&out, "input-mode-resume[application/json]"),
-        "the declared input mode application/json was refused on resume: failed (unsupported \
-         input: `application/json` parts cannot be processed)",
+        "the task ended failed after a resume with a part of type application/json (failed \
+         (unsupported input: `application/json` parts cannot be processed)), while a text \
+         resume of another task answered completed: the declared mode is taken but not handled",
         "{}",
         out.explain()
     );

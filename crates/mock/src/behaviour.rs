@@ -32,6 +32,14 @@ pub enum Behaviour {
     #[strum(message = "declares application/json input but a data part on the \
                    input-required resume fails the task")]
     InputOverdeclaredFails,
+    /// Asks for input, then fails every resumed task whatever its parts,
+    /// text too: a broken agent, no declared mode broken (the honest pair
+    /// of `InputOverdeclaredFails`).
+    #[strum(
+        message = "asks for input, then fails every resumed task whatever its parts \
+                   (text too): no declared input mode is refused"
+    )]
+    ResumeFails,
     /// Declares streaming, sends the first event, then only keep-alive comments.
     #[strum(
         message = "declares streaming, sends the first event of a stream, then only \

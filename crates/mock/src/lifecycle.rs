@@ -200,17 +200,15 @@ fn resume(
             )));
         }
         (Behaviour::InputOverdeclaredFails, Some(media_type)) => {
-            entry.task.history.push(message);
-            entry.set_status(Status::now(TaskState::Working, None), false);
-            let note = Message::agent(
-                &entry.task,
-                &format!("unsupported input: `{media_type}` parts cannot be processed"),
-            );
-            entry.set_status(Status::now(TaskState::Failed, Some(note)), true);
-            return Ok(Opened {
-                task: entry.task.clone(),
-                feed: entry.feed(),
-            });
+            let why = format!("unsupported input: `{media_type}` parts cannot be processed");
+            return Ok(fail_resumed(entry, message, &why));
+        }
+        (Behaviour::ResumeFails, _) => {
+            return Ok(fail_resumed(
+                entry,
+                message,
+                "the follow-up could not be processed",
+            ));
         }
         _ => {}
     }
@@ -223,6 +221,18 @@ fn resume(
     };
     start_worker(peer, entry, run, Plan::Produce, false);
     Ok(opened)
+}
+
+/// Takes a follow-up into the history, then fails the task with `why`.
+fn fail_resumed(entry: &mut Entry, message: Message, why: &str) -> Opened {
+    entry.task.history.push(message);
+    entry.set_status(Status::now(TaskState::Working, None), false);
+    let note = Message::agent(&entry.task, why);
+    entry.set_status(Status::now(TaskState::Failed, Some(note)), true);
+    Opened {
+        task: entry.task.clone(),
+        feed: entry.feed(),
+    }
 }
 
 /// Spawns a worker run while the entry is locked, so it cannot act before

@@ -231,7 +231,7 @@ impl Capture {
 
     /// What was answered, in words: the error, or the task's state with its
     /// status message; else the summary.
-    fn answer(&self) -> String {
+    pub(crate) fn answer(&self) -> String {
         if let Some(error) = self.error() {
             return format!("error {} {}", error.code, error.message)
                 .trim_end()

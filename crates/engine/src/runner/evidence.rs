@@ -5,9 +5,29 @@
 use a2a_conform_client::transcript::{Record, RecordKind};
 use a2a_conform_report::evidence::{Evidence, EvidenceKind};
 
-/// The report's evidence for a run's records, in order.
+/// How the note opens that a step writes before it sends a control (a
+/// request sent only to tell what a failed answer means, e.g. the same
+/// message without `acceptedOutputModes`).
+pub(crate) const CONTROL_NOTE: &str = "control: ";
+
+/// The report's evidence for a run's records, in order. The requests after
+/// a control note keep no `curl` line: a report reproduces a run by its
+/// last request that has one, and that must be the judged request, not the
+/// control sent after it.
 pub(crate) fn from_records(records: Vec<Record>) -> Vec<Evidence> {
-    records.into_iter().map(from_record).collect()
+    let mut in_control = false;
+    records
+        .into_iter()
+        .map(|record| {
+            in_control |=
+                record.kind == RecordKind::Note && record.summary.starts_with(CONTROL_NOTE);
+            let mut evidence = from_record(record);
+            if in_control {
+                evidence.curl = None;
+            }
+            evidence
+        })
+        .collect()
 }
 
 fn from_record(record: Record) -> Evidence {

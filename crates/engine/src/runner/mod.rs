@@ -28,7 +28,7 @@ pub(crate) mod capture;
 mod card;
 pub(crate) mod context;
 mod credentials;
-mod evidence;
+pub(crate) mod evidence;
 mod fleet;
 mod judge;
 mod options;

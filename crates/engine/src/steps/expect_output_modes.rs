@@ -10,6 +10,7 @@
 use super::primitive::Primitive;
 use super::send::SendStep;
 use crate::runner::context::{RunContext, StepResult, Stop};
+use crate::runner::evidence::CONTROL_NOTE;
 use crate::scenario::check::{Checked, StepCheck};
 use crate::scenario::template::Template;
 use a2a_conform_protocol::{codes, TaskState};
@@ -117,6 +118,9 @@ impl ExpectOutputModesStep {
             Ok(text) => SendStep::of_text(CONTROL, &text),
             Err(stop) => return stop,
         };
+        ctx.transcript.note(format!(
+            "{CONTROL_NOTE}the same message without acceptedOutputModes tells a refused output mode from a task that fails anyway"
+        ));
         if let Err(stop) = control.run(ctx).await {
             return stop;
         }

@@ -25,6 +25,7 @@ mod expect_extended_card;
 mod expect_listed;
 mod expect_output_modes;
 mod expect_quiet;
+mod expect_resumed;
 mod expect_webhook;
 mod get;
 mod get_extended_card;
@@ -147,6 +148,9 @@ primitives! {
     /// A captured send answer's artifacts must be of the accepted output
     /// mode (or the send refused with -32005), and of types the card declares.
     ExpectOutputModes(expect_output_modes::ExpectOutputModesStep),
+    /// A resume in a declared input mode must take the part; a failed task
+    /// diverges only when a text resume of another task does not fail too.
+    ExpectResumed(expect_resumed::ExpectResumedStep),
 }
 
 #[cfg(test)]

@@ -32,6 +32,20 @@ pub(crate) struct ResumeStep {
     stream: bool,
 }
 
+impl ResumeStep {
+    /// A blocking text resume of the task captured as `task`, answered
+    /// into `capture` (the control of `expect_resumed`).
+    pub(super) fn with_text(task: &str, capture: &str) -> ResumeStep {
+        ResumeStep {
+            task: task.into(),
+            capture: capture.into(),
+            mode: None,
+            text: None,
+            stream: false,
+        }
+    }
+}
+
 impl Primitive for ResumeStep {
     fn check(&self, ck: &mut StepCheck<'_>) -> Checked {
         ck.reads(&self.task)?;
