@@ -130,7 +130,16 @@ pub enum DeclarationId {
     /// v0.3 `blocking: true` sent explicitly) returns only once the task is
     /// terminal or interrupted (v1 §3.2.2).
     Blocking,
+    /// `interfaces[<BINDING> <version>] ≡ interfaces[<BINDING> <version>]`:
+    /// the first interface answers the same scenario as the second (the
+    /// card's preferred one the tool speaks) in what matters: the task's
+    /// state and artifact content, the A2A error codes. Both sides are
+    /// [`DeclarationId::Interface`] ids.
+    Equivalence(Box<DeclarationId>, Box<DeclarationId>),
 }
+
+/// How an equivalence id joins its two interface ids.
+pub const EQUIVALENCE_SIGN: &str = " ≡ ";
 
 impl DeclarationId {
     /// The card-level ids with a fixed spelling, in report order: the one
@@ -220,6 +229,7 @@ impl fmt::Display for DeclarationId {
             DeclarationId::Signature(label) => write!(f, "signatures[{label}]"),
             DeclarationId::Extension(uri) => write!(f, "capabilities.extensions[{uri}]"),
             DeclarationId::Blocking => f.write_str("protocol.blocking"),
+            DeclarationId::Equivalence(a, b) => write!(f, "{a}{EQUIVALENCE_SIGN}{b}"),
         }
     }
 }
@@ -288,6 +298,13 @@ fn parse(text: &str) -> Option<DeclarationId> {
     }
     if let Some(name) = bracketed(text, "securitySchemes") {
         return Some(DeclarationId::SecurityScheme(name.to_string()));
+    }
+    if let Some((a, b)) = text.split_once(EQUIVALENCE_SIGN) {
+        let side = |t: &str| bracketed(t, "interfaces").and_then(parse_interface);
+        return Some(DeclarationId::Equivalence(
+            Box::new(side(a)?),
+            Box::new(side(b)?),
+        ));
     }
     if let Some(inner) = bracketed(text, "interfaces") {
         return parse_interface(inner);
@@ -527,6 +544,8 @@ mod tests {
             "securitySchemes[bearer]",
             "interfaces[JSONRPC 1.0]",
             "interfaces[HTTP+JSON 0.3 #2]",
+            "interfaces[HTTP+JSON 1.0] ≡ interfaces[JSONRPC 1.0]",
+            "interfaces[GRPC 1.0 #2] ≡ interfaces[JSONRPC 0.3]",
             "x-acme.refunds",
             "protocol.unknownTask",
             "protocol.terminalSubscribe",
@@ -594,6 +613,8 @@ mod tests {
             "interfaces[JSONRPC]",
             "interfaces[JSONRPC 1.0 #1]",
             "interfaces[JSONRPC 1.0 2]",
+            "interfaces[JSONRPC 1.0] ≡ lifecycle.cancel",
+            "interfaces[JSONRPC 1.0] ≡ ",
             "x-",
             "x-has space",
         ] {

@@ -1,7 +1,7 @@
 //! What a card promises, as declaration ids: the rows a run judges, and the
 //! answers to a scenario's `when:` gate.
 
-use super::model::{Card, Declaration, Interface, InterfaceDeclaration, Skill};
+use super::model::{Card, Declaration, Interface, InterfaceDeclaration, PairDeclaration, Skill};
 use super::select;
 use crate::declaration::{Capability, DeclarationId};
 use crate::{Binding, ProtocolVersion};
@@ -178,6 +178,36 @@ impl Card {
         out
     }
 
+    /// On a card declaring two interfaces or more, one pair per interface
+    /// besides the reference one, in card order: `<other> ≡ <reference>`.
+    /// The reference is the card's preferred interface the tool speaks (the
+    /// first so, or the first at all when it speaks none): n−1 rows, not
+    /// every pair, since equivalence is transitive and one reference names
+    /// the binding a caller is most likely to use.
+    pub fn interface_pair_declarations(&self) -> Vec<PairDeclaration> {
+        let all = self.interface_declarations();
+        if all.len() < 2 {
+            return Vec::new();
+        }
+        let at = all
+            .iter()
+            .position(|d| d.unsupported.is_none())
+            .unwrap_or(0);
+        let reference = all[at].clone();
+        all.into_iter()
+            .enumerate()
+            .filter(|(n, _)| *n != at)
+            .map(|(_, other)| PairDeclaration {
+                id: DeclarationId::Equivalence(
+                    Box::new(other.id.clone()),
+                    Box::new(reference.id.clone()),
+                ),
+                other,
+                reference: reference.clone(),
+            })
+            .collect()
+    }
+
     /// Declared input modes to expand over, as (declaration id, media type): the card
     /// defaults as `defaultInputModes[<type>]`, then each skill's own modes as
     /// `skills[<id>].inputModes[<type>]`. Repeats (same type, ignoring ASCII case,
@@ -264,6 +294,10 @@ impl Card {
             DeclarationId::Interface { .. } => {
                 self.interface_declarations().iter().any(|d| d.id == *id)
             }
+            DeclarationId::Equivalence(..) => self
+                .interface_pair_declarations()
+                .iter()
+                .any(|d| d.id == *id),
             DeclarationId::Custom(_) => false,
             DeclarationId::UnknownTask | DeclarationId::HistoryLength | DeclarationId::Blocking => {
                 true

@@ -29,6 +29,6 @@ pub use discovery::{discovery_url, WELL_KNOWN_PATH};
 pub use error::CardError;
 pub use model::{
     BindingChoice, Capabilities, Card, CardLayout, Declaration, Extension, Interface,
-    InterfaceDeclaration, ProtocolChoice, Skill, MAX_CARD_BYTES,
+    InterfaceDeclaration, PairDeclaration, ProtocolChoice, Skill, MAX_CARD_BYTES,
 };
 pub use parse::parse_card;

@@ -169,6 +169,30 @@ pub struct InterfaceDeclaration {
     pub unsupported: Option<String>,
 }
 
+/// Two declared interfaces whose answers must agree
+/// (`interfaces[HTTP+JSON 1.0] ≡ interfaces[JSONRPC 1.0]`): `other` is
+/// compared against `reference`, the card's preferred interface the tool
+/// speaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairDeclaration {
+    /// `<other's id> ≡ <reference's id>`.
+    pub id: DeclarationId,
+    /// The interface compared.
+    pub other: InterfaceDeclaration,
+    /// The interface it is compared against.
+    pub reference: InterfaceDeclaration,
+}
+
+impl PairDeclaration {
+    /// Why the tool cannot compare the pair (`None`: it can).
+    pub fn unsupported(&self) -> Option<String> {
+        self.other
+            .unsupported
+            .clone()
+            .or_else(|| self.reference.unsupported.clone())
+    }
+}
+
 /// A promise the runner can judge, and whether the card makes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Declaration {
