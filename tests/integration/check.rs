@@ -52,9 +52,18 @@ fn assert_all_honoured(out: &Outcome, version: &str, binding: &str) {
     );
     assert_eq!(out.scenario("streaming-probe"), "pass");
     let interfaces: &[&str] = if version == "1.0" {
-        &["interfaces[JSONRPC 1.0]", "interfaces[HTTP+JSON 1.0]"]
+        &[
+            "interfaces[JSONRPC 1.0]",
+            "interfaces[HTTP+JSON 1.0]",
+            // The two bindings answer alike (bindings-agree), whichever the check speaks.
+            "interfaces[HTTP+JSON 1.0] ≡ interfaces[JSONRPC 1.0]",
+        ]
     } else {
-        &["interfaces[JSONRPC 0.3]", "interfaces[HTTP+JSON 0.3]"]
+        &[
+            "interfaces[JSONRPC 0.3]",
+            "interfaces[HTTP+JSON 0.3]",
+            "interfaces[HTTP+JSON 0.3] ≡ interfaces[JSONRPC 0.3]",
+        ]
     };
     for id in interfaces {
         assert_eq!(out.declaration(id), "honoured", "{id}: {}", out.explain());

@@ -319,6 +319,15 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
         "the SDK card declares at least a 1.0 and a 0.3 interface: {}",
         context()
     );
+    // The hybrid card's interfaces answer alike (bindings-agree): a row per
+    // interface paired with the reference one, each honoured above.
+    let pairs = rows.iter().filter(|(id, _)| id.contains(" ≡ ")).count();
+    assert_eq!(
+        pairs + 1,
+        interfaces.len() - pairs,
+        "a bindings-agree row per interface but the reference: {}",
+        context()
+    );
     let mock_version = match version {
         "1.0" => ProtocolVersion::V1_0,
         _ => ProtocolVersion::V0_3,

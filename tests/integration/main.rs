@@ -10,6 +10,7 @@ mod gating;
 mod auth_schemes;
 mod badge;
 mod baseline;
+mod bindings;
 mod blocking;
 mod check;
 mod config;

@@ -81,6 +81,13 @@ struct Row {
     strict: bool,
     /// `protocol.blocking`: a blocking send returns a settled task.
     blocking: &'static str,
+    /// `interfaces[<other>] ≡ interfaces[JSONRPC <version>]`: every served
+    /// interface against the JSON-RPC one (a declared one not served is an
+    /// error on its side, so its pair reads unverified).
+    pairs: &'static str,
+    /// `interfaces[GRPC <version>] ≡ interfaces[JSONRPC <version>]`, when
+    /// the card declares gRPC besides JSON-RPC.
+    grpc_pair: &'static str,
 }
 
 fn expected(behaviour: Behaviour) -> Row {
@@ -116,6 +123,8 @@ fn expected(behaviour: Behaviour) -> Row {
         extensions: None,
         strict: false,
         blocking: "honoured",
+        pairs: "honoured",
+        grpc_pair: "honoured",
     };
     match behaviour {
         Honest => honest,
@@ -131,6 +140,11 @@ fn expected(behaviour: Behaviour) -> Row {
         },
         // Every resumed task fails, text too: a broken agent, not a refused
         // mode. The text control fails as well, so both rows are unverified.
+        BindingDisagrees => Row {
+            exit: 1,
+            pairs: "diverged",
+            ..honest
+        },
         ResumeFails => Row {
             text: "unverified",
             json: "unverified",
@@ -221,14 +235,20 @@ fn expected(behaviour: Behaviour) -> Row {
             grpc_only: true,
             ..honest
         },
+        // Its gRPC binding answers every method UNIMPLEMENTED where JSON-RPC
+        // answers: the two bindings disagree.
         GrpcRefused => Row {
             exit: 1,
             grpc: Some("diverged"),
+            grpc_pair: "diverged",
             ..honest
         },
+        // Nothing A2A answers at its HTTP+JSON URL: a malfunction on that
+        // side, so the pair cannot be compared.
         RestUnserved => Row {
             exit: 1,
             rest: "diverged",
+            pairs: "unverified",
             ..honest
         },
         // Checked with the credentials the card's scheme names (see
@@ -357,6 +377,7 @@ fn expected(behaviour: Behaviour) -> Row {
         CloseAfter500 => Row {
             exit: 3,
             unknown_task: "unverified",
+            pairs: "unverified",
             ..honest
         },
         // Nothing, not even the status line, for longer than the probe
@@ -374,6 +395,7 @@ fn expected(behaviour: Behaviour) -> Row {
             exit: 0,
             jsonrpc: "unverified",
             rest: "unverified",
+            pairs: "unverified",
             text: "unverified",
             json: "unverified",
             terminal_subscribe: "unverified",
@@ -541,6 +563,18 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     if want.unserved_interface {
         rows.push((unserved.as_str(), "diverged"));
     }
+    let rest_pair = format!("{rest} ≡ {jsonrpc}");
+    let grpc_pair = format!("{grpc_row} ≡ {jsonrpc}");
+    let unserved_pair = format!("{unserved} ≡ {jsonrpc}");
+    if !want.grpc_only {
+        rows.push((rest_pair.as_str(), want.pairs));
+        if want.grpc.is_some() {
+            rows.push((grpc_pair.as_str(), want.grpc_pair));
+        }
+        if want.unserved_interface {
+            rows.push((unserved_pair.as_str(), "unverified"));
+        }
+    }
     if let Some(signature) = want.signature {
         rows.push(("signatures[a2a-conform-mock-key]", signature));
     }
@@ -655,6 +689,7 @@ matrix! {
     input_overdeclared: InputOverdeclared,
     input_overdeclared_fails: InputOverdeclaredFails,
     resume_fails: ResumeFails,
+    binding_disagrees: BindingDisagrees,
     stream_silent: StreamSilent,
     stream_silent_nothing: StreamSilentNothing,
     unstable_completion: UnstableCompletion,

@@ -336,6 +336,14 @@ pub enum Behaviour {
                    for input is only in its skill's description (`plan a trip`)"
     )]
     DescriptionTrigger,
+    /// Its HTTP+JSON binding answers GetTask of an unknown id with another
+    /// error than its JSON-RPC binding.
+    #[strum(
+        message = "its HTTP+JSON binding answers GetTask on an id it never issued \
+                   with InvalidParams (-32602, reason INVALID_PARAMS) while its \
+                   JSON-RPC binding answers TaskNotFound (-32001)"
+    )]
+    BindingDisagrees,
 }
 
 impl Behaviour {
@@ -428,6 +436,12 @@ impl Behaviour {
     /// Whether requests without the token are refused with 401.
     pub(crate) fn enforces_security(self) -> bool {
         self == Behaviour::Secured
+    }
+
+    /// Whether the HTTP+JSON binding answers GetTask of an unknown id with
+    /// InvalidParams instead of TaskNotFound (the other bindings do not).
+    pub(crate) fn rest_disagrees_on_unknown_task(self) -> bool {
+        self == Behaviour::BindingDisagrees
     }
 
     /// Whether GetTask/CancelTask on an unknown id answer a made-up task.
@@ -535,6 +549,7 @@ mod tests {
                 "cancel-leak",
                 "input-overdeclared",
                 "input-overdeclared-fails",
+                "resume-fails",
                 "stream-silent",
                 "stream-silent-nothing",
                 "unstable-completion",
@@ -583,6 +598,7 @@ mod tests {
                 "card-duplicate-keys",
                 "instant-unless-input",
                 "description-trigger",
+                "binding-disagrees",
             ]
         );
         for b in Behaviour::all() {

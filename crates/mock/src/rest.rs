@@ -105,7 +105,20 @@ async fn serve(
     if let Some(crash) = super::stale::crash_on_unknown_task(peer, op, &params) {
         return Ok(crash);
     }
-    Ok(match service::call(peer, op, &params).await? {
+    let answer = service::call(peer, op, &params).await;
+    // `binding-disagrees`: this binding alone turns TaskNotFound into
+    // InvalidParams, so the bindings' answers differ in their A2A code.
+    let answer = match answer {
+        Err(e)
+            if op == Operation::GetTask
+                && e.code == codes::TASK_NOT_FOUND
+                && peer.behaviour.rest_disagrees_on_unknown_task() =>
+        {
+            Err(A2aError::new(codes::INVALID_PARAMS, "invalid task id"))
+        }
+        other => other,
+    };
+    Ok(match answer? {
         Reply::Json(value) => {
             let value = match version {
                 ProtocolVersion::V1_0 => value,

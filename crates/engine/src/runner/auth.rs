@@ -104,9 +104,14 @@ impl Auth {
             )?),
             _ => None,
         };
+        let reference = match &planned.reference {
+            Some(interface) if runs => Some(interface_client(interface, config)?),
+            _ => None,
+        };
         Ok(RunSetup {
             peer: client,
             own,
+            reference,
             redactor: match &run_auth {
                 Some(_) => options.redactor_with_issued(),
                 None => options.redactor.clone(),
@@ -124,6 +129,8 @@ pub(crate) struct RunSetup<'c> {
     /// The peer's client, used unless the run has its own.
     peer: &'c PeerClient,
     own: Option<PeerClient>,
+    /// `for_each: interface_pairs`: the reference interface's client.
+    reference: Option<PeerClient>,
     pub(crate) redactor: Arc<Redactor>,
     pub(crate) auth_evidence: Vec<String>,
     /// Where the run counts the answers to requests that carried the
@@ -135,6 +142,11 @@ impl RunSetup<'_> {
     /// The client the run talks through.
     pub(crate) fn client(&self) -> &PeerClient {
         self.own.as_ref().unwrap_or(self.peer)
+    }
+
+    /// The client of the interface the run's answers are compared with.
+    pub(crate) fn reference(&self) -> Option<&PeerClient> {
+        self.reference.as_ref()
     }
 }
 

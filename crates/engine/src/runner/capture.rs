@@ -58,6 +58,9 @@ pub(crate) struct Capture {
     /// For an answer with a task: the text of its status message, if any
     /// (why a task failed, what an input-required task asks).
     pub(crate) status_text: Option<String>,
+    /// For an answer with a whole task: what its artifacts say, ids left
+    /// out (`compare_bindings` sets two bindings' answers side by side).
+    pub(crate) said: Option<String>,
 }
 
 impl Capture {
@@ -71,6 +74,7 @@ impl Capture {
             history: None,
             part_types: None,
             status_text: None,
+            said: None,
         }
     }
 
@@ -84,7 +88,7 @@ impl Capture {
     }
 
     pub(crate) fn from_task(task: &TaskView, at: Instant) -> Capture {
-        Capture::new(
+        let mut capture = Capture::new(
             Captured::Task {
                 task_id: task.id.clone(),
                 context_id: task.context_id.clone(),
@@ -93,7 +97,9 @@ impl Capture {
             },
             at,
             format!("task {}", task.summary()),
-        )
+        );
+        capture.said = Some(task.said_digest());
+        capture
     }
 
     pub(crate) fn from_error(error: RpcError, at: Instant) -> Capture {

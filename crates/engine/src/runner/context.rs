@@ -148,6 +148,9 @@ pub(crate) struct PushState {
 /// The state of one scenario run.
 pub(crate) struct RunContext<'a> {
     pub(crate) client: &'a PeerClient,
+    /// `for_each: interface_pairs`: the client of the interface `client`'s
+    /// answers are compared with.
+    pub(crate) reference: Option<&'a PeerClient>,
     pub(crate) transcript: Arc<Transcript>,
     /// Variables for this run: `None` is a variable that exists but is unset.
     pub(crate) vars: HashMap<String, Option<String>>,
@@ -207,6 +210,7 @@ impl<'a> RunContext<'a> {
     ) -> Self {
         RunContext {
             client,
+            reference: None,
             transcript,
             vars,
             captures: HashMap::new(),

@@ -10,17 +10,23 @@ use a2a_conform_report::evidence::{Evidence, EvidenceKind};
 /// message without `acceptedOutputModes`).
 pub(crate) const CONTROL_NOTE: &str = "control: ";
 
+/// How the note opens that a step writes when it goes on after the request
+/// its verdict is about (`compare_bindings` after the first difference):
+/// the requests after it keep no `curl` line either.
+pub(crate) const FURTHER_NOTE: &str = "further: ";
+
 /// The report's evidence for a run's records, in order. The requests after
-/// a control note keep no `curl` line: a report reproduces a run by its
-/// last request that has one, and that must be the judged request, not the
-/// control sent after it.
+/// a control or further note keep no `curl` line: a report reproduces a
+/// run by its last request that has one, and that must be the judged
+/// request, not one sent after it.
 pub(crate) fn from_records(records: Vec<Record>) -> Vec<Evidence> {
     let mut in_control = false;
     records
         .into_iter()
         .map(|record| {
-            in_control |=
-                record.kind == RecordKind::Note && record.summary.starts_with(CONTROL_NOTE);
+            in_control |= record.kind == RecordKind::Note
+                && (record.summary.starts_with(CONTROL_NOTE)
+                    || record.summary.starts_with(FURTHER_NOTE));
             let mut evidence = from_record(record);
             if in_control {
                 evidence.curl = None;

@@ -28,6 +28,8 @@ pub(crate) struct Planned<'a> {
     /// `for_each: interfaces`: the interface this run talks to instead of the
     /// card's chosen endpoint.
     pub(crate) interface: Option<Interface>,
+    /// `for_each: interface_pairs`: the interface `interface` is compared with.
+    pub(crate) reference: Option<Interface>,
     /// The card's probe window, when `--max-probe-window` clamped it.
     pub(crate) clamped_window: Option<ProbeWindow>,
     /// `for_each: signatures`: the card as served, whose signature the run checks.
@@ -170,6 +172,7 @@ pub(crate) fn plan_runs<'a>(
                 vars,
                 not_run,
                 interface: expansion.interface,
+                reference: expansion.reference,
                 signed_card: expansion.signed_card,
                 clamped_window: probe_window(card, options).filter(ProbeWindow::clamped),
                 card: facts.clone(),
@@ -198,6 +201,7 @@ pub(crate) struct Expansion {
     pub(crate) unsupported: Option<String>,
     pub(crate) vars: HashMap<String, Option<String>>,
     pub(crate) interface: Option<Interface>,
+    pub(crate) reference: Option<Interface>,
     pub(crate) signed_card: Option<Arc<ServedCard>>,
 }
 
@@ -211,6 +215,7 @@ pub(crate) fn expand(card: &Card, scenario: &Scenario) -> Vec<Expansion> {
         Some(ForEach::Extensions) => extensions(id, card, false),
         Some(ForEach::RequiredExtensions) => extensions(id, card, true),
         Some(ForEach::Interfaces) => interfaces(id, card),
+        Some(ForEach::InterfacePairs) => interface_pairs(id, card),
         Some(ForEach::Signatures) => signatures(id, card),
     }
 }
@@ -223,6 +228,7 @@ impl Expansion {
             unsupported: None,
             vars: HashMap::new(),
             interface: None,
+            reference: None,
             signed_card: None,
         }
     }
@@ -293,7 +299,41 @@ fn interfaces(id: &str, card: &Card) -> Vec<Expansion> {
             ]),
             unsupported: d.unsupported,
             interface: Some(d.interface),
+            reference: None,
             signed_card: None,
+        })
+        .collect()
+}
+
+/// `interface_pairs`: one run per declared interface besides the
+/// reference, talking to it and to the reference; a pair with an interface
+/// the tool cannot speak is planned and skipped, saying so.
+fn interface_pairs(id: &str, card: &Card) -> Vec<Expansion> {
+    card.interface_pair_declarations()
+        .into_iter()
+        .map(|pair| {
+            let unsupported = pair.unsupported();
+            let other = pair.other.interface;
+            let label = pair.other.id.interface_label().unwrap_or_default();
+            let reference = pair.reference.id.interface_label().unwrap_or_default();
+            Expansion {
+                run_id: format!("{id}[{label} ≡ {reference}]"),
+                vars: set(vec![
+                    ("declaration", Some(pair.id.to_string())),
+                    ("binding", Some(other.binding_name.clone())),
+                    (
+                        "interface_version",
+                        other.protocol_version.map(|v| v.as_str().to_string()),
+                    ),
+                    ("url", Some(other.url.clone())),
+                    ("interface", Some(label)),
+                    ("reference", Some(reference)),
+                ]),
+                unsupported,
+                interface: Some(other),
+                reference: Some(pair.reference.interface),
+                signed_card: None,
+            }
         })
         .collect()
 }

@@ -272,6 +272,7 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
         transcript.note(line.clone());
     }
     let mut ctx = RunContext::new(setup.client(), transcript.clone(), planned.vars.clone());
+    ctx.reference = setup.reference();
     ctx.clamped_window = planned.clamped_window;
     ctx.signing = planned.signed_card.clone().map(|card| Signing {
         card,

@@ -56,6 +56,15 @@ pub enum ForEach {
     /// interface's URL, binding and version. Sets `${declaration}`
     /// (`interfaces[JSONRPC 1.0]`), `${binding}`, `${interface_version}`, `${url}`.
     Interfaces,
+    /// On a card declaring two interfaces or more, one run per interface
+    /// besides the reference (the card's preferred interface the tool
+    /// speaks): the run's calls go to that interface, and steps that compare
+    /// (`compare_bindings`) ask the reference too. Sets `${declaration}`
+    /// (`interfaces[HTTP+JSON 1.0] ≡ interfaces[JSONRPC 1.0]`), `${binding}`,
+    /// `${interface_version}`, `${url}`, `${interface}` (of the interface
+    /// compared, its label: `HTTP+JSON 1.0`) and `${reference}` (the
+    /// reference's label, `JSONRPC 1.0`).
+    InterfacePairs,
     /// Every entry of the card's `signatures`. Sets `${declaration}`
     /// (`signatures[<kid>]`), `${signature}` (its 1-based position) and `${kid}`.
     Signatures,
@@ -74,6 +83,7 @@ impl std::fmt::Display for ForEach {
         f.write_str(match self {
             ForEach::InputModes => "for each declared input mode",
             ForEach::Interfaces => "for each declared interface",
+            ForEach::InterfacePairs => "for each declared interface besides the reference",
             ForEach::Signatures => "for each card signature",
             ForEach::OutputModes => "for each declared output mode",
             ForEach::Extensions => "for each declared extension",

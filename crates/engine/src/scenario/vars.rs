@@ -111,6 +111,7 @@ pub const BUILTINS: &[Builtin] = &[
 
 /// Variables set by `for_each` (`input_modes`: mode, declaration, skill;
 /// `interfaces`: declaration, binding, interface_version, url;
+/// `interface_pairs`: those, interface and reference;
 /// `signatures`: declaration, signature, kid; `output_modes`: as
 /// `input_modes`; `extensions`, `required_extensions`: uri, declaration).
 pub(crate) const FOR_EACH_VARS: &[&str] = &[
@@ -120,6 +121,8 @@ pub(crate) const FOR_EACH_VARS: &[&str] = &[
     "binding",
     "interface_version",
     "url",
+    "interface",
+    "reference",
     "signature",
     "kid",
     "uri",

@@ -39,6 +39,19 @@ pub(crate) enum TaskOp {
     Cancel,
 }
 
+impl CallTaskStep {
+    /// `op` on the scenario's own task `id` (one the peer never issued).
+    pub(crate) fn on_id(op: TaskOp, id: &str, capture: &str) -> CallTaskStep {
+        CallTaskStep {
+            op,
+            task: None,
+            id: Some(Template::literal(id)),
+            history_length: None,
+            capture: capture.into(),
+        }
+    }
+}
+
 impl Primitive for CallTaskStep {
     fn check(&self, ck: &mut StepCheck<'_>) -> Checked {
         match (&self.task, &self.id) {

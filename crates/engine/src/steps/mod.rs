@@ -15,6 +15,7 @@
 
 mod call_task;
 mod cancel;
+mod compare_bindings;
 mod condition;
 pub(crate) mod estimate;
 mod expect;
@@ -151,6 +152,10 @@ primitives! {
     /// A resume in a declared input mode must take the part; a failed task
     /// diverges only when a text resume of another task does not fail too.
     ExpectResumed(expect_resumed::ExpectResumedStep),
+    /// The run's interface and the reference one answer alike: unknown-task
+    /// GetTask and CancelTask by error code, a blocking message by state and
+    /// content (`for_each: interface_pairs`).
+    CompareBindings(compare_bindings::CompareBindingsStep),
 }
 
 #[cfg(test)]

@@ -66,6 +66,14 @@ impl Card {
                 }),
         );
         out.extend(
+            self.interface_pair_declarations()
+                .into_iter()
+                .map(|d| Declaration {
+                    id: d.id,
+                    declared: true,
+                }),
+        );
+        out.extend(
             super::signature::signature_declarations(&self.raw)
                 .into_iter()
                 .map(|(id, _)| Declaration { id, declared: true }),

@@ -61,6 +61,20 @@ impl TaskView {
         hex(&hasher.finalize()[..8])
     }
 
+    /// A digest of what the artifacts say, ids left out and order ignored
+    /// ([`ArtifactView::said`]): equal for two tasks, from two bindings or
+    /// versions, that produced the same content.
+    pub fn said_digest(&self) -> String {
+        let mut items: Vec<&str> = self.artifacts.iter().map(|a| a.said.as_str()).collect();
+        items.sort_unstable();
+        let mut hasher = Sha256::new();
+        for item in items {
+            hasher.update(item.as_bytes());
+            hasher.update([0]);
+        }
+        hex(&hasher.finalize()[..8])
+    }
+
     /// A short description for evidence: "state=completed, 1 artifact".
     pub fn summary(&self) -> String {
         let state = self
@@ -82,6 +96,11 @@ pub struct ArtifactView {
     pub artifact_id: Option<String>,
     /// A digest of its `parts` ([`content_digest`]): equal parts, equal digest.
     pub digest: String,
+    /// A digest of what its parts say, in either version's shape: the text
+    /// of text parts and the value of data parts, in order (file parts
+    /// count as one each). Two bindings, or two versions, that answered the
+    /// same content give the same digest, whatever ids they minted.
+    pub said: String,
 }
 
 impl ArtifactView {
@@ -90,6 +109,7 @@ impl ArtifactView {
         ArtifactView {
             artifact_id: str_field(value, "artifactId"),
             digest: content_digest(value.get("parts").unwrap_or(&Value::Null)),
+            said: said_digest(value.get("parts")),
         }
     }
 }
@@ -354,6 +374,25 @@ fn str_field(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
+/// The digest of what a `parts` array says, shape left out: a text part as
+/// its text, a data part as its value, any other part as a file.
+fn said_digest(parts: Option<&Value>) -> String {
+    let said: Vec<Value> = parts
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts
+                .iter()
+                .map(|part| match (part.get("text"), part.get("data")) {
+                    (Some(text), _) => serde_json::json!({ "text": text }),
+                    (None, Some(data)) => serde_json::json!({ "data": data }),
+                    (None, None) => serde_json::json!("file"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    content_digest(&Value::Array(said))
+}
+
 /// A short digest of a JSON value's canonical text (object keys sorted).
 ///
 /// The canonical text is compact JSON with every object's keys in sorted
@@ -449,6 +488,24 @@ fn hex(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn what_artifacts_say_ignores_ids_and_version_shapes_but_not_content() {
+        let v1 = TaskView::from_json(&json!({"artifacts": [
+            {"artifactId": "a-1", "parts": [{"text": "hi"}, {"data": {"n": 1}, "mediaType": "application/json"}]}
+        ]}));
+        let v03 = TaskView::from_json(&json!({"artifacts": [
+            {"artifactId": "b-2", "parts": [{"kind": "text", "text": "hi"}, {"kind": "data", "data": {"n": 1}}]}
+        ]}));
+        assert_eq!(v1.said_digest(), v03.said_digest());
+        assert_ne!(v1.artifacts_digest(), v03.artifacts_digest());
+        let other = TaskView::from_json(&json!({"artifacts": [
+            {"artifactId": "a-1", "parts": [{"text": "hi!"}, {"data": {"n": 1}}]}
+        ]}));
+        assert_ne!(v1.said_digest(), other.said_digest());
+        let none = TaskView::from_json(&json!({}));
+        assert_ne!(v1.said_digest(), none.said_digest());
+    }
 
     #[test]
     fn kinds_are_the_serialized_tags() {

@@ -72,6 +72,7 @@ fn v1_0_card() {
             decl("protocol.blocking", true),
             decl("interfaces[JSONRPC 1.0]", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
+            decl("interfaces[HTTP+JSON 1.0] ≡ interfaces[JSONRPC 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultOutputModes[text/plain]", true),
         ]
@@ -241,6 +242,8 @@ fn v0_3_card() {
             decl("interfaces[HTTP+JSON 0.3]", true),
             // Declared but not spoken by this version: listed, to read unverified.
             decl("interfaces[GRPC 0.3]", true),
+            decl("interfaces[HTTP+JSON 0.3] ≡ interfaces[JSONRPC 0.3]", true),
+            decl("interfaces[GRPC 0.3] ≡ interfaces[JSONRPC 0.3]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultInputModes[application/json]", true),
             decl("defaultOutputModes[text/plain]", true),
@@ -356,6 +359,9 @@ fn hybrid_card_prefers_supported_interfaces() {
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("interfaces[JSONRPC 0.3]", true),
             decl("interfaces[HTTP+JSON 0.3]", true),
+            decl("interfaces[HTTP+JSON 1.0] ≡ interfaces[JSONRPC 1.0]", true),
+            decl("interfaces[JSONRPC 0.3] ≡ interfaces[JSONRPC 1.0]", true),
+            decl("interfaces[HTTP+JSON 0.3] ≡ interfaces[JSONRPC 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultOutputModes[text/plain]", true),
             decl("defaultOutputModes[application/json]", true),
@@ -502,6 +508,7 @@ fn rest_first_card_keeps_preference_order_and_tenant() {
             decl("protocol.blocking", true),
             decl("interfaces[HTTP+JSON 1.0]", true),
             decl("interfaces[JSONRPC 1.0]", true),
+            decl("interfaces[JSONRPC 1.0] ≡ interfaces[HTTP+JSON 1.0]", true),
             decl("defaultInputModes[text/plain]", true),
             decl("defaultOutputModes[text/plain]", true),
         ]

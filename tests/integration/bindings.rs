@@ -1,0 +1,195 @@
+//! Cross-binding equivalence (`bindings-agree`, one row per interface
+//! besides the reference): the honest mock's bindings agree over JSON-RPC,
+//! HTTP+JSON and gRPC in both versions; a mock whose HTTP+JSON binding
+//! answers an unknown task otherwise diverges, reproduced by that binding's
+//! request; content that depends on the interface diverges while content
+//! that varies run to run is not compared; a malfunction on one side is an
+//! error, never a divergence.
+
+use crate::common::*;
+use a2a_conform_mock::{Behaviour, MockConfig};
+use a2a_conform_protocol::ProtocolVersion;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+const HTTP_PAIR: &str = "interfaces[HTTP+JSON 1.0] ≡ interfaces[JSONRPC 1.0]";
+const GRPC_PAIR: &str = "interfaces[GRPC 1.0] ≡ interfaces[JSONRPC 1.0]";
+
+fn with_grpc(protocol: ProtocolVersion, behaviour: Behaviour) -> Peer {
+    start_peer_config(MockConfig {
+        grpc: true,
+        ..peer_config(protocol, behaviour)
+    })
+}
+
+#[test]
+fn the_honest_mocks_bindings_agree_on_every_pair_in_both_versions() {
+    let peer = with_grpc(ProtocolVersion::V1_0, Behaviour::Honest);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(out.declaration(HTTP_PAIR), "honoured", "{}", out.explain());
+    assert_eq!(out.declaration(GRPC_PAIR), "honoured", "{}", out.explain());
+    let peer = with_grpc(ProtocolVersion::V0_3, Behaviour::Honest);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    for pair in [
+        "interfaces[HTTP+JSON 0.3] ≡ interfaces[JSONRPC 0.3]",
+        "interfaces[GRPC 0.3] ≡ interfaces[JSONRPC 0.3]",
+    ] {
+        assert_eq!(out.declaration(pair), "honoured", "{}", out.explain());
+    }
+}
+
+#[test]
+fn an_http_json_binding_answering_an_unknown_task_otherwise_diverges() {
+    let peer = with_grpc(ProtocolVersion::V1_0, Behaviour::BindingDisagrees);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.code, 1, "{}", out.explain());
+    assert_eq!(out.declaration(HTTP_PAIR), "diverged", "{}", out.explain());
+    // Only the HTTP+JSON binding disagrees: the gRPC pair is honoured.
+    assert_eq!(out.declaration(GRPC_PAIR), "honoured", "{}", out.explain());
+    let run = out.run("bindings-agree[HTTP+JSON 1.0 ≡ JSONRPC 1.0]");
+    let message = run["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(
+            "the HTTP+JSON 1.0 interface and the JSONRPC 1.0 interface disagree: GetTask on an id \
+             the peer never issued answered error -32602"
+        ) && message.contains("but error -32001"),
+        "{message}"
+    );
+    // CancelTask and the message agree: one difference only.
+    assert!(!message.contains("CancelTask"), "{message}");
+    // The reproduce line sends the compared binding's GetTask, not the
+    // last request of the run (the reference's message).
+    let curl = reproduce(run);
+    assert!(
+        curl.starts_with("curl -sS -X GET '") && curl.contains("/tasks/a2a-conform-no-such-task"),
+        "{curl}"
+    );
+}
+
+/// The last `curl` line of a run's evidence: what its report reproduces.
+fn reproduce(run: &Value) -> String {
+    run["evidence"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["curl"].as_str())
+        .next_back()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// What a made-up peer with two JSON-RPC 1.0 interfaces (`/a`, then `/b`)
+/// says in its completed task's artifact, given the interface and how many
+/// messages it has answered; `None` answers HTTP 500 instead.
+type Say = fn(&str, usize) -> Option<String>;
+
+/// A peer declaring two JSON-RPC 1.0 interfaces, answering GetTask and
+/// CancelTask with TaskNotFound and a message with a completed task whose
+/// artifact text `say` gives.
+fn two_interfaces(say: Say) -> Served {
+    serve_at(move |base| {
+        let card = json!({
+            "name": "twins", "description": "An agent.", "version": "1",
+            "supportedInterfaces": [
+                {"url": format!("{base}/a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+                {"url": format!("{base}/b"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+            ],
+            "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+            "skills": [{"id": "s", "name": "s", "description": "Says.", "tags": [], "examples": ["say"]}]
+        });
+        let sent = Arc::new(AtomicUsize::new(0));
+        let route = |path: &'static str, sent: Arc<AtomicUsize>| {
+            axum::routing::post(move |axum::Json(request): axum::Json<Value>| {
+                let sent = sent.clone();
+                async move { answer(path, &request, &sent, say) }
+            })
+        };
+        axum::Router::new()
+            .route(
+                "/.well-known/agent-card.json",
+                axum::routing::get(move || async move { axum::Json(card) }),
+            )
+            .route("/a", route("a", sent.clone()))
+            .route("/b", route("b", sent))
+    })
+}
+
+fn answer(path: &str, request: &Value, sent: &AtomicUsize, say: Say) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let reply =
+        |body: Value| axum::Json(json!({"jsonrpc": "2.0", "id": request["id"], "result": body}));
+    match request["method"].as_str() {
+        Some("SendMessage") => {
+            let n = sent.fetch_add(1, Ordering::SeqCst);
+            let Some(text) = say(path, n) else {
+                return (
+                    axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                    "<html>oops</html>",
+                )
+                    .into_response();
+            };
+            let task = json!({"id": format!("t{n}"), "contextId": format!("c{n}"),
+                "status": {"state": "TASK_STATE_COMPLETED"},
+                "artifacts": [{"artifactId": format!("art-{n}"), "parts": [{"text": text}]}]});
+            reply(json!({"task": task})).into_response()
+        }
+        _ => axum::Json(json!({"jsonrpc": "2.0", "id": request["id"],
+            "error": {"code": -32001, "message": "task not found"}}))
+        .into_response(),
+    }
+}
+
+const TWIN_PAIR: &str = "interfaces[JSONRPC 1.0 #2] ≡ interfaces[JSONRPC 1.0]";
+const TWIN_RUN: &str = "bindings-agree[JSONRPC 1.0 #2 ≡ JSONRPC 1.0]";
+
+#[test]
+fn content_that_depends_on_the_interface_diverges() {
+    let served = two_interfaces(|path, _| Some(format!("hello from {path}")));
+    let out = check(&served.base_url, &["--scenario", "bindings-agree"]);
+    assert_eq!(out.declaration(TWIN_PAIR), "diverged", "{}", out.explain());
+    let message = out.run(TWIN_RUN)["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        message.contains("the task's artifacts say something else over JSONRPC 1.0 #2")
+            && message.contains("while two tasks over JSONRPC 1.0 said the same"),
+        "{message}"
+    );
+    // The honest pair: the same content over both, minted ids apart.
+    let served = two_interfaces(|_, _| Some("hello".to_string()));
+    let out = check(&served.base_url, &["--scenario", "bindings-agree"]);
+    assert_eq!(out.declaration(TWIN_PAIR), "honoured", "{}", out.explain());
+    assert_eq!(out.run(TWIN_RUN)["message"], "all 1 steps passed");
+}
+
+#[test]
+fn content_that_varies_run_to_run_is_not_compared() {
+    let served = two_interfaces(|_, n| Some(format!("answer number {n}")));
+    let out = check(&served.base_url, &["--scenario", "bindings-agree"]);
+    assert_eq!(out.declaration(TWIN_PAIR), "honoured", "{}", out.explain());
+    assert_eq!(
+        out.run(TWIN_RUN)["message"],
+        "all 1 steps passed; the artifacts' content was not compared: two tasks over JSONRPC \
+         1.0 said different things",
+        "{}",
+        out.explain()
+    );
+}
+
+#[test]
+fn a_malfunction_on_one_side_is_an_error_not_a_divergence() {
+    let served = two_interfaces(|path, _| (path == "a").then(|| "hello".to_string()));
+    let out = check(&served.base_url, &["--scenario", "bindings-agree"]);
+    assert_eq!(out.run(TWIN_RUN)["verdict"], "error", "{}", out.explain());
+    assert_eq!(
+        out.declaration(TWIN_PAIR),
+        "unverified",
+        "{}",
+        out.explain()
+    );
+    assert_eq!(out.code, 3, "{}", out.explain());
+}
