@@ -273,8 +273,14 @@ fn mock_table(version: ProtocolVersion, binding: &str) -> Vec<(String, String)> 
 }
 
 /// Runs the default suite against an SDK agent and asserts what the honest
-/// mock peer shows: every declaration honoured, the same table, exit 0.
-fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, extra: &[&str]) {
+/// mock peer shows: every declaration honoured, the same table, exit 0;
+/// gives the table.
+fn assert_keeps_every_declaration(
+    agent: &Agent,
+    version: &str,
+    binding: &str,
+    extra: &[&str],
+) -> Vec<(String, String)> {
     let mut args = vec!["--binding", binding];
     args.extend_from_slice(extra);
     let out = agent.check(&args);
@@ -301,8 +307,6 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
             {
                 "not-declared"
             }
-            // Interfaces the tool does not speak yet keep their row, unverified.
-            id if unspoken(id) => "unverified",
             _ => "honoured",
         };
         assert_eq!(verdict, expected, "{id}: {}", context());
@@ -343,10 +347,9 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
         "the declaration table differs from the honest mock peer's: {}",
         context()
     );
-    let unverified = rows.iter().filter(|(id, _)| unspoken(id)).count();
     let counts = &out.report()["summary"]["declarations"];
     assert_eq!(counts["diverged"], 0, "{}", context());
-    assert_eq!(counts["unverified"], unverified, "{}", context());
+    assert_eq!(counts["unverified"], 0, "{}", context());
     assert!(
         out.stdout
             .lines()
@@ -355,11 +358,7 @@ fn assert_keeps_every_declaration(agent: &Agent, version: &str, binding: &str, e
         "{}",
         context()
     );
-}
-
-/// An interface row the tool cannot check yet: gRPC 0.3.
-fn unspoken(id: &str) -> bool {
-    id.starts_with("interfaces[GRPC 0.3")
+    rows
 }
 
 #[test]
@@ -410,7 +409,6 @@ fn sdk_python_v1_0_grpc_keeps_every_declaration_but_version_negotiation() {
             "capabilities.pushNotifications"
             | "capabilities.extendedAgentCard"
             | "security.enforced" => "not-declared",
-            id if unspoken(id) => "unverified",
             _ => "honoured",
         };
         assert_eq!(verdict, expected, "{id}: {}", context());
@@ -422,6 +420,22 @@ fn sdk_python_v1_0_grpc_keeps_every_declaration_but_version_negotiation() {
             .contains("was served"),
         "{}",
         context()
+    );
+}
+
+#[test]
+fn sdk_python_v0_3_grpc_keeps_every_declaration() {
+    // The SDK's CompatGrpcHandler (the 0.3 `a2a.v1.A2AService`) beside its
+    // GrpcHandler on the agent's second port. 0.3 defines no ErrorInfo for
+    // gRPC: its errors name the A2A error at the start of the message
+    // (`PushNotificationNotSupportedError: …`), which is how the refusals
+    // of an undeclared push config and extended card read as A2A errors.
+    let agent = start(Sdk::Python, &["--grpc"]);
+    let rows = assert_keeps_every_declaration(&agent, "0.3", "grpc", &["--protocol", "0.3"]);
+    assert!(
+        rows.iter()
+            .any(|(id, v)| id == "interfaces[GRPC 0.3]" && v == "honoured"),
+        "{rows:?}"
     );
 }
 

@@ -194,7 +194,7 @@ where
     .await;
     let response = match opened {
         Err(_) => return Err(no_answer(call, transcript, sent_at)),
-        Ok(Err(status)) => return Err(record_status(transcript, sent_at, &status)),
+        Ok(Err(status)) => return Err(record_status(transcript, sent_at, &status, call.version)),
         Ok(Ok(response)) => response,
     };
     transcript.record(
@@ -209,9 +209,9 @@ where
     );
     let messages = response
         .into_inner()
-        .map(|item| match item {
+        .map(move |item| match item {
             Ok(message) => serde_json::to_string(&message).map_err(StreamMessageError::Render),
-            Err(status) => match classify_status(&status) {
+            Err(status) => match classify_status(&status, version) {
                 // An error status ending the stream is an error event, as
                 // an SSE error frame would be.
                 Reply::Err(error) => Ok(json!({ "error": error }).to_string()),
@@ -265,7 +265,7 @@ where
     .await;
     match answer {
         Err(_) => no_answer(call, transcript, sent_at),
-        Ok(Err(status)) => record_status(transcript, sent_at, &status),
+        Ok(Err(status)) => record_status(transcript, sent_at, &status, call.version),
         Ok(Ok(response)) => {
             let value = match serde_json::to_value(response.get_ref()) {
                 Ok(v) => v,
@@ -465,7 +465,12 @@ fn no_answer(call: &GrpcCall, transcript: &Transcript, sent_at: Instant) -> Repl
 }
 
 /// Records an error status and classifies it.
-fn record_status(transcript: &Transcript, sent_at: Instant, status: &Status) -> Reply {
+fn record_status(
+    transcript: &Transcript,
+    sent_at: Instant,
+    status: &Status,
+    version: ProtocolVersion,
+) -> Reply {
     let reason = status
         .get_details_error_info()
         .map(|info| info.reason)
@@ -490,14 +495,15 @@ fn record_status(transcript: &Transcript, sent_at: Instant, status: &Status) -> 
         Some(body.to_string()),
         None,
     );
-    classify_status(status)
+    classify_status(status, version)
 }
 
 /// Maps a gRPC error status to the A2A error it stands for: the ErrorInfo
-/// `reason` first (v1 §5.4, as REST does), then the status codes the table
-/// maps one to one; UNAUTHENTICATED and PERMISSION_DENIED are refusals, as
-/// HTTP 401 and 403 are.
-pub(crate) fn classify_status(status: &Status) -> Reply {
+/// `reason` first (v1 §5.4, as REST does), then, in v0.3 only, the error's
+/// name at the start of the message ([`code_for_v0_3_name`]), then the
+/// status codes the table maps one to one; UNAUTHENTICATED and
+/// PERMISSION_DENIED are refusals, as HTTP 401 and 403 are.
+pub(crate) fn classify_status(status: &Status, version: ProtocolVersion) -> Reply {
     // A status tonic made up from a transport failure (an HTTP/2 protocol
     // error, a reset stream) carries its cause; one the peer sent does not.
     // The former is a broken answer, never the peer's A2A error.
@@ -541,6 +547,18 @@ pub(crate) fn classify_status(status: &Status) -> Reply {
     if let Some(code) = reason.as_deref().and_then(code_for_reason) {
         return error(code);
     }
+    if version == ProtocolVersion::V0_3 && reason.is_none() {
+        if let Some((code, name)) = code_for_v0_3_name(&message) {
+            return Reply::Err(RpcError {
+                code,
+                message: message.clone(),
+                data: Some(json!({
+                    "grpcStatus": code_name(status.code()),
+                    "errorName": name,
+                })),
+            });
+        }
+    }
     match status.code() {
         Code::InvalidArgument => error(codes::INVALID_PARAMS),
         Code::Internal => error(codes::INTERNAL_ERROR),
@@ -553,6 +571,37 @@ pub(crate) fn classify_status(status: &Status) -> Reply {
             clip(&message, 160)
         )),
     }
+}
+
+/// The A2A error a v0.3 gRPC status names at the start of its message
+/// (`TaskNotCancelableError: Task cannot be canceled`), with that name.
+/// v0.3 defines no ErrorInfo for gRPC, and several A2A errors share
+/// FAILED_PRECONDITION: the 0.3 SDKs tell them apart by this name
+/// (a2a-python's `CompatGrpcHandler` writes it and its 0.3 gRPC client reads
+/// it back; a2a-java's 0.3 `GrpcErrorMapper` reads the description too).
+/// v1.0 makes the ErrorInfo a MUST, so this is never read there.
+fn code_for_v0_3_name(message: &str) -> Option<(i64, &str)> {
+    let (name, _) = message.split_once(':')?;
+    let name = name.trim();
+    let code = match name {
+        "TaskNotFoundError" => codes::TASK_NOT_FOUND,
+        "TaskNotCancelableError" => codes::TASK_NOT_CANCELABLE,
+        "PushNotificationNotSupportedError" => codes::PUSH_NOT_SUPPORTED,
+        "UnsupportedOperationError" => codes::UNSUPPORTED_OPERATION,
+        "ContentTypeNotSupportedError" => codes::CONTENT_TYPE_NOT_SUPPORTED,
+        "InvalidAgentResponseError" => codes::INVALID_AGENT_RESPONSE,
+        // The 0.3 name, and the 1.0 name a 1.0 handler behind the 0.3
+        // service raises (a2a-python's compat layer passes it through).
+        "AuthenticatedExtendedCardNotConfiguredError" | "ExtendedAgentCardNotConfiguredError" => {
+            codes::EXTENDED_CARD_NOT_CONFIGURED
+        }
+        "InvalidParamsError" => codes::INVALID_PARAMS,
+        "InvalidRequestError" => codes::INVALID_REQUEST,
+        "MethodNotFoundError" => codes::METHOD_NOT_FOUND,
+        "InternalError" => codes::INTERNAL_ERROR,
+        _ => return None,
+    };
+    Some((code, name))
 }
 
 /// Why a gRPC server stream stopped short of a clean end.
@@ -602,7 +651,7 @@ mod tests {
                 ErrorDetails::with_error_info(reason, "a2a-protocol.org", []),
             )
         };
-        let code_of = |s: &Status| match classify_status(s) {
+        let code_of = |s: &Status| match classify_status(s, ProtocolVersion::V1_0) {
             Reply::Err(e) => Some(e.code),
             _ => None,
         };
@@ -629,13 +678,57 @@ mod tests {
             Some(codes::INVALID_PARAMS)
         );
         assert!(matches!(
-            classify_status(&Status::failed_precondition("which?")),
+            classify_status(&Status::failed_precondition("which?"), ProtocolVersion::V1_0),
             Reply::Broken(r) if r.contains("FAILED_PRECONDITION")
         ));
         assert!(matches!(
-            classify_status(&Status::unauthenticated("no token")),
+            classify_status(&Status::unauthenticated("no token"), ProtocolVersion::V1_0),
             Reply::Refused { status: 401, .. }
         ));
+    }
+
+    #[test]
+    fn a_v0_3_status_without_error_info_is_read_by_the_error_name_it_starts_with() {
+        let named = Status::failed_precondition(
+            "PushNotificationNotSupportedError: Push notifications are not supported by the agent",
+        );
+        let code_of = |s: &Status, v| match classify_status(s, v) {
+            Reply::Err(e) => Some(e.code),
+            _ => None,
+        };
+        assert_eq!(
+            code_of(&named, ProtocolVersion::V0_3),
+            Some(codes::PUSH_NOT_SUPPORTED)
+        );
+        assert_eq!(
+            code_of(
+                &Status::failed_precondition("ExtendedAgentCardNotConfiguredError: none"),
+                ProtocolVersion::V0_3
+            ),
+            Some(codes::EXTENDED_CARD_NOT_CONFIGURED)
+        );
+        // v1.0 makes the ErrorInfo a MUST: a name alone is no A2A error there.
+        assert!(matches!(
+            classify_status(&named, ProtocolVersion::V1_0),
+            Reply::Broken(r) if r.contains("without a known ErrorInfo reason")
+        ));
+        // A name the table does not know, or none, still tells nothing.
+        for message in ["SomethingElseError: x", "which?"] {
+            assert!(matches!(
+                classify_status(&Status::failed_precondition(message), ProtocolVersion::V0_3),
+                Reply::Broken(_)
+            ));
+        }
+        // An ErrorInfo reason wins over the name.
+        let both = Status::with_error_details(
+            Code::FailedPrecondition,
+            "UnsupportedOperationError: x",
+            ErrorDetails::with_error_info("TASK_NOT_CANCELABLE", "a2a-protocol.org", []),
+        );
+        assert_eq!(
+            code_of(&both, ProtocolVersion::V0_3),
+            Some(codes::TASK_NOT_CANCELABLE)
+        );
     }
 
     #[test]

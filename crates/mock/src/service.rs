@@ -296,14 +296,10 @@ fn list_tasks(peer: &Shared, params: &Map<String, Value>) -> Result<Value, A2aEr
         history_length: count(params, "historyLength")?,
         include_artifacts: flag(params, "includeArtifacts")?.unwrap_or(false),
     };
-    let mut tasks: Vec<_> = peer
-        .store
-        .snapshot_all()
-        .into_iter()
-        .filter(|t| context.is_none_or(|c| t.context_id == c))
-        .filter(|t| status.is_none_or(|s| t.status.state == s))
-        .filter(|t| after.is_none_or(|a| t.status.timestamp_ms > a))
-        .collect();
+    let mut tasks = peer.store.snapshot_matching(context, |t| {
+        status.is_none_or(|s| t.status.state == s)
+            && after.is_none_or(|a| t.status.timestamp_ms > a)
+    });
     // Newest status first; the store's order (oldest first) breaks ties.
     tasks.reverse();
     tasks.sort_by_key(|t| std::cmp::Reverse(t.status.timestamp_ms));

@@ -79,7 +79,34 @@ impl Entry {
 struct Inner {
     tasks: HashMap<String, Entry>,
     order: VecDeque<String>,
+    /// Task ids per context, oldest first: ListTasks filtered by context
+    /// (what every check sends) reads its few tasks, not every task a
+    /// multi-card bench peer holds for a thousand cards.
+    by_context: HashMap<String, VecDeque<String>>,
     next_run: u64,
+}
+
+impl Inner {
+    fn evict_oldest(&mut self) {
+        let Some(old) = self.order.pop_front() else {
+            return;
+        };
+        let Some(mut entry) = self.tasks.remove(&old) else {
+            return;
+        };
+        entry.stop_worker();
+        if let Some(ids) = self.by_context.get_mut(&entry.task.context_id) {
+            // The evicted task is its context's oldest, so it is at the front.
+            if ids.front() == Some(&old) {
+                ids.pop_front();
+            } else {
+                ids.retain(|id| *id != old);
+            }
+            if ids.is_empty() {
+                self.by_context.remove(&entry.task.context_id);
+            }
+        }
+    }
 }
 
 pub(crate) struct Store {
@@ -120,15 +147,18 @@ impl Store {
     pub(crate) fn insert<R>(&self, task: Task, f: impl FnOnce(&mut Entry) -> R) -> R {
         let mut inner = self.lock();
         while inner.order.len() >= self.limit {
-            if let Some(old) = inner.order.pop_front() {
-                if let Some(mut entry) = inner.tasks.remove(&old) {
-                    entry.stop_worker();
-                }
-            }
+            inner.evict_oldest();
         }
         let (tx, _) = broadcast::channel(self.channel_capacity);
         let id = task.id.clone();
-        inner.order.push_back(id.clone());
+        if !inner.tasks.contains_key(&id) {
+            inner.order.push_back(id.clone());
+            inner
+                .by_context
+                .entry(task.context_id.clone())
+                .or_default()
+                .push_back(id.clone());
+        }
         let entry = inner.tasks.entry(id).or_insert(Entry {
             task,
             tx,
@@ -145,13 +175,27 @@ impl Store {
         inner.tasks.get_mut(id).map(f)
     }
 
-    /// A copy of every task, for listing.
+    /// A copy of every task, oldest first.
     pub(crate) fn snapshot_all(&self) -> Vec<Task> {
+        self.snapshot_matching(None, |_| true)
+    }
+
+    /// A copy of the tasks of `context` (every task when `None`) that `keep`
+    /// accepts, oldest first: filtered under the lock, so only what is
+    /// listed is cloned.
+    pub(crate) fn snapshot_matching(
+        &self,
+        context: Option<&str>,
+        keep: impl Fn(&Task) -> bool,
+    ) -> Vec<Task> {
         let inner = self.lock();
-        inner
-            .order
-            .iter()
-            .filter_map(|id| inner.tasks.get(id).map(|e| e.task.clone()))
+        let ids: Box<dyn Iterator<Item = &String>> = match context {
+            None => Box::new(inner.order.iter()),
+            Some(context) => Box::new(inner.by_context.get(context).into_iter().flatten()),
+        };
+        ids.filter_map(|id| inner.tasks.get(id))
+            .filter(|e| keep(&e.task))
+            .map(|e| e.task.clone())
             .collect()
     }
 
@@ -188,6 +232,34 @@ mod tests {
         let kept: Vec<String> = store.snapshot_all().into_iter().map(|t| t.id).collect();
         assert_eq!(kept, ["c", "d", "e"]);
         assert!(store.with("a", |_| ()).is_none());
+        // The context index forgets the evicted ones too.
+        let listed: Vec<String> = store
+            .snapshot_matching(Some("c"), |_| true)
+            .into_iter()
+            .map(|t| t.id)
+            .collect();
+        assert_eq!(listed, ["c", "d", "e"]);
+    }
+
+    #[test]
+    fn a_context_lists_only_its_own_tasks_oldest_first() {
+        let store = Store::with_limit(16, 100);
+        for (id, context) in [("a", "x"), ("b", "y"), ("c", "x"), ("d", "y"), ("e", "x")] {
+            let mut t = task(id);
+            t.context_id = context.into();
+            store.insert(t, |_| ());
+        }
+        let ids = |context, keep: fn(&Task) -> bool| -> Vec<String> {
+            store
+                .snapshot_matching(context, keep)
+                .into_iter()
+                .map(|t| t.id)
+                .collect()
+        };
+        assert_eq!(ids(Some("x"), |_| true), ["a", "c", "e"]);
+        assert_eq!(ids(Some("y"), |t| t.id != "b"), ["d"]);
+        assert!(ids(Some("z"), |_| true).is_empty());
+        assert_eq!(ids(None, |_| true), ["a", "b", "c", "d", "e"]);
     }
 
     #[test]

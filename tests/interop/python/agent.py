@@ -19,7 +19,8 @@ card lists both versions' interfaces, so the SDK serves a hybrid card.
 
     python agent.py --port 0      # 0: any free port; the ready line names it
     python agent.py --sse-ping 0.1  # keep-alive comments every 0.1 s (SDK: 15 s)
-    python agent.py --grpc        # also serve v1.0 gRPC (the SDK's GrpcHandler)
+    python agent.py --grpc        # also serve gRPC: v1.0 (the SDK's GrpcHandler) and
+                                  # v0.3 (its CompatGrpcHandler), on one second port
                                   # on a second port, declared last as host:port
 
 Prints one line `READY <card-url>` on stdout once the socket is bound.
@@ -177,10 +178,13 @@ def build_card(base: str, grpc_target: str | None = None) -> AgentCard:
         ],
     )
     if grpc_target is not None:
-        card.supported_interfaces.append(
+        # One port serves both: the v1.0 service is `lf.a2a.v1.A2AService`,
+        # the v0.3 one `a2a.v1.A2AService`.
+        card.supported_interfaces.extend(
             AgentInterface(
-                protocol_binding='GRPC', protocol_version='1.0', url=grpc_target
+                protocol_binding='GRPC', protocol_version=version, url=grpc_target
             )
+            for version in ('1.0', '0.3')
         )
     return card
 
@@ -207,7 +211,7 @@ def main() -> None:
     parser.add_argument(
         '--grpc',
         action='store_true',
-        help='also serve v1.0 gRPC on a second port (needs a2a-sdk[grpc])',
+        help='also serve v1.0 and v0.3 gRPC on a second port (needs a2a-sdk[grpc])',
     )
     parser.add_argument(
         '--exit-with-stdin',
@@ -276,6 +280,8 @@ async def serve_with_grpc(sock: socket.socket, base: str) -> None:
     # Imported here: the JSON-RPC and REST agent needs no gRPC packages.
     import grpc
 
+    from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
+    from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
     from a2a.server.request_handlers import GrpcHandler
     from a2a.types import a2a_pb2_grpc
 
@@ -284,6 +290,9 @@ async def serve_with_grpc(sock: socket.socket, base: str) -> None:
     card = build_card(base, f'127.0.0.1:{grpc_port}')
     handler = build_handler(card)
     a2a_pb2_grpc.add_A2AServiceServicer_to_server(GrpcHandler(handler), grpc_server)
+    a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(
+        CompatGrpcHandler(handler), grpc_server
+    )
     server = uvicorn.Server(http_config(handler, card))
     await grpc_server.start()
     print(f'READY {base}/.well-known/agent-card.json', flush=True)
