@@ -36,6 +36,26 @@ impl A2aError {
         A2aError::new(codes::UNSUPPORTED_OPERATION, message)
     }
 
+    /// The error's type name as the official SDKs spell it
+    /// (`TaskNotFoundError`): the v0.3 gRPC binding's errors start their
+    /// message with it, as a2a-python's 0.3 `CompatGrpcHandler` does.
+    pub(crate) fn type_name(&self) -> &'static str {
+        match self.code {
+            codes::TASK_NOT_FOUND => "TaskNotFoundError",
+            codes::TASK_NOT_CANCELABLE => "TaskNotCancelableError",
+            codes::PUSH_NOT_SUPPORTED => "PushNotificationNotSupportedError",
+            codes::UNSUPPORTED_OPERATION => "UnsupportedOperationError",
+            codes::CONTENT_TYPE_NOT_SUPPORTED => "ContentTypeNotSupportedError",
+            codes::INVALID_AGENT_RESPONSE => "InvalidAgentResponseError",
+            codes::EXTENDED_CARD_NOT_CONFIGURED => "AuthenticatedExtendedCardNotConfiguredError",
+            codes::INVALID_PARAMS => "InvalidParamsError",
+            codes::INVALID_REQUEST => "InvalidRequestError",
+            codes::METHOD_NOT_FOUND => "MethodNotFoundError",
+            codes::PARSE_ERROR => "JSONParseError",
+            _ => "InternalError",
+        }
+    }
+
     /// The ErrorInfo `reason` of an A2A error (none for plain JSON-RPC errors).
     pub(crate) fn reason(&self) -> Option<&'static str> {
         Some(match self.code {

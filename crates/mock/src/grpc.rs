@@ -62,7 +62,20 @@ struct GrpcPeer {
 
 /// The status an A2A error travels as (the reference's error table).
 fn status(error: &A2aError) -> Status {
-    let code = match error.code {
+    let code = status_code(error);
+    match error.reason() {
+        Some(reason) => Status::with_error_details(
+            code,
+            error.message.clone(),
+            ErrorDetails::with_error_info(reason, ERROR_DOMAIN, []),
+        ),
+        None => Status::new(code, error.message.clone()),
+    }
+}
+
+/// The gRPC status code of an A2A error (the reference's error table).
+fn status_code(error: &A2aError) -> Code {
+    match error.code {
         codes::INVALID_PARAMS
         | codes::CONTENT_TYPE_NOT_SUPPORTED
         | codes::PARSE_ERROR
@@ -71,14 +84,6 @@ fn status(error: &A2aError) -> Status {
         codes::TASK_NOT_FOUND => Code::NotFound,
         codes::METHOD_NOT_FOUND => Code::Unimplemented,
         _ => Code::FailedPrecondition,
-    };
-    match error.reason() {
-        Some(reason) => Status::with_error_details(
-            code,
-            error.message.clone(),
-            ErrorDetails::with_error_info(reason, ERROR_DOMAIN, []),
-        ),
-        None => Status::new(code, error.message.clone()),
     }
 }
 

@@ -4,9 +4,14 @@
 //! turned into the ids the binding-neutral `service` reads, as the 0.3
 //! HTTP+JSON binding does; answers are rendered in the 0.3 proto's JSON
 //! (`rest::proto_result`, `proto::wrapped`) and read into the messages.
-//! Errors travel as in v1.0: a status plus an ErrorInfo with the A2A reason.
+//! Errors travel as the official SDK's 0.3 handler sends them: the status
+//! of v1.0's table, with no ErrorInfo (0.3 defines none for gRPC), and a
+//! message that starts with the error's type name
+//! (`TaskNotFoundError: …`), which is how a 0.3 client tells apart the
+//! errors that share FAILED_PRECONDITION.
 
-use super::{pump, status, GrpcPeer};
+use super::{pump, status_code, GrpcPeer};
+use crate::error::A2aError;
 use crate::rest::proto_result;
 use crate::service::{self, Reply};
 use a2a_conform_protocol::v0_3::proto as json03;
@@ -105,6 +110,14 @@ fn params_of(op: Operation, request: Value) -> Map<String, Value> {
         Operation::ListTasks | Operation::GetExtendedCard => {}
     }
     params
+}
+
+/// The status a v0.3 A2A error travels as: named in its message, no ErrorInfo.
+fn status(error: &A2aError) -> Status {
+    Status::new(
+        status_code(error),
+        format!("{}: {}", error.type_name(), error.message),
+    )
 }
 
 /// A 0.3 stream event as the StreamResponse message.
