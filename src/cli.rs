@@ -349,6 +349,9 @@ pub enum ProtocolArg {
     V1_0,
     #[value(name = "0.3")]
     V0_3,
+    /// 1.0 plus the A2A 1.1 draft (dev-1.1): task generations, long-polling, ifGenerationMatch.
+    #[value(name = "1.1-draft")]
+    V1_1Draft,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -357,6 +360,21 @@ pub enum MockProtocolArg {
     V1_0,
     #[value(name = "0.3")]
     V0_3,
+    // v1.0 plus the A2A 1.1 draft's additions (mock-peer only). A plain
+    // comment: a doc comment would make clap list the values one per line,
+    // which `mock-peer --help` keeps for the behaviours.
+    #[value(name = "1.1-draft")]
+    V1_1Draft,
+}
+
+/// `demo --peer-protocol`: the mock's versions but the 1.1 draft, which only
+/// `mock-peer` serves (clap's error lists what is accepted).
+fn demo_protocol() -> impl clap::builder::TypedValueParser<Value = MockProtocolArg> {
+    let versions = clap::builder::PossibleValuesParser::new(["1.0", "0.3"]);
+    clap::builder::TypedValueParser::map(versions, |text| match text.as_str() {
+        "0.3" => MockProtocolArg::V0_3,
+        _ => MockProtocolArg::V1_0,
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -409,7 +427,8 @@ pub struct RunArgs {
     /// wins over it; it wins over the peer's config section and the config file's top level.
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
-    /// Protocol version to speak: from the card, or forced.
+    /// Protocol version to speak: from the card, or forced; 1.1-draft speaks 1.0 and judges the
+    /// draft's additions too (JSON-RPC and HTTP+JSON).
     #[arg(long, value_enum, default_value = "auto")]
     pub protocol: ProtocolArg,
     /// Binding to use: the card's first usable one, or forced.
@@ -585,7 +604,7 @@ pub struct DemoArgs {
     #[arg(long, value_enum, default_value_t)]
     pub behaviour: Behaviour,
     /// The protocol version the mock peer speaks.
-    #[arg(long = "peer-protocol", value_enum, default_value = "1.0")]
+    #[arg(long = "peer-protocol", default_value = "1.0", value_parser = demo_protocol())]
     pub peer_protocol: MockProtocolArg,
     #[command(flatten)]
     pub run: RunArgs,
@@ -699,7 +718,9 @@ pub struct MockPeerArgs {
     /// The behaviour: honest, or a named divergence (docs/mock-peer.md).
     #[arg(long, value_enum, default_value_t)]
     pub behaviour: Behaviour,
-    /// The protocol version the peer speaks and its card declares.
+    /// The protocol version the peer speaks and its card declares;
+    /// `1.1-draft` is 1.0 plus the A2A 1.1 draft's additions over JSON-RPC
+    /// and HTTP+JSON (docs/mock-peer.md).
     #[arg(long, value_enum, default_value = "1.0")]
     pub protocol: MockProtocolArg,
     /// Loopback port (0 picks a free one).
@@ -907,6 +928,31 @@ mod tests {
         for b in Behaviour::all() {
             assert!(help.contains(&b.name()), "{} missing from {help}", b.name());
         }
+    }
+
+    #[test]
+    fn the_1_1_draft_is_a_mock_peer_protocol_that_demo_refuses() {
+        let cli =
+            Cli::try_parse_from(["a2a-conform", "mock-peer", "--protocol", "1.1-draft"]).unwrap();
+        let Command::MockPeer(args) = cli.command else {
+            panic!("not mock-peer");
+        };
+        assert_eq!(args.protocol, MockProtocolArg::V1_1Draft);
+        for (text, want) in [
+            ("1.0", MockProtocolArg::V1_0),
+            ("0.3", MockProtocolArg::V0_3),
+        ] {
+            let cli =
+                Cli::try_parse_from(["a2a-conform", "demo", "--peer-protocol", text]).unwrap();
+            let Command::Demo(args) = cli.command else {
+                panic!("not demo");
+            };
+            assert_eq!(args.peer_protocol, want);
+        }
+        let e = Cli::try_parse_from(["a2a-conform", "demo", "--peer-protocol", "1.1-draft"])
+            .unwrap_err();
+        assert_eq!(e.exit_code(), a2a_conform_report::exit::USAGE);
+        assert!(e.to_string().contains("1.1-draft"), "{e}");
     }
 }
 

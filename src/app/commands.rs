@@ -1,8 +1,8 @@
 //! The other subcommands: `merge`, `diff`, `card`, `suite` and `mock-peer`.
 
 use super::options::{
-    binding_choice, check_peer_urls, env_secret, load_suite, mock_protocol, protocol_choice,
-    tls_settings, top, PeerClients,
+    binding_choice, check_peer_urls, env_secret, load_suite, mock_draft, mock_protocol,
+    protocol_choice, tls_settings, top, PeerClients,
 };
 use super::output::{is_stdout, use_color, Outputs};
 use crate::cli::{
@@ -288,6 +288,7 @@ pub(super) async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
         auth_token,
         tls: None,
         grpc: args.grpc,
+        draft_1_1: mock_draft(args.protocol),
     };
     let config = match &args.tls {
         None => config,
@@ -337,8 +338,13 @@ pub(super) async fn mock_peer(args: MockPeerArgs) -> Result<i32, AppError> {
     }
     println!("{}", peer.card_url());
     eprintln!(
-        "mock peer ({behaviour}, A2A {}) serving on {}; Ctrl-C stops it",
+        "mock peer ({behaviour}, A2A {}{}) serving on {}; Ctrl-C stops it",
         peer.protocol(),
+        if peer.serves_draft() {
+            " + the 1.1 draft"
+        } else {
+            ""
+        },
         peer.base_url()
     );
     let _ = tokio::signal::ctrl_c().await;

@@ -36,6 +36,7 @@ pub(super) fn protocol_choice(arg: ProtocolArg) -> ProtocolChoice {
         ProtocolArg::Auto => ProtocolChoice::Auto,
         ProtocolArg::V1_0 => ProtocolChoice::Force(ProtocolVersion::V1_0),
         ProtocolArg::V0_3 => ProtocolChoice::Force(ProtocolVersion::V0_3),
+        ProtocolArg::V1_1Draft => ProtocolChoice::Draft1_1,
     }
 }
 
@@ -48,11 +49,17 @@ pub(super) fn binding_choice(arg: BindingArg) -> BindingChoice {
     }
 }
 
+/// The version the mock speaks: the 1.1 draft is served on top of 1.0.
 pub(super) fn mock_protocol(arg: MockProtocolArg) -> ProtocolVersion {
     match arg {
-        MockProtocolArg::V1_0 => ProtocolVersion::V1_0,
+        MockProtocolArg::V1_0 | MockProtocolArg::V1_1Draft => ProtocolVersion::V1_0,
         MockProtocolArg::V0_3 => ProtocolVersion::V0_3,
     }
+}
+
+/// Whether the mock serves the 1.1 draft's additions (`MockConfig::draft_1_1`).
+pub(super) fn mock_draft(arg: MockProtocolArg) -> bool {
+    arg == MockProtocolArg::V1_1Draft
 }
 
 /// Whether `text` is shaped like an environment variable's name

@@ -20,6 +20,7 @@ mod dashboard;
 mod declared;
 mod demo;
 mod diff;
+mod draft;
 mod fleet;
 mod grpc;
 mod guard_interop;

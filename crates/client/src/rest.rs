@@ -344,6 +344,7 @@ pub(crate) fn code_for_reason(reason: &str) -> Option<i64> {
         "EXTENDED_AGENT_CARD_NOT_CONFIGURED" => codes::EXTENDED_CARD_NOT_CONFIGURED,
         "EXTENSION_SUPPORT_REQUIRED" => codes::EXTENSION_SUPPORT_REQUIRED,
         "VERSION_NOT_SUPPORTED" => codes::VERSION_NOT_SUPPORTED,
+        "TASK_GENERATION_MISMATCH" => codes::TASK_GENERATION_MISMATCH,
         "INVALID_PARAMS" | "INVALID_ARGUMENT" => codes::INVALID_PARAMS,
         "INTERNAL" | "INTERNAL_ERROR" => codes::INTERNAL_ERROR,
         _ => return None,

@@ -152,6 +152,7 @@ mod tests {
             artifact_id: Some(artifact_id.into()),
             append: true,
             last_chunk: false,
+            generation: None,
         }
     }
 
@@ -160,6 +161,7 @@ mod tests {
             task_id: Some("t".into()),
             state: Some(state),
             final_flag: None,
+            generation: None,
         }
     }
 

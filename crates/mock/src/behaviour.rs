@@ -344,6 +344,38 @@ pub enum Behaviour {
                    JSON-RPC binding answers TaskNotFound (-32001)"
     )]
     BindingDisagrees,
+    /// Serves the 1.1 draft, and every artifact update advances the task's
+    /// generation by two instead of one.
+    #[strum(
+        message = "serves the A2A 1.1 draft additions (generation, long-poll, \
+                   ifGenerationMatch, timeline), but every artifact update advances \
+                   the task's generation by two: a gap a client reads as a missed event"
+    )]
+    GenerationSkips,
+    /// Serves the 1.1 draft, and the status update after an artifact update
+    /// repeats that update's generation.
+    #[strum(
+        message = "serves the A2A 1.1 draft additions, but the status update that \
+                   follows an artifact update carries the same generation as it: two \
+                   consecutive events with one generation"
+    )]
+    GenerationRepeats,
+    /// Serves the 1.1 draft, and holds a stale GetTask long-poll for the
+    /// whole hold cap instead of answering at once.
+    #[strum(
+        message = "serves the A2A 1.1 draft additions, but holds a GetTask whose \
+                   currentGeneration is already behind the task for the whole hold cap \
+                   instead of answering at once"
+    )]
+    GenerationHeld,
+    /// Serves the 1.1 draft, and takes a message whatever its
+    /// `ifGenerationMatch` says.
+    #[strum(
+        message = "serves the A2A 1.1 draft additions, but takes a message to a task \
+                   whatever its ifGenerationMatch says instead of refusing a mismatch \
+                   with -32010"
+    )]
+    GenerationMatchIgnored,
 }
 
 impl Behaviour {
@@ -517,6 +549,28 @@ impl Behaviour {
         self == Behaviour::StreamReset
     }
 
+    /// Whether the peer serves the 1.1 draft additions whatever its config
+    /// says: the generation behaviours break a promise only the draft makes.
+    pub(crate) fn implies_draft(self) -> bool {
+        matches!(
+            self,
+            Behaviour::GenerationSkips
+                | Behaviour::GenerationRepeats
+                | Behaviour::GenerationHeld
+                | Behaviour::GenerationMatchIgnored
+        )
+    }
+
+    /// Whether a stale GetTask long-poll is held for the whole hold cap.
+    pub(crate) fn holds_stale_polls(self) -> bool {
+        self == Behaviour::GenerationHeld
+    }
+
+    /// Whether a send's `ifGenerationMatch` is read and then ignored.
+    pub(crate) fn ignores_generation_match(self) -> bool {
+        self == Behaviour::GenerationMatchIgnored
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -599,6 +653,10 @@ mod tests {
                 "instant-unless-input",
                 "description-trigger",
                 "binding-disagrees",
+                "generation-skips",
+                "generation-repeats",
+                "generation-held",
+                "generation-match-ignored",
             ]
         );
         for b in Behaviour::all() {

@@ -121,6 +121,7 @@ mod tests {
             status: Status::now(TaskState::Working, None),
             history: vec![],
             artifacts: vec![],
+            generation: 1,
         };
         assert_eq!(FastStream::requested(&task), None);
         let mut message = model::Message::agent(&task, "fast-stream 10 1024");

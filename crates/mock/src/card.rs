@@ -45,13 +45,18 @@ pub(crate) fn card_json(peer: &Shared) -> Value {
             fields.remove("examples");
         }
     }
+    let mut description = format!(
+        "A loopback A2A peer for a2a-conform. Behaviour `{}`: {}.",
+        behaviour.name(),
+        behaviour.describe()
+    );
+    if peer.draft {
+        // Its interfaces still say 1.0: the draft is additive over 1.0.
+        description = format!("{description} {}", super::draft::CARD_NOTE);
+    }
     let mut card = json!({
         "name": format!("a2a-conform mock peer ({})", behaviour.name()),
-        "description": format!(
-            "A loopback A2A peer for a2a-conform. Behaviour `{}`: {}.",
-            behaviour.name(),
-            behaviour.describe()
-        ),
+        "description": description,
         "version": env!("CARGO_PKG_VERSION"),
     });
     // Keys keep the order the card has always been served in (the

@@ -11,7 +11,21 @@ use serde_json::{json, Map, Value};
 pub(crate) struct A2aError {
     pub code: i64,
     pub message: String,
+    /// What the 1.1 draft's generation mismatch names in its ErrorInfo
+    /// `metadata`; `None` for every other error (boxed: they are most).
+    pub mismatch: Option<Box<Mismatch>>,
 }
+
+/// The task and both generations of a TaskGenerationMismatchError.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mismatch {
+    pub task_id: String,
+    pub expected: i64,
+    pub current: u64,
+}
+
+/// The 1.1 draft's TaskGenerationMismatchError (not in 1.0's code table).
+pub(crate) const TASK_GENERATION_MISMATCH: i64 = -32010;
 
 pub(crate) const ERROR_DOMAIN: &str = "a2a-protocol.org";
 pub(crate) const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
@@ -21,6 +35,25 @@ impl A2aError {
         A2aError {
             code,
             message: message.into(),
+            mismatch: None,
+        }
+    }
+
+    /// The 1.1 draft's TaskGenerationMismatchError: `ifGenerationMatch`
+    /// named `expected`, the task is at `current`.
+    pub(crate) fn generation_mismatch(task_id: &str, expected: i64, current: u64) -> A2aError {
+        A2aError {
+            mismatch: Some(Box::new(Mismatch {
+                task_id: task_id.to_string(),
+                expected,
+                current,
+            })),
+            ..A2aError::new(
+                TASK_GENERATION_MISMATCH,
+                format!(
+                    "Task generation mismatch: expected {expected} but current generation is {current}"
+                ),
+            )
         }
     }
 
@@ -52,6 +85,7 @@ impl A2aError {
             codes::INVALID_REQUEST => "InvalidRequestError",
             codes::METHOD_NOT_FOUND => "MethodNotFoundError",
             codes::PARSE_ERROR => "JSONParseError",
+            TASK_GENERATION_MISMATCH => "TaskGenerationMismatchError",
             _ => "InternalError",
         }
     }
@@ -68,6 +102,7 @@ impl A2aError {
             codes::EXTENDED_CARD_NOT_CONFIGURED => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
             codes::EXTENSION_SUPPORT_REQUIRED => "EXTENSION_SUPPORT_REQUIRED",
             codes::VERSION_NOT_SUPPORTED => "VERSION_NOT_SUPPORTED",
+            TASK_GENERATION_MISMATCH => "TASK_GENERATION_MISMATCH",
             _ => return None,
         })
     }
@@ -83,14 +118,24 @@ impl A2aError {
             codes::INTERNAL_ERROR | codes::INVALID_AGENT_RESPONSE => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL")
             }
+            // The draft's optimistic-concurrency failure: google.rpc ABORTED.
+            TASK_GENERATION_MISMATCH => (StatusCode::CONFLICT, "ABORTED"),
             _ => (StatusCode::BAD_REQUEST, "FAILED_PRECONDITION"),
         }
     }
 
     fn error_info(&self) -> Option<Value> {
-        self.reason().map(
-            |reason| json!({"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN}),
-        )
+        let reason = self.reason()?;
+        let mut info = json!({"@type": ERROR_INFO_TYPE, "reason": reason, "domain": ERROR_DOMAIN});
+        if let Some(m) = &self.mismatch {
+            // google.rpc.ErrorInfo metadata is a string map: int64s as text.
+            info["metadata"] = json!({
+                "taskId": m.task_id,
+                "expectedGeneration": m.expected.to_string(),
+                "currentGeneration": m.current.to_string(),
+            });
+        }
+        Some(info)
     }
 
     /// The JSON-RPC `error` object. v1.0 carries `data: [ErrorInfo]` for A2A
@@ -156,5 +201,33 @@ mod tests {
             .get("data")
             .is_none());
         assert_eq!(plain.http_status().0, StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn a_generation_mismatch_is_409_aborted_with_both_generations() {
+        let e = A2aError::generation_mismatch("t-1", 3, 5);
+        let rest = e.rest_body();
+        assert_eq!(rest["error"]["code"], 409);
+        assert_eq!(rest["error"]["status"], "ABORTED");
+        assert_eq!(
+            rest["error"]["message"],
+            "Task generation mismatch: expected 3 but current generation is 5"
+        );
+        let info = &rest["error"]["details"][0];
+        assert_eq!(info["reason"], "TASK_GENERATION_MISMATCH");
+        assert_eq!(info["domain"], ERROR_DOMAIN);
+        assert_eq!(
+            info["metadata"],
+            json!({"taskId": "t-1", "expectedGeneration": "3", "currentGeneration": "5"})
+        );
+        let rpc = e.jsonrpc_error(ProtocolVersion::V1_0);
+        assert_eq!(rpc["code"], -32010);
+        assert_eq!(rpc["data"][0], *info);
+        // Other errors carry no metadata.
+        assert!(
+            A2aError::task_not_found("x").rest_body()["error"]["details"][0]
+                .get("metadata")
+                .is_none()
+        );
     }
 }

@@ -151,7 +151,9 @@ impl GrpcPeer {
         RP: Message + Default,
     {
         let params = self.params::<P, J>(&request)?;
-        match service::call(&self.peer, op, &params)
+        // `false`: plain 1.0 even under the 1.1 draft, since a2a-pb's
+        // messages have no generation or timeline to carry.
+        match service::call(&self.peer, op, &params, false)
             .await
             .map_err(|e| status(&e))?
         {
@@ -175,7 +177,7 @@ impl GrpcPeer {
         J: Message + Default + Serialize,
     {
         let params = self.params::<P, J>(&request)?;
-        match service::call(&self.peer, op, &params)
+        match service::call(&self.peer, op, &params, false)
             .await
             .map_err(|e| status(&e))?
         {

@@ -72,7 +72,7 @@ pub(crate) async fn handle(
     if let Some(crash) = super::stale::crash_on_unknown_task(&peer, op, &envelope.params) {
         return crash;
     }
-    match service::call(&peer, op, &envelope.params).await {
+    match service::call(&peer, op, &envelope.params, peer.draft).await {
         Ok(Reply::Json(result)) => json_response(StatusCode::OK, jsonrpc_result(&id, result)),
         Ok(Reply::Stream { opened, view }) => {
             sse::respond(&peer, opened, view, Framing::JsonRpc { id })

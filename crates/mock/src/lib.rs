@@ -2,7 +2,9 @@
 //! named divergences between what its card declares and what it does, for
 //! trying the tool, for tests and for demos. It speaks v1.0 (JSON-RPC,
 //! HTTP+JSON and, for the gRPC behaviours, gRPC) or v0.3 (JSON-RPC and
-//! HTTP+JSON), over HTTP or HTTPS.
+//! HTTP+JSON), over HTTP or HTTPS. A v1.0 peer can also serve the additions
+//! of the A2A 1.1 draft ([`MockConfig::draft_1_1`]) over JSON-RPC and
+//! HTTP+JSON.
 //!
 //! # API
 //!
@@ -18,6 +20,7 @@
 //!   read: [`PkiFiles`]); [`MockTls`] serves HTTPS with it, mTLS if asked,
 //!   and [`MockTls::listener`] puts handlers of one's own behind the same CA.
 //! - [`auth`]: the credentials the secured behaviours expect.
+//! - [`DRAFT_HOLD_CAP`]: how long the 1.1 draft's GetTask long-poll is held.
 //!
 //! ```
 //! use a2a_conform_mock::{Behaviour, MockConfig, MockPeer};
@@ -47,7 +50,8 @@
 //! notifications, `auth` checks credentials (and `token` issues OAuth
 //! tokens), `model` renders the wire shapes of each version, `tls` serves
 //! HTTPS, `bench` serves numbered cards and fast streams for the benchmark,
-//! `stale` drops a kept-alive connection after a 500 (`close-after-500`).
+//! `stale` drops a kept-alive connection after a 500 (`close-after-500`),
+//! `draft` renders and long-polls the 1.1 draft's additions.
 //! Leaves the others import instead of each other or this file: `published`
 //! (paths and media modes), `shared` (what handlers share), `push_configs`.
 
@@ -59,6 +63,7 @@ mod behaviour;
 mod bench;
 mod card;
 mod declared;
+mod draft;
 mod error;
 mod grpc;
 mod issued;
@@ -80,6 +85,7 @@ mod tls;
 mod token;
 
 pub use behaviour::Behaviour;
+pub use draft::HOLD_CAP as DRAFT_HOLD_CAP;
 pub use shared::MockTiming;
 pub use tls::{MockPki, MockTls, PkiFiles, TlsListener};
 
@@ -116,6 +122,16 @@ pub struct MockConfig {
     /// the behaviour: a behaviour's divergence then shows over gRPC too.
     /// The gRPC behaviours serve it regardless.
     pub grpc: bool,
+    /// Serve the A2A 1.1 draft (the spec's dev-1.1 branch) on top of v1.0
+    /// over JSON-RPC and HTTP+JSON: `generation` on tasks and update events,
+    /// the GetTask `currentGeneration` long-poll (held at most
+    /// [`DRAFT_HOLD_CAP`]), SendMessage `configuration.ifGenerationMatch`
+    /// (a mismatch is TaskGenerationMismatchError, -32010 / HTTP 409) and a
+    /// `timeline` on tasks. The card's interfaces still declare 1.0; gRPC
+    /// stays plain 1.0. Needs `protocol` 1.0: [`MockPeer::start`] refuses it
+    /// with 0.3. The generation behaviours serve the draft whatever this says
+    /// (a v0.3 peer of theirs is plain v0.3). Off: nothing of it is served.
+    pub draft_1_1: bool,
 }
 
 impl Default for MockConfig {
@@ -128,6 +144,7 @@ impl Default for MockConfig {
             auth_token: None,
             tls: None,
             grpc: false,
+            draft_1_1: false,
         }
     }
 }
@@ -142,8 +159,19 @@ pub struct MockPeer {
 }
 
 impl MockPeer {
-    /// Binds 127.0.0.1:`port` (loopback only) and serves on the current tokio runtime.
+    /// Binds 127.0.0.1:`port` (loopback only) and serves on the current
+    /// tokio runtime. A config asking for the 1.1 draft over v0.3 is refused
+    /// (`InvalidInput`): the draft builds on 1.0.
     pub async fn start(config: MockConfig) -> std::io::Result<MockPeer> {
+        if config.draft_1_1 && config.protocol != ProtocolVersion::V1_0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "the A2A 1.1 draft builds on 1.0: draft_1_1 needs protocol 1.0, not {}",
+                    config.protocol
+                ),
+            ));
+        }
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, config.port)).await?;
         let addr = listener.local_addr()?;
         let grpc_listener = if config.grpc || config.behaviour.serves_grpc() {
@@ -157,6 +185,8 @@ impl MockPeer {
         let shared = Arc::new(Shared {
             protocol: config.protocol,
             behaviour: config.behaviour,
+            draft: config.protocol == ProtocolVersion::V1_0
+                && (config.draft_1_1 || config.behaviour.implies_draft()),
             timing: config.timing,
             base_url: format!(
                 "{}://{addr}",
@@ -166,7 +196,7 @@ impl MockPeer {
                     "http"
                 }
             ),
-            store: store::Store::new(capacity),
+            store: store::Store::new(capacity).counting(counting(config.behaviour)),
             push: Registry::new().map_err(std::io::Error::other)?,
             shutdown: shutdown_rx.clone(),
             auth_token: (config.behaviour.declares_security()
@@ -292,6 +322,12 @@ impl MockPeer {
         self.shared.protocol
     }
 
+    /// Whether JSON-RPC and HTTP+JSON serve the A2A 1.1 draft's additions
+    /// ([`MockConfig::draft_1_1`], or a generation behaviour on v1.0).
+    pub fn serves_draft(&self) -> bool {
+        self.shared.draft
+    }
+
     /// The behaviour the peer was started with.
     pub fn behaviour(&self) -> Behaviour {
         self.shared.behaviour
@@ -368,6 +404,16 @@ impl Drop for MockPeer {
         {
             server.abort();
         }
+    }
+}
+
+/// How the store counts generations: by one, unless a generation behaviour
+/// breaks that.
+fn counting(behaviour: Behaviour) -> store::Counting {
+    match behaviour {
+        Behaviour::GenerationSkips => store::Counting::ArtifactsByTwo,
+        Behaviour::GenerationRepeats => store::Counting::RepeatAfterArtifact,
+        _ => store::Counting::ByOne,
     }
 }
 

@@ -32,13 +32,32 @@ enum Plan {
 }
 
 /// Handles an incoming message: a new task, a resume of an input-required
-/// task, or a note to a task still working.
-pub(crate) fn send_message(peer: &Arc<Shared>, message: Message) -> Result<Opened, A2aError> {
+/// task, or a note to a task still working. `expected` is the 1.1 draft's
+/// `ifGenerationMatch`: a message naming a task whose generation differs is
+/// refused (a message creating a task ignores it).
+pub(crate) fn send_message(
+    peer: &Arc<Shared>,
+    message: Message,
+    expected: Option<i64>,
+) -> Result<Opened, A2aError> {
     check_media_types(&message)?;
     match message.task_id.clone() {
-        Some(task_id) if peer.behaviour.resumes_as_new_task() => fork_task(peer, &task_id, message),
-        Some(task_id) => continue_task(peer, &task_id, message),
+        Some(task_id) if peer.behaviour.resumes_as_new_task() => {
+            fork_task(peer, &task_id, message, expected)
+        }
+        Some(task_id) => continue_task(peer, &task_id, message, expected),
         None => Ok(create_task(peer, message)),
+    }
+}
+
+/// The draft's optimistic-concurrency check, under the store's lock so the
+/// generation compared is the one the message would change.
+fn check_generation(entry: &Entry, expected: Option<i64>) -> Result<(), A2aError> {
+    match expected {
+        Some(expected) if i128::from(expected) != i128::from(entry.task.generation) => Err(
+            A2aError::generation_mismatch(&entry.task.id, expected, entry.task.generation),
+        ),
+        _ => Ok(()),
     }
 }
 
@@ -87,6 +106,7 @@ fn create_task(peer: &Arc<Shared>, mut message: Message) -> Opened {
         status: Status::now(TaskState::Submitted, None),
         history: vec![message],
         artifacts: Vec::new(),
+        generation: 1,
     };
     if instant {
         // The very first snapshot is already completed, with the whole artifact.
@@ -122,10 +142,12 @@ fn continue_task(
     peer: &Arc<Shared>,
     task_id: &str,
     mut message: Message,
+    expected: Option<i64>,
 ) -> Result<Opened, A2aError> {
     let run = peer.store.next_run();
     peer.store
         .with(task_id, |entry| {
+            check_generation(entry, expected)?;
             if let Some(context_id) = &message.context_id {
                 if *context_id != entry.task.context_id && peer.behaviour.checks_context() {
                     return Err(A2aError::invalid_params(format!(
@@ -158,25 +180,32 @@ fn continue_task(
 /// starts a new task (another id) in the same context, as some real peers
 /// do; under `resume-new-task-settled` the original is also completed, else
 /// it stays input-required forever. Other follow-ups continue as usual.
-fn fork_task(peer: &Arc<Shared>, task_id: &str, mut message: Message) -> Result<Opened, A2aError> {
+fn fork_task(
+    peer: &Arc<Shared>,
+    task_id: &str,
+    mut message: Message,
+    expected: Option<i64>,
+) -> Result<Opened, A2aError> {
     let settle = peer.behaviour == Behaviour::ResumeNewTaskSettled;
     let context = peer.store.with(task_id, |entry| {
         if entry.task.status.state != TaskState::InputRequired {
-            return None;
+            return Ok(None);
         }
+        check_generation(entry, expected)?;
         if settle {
             entry.set_status(Status::now(TaskState::Completed, None), true);
         }
-        Some(entry.task.context_id.clone())
+        Ok(Some(entry.task.context_id.clone()))
     });
     match context {
-        Some(Some(context_id)) => {
+        Some(Err(error)) => Err(error),
+        Some(Ok(Some(context_id))) => {
             // The store's lock is released: the new task is a plain new one.
             message.task_id = None;
             message.context_id = Some(context_id);
             Ok(create_task(peer, message))
         }
-        _ => continue_task(peer, task_id, message),
+        _ => continue_task(peer, task_id, message, expected),
     }
 }
 
@@ -410,6 +439,7 @@ async fn rewrite_after_completion(peer: &Shared, id: &str, run: u64, result_id: 
                     ))];
                 }
             }
+            e.changed_silently();
             true
         });
         if alive != Some(true) {

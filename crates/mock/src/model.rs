@@ -124,6 +124,9 @@ pub(crate) struct Task {
     pub status: Status,
     pub history: Vec<Message>,
     pub artifacts: Vec<Artifact>,
+    /// The 1.1 draft's `Task.generation`: 1 at creation, advanced by the
+    /// store with every mutation (served only under the draft).
+    pub generation: u64,
 }
 
 /// One event on a task's streams.

@@ -11,6 +11,7 @@
 //! The mock is a test tool: it only ever posts to loopback URLs and refuses
 //! configs naming anything else.
 
+use super::draft;
 use super::error::A2aError;
 use super::lifecycle;
 use super::model::{self, Event, Status, Task, TaskView};
@@ -229,17 +230,19 @@ async fn deliver(peer: Arc<Shared>, config: PushConfig, task: Task, mut feed: Fe
     let version = peer.protocol;
     if task.status.state.is_terminal() {
         let body = match version {
-            ProtocolVersion::V1_0 => model::task_event_json(&task, version, TaskView::default()),
+            ProtocolVersion::V1_0 => {
+                draft::task_event_json(&task, version, TaskView::default(), peer.draft)
+            }
             ProtocolVersion::V0_3 => model::task_json(&task, version, TaskView::default()),
         };
         post(&peer, &config, body).await;
         return;
     }
     loop {
-        let status = tokio::select! {
+        let (status, generation) = tokio::select! {
             received = feed.recv() => match received {
                 Ok(b) => match b.event {
-                    Event::Status { status, .. } => status,
+                    Event::Status { status, .. } => (status, b.generation),
                     Event::Artifact { .. } => continue,
                 },
                 Err(RecvError::Lagged(_)) => continue,
@@ -252,7 +255,8 @@ async fn deliver(peer: Arc<Shared>, config: PushConfig, task: Task, mut feed: Fe
             return;
         }
         let terminal = status.state.is_terminal();
-        post(&peer, &config, notification(&peer, &config.task_id, status)).await;
+        let body = notification(&peer, &config.task_id, status, generation);
+        post(&peer, &config, body).await;
         if terminal {
             return;
         }
@@ -260,18 +264,21 @@ async fn deliver(peer: Arc<Shared>, config: PushConfig, task: Task, mut feed: Fe
 }
 
 /// The body announcing a status: v1.0 a StreamResponse status update; v0.3
-/// the Task as of that status.
-fn notification(peer: &Shared, task_id: &str, status: Status) -> Value {
+/// the Task as of that status. Under the 1.1 draft the update carries the
+/// `generation` the status change brought the task to.
+fn notification(peer: &Shared, task_id: &str, status: Status, generation: u64) -> Value {
     let version = peer.protocol;
     let task = peer.store.with(task_id, |e| e.task.clone());
     match (version, task) {
-        (ProtocolVersion::V1_0, Some(task)) => model::event_json(
+        (ProtocolVersion::V1_0, Some(task)) => draft::event_json(
             &Event::Status {
                 task_id: task.id,
                 context_id: task.context_id,
                 status,
             },
+            generation,
             version,
+            peer.draft,
         ),
         (ProtocolVersion::V0_3, Some(mut task)) => {
             task.status = status;

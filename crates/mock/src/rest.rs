@@ -105,7 +105,7 @@ async fn serve(
     if let Some(crash) = super::stale::crash_on_unknown_task(peer, op, &params) {
         return Ok(crash);
     }
-    let answer = service::call(peer, op, &params).await;
+    let answer = service::call(peer, op, &params, peer.draft).await;
     // `binding-disagrees`: this binding alone turns TaskNotFound into
     // InvalidParams, so the bindings' answers differ in their A2A code.
     let answer = match answer {

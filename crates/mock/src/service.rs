@@ -1,11 +1,14 @@
 //! The binding-neutral operation layer: reads an operation's parameters (a
 //! JSON object, whichever binding it came from), runs it against the
 //! lifecycle, and renders the result in the peer's version. JSON-RPC and REST
-//! only frame what this returns.
+//! only frame what this returns. `draft` says whether the caller's binding
+//! serves the 1.1 draft additions (JSON-RPC and HTTP+JSON under the draft;
+//! never gRPC, whose messages have no such fields).
 
 use super::behaviour::Behaviour;
 use super::card;
 use super::declared;
+use super::draft;
 use super::error::A2aError;
 use super::lifecycle::{self, Opened};
 use super::model::{self, TaskView};
@@ -30,13 +33,14 @@ pub(crate) async fn call(
     peer: &Arc<Shared>,
     op: Operation,
     params: &Map<String, Value>,
+    draft: bool,
 ) -> Result<Reply, A2aError> {
     let version = peer.protocol;
     match op {
         Operation::SendMessage => {
             declared::check_output_modes(peer, params)?;
             let fails = declared::fails_output_modes(peer, params);
-            let (blocking, view, opened) = open_task(peer, params)?;
+            let (blocking, view, opened) = open_task(peer, params, draft)?;
             let task = if fails {
                 lifecycle::fail(
                     peer,
@@ -55,7 +59,7 @@ pub(crate) async fn call(
                     _ = peer.stopped() => {}
                 }
             }
-            let body = model::task_json(&task, version, view);
+            let body = draft::task_json(&task, version, view, draft);
             Ok(Reply::Json(match version {
                 ProtocolVersion::V1_0 => json!({ "task": body }),
                 ProtocolVersion::V0_3 => body,
@@ -73,27 +77,19 @@ pub(crate) async fn call(
                 }
             }
             // `blocking` has no effect on streams (v1 §3.2.2).
-            let (_blocking, view, opened) = open_task(peer, params)?;
+            let (_blocking, view, opened) = open_task(peer, params, draft)?;
             Ok(Reply::Stream { opened, view })
         }
-        Operation::GetTask => {
-            let id = task_id(params)?;
-            let view = TaskView {
-                history_length: count(params, "historyLength")?
-                    .filter(|_| peer.behaviour.bounds_history()),
-                include_artifacts: true,
-            };
-            let task = task_basics::or_made_up(peer, &id, lifecycle::get(peer, &id))?;
-            Ok(Reply::Json(model::task_json(&task, version, view)))
-        }
-        Operation::ListTasks => list_tasks(peer, params).map(Reply::Json),
+        Operation::GetTask => get_task(peer, params, draft).await.map(Reply::Json),
+        Operation::ListTasks => list_tasks(peer, params, draft).map(Reply::Json),
         Operation::CancelTask => {
             let id = task_id(params)?;
             let task = task_basics::or_made_up(peer, &id, lifecycle::cancel(peer, &id))?;
-            Ok(Reply::Json(model::task_json(
+            Ok(Reply::Json(draft::task_json(
                 &task,
                 version,
                 TaskView::default(),
+                draft,
             )))
         }
         Operation::SubscribeToTask => {
@@ -115,20 +111,48 @@ pub(crate) async fn call(
     }
 }
 
+/// GetTask: the task now, or under the 1.1 draft once its generation passes
+/// `currentGeneration` (the draft's long-poll, bounded by its hold cap).
+async fn get_task(
+    peer: &Arc<Shared>,
+    params: &Map<String, Value>,
+    draft: bool,
+) -> Result<Value, A2aError> {
+    let id = task_id(params)?;
+    let view = TaskView {
+        history_length: count(params, "historyLength")?.filter(|_| peer.behaviour.bounds_history()),
+        include_artifacts: true,
+    };
+    let found = if draft {
+        let current = draft::int64(params, "currentGeneration")?;
+        draft::get_task(peer, &id, current).await
+    } else {
+        lifecycle::get(peer, &id)
+    };
+    let task = task_basics::or_made_up(peer, &id, found)?;
+    Ok(draft::task_json(&task, peer.protocol, view, draft))
+}
+
 /// Starts the task a send or stream asks for, registering an inline push
 /// config once the task id exists; returns `blocking`, the task view asked
 /// for, and the opened task.
 fn open_task(
     peer: &Arc<Shared>,
     params: &Map<String, Value>,
+    draft: bool,
 ) -> Result<(bool, TaskView, lifecycle::Opened), A2aError> {
     let SendRequest {
         message,
         blocking,
         view,
         push,
-    } = SendRequest::parse(peer, params)?;
-    let opened = lifecycle::send_message(peer, message)?;
+        if_generation_match,
+    } = SendRequest::parse(peer, params, draft)?;
+    // generation-match-ignored reads the value (a bad one is still -32602)
+    // and then takes the message whatever it says.
+    let if_generation_match =
+        if_generation_match.filter(|_| !peer.behaviour.ignores_generation_match());
+    let opened = lifecycle::send_message(peer, message, if_generation_match)?;
     if let Some(config) = push {
         push::register(
             peer,
@@ -158,10 +182,16 @@ struct SendRequest {
     view: TaskView,
     /// A push config given inline (its task id is filled in once the task exists).
     push: Option<PushConfig>,
+    /// The 1.1 draft's `configuration.ifGenerationMatch` (read only under the draft).
+    if_generation_match: Option<i64>,
 }
 
 impl SendRequest {
-    fn parse(peer: &Shared, params: &Map<String, Value>) -> Result<SendRequest, A2aError> {
+    fn parse(
+        peer: &Shared,
+        params: &Map<String, Value>,
+        draft: bool,
+    ) -> Result<SendRequest, A2aError> {
         let version = peer.protocol;
         let message = params
             .get("message")
@@ -208,11 +238,17 @@ impl SendRequest {
                 ))
             }
         };
+        let if_generation_match = if draft {
+            draft::int64(config, "ifGenerationMatch")?
+        } else {
+            None
+        };
         Ok(SendRequest {
             message,
             blocking,
             view,
             push,
+            if_generation_match,
         })
     }
 }
@@ -255,7 +291,7 @@ fn count(params: &Map<String, Value>, name: &str) -> Result<Option<usize>, A2aEr
 
 /// ListTasks (v1.0 §3.1.4): newest status first, `nextPageToken` always
 /// present (`""` on the last page), artifacts only with `includeArtifacts`.
-fn list_tasks(peer: &Shared, params: &Map<String, Value>) -> Result<Value, A2aError> {
+fn list_tasks(peer: &Shared, params: &Map<String, Value>, draft: bool) -> Result<Value, A2aError> {
     let version = peer.protocol;
     let context = params.get("contextId").and_then(Value::as_str);
     let status = match params.get("status") {
@@ -308,7 +344,7 @@ fn list_tasks(peer: &Shared, params: &Map<String, Value>) -> Result<Value, A2aEr
         .iter()
         .skip(offset)
         .take(page_size)
-        .map(|t| model::task_json(t, version, view))
+        .map(|t| draft::task_json(t, version, view, draft))
         .collect();
     let next = if offset + page_size < total {
         (offset + page_size).to_string()

@@ -38,6 +38,9 @@ impl Default for MockTiming {
 pub(crate) struct Shared {
     pub protocol: ProtocolVersion,
     pub behaviour: Behaviour,
+    /// Whether JSON-RPC and HTTP+JSON serve the 1.1 draft additions (a
+    /// v1.0 peer with `draft_1_1` or a generation behaviour).
+    pub draft: bool,
     pub timing: MockTiming,
     pub base_url: String,
     pub store: Store,

@@ -5,6 +5,7 @@
 //! stream-silent and stream-reset behaviours are applied here.
 
 use super::behaviour::Behaviour;
+use super::draft;
 use super::error::jsonrpc_result;
 use super::lifecycle::Opened;
 use super::model::{self, Event, TaskView};
@@ -105,7 +106,7 @@ async fn pump(
         // then, so what it shows does not race the frames.
         tokio::time::sleep(peer.timing.chunk_interval.saturating_mul(3)).await;
     }
-    let first = model::task_event_json(&task, version, view);
+    let first = draft::task_event_json(&task, version, view, peer.draft);
     if tx.send(framing.frame(first)).await.is_err() {
         return;
     }
@@ -140,7 +141,7 @@ async fn pump(
         tokio::select! {
             received = feed.recv() => match received {
                 Ok(b) => {
-                    let payload = model::event_json(&b.event, version);
+                    let payload = draft::event_json(&b.event, b.generation, version, peer.draft);
                     if tx.send(framing.frame(payload)).await.is_err() || b.close {
                         return;
                     }

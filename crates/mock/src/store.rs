@@ -2,12 +2,14 @@
 //! the broadcast channel every open stream on it listens to, and its worker.
 //! Every change to a task and the event announcing it happen under one lock,
 //! so a subscriber that takes a snapshot and a receiver together misses nothing
-//! and sees nothing twice.
+//! and sees nothing twice. The same place counts the task's generation (the
+//! 1.1 draft's `Task.generation`): every event is one mutation, so the event
+//! and the task agree on it by construction.
 
 use super::model::{Event, Status, Task};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tokio::task::AbortHandle;
 
 /// How many tasks the store keeps before evicting the oldest.
@@ -19,6 +21,33 @@ pub(crate) struct Broadcast {
     pub event: Event,
     /// Streams close after this event (honest: terminal or interrupted state).
     pub close: bool,
+    /// The task's generation right after the mutation this event announces.
+    pub generation: u64,
+}
+
+/// How a task's generation advances with each event: by one, as the 1.1
+/// draft promises, or as a generation behaviour breaks that promise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Counting {
+    /// Every event advances the generation by exactly one.
+    #[default]
+    ByOne,
+    /// `generation-skips`: an artifact update advances it by two.
+    ArtifactsByTwo,
+    /// `generation-repeats`: a status update right after an artifact update
+    /// does not advance it.
+    RepeatAfterArtifact,
+}
+
+impl Counting {
+    /// How far the event about to be emitted moves the generation.
+    fn step(self, event: &Event, after_artifact: bool) -> u64 {
+        match (self, event) {
+            (Counting::ArtifactsByTwo, Event::Artifact { .. }) => 2,
+            (Counting::RepeatAfterArtifact, Event::Status { .. }) if after_artifact => 0,
+            _ => 1,
+        }
+    }
 }
 
 /// What a stream or a blocking send listens to.
@@ -32,13 +61,47 @@ pub(crate) struct Entry {
     pub worker: Option<AbortHandle>,
     /// cancel-leak: the task reads canceled but its worker goes on.
     pub leaking: bool,
+    counting: Counting,
+    /// Whether the last event emitted was an artifact update (for
+    /// `Counting::RepeatAfterArtifact`).
+    after_artifact: bool,
+    /// The generation, for GetTask long-polls waiting for it to advance.
+    generation_tx: watch::Sender<u64>,
 }
 
 impl Entry {
-    /// Sends an event to every open stream on the task.
-    pub(crate) fn emit(&self, event: Event, close: bool) {
+    /// Records one mutation of the task and announces it to every open
+    /// stream: the one place the generation advances, so each event carries
+    /// the task's generation right after it.
+    pub(crate) fn emit(&mut self, event: Event, close: bool) {
+        let step = self.counting.step(&event, self.after_artifact);
+        self.after_artifact = matches!(event, Event::Artifact { .. });
+        let generation = self.advance(step);
         // No receivers is fine: nobody is streaming this task right now.
-        let _ = self.tx.send(Broadcast { event, close });
+        let _ = self.tx.send(Broadcast {
+            event,
+            close,
+            generation,
+        });
+    }
+
+    /// A mutation no event announces (`unstable-completion`'s rewrites):
+    /// the generation still advances, so a long-poll sees the change.
+    pub(crate) fn changed_silently(&mut self) {
+        self.after_artifact = false;
+        self.advance(1);
+    }
+
+    fn advance(&mut self, step: u64) -> u64 {
+        self.task.generation = self.task.generation.saturating_add(step);
+        self.generation_tx.send_replace(self.task.generation);
+        self.task.generation
+    }
+
+    /// A receiver of the task's generation, woken whenever it advances (its
+    /// sender goes when the task is evicted).
+    pub(crate) fn generations(&self) -> watch::Receiver<u64> {
+        self.generation_tx.subscribe()
     }
 
     /// Moves the task to `status`, records its message in the history and
@@ -113,6 +176,7 @@ pub(crate) struct Store {
     inner: Mutex<Inner>,
     channel_capacity: usize,
     limit: usize,
+    counting: Counting,
 }
 
 impl Store {
@@ -126,7 +190,13 @@ impl Store {
             inner: Mutex::new(Inner::default()),
             channel_capacity: channel_capacity.max(16),
             limit: limit.max(1),
+            counting: Counting::ByOne,
         }
+    }
+
+    /// The same store, its generations advancing as `counting` says.
+    pub(crate) fn counting(self, counting: Counting) -> Store {
+        Store { counting, ..self }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -150,6 +220,7 @@ impl Store {
             inner.evict_oldest();
         }
         let (tx, _) = broadcast::channel(self.channel_capacity);
+        let (generation_tx, _) = watch::channel(task.generation);
         let id = task.id.clone();
         if !inner.tasks.contains_key(&id) {
             inner.order.push_back(id.clone());
@@ -165,6 +236,9 @@ impl Store {
             run: 0,
             worker: None,
             leaking: false,
+            counting: self.counting,
+            after_artifact: false,
+            generation_tx,
         });
         f(entry)
     }
@@ -220,6 +294,7 @@ mod tests {
             status: Status::now(TaskState::Submitted, None),
             history: Vec::new(),
             artifacts: Vec::new(),
+            generation: 1,
         }
     }
 
@@ -275,5 +350,69 @@ mod tests {
             matches!(got.event, Event::Status { ref status, .. } if status.state == TaskState::Working)
         );
         assert!(feed.try_recv().is_err(), "nothing else");
+    }
+
+    fn chunk(task: &Task) -> Event {
+        Event::Artifact {
+            task_id: task.id.clone(),
+            context_id: task.context_id.clone(),
+            artifact: crate::model::Artifact {
+                artifact_id: "a".into(),
+                name: "result".into(),
+                parts: Vec::new(),
+            },
+            append: false,
+            last_chunk: false,
+        }
+    }
+
+    /// Emits working, two artifact updates and completed on a fresh task
+    /// counted as `counting`; answers each event's generation and the
+    /// task's at the end.
+    fn generations_of(counting: Counting) -> (Vec<u64>, u64) {
+        let store = Store::new(16).counting(counting);
+        let mut feed = store.insert(task("t"), |e| e.feed());
+        store.with("t", |e| {
+            e.set_status(Status::now(TaskState::Working, None), false);
+            for _ in 0..2 {
+                let event = chunk(&e.task);
+                e.emit(event, false);
+            }
+            e.set_status(Status::now(TaskState::Completed, None), true);
+        });
+        let mut seen = Vec::new();
+        while let Ok(b) = feed.try_recv() {
+            seen.push(b.generation);
+        }
+        let last = store.with("t", |e| e.task.generation).expect("kept");
+        (seen, last)
+    }
+
+    #[test]
+    fn every_event_advances_the_generation_by_exactly_one() {
+        let (seen, last) = generations_of(Counting::ByOne);
+        assert_eq!(seen, [2, 3, 4, 5], "created at 1, then one per event");
+        assert_eq!(last, 5, "the task ends at its last event's generation");
+    }
+
+    #[test]
+    fn skipping_counts_artifacts_twice_and_repeating_reuses_one() {
+        let (seen, last) = generations_of(Counting::ArtifactsByTwo);
+        assert_eq!(seen, [2, 4, 6, 7]);
+        assert_eq!(last, 7);
+        let (seen, last) = generations_of(Counting::RepeatAfterArtifact);
+        assert_eq!(seen, [2, 3, 4, 4], "completed repeats the last artifact's");
+        assert_eq!(last, 4);
+    }
+
+    #[test]
+    fn a_silent_change_advances_the_generation_and_wakes_its_watchers() {
+        let store = Store::new(16);
+        let mut watcher = store.insert(task("t"), |e| e.generations());
+        assert_eq!(*watcher.borrow_and_update(), 1);
+        store.with("t", |e| e.changed_silently());
+        assert!(watcher.has_changed().unwrap_or(false));
+        assert_eq!(*watcher.borrow_and_update(), 2);
+        assert_eq!(store.with("t", |e| e.task.generation), Some(2));
     }
 }

@@ -23,6 +23,7 @@ pub(crate) fn or_made_up(
                 status: Status::now(TaskState::Completed, None),
                 history: Vec::new(),
                 artifacts: Vec::new(),
+                generation: 1,
             })
         }
         other => other,

@@ -136,6 +136,17 @@ pub enum DeclarationId {
     /// state and artifact content, the A2A error codes. Both sides are
     /// [`DeclarationId::Interface`] ids.
     Equivalence(Box<DeclarationId>, Box<DeclarationId>),
+    /// `protocol.generation` (A2A 1.1 draft, §3.2.7): a task's `generation`
+    /// starts at 1 and each event carries it after its mutation, one more
+    /// than the event before; never two events with one generation.
+    Generation,
+    /// `protocol.generationLongPoll` (1.1 draft, §3.2.7): GetTask with a
+    /// `currentGeneration` the task has already passed answers at once.
+    GenerationLongPoll,
+    /// `protocol.generationMatch` (1.1 draft, §3.2.2): a send whose
+    /// `ifGenerationMatch` is not the task's generation is refused with
+    /// TaskGenerationMismatchError (-32010); a matching one is not.
+    GenerationMatch,
 }
 
 /// How an equivalence id joins its two interface ids.
@@ -161,6 +172,21 @@ impl DeclarationId {
         DeclarationId::HistoryLength,
         DeclarationId::Blocking,
     ];
+
+    /// The A2A 1.1 draft's ids, in report order: rows of a check under
+    /// `--protocol 1.1-draft` only (see [`DeclarationId::is_draft_1_1`]).
+    pub const DRAFT_1_1: [DeclarationId; 3] = [
+        DeclarationId::Generation,
+        DeclarationId::GenerationLongPoll,
+        DeclarationId::GenerationMatch,
+    ];
+
+    /// Whether the id is one of the 1.1 draft's: a scenario gated on one
+    /// runs only under `--protocol 1.1-draft`, and is left out of the plan
+    /// otherwise, so a 1.0 or 0.3 check is the same with or without them.
+    pub fn is_draft_1_1(&self) -> bool {
+        Self::DRAFT_1_1.contains(self)
+    }
 
     /// Whether a `when:` gate can ask the card about this id (a suite's own
     /// `x-…` ids are unknown to every card).
@@ -230,6 +256,9 @@ impl fmt::Display for DeclarationId {
             DeclarationId::Extension(uri) => write!(f, "capabilities.extensions[{uri}]"),
             DeclarationId::Blocking => f.write_str("protocol.blocking"),
             DeclarationId::Equivalence(a, b) => write!(f, "{a}{EQUIVALENCE_SIGN}{b}"),
+            DeclarationId::Generation => f.write_str("protocol.generation"),
+            DeclarationId::GenerationLongPoll => f.write_str("protocol.generationLongPoll"),
+            DeclarationId::GenerationMatch => f.write_str("protocol.generationMatch"),
         }
     }
 }
@@ -284,7 +313,11 @@ impl FromStr for DeclarationId {
 }
 
 fn parse(text: &str) -> Option<DeclarationId> {
-    if let Some(fixed) = DeclarationId::FIXED.iter().find(|d| d.to_string() == text) {
+    if let Some(fixed) = DeclarationId::FIXED
+        .iter()
+        .chain(&DeclarationId::DRAFT_1_1)
+        .find(|d| d.to_string() == text)
+    {
         return Some(fixed.clone());
     }
     if text.starts_with("x-") && text.len() > 2 && !text.chars().any(char::is_whitespace) {
@@ -375,7 +408,10 @@ fn bracketed<'a>(text: &'a str, key: &str) -> Option<&'a str> {
 /// The known spelling closest to a text that did not parse: a fixed id, or a
 /// bracketed family compared on its key (`skill[echo]` → `skills[<id>]`).
 fn suggest(text: &str) -> Option<String> {
-    let fixed = DeclarationId::FIXED.iter().map(|d| d.to_string());
+    let fixed = DeclarationId::FIXED
+        .iter()
+        .chain(&DeclarationId::DRAFT_1_1)
+        .map(|d| d.to_string());
     // `streaming` for `capabilities.streaming`: the last word alone.
     if let Some(full) = fixed.clone().find(|f| f.rsplit('.').next() == Some(text)) {
         return Some(full);
@@ -557,10 +593,26 @@ mod tests {
             "signatures[#2]",
             "capabilities.extensions[https://example.com/ext/v1]",
             "capabilities.extensions[urn:a2a:ext:x[1]]",
+            "protocol.generation",
+            "protocol.generationLongPoll",
+            "protocol.generationMatch",
         ] {
             let id: DeclarationId = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!(id.to_string(), text);
         }
+    }
+
+    /// The 1.1 draft's ids parse and are the draft's only: no fixed row
+    /// of every report is one of them.
+    #[test]
+    fn the_draft_ids_stand_apart_from_the_fixed_rows() {
+        for id in DeclarationId::DRAFT_1_1 {
+            assert!(id.is_draft_1_1());
+            assert!(!DeclarationId::FIXED.contains(&id), "{id}");
+        }
+        assert!(!DeclarationId::Cancel.is_draft_1_1());
+        let err = "protocol.generaton".parse::<DeclarationId>().unwrap_err();
+        assert_eq!(err.suggestion.as_deref(), Some("protocol.generation"));
     }
 
     #[test]

@@ -255,6 +255,9 @@ pub mod codes {
     pub const EXTENSION_SUPPORT_REQUIRED: i64 = -32008;
     /// A2A VersionNotSupported: the `A2A-Version` is not one the peer speaks.
     pub const VERSION_NOT_SUPPORTED: i64 = -32009;
+    /// A2A 1.1 draft TaskGenerationMismatch: a send's `ifGenerationMatch`
+    /// is not the task's current generation (HTTP 409, gRPC ABORTED).
+    pub const TASK_GENERATION_MISMATCH: i64 = -32010;
 }
 
 #[cfg(test)]

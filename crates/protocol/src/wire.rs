@@ -119,12 +119,14 @@ impl Response<'_> {
                 task_id,
                 state: body.state.as_ref().and_then(|s| s.as_ref()?.task_state()),
                 final_flag: body.final_flag,
+                generation: None,
             }),
             "artifact-update" => Some(Event::ArtifactUpdate {
                 task_id,
                 artifact_id: body.artifact_id.clone().flatten().map(Cow::into_owned),
                 append: body.append.unwrap_or(false),
                 last_chunk: body.last_chunk.unwrap_or(false),
+                generation: None,
             }),
             _ => None,
         }
@@ -192,6 +194,9 @@ impl<'de> Level<'de> for Body<'de> {
             )?,
             "append" => once(&mut self.append, map.next_value()?)?,
             "lastChunk" => once(&mut self.last_chunk, map.next_value()?)?,
+            // The 1.1 draft's `generation` (a string or a number) is read
+            // the lenient way, so both readings give the same event.
+            "generation" => return Err(de::Error::custom("generation is read leniently")),
             _ => return Ok(false),
         }
         Ok(true)

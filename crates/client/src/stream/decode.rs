@@ -121,14 +121,20 @@ pub fn describe(event: &Event) -> String {
 
 /// Writes [`describe`]'s account of an event.
 fn write_description(out: &mut impl Write, event: &Event) -> fmt::Result {
+    // The 1.1 draft's generation, when the event carries one, right after
+    // its kind: a gap or repeat reads down the evidence's event lines.
+    let generation = match event.generation() {
+        Some(g) => format!(" generation={g}"),
+        None => String::new(),
+    };
     match event {
-        Event::Task(task) => write!(out, "task {}", task.summary()),
+        Event::Task(task) => write!(out, "task{generation} {}", task.summary()),
         Event::Message { .. } => out.write_str("message"),
         Event::StatusUpdate {
             state, final_flag, ..
         } => write!(
             out,
-            "status-update state={}{}",
+            "status-update{generation} state={}{}",
             state.map(|s| s.as_str()).unwrap_or("?"),
             match final_flag {
                 Some(true) => " final=true",
@@ -142,7 +148,7 @@ fn write_description(out: &mut impl Write, event: &Event) -> fmt::Result {
             ..
         } => write!(
             out,
-            "artifact-update artifactId={}{}{}",
+            "artifact-update{generation} artifactId={}{}{}",
             artifact_id.as_deref().unwrap_or("?"),
             if *append { " append" } else { "" },
             if *last_chunk { " lastChunk" } else { "" }

@@ -61,6 +61,9 @@ pub(crate) struct Capture {
     /// For an answer with a whole task: what its artifacts say, ids left
     /// out (`compare_bindings` sets two bindings' answers side by side).
     pub(crate) said: Option<String>,
+    /// For an answer with a whole task: its 1.1 draft `generation`, if it
+    /// carries one (`steps::generation`).
+    pub(crate) generation: Option<i64>,
 }
 
 impl Capture {
@@ -75,6 +78,7 @@ impl Capture {
             part_types: None,
             status_text: None,
             said: None,
+            generation: None,
         }
     }
 
@@ -99,6 +103,7 @@ impl Capture {
             format!("task {}", task.summary()),
         );
         capture.said = Some(task.said_digest());
+        capture.generation = task.generation;
         capture
     }
 

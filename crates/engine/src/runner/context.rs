@@ -183,6 +183,9 @@ pub(crate) struct RunContext<'a> {
 pub(crate) struct CardFacts {
     pub(crate) skills: Vec<String>,
     pub(crate) output_types: Vec<String>,
+    /// Whether the card declares streaming (the 1.1 draft's generation
+    /// sequence is read off a stream when it does).
+    pub(crate) streaming: bool,
 }
 
 impl CardFacts {
@@ -190,6 +193,11 @@ impl CardFacts {
         CardFacts {
             skills: card.skills.iter().map(|s| s.id.clone()).collect(),
             output_types: card.declared_output_types(),
+            streaming: card.is_declared(
+                &a2a_conform_protocol::declaration::DeclarationId::Capability(
+                    a2a_conform_protocol::declaration::Capability::Streaming,
+                ),
+            ),
         }
     }
 }

@@ -112,6 +112,17 @@ pub(crate) fn plan_runs<'a>(
             .all(|v| !options.vars.contains_key(*v) && !suite.vars.contains_key(*v));
     let mut plan = Vec::new();
     for scenario in &suite.scenarios {
+        // The 1.1 draft's scenarios belong to a check that speaks the draft
+        // only: left out of any other plan, so that a 1.0 or 0.3 check is
+        // the same with the draft's scenarios in the suite as without.
+        if !card.draft_1_1
+            && scenario
+                .gate
+                .as_ref()
+                .is_some_and(|gate| gate.id.is_draft_1_1())
+        {
+            continue;
+        }
         let skip = filter_reason(scenario.id(), options).or_else(|| {
             let gate = scenario.gate.as_ref()?;
             (!gate.opens(card.is_declared(&gate.id))).then(|| gate.skip_reason())

@@ -118,6 +118,7 @@ mod tests {
             context_id: Some("c".into()),
             state: Some(state),
             artifacts: vec![],
+            generation: None,
         })
     }
 
@@ -126,6 +127,7 @@ mod tests {
             task_id: Some("t".into()),
             state: Some(state),
             final_flag,
+            generation: None,
         }
     }
 
@@ -135,6 +137,7 @@ mod tests {
             artifact_id: Some("a".into()),
             append: false,
             last_chunk: false,
+            generation: None,
         }
     }
 

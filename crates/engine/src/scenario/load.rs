@@ -65,6 +65,10 @@ pub(crate) const EMBEDDED: &[(&str, &str)] = &[
         "scenarios/output-modes.yaml",
         include_str!("../../scenarios/output-modes.yaml"),
     ),
+    (
+        "scenarios/draft-1.1.yaml",
+        include_str!("../../scenarios/draft-1.1.yaml"),
+    ),
 ];
 
 /// A loaded scenario, its declarations parsed, and where it came from.

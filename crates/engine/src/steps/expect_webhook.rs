@@ -341,6 +341,7 @@ mod tests {
                 task_id: Some("t".into()),
                 state: Some(TaskState::Completed),
                 final_flag: None,
+                generation: None,
             }),
             authorization: auth,
             token_header: token,

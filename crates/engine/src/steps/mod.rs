@@ -28,6 +28,7 @@ mod expect_output_modes;
 mod expect_quiet;
 mod expect_resumed;
 mod expect_webhook;
+mod generation;
 mod get;
 mod get_extended_card;
 mod inconclusive_if;
@@ -156,6 +157,12 @@ primitives! {
     /// GetTask and CancelTask by error code, a blocking message by state and
     /// content (`for_each: interface_pairs`).
     CompareBindings(compare_bindings::CompareBindingsStep),
+    /// 1.1 draft: a task's events carry its generation, one more per event.
+    ExpectGenerations(generation::ExpectGenerationsStep),
+    /// 1.1 draft: GetTask with a `currentGeneration` the task passed answers at once.
+    ExpectLongPoll(generation::ExpectLongPollStep),
+    /// 1.1 draft: a mismatched `ifGenerationMatch` is refused with -32010.
+    ExpectGenerationMatch(generation::ExpectGenerationMatchStep),
 }
 
 #[cfg(test)]

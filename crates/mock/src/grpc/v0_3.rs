@@ -140,7 +140,7 @@ impl GrpcPeer {
         let json = serde_json::to_value(request.get_ref())
             .map_err(|e| Status::internal(format!("cannot read the request: {e}")))?;
         let params = params_of(op, json);
-        match service::call(&self.peer, op, &params)
+        match service::call(&self.peer, op, &params, false)
             .await
             .map_err(|e| status(&e))?
         {
@@ -163,7 +163,7 @@ impl GrpcPeer {
         let json = serde_json::to_value(request.get_ref())
             .map_err(|e| Status::internal(format!("cannot read the request: {e}")))?;
         let params = params_of(op, json);
-        match service::call(&self.peer, op, &params)
+        match service::call(&self.peer, op, &params, false)
             .await
             .map_err(|e| status(&e))?
         {

@@ -40,7 +40,8 @@ impl Card {
     /// `protocol.contextMismatch`, and `protocol.terminalSubscribe` when it
     /// declares streaming), the interfaces of
     /// [`Card::interface_declarations`], then the input modes of
-    /// [`Card::input_mode_declarations`].
+    /// [`Card::input_mode_declarations`]; under `--protocol 1.1-draft`
+    /// ([`Card::draft_1_1`]) the draft's rows last.
     pub fn declarations(&self) -> Vec<Declaration> {
         // The fixed rows are `DeclarationId::FIXED`, in its order, less
         // `capabilities.stateTransitionHistory`: a v0.3 flag (removed in 1.0)
@@ -92,6 +93,13 @@ impl Card {
             id: DeclarationId::Extension(e.uri.clone()),
             declared: true,
         }));
+        if self.draft_1_1 {
+            out.extend(
+                DeclarationId::DRAFT_1_1
+                    .into_iter()
+                    .map(|id| Declaration { id, declared: true }),
+            );
+        }
         out
     }
 
@@ -269,7 +277,10 @@ impl Card {
     ///   and the card declares streaming (0.3 defines no error for it, and
     ///   without streaming every subscribe is refused anyway);
     /// - a suite's own `x-…` id: false (no card declares it);
-    /// - `capabilities.extensions[<uri>]`: whether the extension is declared.
+    /// - `capabilities.extensions[<uri>]`: whether the extension is declared;
+    /// - the 1.1 draft's `protocol.generation`, `protocol.generationLongPoll`,
+    ///   `protocol.generationMatch`: whether the check speaks the draft
+    ///   ([`Card::draft_1_1`]).
     pub fn is_declared(&self, id: &DeclarationId) -> bool {
         let caps = &self.capabilities;
         match id {
@@ -321,6 +332,9 @@ impl Card {
                     && self.is_declared(&DeclarationId::Capability(Capability::Streaming))
             }
             DeclarationId::Extension(uri) => caps.extensions.iter().any(|e| e.uri == *uri),
+            DeclarationId::Generation
+            | DeclarationId::GenerationLongPoll
+            | DeclarationId::GenerationMatch => self.draft_1_1,
         }
     }
 

@@ -19,6 +19,10 @@ pub enum ProtocolChoice {
     Auto,
     /// Only this version.
     Force(ProtocolVersion),
+    /// `--protocol 1.1-draft`: a 1.0 interface, spoken as 1.0 (the draft
+    /// adds to 1.0 and its own examples send `A2A-Version: 1.0`), with the
+    /// draft's rows judged besides ([`Card::draft_1_1`]).
+    Draft1_1,
 }
 
 /// Which binding to use: the card's preference, or forced (`--binding`).
@@ -92,6 +96,12 @@ pub struct Card {
     pub default_timeout: Option<Duration>,
     /// Lint findings that are not fatal, one line each.
     pub warnings: Vec<String>,
+    /// Whether the check judges the A2A 1.1 draft's additions (the
+    /// `dev-1.1` branch: task generations, long-polling, `ifGenerationMatch`),
+    /// chosen with [`ProtocolChoice::Draft1_1`]: a promise of the protocol
+    /// the check speaks, not of the card.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub draft_1_1: bool,
 }
 
 /// One declared interface.

@@ -128,6 +128,7 @@ pub fn parse_card(
         default_timeout,
         warnings,
         raw,
+        draft_1_1: protocol == ProtocolChoice::Draft1_1,
     })
 }
 

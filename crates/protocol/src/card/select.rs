@@ -25,6 +25,7 @@ pub(super) fn choose(
     let wanted: &[ProtocolVersion] = match &protocol {
         ProtocolChoice::Auto => &[ProtocolVersion::V1_0, ProtocolVersion::V0_3],
         ProtocolChoice::Force(v) => std::slice::from_ref(v),
+        ProtocolChoice::Draft1_1 => &[ProtocolVersion::V1_0],
     };
     let fail = |reason: String| {
         Err(NoEndpoint::NoneFits {
@@ -43,6 +44,9 @@ pub(super) fn choose(
     if pool.is_empty() {
         return fail(match protocol {
             ProtocolChoice::Force(v) => format!("the card declares no {v} interface"),
+            ProtocolChoice::Draft1_1 => {
+                "the card declares no 1.0 interface (the 1.1 draft is checked over 1.0)".to_string()
+            }
             ProtocolChoice::Auto => {
                 "the card declares no interface for a protocol version the tool speaks (1.0 or 0.3)"
                     .to_string()

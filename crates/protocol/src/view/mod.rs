@@ -22,6 +22,11 @@ pub struct TaskView {
     pub state: Option<TaskState>,
     /// Its artifacts, each with a content digest.
     pub artifacts: Vec<ArtifactView>,
+    /// The 1.1 draft's `generation` (ProtoJSON writes an int64 as a string;
+    /// a number is read too); `None` when absent or unreadable. A 1.0 peer
+    /// sends none, or 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
 }
 
 impl TaskView {
@@ -41,6 +46,7 @@ impl TaskView {
             context_id: str_field(value, "contextId"),
             state,
             artifacts,
+            generation: generation_field(value),
         }
     }
 
@@ -163,6 +169,9 @@ pub enum Event {
         /// v0.3 only: the `final` flag; v1.0 has none.
         #[serde(rename = "final")]
         final_flag: Option<bool>,
+        /// The 1.1 draft's `generation` after the update.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        generation: Option<i64>,
     },
     /// The artifact's content is not kept: no step reads it from a stream
     /// (a task's artifacts are compared through `GetTask` answers).
@@ -175,6 +184,9 @@ pub enum Event {
         append: bool,
         /// Whether this is the artifact's last chunk.
         last_chunk: bool,
+        /// The 1.1 draft's `generation` after the update.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        generation: Option<i64>,
     },
     /// An error in the stream (a JSON-RPC error frame).
     Error(RpcError),
@@ -197,6 +209,18 @@ impl Event {
         match self {
             Event::Task(t) => t.state,
             Event::StatusUpdate { state, .. } => *state,
+            _ => None,
+        }
+    }
+
+    /// The 1.1 draft's `generation` the event carries (a task snapshot's,
+    /// or an update's after it applied), if any.
+    pub fn generation(&self) -> Option<i64> {
+        match self {
+            Event::Task(t) => t.generation,
+            Event::StatusUpdate { generation, .. } | Event::ArtifactUpdate { generation, .. } => {
+                *generation
+            }
             _ => None,
         }
     }
@@ -269,6 +293,7 @@ impl Event {
                     .and_then(|s| s.get("state"))
                     .and_then(TaskState::from_wire),
                 final_flag: body.get("final").and_then(Value::as_bool),
+                generation: generation_field(body),
             },
             "artifact-update" => Event::ArtifactUpdate {
                 task_id: str_field(body, "taskId"),
@@ -280,6 +305,7 @@ impl Event {
                     .get("lastChunk")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
+                generation: generation_field(body),
             },
             other => Event::Unrecognized {
                 reason: format!("unknown event kind `{other}`"),
@@ -372,6 +398,16 @@ impl MessagePart {
 
 fn str_field(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// The 1.1 draft's `generation`: an int64, which ProtoJSON writes as a
+/// string (`"3"`) and other writers as a number.
+fn generation_field(value: &Value) -> Option<i64> {
+    match value.get("generation")? {
+        Value::Number(n) => n.as_i64(),
+        Value::String(s) => s.parse().ok(),
+        _ => None,
+    }
 }
 
 /// The digest of what a `parts` array says, shape left out: a text part as
@@ -507,6 +543,38 @@ mod tests {
         assert_ne!(v1.said_digest(), none.said_digest());
     }
 
+    /// The 1.1 draft's int64 `generation` is read as ProtoJSON writes it (a
+    /// string) and as a number; anything else is none, and none is left
+    /// out when an event is serialized (a 1.0 report is unchanged).
+    #[test]
+    fn generations_are_read_from_strings_and_numbers() {
+        let v = ProtocolVersion::V1_0;
+        let task = TaskView::from_json(&json!({"id": "t", "generation": "3"}));
+        assert_eq!(task.generation, Some(3));
+        let update = Event::from_result(
+            v,
+            &json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_WORKING"}, "generation": 4}}),
+        );
+        assert_eq!(update.generation(), Some(4));
+        let artifact = Event::from_result(
+            v,
+            &json!({"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a"}, "generation": "5"}}),
+        );
+        assert_eq!(artifact.generation(), Some(5));
+        for odd in [json!("x"), json!(1.5), json!(null), json!([1])] {
+            let task = TaskView::from_json(&json!({"id": "t", "generation": odd}));
+            assert_eq!(task.generation, None, "{odd}");
+        }
+        let plain = Event::from_result(
+            v,
+            &json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_WORKING"}}}),
+        );
+        assert_eq!(plain.generation(), None);
+        assert!(!serde_json::to_string(&plain)
+            .unwrap()
+            .contains("generation"));
+    }
+
     #[test]
     fn kinds_are_the_serialized_tags() {
         let events = [
@@ -516,12 +584,14 @@ mod tests {
                 task_id: None,
                 state: None,
                 final_flag: None,
+                generation: None,
             },
             Event::ArtifactUpdate {
                 task_id: None,
                 artifact_id: None,
                 append: false,
                 last_chunk: false,
+                generation: None,
             },
             Event::Error(RpcError {
                 code: 1,

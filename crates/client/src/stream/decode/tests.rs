@@ -40,6 +40,7 @@ fn common_frames_are_read_the_fast_way() {
             artifact_id: Some("a".into()),
             append: true,
             last_chunk: false,
+            generation: None,
         }
     );
     assert_eq!(read[1].state(), Some(TaskState::Working));
@@ -52,6 +53,7 @@ fn common_frames_are_read_the_fast_way() {
             artifact_id: Some("a\"b".into()),
             append: false,
             last_chunk: true,
+            generation: None,
         }
     );
     assert_eq!(read[5].state(), Some(TaskState::Completed));
@@ -78,6 +80,9 @@ fn unusual_frames_are_left_to_the_lenient_reading() {
         r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"a","taskId":"b"}}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":7,"final":null}}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"status":{"state":null}}}}"#,
+        // The 1.1 draft's generation, a string or a number, is read leniently.
+        r#"{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING"},"generation":"2"}}"#,
+        r#"{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a"},"generation":3}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t"}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":{"kind":"nonsense"}}"#,
         r#"{"jsonrpc":"2.0","id":1,"result":["statusUpdate"]}"#,
@@ -91,6 +96,12 @@ fn unusual_frames_are_left_to_the_lenient_reading() {
     for data in declined {
         assert_eq!(fast(Some(1), None, data), None, "read the fast way: {data}");
     }
+    let generations: Vec<Option<i64>> = declined
+        .iter()
+        .filter(|data| data.contains("\"generation\""))
+        .map(|data| lenient_frame(V1, None, None, data).generation())
+        .collect();
+    assert_eq!(generations, [Some(2), Some(3)]);
     // An `event: error` frame is the lenient reading's to judge.
     let plain = r#"{"statusUpdate":{"taskId":"t"}}"#;
     assert!(fast(None, None, plain).is_some());
@@ -245,4 +256,24 @@ proptest! {
     ) {
         fast(expect_id, event_name, &data);
     }
+}
+
+/// A 1.1 draft event's description names its generation after its kind;
+/// one without a generation reads as before.
+#[test]
+fn a_generation_is_described_after_the_kind() {
+    let data =
+        r#"{"artifactUpdate":{"taskId":"t","artifact":{"artifactId":"a"},"generation":"4"}}"#;
+    let event = lenient_frame(V1, None, None, data);
+    assert_eq!(
+        describe(&event),
+        "artifact-update generation=4 artifactId=a"
+    );
+    let plain = lenient_frame(
+        V1,
+        None,
+        None,
+        r#"{"statusUpdate":{"taskId":"t","status":{"state":"TASK_STATE_WORKING"}}}"#,
+    );
+    assert_eq!(describe(&plain), "status-update state=working");
 }

@@ -1,6 +1,7 @@
 //! Endpoint choice: version and binding preference, forcing, fallbacks.
 
 use super::*;
+use crate::declaration::DeclarationId;
 
 #[test]
 fn auto_takes_a_1_0_entry_over_an_earlier_0_3_entry() {
@@ -118,5 +119,44 @@ fn relative_urls_are_resolved_with_a_warning() {
         has_warning(&card, "`url` is relative"),
         "{:?}",
         card.warnings
+    );
+}
+
+/// `--protocol 1.1-draft` speaks a 1.0 interface and adds the draft's rows,
+/// declared; any other choice has none of them.
+#[test]
+fn the_draft_speaks_1_0_and_adds_its_rows() {
+    let mut card = base_v1();
+    card["supportedInterfaces"] = json!([
+        {"url": "https://h/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+        {"url": "https://h/new", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}
+    ]);
+    let draft = inline_with(card.clone(), ProtocolChoice::Draft1_1, BindingChoice::Auto).unwrap();
+    assert!(draft.draft_1_1);
+    assert_eq!(
+        endpoint_of(&draft),
+        ("https://h/new", Binding::Rest, ProtocolVersion::V1_0)
+    );
+    let rows = draft.declarations();
+    for id in DeclarationId::DRAFT_1_1 {
+        assert!(draft.is_declared(&id));
+        assert!(rows.iter().any(|d| d.id == id && d.declared), "{id}");
+    }
+    let plain = inline(card.clone()).unwrap();
+    assert!(!plain.draft_1_1);
+    assert!(!plain.declarations().iter().any(|d| d.id.is_draft_1_1()));
+    assert!(!plain.is_declared(&DeclarationId::Generation));
+
+    card["supportedInterfaces"] = json!([
+        {"url": "https://h/old", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}
+    ]);
+    let err = inline_with(card, ProtocolChoice::Draft1_1, BindingChoice::Auto).unwrap_err();
+    let CardError::NoUsableInterface { reason, .. } = &err else {
+        panic!("{err:?}")
+    };
+    assert!(
+        reason
+            .starts_with("the card declares no 1.0 interface (the 1.1 draft is checked over 1.0)"),
+        "{reason}"
     );
 }
