@@ -169,10 +169,16 @@ impl Counts {
             parts.push(format!("{} over-delivers", d.over_delivers));
         }
         let phrase = parts.join(", ");
-        if self.every_declaration_honoured() {
-            format!("every declaration honoured ({phrase})")
-        } else {
-            phrase
+        match self.every_declaration_honoured() {
+            // Rows the card does not declare may still read unverified or
+            // diverged (a probe of an undeclared capability): the headline
+            // then leads with the counts, so it never reads "every
+            // declaration honoured" beside an unverified row.
+            true if d.unverified > 0 || d.diverged > 0 => {
+                format!("{phrase}; every declared row honoured")
+            }
+            true => format!("every declaration honoured ({phrase})"),
+            false => phrase,
         }
     }
 

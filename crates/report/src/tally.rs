@@ -122,6 +122,19 @@ mod tests {
             s.headline(),
             "pass — every declaration honoured (1 honoured)"
         );
+        // An undeclared row left unverified: every declared row is
+        // honoured, but the headline leads with the counts.
+        let mut undeclared = summary_row(Unverified, false);
+        undeclared.declared = false;
+        let s = summary_with(
+            &rows_report(vec![summary_row(Honoured, false), undeclared]),
+            exit::OK,
+        );
+        assert!(s.every_declaration_honoured);
+        assert_eq!(
+            s.headline(),
+            "pass — 1 honoured, 1 unverified; every declared row honoured"
+        );
         let s = summary_with(
             &rows_report(vec![summary_row(Unverified, false)]),
             exit::NOTHING_VERIFIED,
