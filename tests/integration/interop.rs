@@ -718,3 +718,48 @@ fn sdk_python_zero_config_verifies_every_input_mode_with_the_cards_example() {
 fn sdk_js_zero_config_verifies_every_input_mode_with_the_cards_example() {
     assert_zero_config_verifies_input_modes(Sdk::Js);
 }
+
+/// The official SDKs implement 1.0, not the 1.1 draft: checked with
+/// `--protocol 1.1-draft`, the draft's rows read unverified ("not
+/// supported", the draft's own reading of a generation of 0 or none) over
+/// JSON-RPC and HTTP+JSON, and none diverges.
+#[test]
+fn sdk_peers_checked_as_the_1_1_draft_read_not_supported_never_diverged() {
+    for sdk in [Sdk::Python, Sdk::Js] {
+        let agent = start(sdk, &[]);
+        for binding in ["jsonrpc", "rest"] {
+            let out = agent.check(&[
+                "--protocol",
+                "1.1-draft",
+                "--binding",
+                binding,
+                "--scenario",
+                "generation-sequence",
+                "--scenario",
+                "generation-long-poll-stale",
+                "--scenario",
+                "generation-match-guards-send",
+            ]);
+            let context = || format!("{sdk:?} {binding}: {}\n{}", out.explain(), agent.log());
+            assert_ne!(out.code, 1, "{}", context());
+            for row in [
+                "protocol.generation",
+                "protocol.generationLongPoll",
+                "protocol.generationMatch",
+            ] {
+                assert_eq!(out.declaration(row), "unverified", "{row}: {}", context());
+            }
+            for id in [
+                "generation-sequence",
+                "generation-long-poll-stale",
+                "generation-match-guards-send",
+            ] {
+                let message = out.run(id)["message"].as_str().unwrap_or_default();
+                assert!(
+                    message.starts_with("not supported"),
+                    "{sdk:?} {binding} {id}: {message}"
+                );
+            }
+        }
+    }
+}
