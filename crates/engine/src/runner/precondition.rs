@@ -970,7 +970,14 @@ mod tests {
             .filter(|s| needs_input_prompt(s))
             .map(|s| s.id())
             .collect();
-        assert_eq!(needing, ["input-mode-resume", "history-length-bounds-get"]);
+        assert_eq!(
+            needing,
+            [
+                "input-mode-resume",
+                "history-length-bounds-get",
+                "generation-match-guards-send"
+            ]
+        );
         let retried: Vec<(&str, &str)> = suite
             .scenarios
             .iter()

@@ -88,6 +88,12 @@ impl Primitive for ExpectGenerationsStep {
         };
         let last = judge_sequence(&seen)?;
         let read = get(ctx, &task_id, None).await?;
+        if let Some(error) = read.error() {
+            return Err(Stop::inconclusive(format!(
+                "GetTask after the events answered error {} {}, so the task's generation could not be set beside the last event's",
+                error.code, error.message
+            )));
+        }
         match read.generation {
             Some(g) if g == last => Ok(()),
             Some(g) if g > last => Err(Stop::fail(format!(
@@ -159,10 +165,6 @@ impl Primitive for ExpectLongPollStep {
             ))),
         }
     }
-
-    fn expected(&self, _estimate: &Estimate<'_>) -> Duration {
-        NOMINAL_TASK
-    }
 }
 
 impl Primitive for ExpectGenerationMatchStep {
@@ -211,10 +213,6 @@ impl Primitive for ExpectGenerationMatchStep {
             ))),
             None => Ok(()),
         }
-    }
-
-    fn expected(&self, _estimate: &Estimate<'_>) -> Duration {
-        NOMINAL_TASK * 2
     }
 }
 
