@@ -24,9 +24,6 @@ pub(crate) struct Mismatch {
     pub current: u64,
 }
 
-/// The 1.1 draft's TaskGenerationMismatchError (not in 1.0's code table).
-pub(crate) const TASK_GENERATION_MISMATCH: i64 = -32010;
-
 pub(crate) const ERROR_DOMAIN: &str = "a2a-protocol.org";
 pub(crate) const ERROR_INFO_TYPE: &str = "type.googleapis.com/google.rpc.ErrorInfo";
 
@@ -49,7 +46,7 @@ impl A2aError {
                 current,
             })),
             ..A2aError::new(
-                TASK_GENERATION_MISMATCH,
+                codes::TASK_GENERATION_MISMATCH,
                 format!(
                     "Task generation mismatch: expected {expected} but current generation is {current}"
                 ),
@@ -85,7 +82,7 @@ impl A2aError {
             codes::INVALID_REQUEST => "InvalidRequestError",
             codes::METHOD_NOT_FOUND => "MethodNotFoundError",
             codes::PARSE_ERROR => "JSONParseError",
-            TASK_GENERATION_MISMATCH => "TaskGenerationMismatchError",
+            codes::TASK_GENERATION_MISMATCH => "TaskGenerationMismatchError",
             _ => "InternalError",
         }
     }
@@ -102,7 +99,7 @@ impl A2aError {
             codes::EXTENDED_CARD_NOT_CONFIGURED => "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
             codes::EXTENSION_SUPPORT_REQUIRED => "EXTENSION_SUPPORT_REQUIRED",
             codes::VERSION_NOT_SUPPORTED => "VERSION_NOT_SUPPORTED",
-            TASK_GENERATION_MISMATCH => "TASK_GENERATION_MISMATCH",
+            codes::TASK_GENERATION_MISMATCH => "TASK_GENERATION_MISMATCH",
             _ => return None,
         })
     }
@@ -119,7 +116,7 @@ impl A2aError {
                 (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL")
             }
             // The draft's optimistic-concurrency failure: google.rpc ABORTED.
-            TASK_GENERATION_MISMATCH => (StatusCode::CONFLICT, "ABORTED"),
+            codes::TASK_GENERATION_MISMATCH => (StatusCode::CONFLICT, "ABORTED"),
             _ => (StatusCode::BAD_REQUEST, "FAILED_PRECONDITION"),
         }
     }

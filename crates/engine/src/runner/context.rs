@@ -13,6 +13,7 @@ use crate::scenario::values::Credentials as Choice;
 use crate::scenario::vars::{self, Count, DurationValue, MAX_READS};
 use a2a_conform_client::client::Credentials;
 use a2a_conform_client::{PeerClient, Reply, Transcript};
+use a2a_conform_protocol::declaration::{Capability, DeclarationId};
 use a2a_conform_protocol::{Operation, ProtocolVersion, RpcError};
 use a2a_conform_report::ErrorKind;
 use serde_json::Value;
@@ -193,11 +194,7 @@ impl CardFacts {
         CardFacts {
             skills: card.skills.iter().map(|s| s.id.clone()).collect(),
             output_types: card.declared_output_types(),
-            streaming: card.is_declared(
-                &a2a_conform_protocol::declaration::DeclarationId::Capability(
-                    a2a_conform_protocol::declaration::Capability::Streaming,
-                ),
-            ),
+            streaming: card.is_declared(&DeclarationId::Capability(Capability::Streaming)),
         }
     }
 }
