@@ -665,3 +665,121 @@ fn the_inert_check_catches_live_markup() {
         &format!("<p>{text}</p><a href=\"/peer/x\">x</a>"),
     );
 }
+
+/// A store of `peers` peers recorded in one report (each with two
+/// declarations), then a second report of the first peer alone.
+fn large_fleet(dir: &Path, peers: usize) -> (String, Vec<String>) {
+    use a2a_conform_report::{DeclarationReport, DeclarationVerdict, PeerReport, RunReport};
+    let db = format!("sqlite:{}", dir.join("fleet.db").display());
+    let urls: Vec<String> = (0..peers)
+        .map(|i| format!("https://peer-{i:04}.example/.well-known/agent-card.json"))
+        .collect();
+    let entry = |url: &str, cancel| {
+        PeerReport::builder(url)
+            .card_digest("sha256:1")
+            .declarations(vec![
+                DeclarationReport::builder("lifecycle.cancel", cancel).build(),
+                DeclarationReport::builder("capabilities.streaming", DeclarationVerdict::Honoured)
+                    .build(),
+            ])
+            .build()
+    };
+    let mut store = a2a_conform_history::Store::open(&db).expect("the store opens");
+    let everyone = urls
+        .iter()
+        .enumerate()
+        .map(|(i, url)| {
+            let cancel = if i == 1 {
+                DeclarationVerdict::Diverged
+            } else {
+                DeclarationVerdict::Honoured
+            };
+            entry(url, cancel)
+        })
+        .collect();
+    store.record(&RunReport::new(everyone)).expect("recorded");
+    let again = entry(&urls[0], DeclarationVerdict::Honoured);
+    store
+        .record(&RunReport::new(vec![again]))
+        .expect("recorded");
+    (db, urls)
+}
+
+#[test]
+fn the_grid_pages_a_large_fleet_and_the_json_api_has_all_of_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (db, urls) = large_fleet(dir.path(), 150);
+    let dashboard = start_dashboard(&db, "127.0.0.1:0", &[]);
+    let rows = |body: &str| body.matches("<tr data-peer=").count();
+    let (status, _, first) = get(&dashboard.base, "/", None);
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(rows(&first), 100, "the first page holds 100 peers");
+    assert!(first.contains("page 1 of 2") && first.contains("href=\"/?page=2\""));
+    assert!(first.contains("150 peers"), "the whole fleet is counted");
+    assert!(first.contains(&urls[99]) && !first.contains(&urls[100]));
+    let (status, _, second) = get(&dashboard.base, "/?page=2", None);
+    assert_eq!(status, 200);
+    assert_eq!(rows(&second), 50);
+    assert!(second.contains(&urls[149]) && !second.contains(&urls[99]));
+    assert!(second.contains("href=\"/?page=1\""), "a link back");
+    assert_eq!(
+        get(&dashboard.base, "/?page=3", None).0,
+        404,
+        "past the end"
+    );
+    for bad in ["0", "-1", "two", ""] {
+        let (status, _, body) = get(&dashboard.base, &format!("/?page={bad}"), None);
+        assert_eq!(status, 400, "?page={bad}: {body}");
+        assert!(body.contains("page number"), "{body}");
+    }
+    let (status, _, json) = get(&dashboard.base, "/api/fleet", None);
+    assert_eq!(status, 200);
+    let all: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(all["peers"].as_array().map(Vec::len), Some(150));
+    assert_eq!(
+        (all["total_peers"].as_i64(), all["pages"].as_i64()),
+        (Some(150), Some(1))
+    );
+    let (_, _, json) = get(&dashboard.base, "/api/fleet?page=2", None);
+    let page: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(page["peers"].as_array().map(Vec::len), Some(50));
+    assert_eq!(
+        (page["page"].as_i64(), page["pages"].as_i64()),
+        (Some(2), Some(2))
+    );
+    // The current verdict is the latest record's: peer 0 was recorded again.
+    let peer0 = &all["peers"][0];
+    assert_eq!(peer0["latest_record"].as_i64(), Some(2));
+    let peer1 = &all["peers"][1];
+    assert_eq!(peer1["cells"]["lifecycle.cancel"]["verdict"], "diverged");
+}
+
+#[test]
+fn a_peer_page_shows_its_own_entry_of_the_fleet_s_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (db, urls) = large_fleet(dir.path(), 3);
+    let dashboard = start_dashboard(&db, "127.0.0.1:0", &[]);
+    let path = |url: &str| format!("/peer/{}", url.replace(':', "%3A").replace('/', "%2F"));
+    let (status, _, page) = get(&dashboard.base, &path(&urls[1]), None);
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Latest report (record 1)"), "{page}");
+    for other in [&urls[0], &urls[2]] {
+        assert!(
+            !page.contains(other.as_str()),
+            "another peer's entry on the page"
+        );
+    }
+    let (_, _, json) = get(&dashboard.base, &format!("/api{}", path(&urls[0])), None);
+    let view: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(view["latest_report_record"].as_i64(), Some(2));
+    assert_eq!(
+        view["latest_report"]["peers"].as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(
+        view["latest_report"]["peers"][0]["card_url"],
+        urls[0].as_str()
+    );
+    let unknown = path("https://nobody.example/.well-known/agent-card.json");
+    assert_eq!(get(&dashboard.base, &unknown, None).0, 404);
+}

@@ -3,7 +3,8 @@
 //! pages, JSON API, `/metrics` and badges; the one HTML renderer of a
 //! report ([`report_html`], `check --html`); a report's badge as SVG
 //! ([`badge`]); the store's current verdicts as Prometheus gauges
-//! ([`metrics`]); and what the pages show, as data ([`fleet`], [`peer`]).
+//! ([`metrics`]); and what the pages show, as data ([`fleet`], a page of it
+//! ([`fleet_page`]), [`peer`]).
 //! docs/dashboard.md describes the pages and their security.
 //!
 //! Every page is server-rendered through maud, which escapes every
@@ -23,4 +24,7 @@ pub use html::page::content_security_policy;
 pub use html::report::report_html;
 pub use metrics::metrics;
 pub use server::{needs_token, router, serve, TOKEN_ENV};
-pub use view::{fleet, peer, CardSpan, Cell, Change, Fleet, FleetPeer, PeerView, Span};
+pub use view::{
+    fleet, fleet_page, peer, CardSpan, Cell, Change, Fleet, FleetPeer, PeerView, Span,
+    PEERS_PER_PAGE,
+};

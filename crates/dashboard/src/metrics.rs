@@ -6,6 +6,7 @@
 use crate::escape::label;
 use a2a_conform_history::{Error, Store};
 use a2a_conform_report::DeclarationVerdict;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// The Prometheus text exposition of the store's current verdicts.
@@ -14,28 +15,32 @@ pub fn metrics(store: &mut Store) -> Result<String, Error> {
         "# HELP a2a_conform_verdict 1 for each declaration's current verdict.\n\
          # TYPE a2a_conform_verdict gauge\n",
     );
-    let mut last_seen = Vec::new();
-    for peer in store.peers()? {
-        let changes = store.changes(&peer)?;
-        let Some(latest) = changes.iter().map(|i| i.last_record).max() else {
-            continue;
-        };
-        for interval in changes.iter().filter(|i| i.last_record == latest) {
-            // Writing into a String cannot fail.
-            let _ = writeln!(
-                out,
-                "a2a_conform_verdict{{peer=\"{}\",declaration=\"{}\",verdict=\"{}\"}} 1",
-                label(&peer),
-                label(&interval.declaration),
-                interval.verdict.as_str()
-            );
+    // Two queries whatever the fleet's size: every current verdict, then
+    // every peer's latest record.
+    let mut diverged: BTreeMap<String, usize> = BTreeMap::new();
+    for interval in store.current_verdicts()? {
+        // Writing into a String cannot fail.
+        let _ = writeln!(
+            out,
+            "a2a_conform_verdict{{peer=\"{}\",declaration=\"{}\",verdict=\"{}\"}} 1",
+            label(&interval.peer),
+            label(&interval.declaration),
+            interval.verdict.as_str()
+        );
+        let count = diverged.entry(interval.peer).or_default();
+        if interval.verdict == DeclarationVerdict::Diverged {
+            *count += 1;
         }
-        let diverged = changes
-            .iter()
-            .filter(|i| i.last_record == latest && i.verdict == DeclarationVerdict::Diverged)
-            .count();
-        last_seen.push((peer, latest, diverged));
     }
+    let total = store.peer_count()?;
+    let last_seen: Vec<(String, i64, usize)> = store
+        .latest_records(0, total)?
+        .into_iter()
+        .map(|p| {
+            let count = diverged.get(&p.peer).copied().unwrap_or(0);
+            (p.peer, p.record, count)
+        })
+        .collect();
     out.push_str(
         "# HELP a2a_conform_diverged Declarations of the peer diverged in its latest record.\n\
          # TYPE a2a_conform_diverged gauge\n",

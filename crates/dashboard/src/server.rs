@@ -1,5 +1,6 @@
-//! The dashboard's HTTP server (axum): the fleet grid (`/`), a peer's page
-//! (`/peer/{peer}`), the JSON the pages are built on (`/api/fleet`,
+//! The dashboard's HTTP server (axum): the fleet grid (`/`, a page of
+//! peers: `?page=N`), a peer's page (`/peer/{peer}`), the JSON the pages
+//! are built on (`/api/fleet`, the whole fleet or `?page=N`;
 //! `/api/peer/{peer}`), `/metrics` and `/badge/{peer}.svg`, all
 //! server-rendered from one history store. Every response carries a
 //! strict Content-Security-Policy (no script at all) and `nosniff`; with a
@@ -13,7 +14,7 @@ use crate::html::{fleet::fleet_page, page::content_security_policy, peer::peer_p
 use crate::{badge, metrics, view, Counts};
 use a2a_conform_history::{Error, Store};
 use a2a_conform_report::DeclarationVerdict;
-use axum::extract::{Path, Request, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -141,15 +142,63 @@ fn html(page: String) -> Response {
     ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
 }
 
-async fn fleet_html(State(shared): State<Shared>) -> Response {
-    match with_store(&shared, view::fleet).await {
+/// The `?page=` of the grid and `/api/fleet`.
+#[derive(Debug, serde::Deserialize)]
+struct PageQuery {
+    page: Option<String>,
+}
+
+/// A `?page=` that is not a page number.
+struct BadPage;
+
+impl IntoResponse for BadPage {
+    fn into_response(self) -> Response {
+        (
+            StatusCode::BAD_REQUEST,
+            "?page= takes a page number from 1\n",
+        )
+            .into_response()
+    }
+}
+
+/// Which page was asked for (`None` without `?page=`).
+fn page_number(query: &PageQuery) -> Result<Option<i64>, BadPage> {
+    let Some(text) = &query.page else {
+        return Ok(None);
+    };
+    match text.parse::<i64>() {
+        Ok(page) if page >= 1 => Ok(Some(page)),
+        _ => Err(BadPage),
+    }
+}
+
+/// The page of the fleet asked for, or a 404 past the last one.
+async fn fleet_at(shared: &Shared, page: i64) -> Result<view::Fleet, Response> {
+    with_store(shared, move |store| view::fleet_page(store, page))
+        .await?
+        .ok_or_else(|| not_found("no such page of the fleet"))
+}
+
+/// `/`: a page of the grid (the first without `?page=`).
+async fn fleet_html(State(shared): State<Shared>, Query(query): Query<PageQuery>) -> Response {
+    let page = match page_number(&query) {
+        Ok(page) => page.unwrap_or(1),
+        Err(bad) => return bad.into_response(),
+    };
+    match fleet_at(&shared, page).await {
         Ok(fleet) => html(fleet_page(&fleet)),
         Err(response) => response,
     }
 }
 
-async fn fleet_json(State(shared): State<Shared>) -> Response {
-    match with_store(&shared, view::fleet).await {
+/// `/api/fleet`: the whole fleet, or with `?page=` the grid's page.
+async fn fleet_json(State(shared): State<Shared>, Query(query): Query<PageQuery>) -> Response {
+    let fleet = match page_number(&query) {
+        Ok(Some(page)) => fleet_at(&shared, page).await,
+        Ok(None) => with_store(&shared, view::fleet).await,
+        Err(bad) => return bad.into_response(),
+    };
+    match fleet {
         Ok(fleet) => Json(fleet).into_response(),
         Err(response) => response,
     }

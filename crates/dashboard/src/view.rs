@@ -4,18 +4,24 @@
 //! The pages are rendered from these, and `/api/…` serves them as JSON,
 //! so the API is exactly what the pages are built on.
 
-use a2a_conform_history::{Error, Interval, RecordId, Store};
+use a2a_conform_history::{Error, Interval, PeerLatest, RecordId, Store};
 use a2a_conform_report::{DeclarationVerdict, RunReport};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The fleet: every peer of the store against every declaration any of
+/// The fleet, or a page of it: its peers against every declaration any of
 /// them has.
 #[derive(Debug, Clone, Serialize)]
 pub struct Fleet {
-    /// Every declaration id of any peer, sorted: the grid's columns.
+    /// How many peers the store has (on every page).
+    pub total_peers: i64,
+    /// Which page this is, from 1.
+    pub page: i64,
+    /// How many pages the fleet fills.
+    pub pages: i64,
+    /// Every declaration id of this page's peers, sorted: the grid's columns.
     pub declarations: Vec<String>,
-    /// Every peer, sorted by card URL: the grid's rows.
+    /// This page's peers, sorted by card URL: the grid's rows.
     pub peers: Vec<FleetPeer>,
 }
 
@@ -110,18 +116,62 @@ pub struct CardSpan {
     pub last_seen: String,
 }
 
-/// The fleet as the store has it now.
+/// Peers per page of the grid (`/?page=N`): a page renders within the
+/// dashboard's 200 ms goal at any fleet size (docs/performance.md, round 4).
+pub const PEERS_PER_PAGE: i64 = 100;
+
+/// The whole fleet as the store has it now, every peer on one page (what
+/// `/api/fleet` serves without `?page=`).
 pub fn fleet(store: &mut Store) -> Result<Fleet, Error> {
+    let total = store.peer_count()?;
+    fleet_window(store, total, 0, total.max(1), 1)
+}
+
+/// Page `page` (from 1) of the fleet, [`PEERS_PER_PAGE`] peers by card
+/// URL; `None` past the last page (an empty store has one, empty, page).
+pub fn fleet_page(store: &mut Store, page: i64) -> Result<Option<Fleet>, Error> {
+    let total = store.peer_count()?;
+    let pages = pages(total, PEERS_PER_PAGE);
+    if page < 1 || page > pages {
+        return Ok(None);
+    }
+    let offset = (page - 1) * PEERS_PER_PAGE;
+    fleet_window(store, total, offset, PEERS_PER_PAGE, page).map(Some)
+}
+
+/// How many pages of `per_page` peers `total` peers fill (at least one).
+fn pages(total: i64, per_page: i64) -> i64 {
+    ((total + per_page - 1) / per_page).max(1)
+}
+
+/// The peers `offset..offset + limit`, in a fixed number of queries: their
+/// latest records, then every interval of theirs.
+fn fleet_window(
+    store: &mut Store,
+    total: i64,
+    offset: i64,
+    limit: i64,
+    page: i64,
+) -> Result<Fleet, Error> {
+    let latest = store.latest_records(offset, limit)?;
+    let mut intervals: BTreeMap<String, Vec<Interval>> = BTreeMap::new();
+    for interval in store.page_intervals(offset, limit)? {
+        intervals
+            .entry(interval.peer.clone())
+            .or_default()
+            .push(interval);
+    }
     let mut declarations = BTreeSet::new();
-    let mut peers = Vec::new();
-    for peer in store.peers()? {
-        let changes = store.changes(&peer)?;
-        let Some(latest) = changes.iter().max_by_key(|i| i.last_record) else {
-            continue;
-        };
-        let (latest_record, last_seen) = (latest.last_record, latest.last_seen.clone());
+    let mut peers = Vec::with_capacity(latest.len());
+    for PeerLatest {
+        peer,
+        record,
+        started_at,
+    } in latest
+    {
         let mut cells: BTreeMap<String, Cell> = BTreeMap::new();
-        for interval in &changes {
+        // Sorted by declaration then first record: each cell's runs in order.
+        for interval in intervals.remove(&peer).unwrap_or_default() {
             declarations.insert(interval.declaration.clone());
             let cell = cells
                 .entry(interval.declaration.clone())
@@ -129,19 +179,22 @@ pub fn fleet(store: &mut Store) -> Result<Fleet, Error> {
                     verdict: None,
                     history: vec![],
                 });
-            cell.history.push(Span::from(interval));
-            if interval.last_record == latest_record {
+            cell.history.push(Span::from(&interval));
+            if interval.last_record == record {
                 cell.verdict = Some(interval.verdict);
             }
         }
         peers.push(FleetPeer {
             peer,
-            latest_record,
-            last_seen,
+            latest_record: record,
+            last_seen: started_at,
             cells,
         });
     }
     Ok(Fleet {
+        total_peers: total,
+        page,
+        pages: pages(total, limit),
         declarations: declarations.into_iter().collect(),
         peers,
     })
@@ -151,10 +204,7 @@ pub fn fleet(store: &mut Store) -> Result<Fleet, Error> {
 /// of it.
 pub fn peer(store: &mut Store, peer: &str) -> Result<Option<PeerView>, Error> {
     let changes = store.changes(peer)?;
-    if changes.is_empty() && !store.peers()?.iter().any(|p| p == peer) {
-        return Ok(None);
-    }
-    let cards = store
+    let cards: Vec<CardSpan> = store
         .card_history(peer)?
         .into_iter()
         .map(|c| CardSpan {
@@ -165,20 +215,11 @@ pub fn peer(store: &mut Store, peer: &str) -> Result<Option<PeerView>, Error> {
             last_seen: c.last_seen,
         })
         .collect();
-    // The store keeps reports whole: the newest holding the peer, cut to it
-    // (its summary recomputed from what is left).
-    let latest = store
-        .reports()?
-        .into_iter()
-        .rev()
-        .find_map(|(id, mut report)| {
-            report.peers.retain(|p| p.card_url == peer);
-            (!report.peers.is_empty()).then(|| {
-                report.summary = None;
-                report.baseline = None;
-                (id, report)
-            })
-        });
+    // Every record of a peer gives it a card interval.
+    if changes.is_empty() && cards.is_empty() {
+        return Ok(None);
+    }
+    let latest = store.latest_report(peer)?;
     Ok(Some(PeerView {
         peer: peer.to_string(),
         changes: changes

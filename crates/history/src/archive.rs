@@ -25,6 +25,16 @@ pub(crate) fn deflate(json: &str) -> Result<Vec<u8>, Error> {
 /// A stored report, inflated within [`REPORT_CAP`] (a corrupt or hostile
 /// row cannot fill memory) and parsed.
 pub(crate) fn inflate(record: RecordId, bytes: &[u8]) -> Result<RunReport, Error> {
+    let json = inflate_json(record, bytes)?;
+    serde_json::from_str(&json).map_err(|e| Error::CorruptReport {
+        record,
+        reason: e.to_string(),
+    })
+}
+
+/// A stored report's JSON, inflated within [`REPORT_CAP`] and not parsed
+/// (the latest-report read parses only the entry it needs).
+pub(crate) fn inflate_json(record: RecordId, bytes: &[u8]) -> Result<String, Error> {
     let corrupt = |reason: String| Error::CorruptReport { record, reason };
     let mut json = String::new();
     DeflateDecoder::new(bytes)
@@ -37,7 +47,7 @@ pub(crate) fn inflate(record: RecordId, bytes: &[u8]) -> Result<RunReport, Error
             REPORT_CAP / (1024 * 1024)
         )));
     }
-    serde_json::from_str(&json).map_err(|e| corrupt(e.to_string()))
+    Ok(json)
 }
 
 /// Every stored (not pruned) report, oldest record first.

@@ -20,6 +20,12 @@
 //!   (a peer's timeline), [`Store::card_history`], [`Store::peers`], and
 //!   [`Store::regressions`] between a peer's last two records, typed
 //!   ([`Regression`]) for drift alerts.
+//! - What a dashboard reads at fleet scale, each in a fixed number of
+//!   queries whatever the fleet's size: [`Store::peer_count`],
+//!   [`Store::latest_records`] and [`Store::page_intervals`] (a page of
+//!   peers), [`Store::current_verdicts`] (every current verdict) and
+//!   [`Store::latest_report`] (one peer's newest stored report, read from
+//!   its latest record alone).
 //!
 //! The store is synchronous (one connection); an async caller runs it on
 //! a blocking thread (`tokio::task::spawn_blocking`). Writers are
@@ -63,6 +69,7 @@
 mod archive;
 mod db;
 mod error;
+mod latest;
 mod model;
 mod query;
 mod record;
@@ -71,5 +78,6 @@ mod store;
 
 pub use error::Error;
 pub use model::{CardInterval, Interval, RecordId, Regression};
+pub use query::PeerLatest;
 pub use schema::SCHEMA_VERSION;
 pub use store::Store;

@@ -108,7 +108,7 @@ pub(crate) fn latest(db: &mut Db) -> Result<(i64, Option<i64>), Error> {
 }
 
 /// The peer's last and previous record (0: none), if it has any.
-fn last_two(db: &mut Db, peer: &str) -> Result<Option<(i64, i64)>, Error> {
+pub(crate) fn last_two(db: &mut Db, peer: &str) -> Result<Option<(i64, i64)>, Error> {
     let rows = db.query(
         "SELECT last_record, prev_record FROM peers WHERE peer = $1",
         &[Value::Text(peer.into())],
@@ -170,4 +170,73 @@ pub(crate) fn regressions(db: &mut Db, peer: &str) -> Result<Vec<Regression>, Er
         }
     }
     Ok(found)
+}
+
+/// A peer's latest record: the record its current verdicts are read at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerLatest {
+    /// The peer's card URL.
+    pub peer: String,
+    /// Its latest record.
+    pub record: i64,
+    /// When that record's check started (RFC 3339, from the report).
+    pub started_at: String,
+}
+
+/// How many peers the store has a record of.
+pub(crate) fn peer_count(db: &mut Db) -> Result<i64, Error> {
+    let rows = db.query("SELECT COUNT(*) FROM peers", &[])?;
+    crate::record::first_int(&rows)
+}
+
+/// A page of peers, sorted by card URL: `limit` of them after the first
+/// `offset`, each with its latest record and when it started.
+pub(crate) fn latest_records(
+    db: &mut Db,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<PeerLatest>, Error> {
+    db.query(
+        "SELECT p.peer, p.last_record, r.started_at FROM peers p \
+         JOIN records r ON r.id = p.last_record ORDER BY p.peer LIMIT $1 OFFSET $2",
+        &[Value::Int(limit), Value::Int(offset)],
+    )?
+    .iter()
+    .map(|row| match row.as_slice() {
+        [peer, record, started_at] => Ok(PeerLatest {
+            peer: peer.text()?,
+            record: record.int()?,
+            started_at: started_at.text()?,
+        }),
+        _ => Err(Error::Unexpected("a peer row of another shape".into())),
+    })
+    .collect()
+}
+
+/// Every interval of the page of peers [`latest_records`] gives for
+/// `offset` and `limit`, in one query: by peer, declaration, first record.
+pub(crate) fn page_intervals(db: &mut Db, offset: i64, limit: i64) -> Result<Vec<Interval>, Error> {
+    let columns = INTERVAL_COLUMNS.replace(", ", ", i.");
+    let sql = format!(
+        "SELECT i.{columns} FROM intervals i JOIN \
+         (SELECT peer FROM peers ORDER BY peer LIMIT $1 OFFSET $2) page ON page.peer = i.peer \
+         ORDER BY i.peer, i.declaration, i.first_record, i.id"
+    );
+    db.query(&sql, &[Value::Int(limit), Value::Int(offset)])?
+        .iter()
+        .map(interval)
+        .collect()
+}
+
+/// Every (peer, declaration) interval current at its peer's latest record,
+/// in one query: by peer, then declaration. A declaration the latest
+/// record left out has none.
+pub(crate) fn current_verdicts(db: &mut Db) -> Result<Vec<Interval>, Error> {
+    let columns = INTERVAL_COLUMNS.replace(", ", ", i.");
+    let sql = format!(
+        "SELECT i.{columns} FROM peers p JOIN intervals i \
+         ON i.peer = p.peer AND i.last_record = p.last_record \
+         ORDER BY i.peer, i.declaration, i.id"
+    );
+    db.query(&sql, &[])?.iter().map(interval).collect()
 }

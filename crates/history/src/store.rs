@@ -152,4 +152,43 @@ impl Store {
     pub fn regressions(&mut self, peer: &str) -> Result<Vec<Regression>, Error> {
         query::regressions(&mut self.db, peer)
     }
+    /// How many peers the store has a record of.
+    pub fn peer_count(&mut self) -> Result<i64, Error> {
+        query::peer_count(&mut self.db)
+    }
+
+    /// A page of peers sorted by card URL (`limit` of them after the first
+    /// `offset`), each with its latest record and when that check started:
+    /// one query.
+    pub fn latest_records(
+        &mut self,
+        offset: i64,
+        limit: i64,
+    ) -> Result<Vec<crate::query::PeerLatest>, Error> {
+        query::latest_records(&mut self.db, offset, limit)
+    }
+
+    /// Every interval of the peers [`Store::latest_records`] gives for the
+    /// same `offset` and `limit`, by peer, declaration, first record: one
+    /// query for the page, not one per peer.
+    pub fn page_intervals(&mut self, offset: i64, limit: i64) -> Result<Vec<Interval>, Error> {
+        query::page_intervals(&mut self.db, offset, limit)
+    }
+
+    /// The current verdicts: every (peer, declaration) interval that holds
+    /// at its peer's latest record, by peer then declaration, in one query
+    /// (a declaration the latest record left out has none).
+    pub fn current_verdicts(&mut self) -> Result<Vec<Interval>, Error> {
+        query::current_verdicts(&mut self.db)
+    }
+
+    /// The newest stored report holding `peer`, cut to its entry (the
+    /// report's summary and baseline, which were about every peer, left
+    /// out), with its record; `None` when no stored report holds it
+    /// (pruned, or no record of the peer). Read from the peer's latest
+    /// record alone unless its report was pruned, and only the peer's entry
+    /// of it is parsed.
+    pub fn latest_report(&mut self, peer: &str) -> Result<Option<(RecordId, RunReport)>, Error> {
+        crate::latest::latest_report(&mut self.db, peer)
+    }
 }

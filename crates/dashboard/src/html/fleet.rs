@@ -1,4 +1,5 @@
-//! `/`: the fleet as a grid of peers × declarations, each cell its current
+//! `/`: the fleet as a grid of peers × declarations, a page of peers at a
+//! time (`?page=N`, linked from a pager), each cell its current
 //! verdict over a strip of the runs of verdicts before it (oldest left,
 //! widths by records spanned), each row linked to the peer's page.
 
@@ -75,9 +76,10 @@ pub(crate) fn fleet_page(fleet: &Fleet) -> String {
     let body = html! {
         h1 { "a2a-conform fleet" }
         p.muted {
-            (fleet.peers.len()) " peers · " (fleet.declarations.len()) " declarations · "
+            (fleet.total_peers) " peers · " (fleet.declarations.len()) " declarations on this page · "
             "JSON: " code { "/api/fleet" } " · metrics: " code { "/metrics" }
         }
+        (pager(fleet))
         p.legend {
             @for v in ["honoured", "diverged", "unverified", "not-declared", "over-delivers"] {
                 span class={ "verdict v-" (v) } { (v) } " "
@@ -106,6 +108,26 @@ pub(crate) fn fleet_page(fleet: &Fleet) -> String {
         }
     };
     page(Shell::Served, "a2a-conform fleet", body)
+}
+
+/// `page N of M` with links to the pages beside it (none when one page
+/// holds the fleet).
+fn pager(fleet: &Fleet) -> Markup {
+    if fleet.pages <= 1 {
+        return html! {};
+    }
+    html! {
+        nav.pager {
+            @if fleet.page > 1 {
+                a href={ "/?page=" (fleet.page - 1) } rel="prev" { "← previous" } " · "
+            }
+            "page " (fleet.page) " of " (fleet.pages)
+            " (" (crate::view::PEERS_PER_PAGE) " peers a page, by card URL)"
+            @if fleet.page < fleet.pages {
+                " · " a href={ "/?page=" (fleet.page + 1) } rel="next" { "next →" }
+            }
+        }
+    }
 }
 
 fn cell(cell: Option<&Cell>, declaration: &str) -> Markup {
