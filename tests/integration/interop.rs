@@ -80,7 +80,7 @@ fn run_setup() -> Result<(), String> {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sdk {
     Python,
     Js,
@@ -133,7 +133,7 @@ impl Agent {
     }
 
     /// `check <card> FAST_VARS INTEROP_VARS extra…`
-    fn check(&self, extra: &[&str]) -> Outcome {
+    pub(crate) fn check(&self, extra: &[&str]) -> Outcome {
         let mut args = vec!["check", self.card_url.as_str()];
         args.extend_from_slice(FAST_VARS);
         args.extend_from_slice(INTEROP_VARS);
@@ -272,6 +272,29 @@ fn mock_table(version: ProtocolVersion, binding: &str) -> Vec<(String, String)> 
     table(&out)
 }
 
+/// The verdict an honest SDK agent's row reads in `version` (also what its
+/// cassettes must re-judge to, `sdk_cassettes`).
+pub(crate) fn expected_row(id: &str, version: &str) -> &'static str {
+    match id {
+        "capabilities.pushNotifications" => "not-declared",
+        // The SDK agents declare no extended card, and refuse to serve one.
+        "capabilities.extendedAgentCard" => "not-declared",
+        // The SDK agents declare no security.
+        "security.enforced" => "not-declared",
+        // Version negotiation, ListTasks, the contextId rule and the
+        // refused subscribe to a finished task are 1.0 duties.
+        "protocol.versionNegotiation"
+        | "protocol.listTasks"
+        | "protocol.contextMismatch"
+        | "protocol.terminalSubscribe"
+            if version == "0.3" =>
+        {
+            "not-declared"
+        }
+        _ => "honoured",
+    }
+}
+
 /// Runs the default suite against an SDK agent and asserts what the honest
 /// mock peer shows: every declaration honoured, the same table, exit 0;
 /// gives the table.
@@ -291,25 +314,7 @@ fn assert_keeps_every_declaration(
     assert_eq!(peer["binding"], binding, "{}", context());
     let rows = table(&out);
     for (id, verdict) in &rows {
-        let expected = match id.as_str() {
-            "capabilities.pushNotifications" => "not-declared",
-            // The SDK agents declare no extended card, and refuse to serve one.
-            "capabilities.extendedAgentCard" => "not-declared",
-            // The SDK agents declare no security.
-            "security.enforced" => "not-declared",
-            // Version negotiation, ListTasks, the contextId rule and the
-            // refused subscribe to a finished task are 1.0 duties.
-            "protocol.versionNegotiation"
-            | "protocol.listTasks"
-            | "protocol.contextMismatch"
-            | "protocol.terminalSubscribe"
-                if version == "0.3" =>
-            {
-                "not-declared"
-            }
-            _ => "honoured",
-        };
-        assert_eq!(verdict, expected, "{id}: {}", context());
+        assert_eq!(verdict, expected_row(id, version), "{id}: {}", context());
     }
     // Every interface the SDK's card declares is served (the SDKs' hybrid
     // cards declare more interfaces than the mock's, so those rows are

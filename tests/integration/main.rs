@@ -40,6 +40,7 @@ mod readme;
 mod replay;
 mod reports;
 mod rest_v0_3;
+mod sdk_cassettes;
 mod security;
 mod send;
 mod settings;

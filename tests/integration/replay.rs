@@ -130,9 +130,9 @@ fn table(out: &Outcome) -> Vec<(String, String)> {
 }
 
 /// `a2a-conform replay FILE` running, its card URL read from stdout; killed on drop.
-struct Replaying {
+pub(crate) struct Replaying {
     child: std::process::Child,
-    card: String,
+    pub(crate) card: String,
 }
 
 impl Drop for Replaying {
@@ -142,7 +142,7 @@ impl Drop for Replaying {
     }
 }
 
-fn start_replay(path: &std::path::Path, extra: &[&str]) -> Replaying {
+pub(crate) fn start_replay(path: &std::path::Path, extra: &[&str]) -> Replaying {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
