@@ -1,15 +1,18 @@
-//! The stored reports: deflated JSON in `records.report`, read back within
-//! the report cap, exported as report files, and pruned by age (the
+//! The stored reports: deflated JSON, the report without its peers in
+//! `records.report` and each peer's entry in `peer_reports` (each part
+//! within the report cap, the whole unbounded), read back within the cap, exported as report files, and pruned by age (the
 //! intervals stay: they are the history; the reports are its evidence).
 
 use crate::db::{Db, Value};
 use crate::error::Error;
 use crate::model::RecordId;
 use a2a_conform_report::input::REPORT_CAP;
-use a2a_conform_report::RunReport;
+use a2a_conform_report::{PeerReport, RunReport};
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use flate2::Compression;
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::time::{Duration, SystemTime};
 
@@ -22,6 +25,73 @@ pub(crate) fn deflate(json: &str) -> Result<Vec<u8>, Error> {
     encoder.finish().map_err(Error::Compress)
 }
 
+/// A report split for storage: its JSON without the peers' entries (with
+/// `"peers":[]`) and each peer's entry, in order, each deflated. Each part
+/// must be within [`REPORT_CAP`] (to be read back); the whole need not.
+pub(crate) fn split(report: &RunReport) -> Result<(Vec<u8>, Vec<Vec<u8>>), Error> {
+    let too_large = |size: usize| Error::TooLarge {
+        size: size as u64,
+        cap: REPORT_CAP,
+    };
+    let unexpected = |e: serde_json::Error| Error::Unexpected(format!("a report's JSON: {e}"));
+    // One serialization; the parts are cut from it as raw JSON.
+    let json = serde_json::to_string(report).map_err(unexpected)?;
+    let fields = Fields::parse(&json).map_err(unexpected)?;
+    let shell = fields.with_peers(&[]).map_err(unexpected)?;
+    if shell.len() as u64 > REPORT_CAP {
+        return Err(too_large(shell.len()));
+    }
+    let mut entries = Vec::with_capacity(fields.peers.len());
+    for entry in &fields.peers {
+        let entry = entry.get();
+        if entry.len() as u64 > REPORT_CAP {
+            return Err(too_large(entry.len()));
+        }
+        entries.push(deflate(entry)?);
+    }
+    Ok((deflate(&shell)?, entries))
+}
+
+/// A report's JSON as its top-level fields and its peers' entries, raw:
+/// nothing below them is parsed.
+pub(crate) struct Fields<'a> {
+    /// Every field but `peers`, by name.
+    others: BTreeMap<&'a str, &'a RawValue>,
+    /// The `peers` entries, in order.
+    pub(crate) peers: Vec<&'a RawValue>,
+}
+
+impl<'a> Fields<'a> {
+    pub(crate) fn parse(json: &'a str) -> Result<Fields<'a>, serde_json::Error> {
+        let mut others: BTreeMap<&'a str, &'a RawValue> = serde_json::from_str(json)?;
+        let peers = match others.remove("peers") {
+            Some(peers) => serde_json::from_str(peers.get())?,
+            None => vec![],
+        };
+        Ok(Fields { others, peers })
+    }
+
+    /// The report's JSON again, with `peers` as its entries.
+    pub(crate) fn with_peers(&self, peers: &[&RawValue]) -> Result<String, serde_json::Error> {
+        let mut out = String::from("{");
+        for (name, value) in &self.others {
+            out.push_str(&serde_json::to_string(name)?);
+            out.push(':');
+            out.push_str(value.get());
+            out.push(',');
+        }
+        out.push_str("\"peers\":[");
+        for (i, entry) in peers.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(entry.get());
+        }
+        out.push_str("]}");
+        Ok(out)
+    }
+}
+
 /// A stored report, inflated within [`REPORT_CAP`] (a corrupt or hostile
 /// row cannot fill memory) and parsed.
 pub(crate) fn inflate(record: RecordId, bytes: &[u8]) -> Result<RunReport, Error> {
@@ -29,6 +99,15 @@ pub(crate) fn inflate(record: RecordId, bytes: &[u8]) -> Result<RunReport, Error
     serde_json::from_str(&json).map_err(|e| Error::CorruptReport {
         record,
         reason: e.to_string(),
+    })
+}
+
+/// A stored peer entry of `record`, inflated within [`REPORT_CAP`] and parsed.
+pub(crate) fn inflate_peer(record: RecordId, bytes: &[u8]) -> Result<PeerReport, Error> {
+    let json = inflate_json(record, bytes)?;
+    serde_json::from_str(&json).map_err(|e| Error::CorruptReport {
+        record,
+        reason: format!("a peer's entry: {e}"),
     })
 }
 
@@ -43,28 +122,66 @@ pub(crate) fn inflate_json(record: RecordId, bytes: &[u8]) -> Result<String, Err
         .map_err(|e| corrupt(e.to_string()))?;
     if json.len() as u64 > REPORT_CAP {
         return Err(corrupt(format!(
-            "larger than {} MiB",
+            "inflates past the {} MiB report cap",
             REPORT_CAP / (1024 * 1024)
         )));
     }
     Ok(json)
 }
 
+/// The ids of every stored (not pruned) report, oldest first.
+pub(crate) fn stored(db: &mut Db) -> Result<Vec<RecordId>, Error> {
+    db.query(
+        "SELECT id FROM records WHERE report IS NOT NULL ORDER BY id",
+        &[],
+    )?
+    .iter()
+    .map(|row| {
+        row.first()
+            .map_or(Err(Error::Unexpected("an empty row".into())), Value::int)
+    })
+    .collect()
+}
+
+/// Record `id`'s stored report, whole: its stored JSON (a version 1 record
+/// holds every peer there) with each peer's stored entry after, in order;
+/// `None` once pruned.
+pub(crate) fn report(db: &mut Db, id: RecordId) -> Result<Option<RunReport>, Error> {
+    let rows = db.query(
+        "SELECT report FROM records WHERE id = $1 AND report IS NOT NULL",
+        &[Value::Int(id)],
+    )?;
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    let [Value::Bytes(bytes)] = row.as_slice() else {
+        return Err(Error::Unexpected("a record row of another shape".into()));
+    };
+    let mut report = inflate(id, bytes)?;
+    let entries = db.query(
+        "SELECT report FROM peer_reports WHERE record = $1 ORDER BY position",
+        &[Value::Int(id)],
+    )?;
+    for entry in &entries {
+        let [Value::Bytes(bytes)] = entry.as_slice() else {
+            return Err(Error::Unexpected(
+                "a peer report row of another shape".into(),
+            ));
+        };
+        report.peers.push(inflate_peer(id, bytes)?);
+    }
+    Ok(Some(report))
+}
+
 /// Every stored (not pruned) report, oldest record first.
 pub(crate) fn reports(db: &mut Db) -> Result<Vec<(RecordId, RunReport)>, Error> {
-    let rows = db.query(
-        "SELECT id, report FROM records WHERE report IS NOT NULL ORDER BY id",
-        &[],
-    )?;
-    rows.iter()
-        .map(|row| match row.as_slice() {
-            [id, Value::Bytes(bytes)] => {
-                let id = id.int()?;
-                Ok((id, inflate(id, bytes)?))
-            }
-            _ => Err(Error::Unexpected("a record row of another shape".into())),
-        })
-        .collect()
+    let mut out = Vec::new();
+    for id in stored(db)? {
+        if let Some(report) = report(db, id)? {
+            out.push((id, report));
+        }
+    }
+    Ok(out)
 }
 
 /// Drops the stored reports of checks that started more than `older_than`
@@ -74,8 +191,15 @@ pub(crate) fn prune(db: &mut Db, older_than: Duration) -> Result<u64, Error> {
         .checked_sub(older_than)
         .and_then(|at| at.duration_since(SystemTime::UNIX_EPOCH).ok())
         .map_or(0, |since| since.as_millis() as i64);
-    db.execute(
-        "UPDATE records SET report = NULL WHERE started_ms < $1 AND report IS NOT NULL",
-        &[Value::Int(cutoff)],
-    )
+    db.transaction(|db| {
+        db.execute(
+            "DELETE FROM peer_reports WHERE record IN \
+             (SELECT id FROM records WHERE started_ms < $1)",
+            &[Value::Int(cutoff)],
+        )?;
+        db.execute(
+            "UPDATE records SET report = NULL WHERE started_ms < $1 AND report IS NOT NULL",
+            &[Value::Int(cutoff)],
+        )
+    })
 }

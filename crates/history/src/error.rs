@@ -42,11 +42,12 @@ pub enum Error {
     /// placed in the history.
     #[error("the report's started_at {0:?} is not an RFC 3339 time")]
     BadTimestamp(String),
-    /// A report's JSON is larger than the report cap: it could be stored
-    /// but never read back, so it is refused (record a fleet in shards).
-    #[error("the report is {size} bytes of JSON, more than the {} MiB a report may be: record the fleet in shards", .cap / (1024 * 1024))]
+    /// A part of a report (the report without its peers, or one peer's
+    /// entry) is larger than the report cap: it could be stored but never
+    /// read back, so the report is refused. The whole report may be larger.
+    #[error("a part of the report (its fields besides the peers, or one peer's entry) is {size} bytes of JSON, more than the {} MiB a stored part may be", .cap / (1024 * 1024))]
     TooLarge {
-        /// The report's JSON size.
+        /// The part's JSON size.
         size: u64,
         /// The cap ([`a2a_conform_report::input::REPORT_CAP`]).
         cap: u64,

@@ -1,9 +1,11 @@
-//! The newest stored report holding one peer, for a peer's page: read from
-//! the peer's latest record (one row, not every stored report), inflated
-//! within the report cap, and parsed for that peer alone — a watch cycle's
-//! report holds the whole fleet, and building 10,000 peers' entries to keep
-//! one would cost more than the rest of the page.
+//! The newest stored report holding one peer, for a peer's page: its own
+//! entry from `peer_reports` (one row) beside its record's other fields, or,
+//! for a version 1 record that kept the whole report in one blob, that
+//! report parsed for this peer alone (the others' entries skipped as raw
+//! JSON: building a fleet's entries to keep one would cost more than the
+//! rest of the page).
 
+use crate::archive::{inflate, inflate_json, inflate_peer, Fields};
 use crate::db::{Db, Row, Value};
 use crate::error::Error;
 use crate::model::RecordId;
@@ -11,13 +13,9 @@ use crate::query::last_two;
 use a2a_conform_report::RunReport;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::collections::BTreeMap;
 
 /// The newest stored report holding `peer`, cut to its entry (the whole
 /// report's summary and baseline left out: they were about every peer).
-/// The peer's latest record holds it unless that report was pruned; then
-/// the older stored reports are read newest first, one at a time (a report
-/// kept while a newer one was pruned was recorded out of start-time order).
 pub(crate) fn latest_report(
     db: &mut Db,
     peer: &str,
@@ -25,6 +23,36 @@ pub(crate) fn latest_report(
     let Some((last, _)) = last_two(db, peer)? else {
         return Ok(None);
     };
+    // Entries stored apart are newer than any version 1 record (the
+    // migration came first), so the newest of them is the newest report.
+    let rows = db.query(
+        "SELECT p.record, p.report, r.report FROM peer_reports p JOIN records r \
+         ON r.id = p.record WHERE p.peer = $1 AND r.report IS NOT NULL \
+         ORDER BY p.record DESC, p.position LIMIT 1",
+        &[Value::Text(peer.into())],
+    )?;
+    if let Some(row) = rows.first() {
+        let [id, Value::Bytes(entry), Value::Bytes(shell)] = row.as_slice() else {
+            return Err(Error::Unexpected(
+                "a peer report row of another shape".into(),
+            ));
+        };
+        let id = id.int()?;
+        let mut report = inflate(id, shell)?;
+        report.peers = vec![inflate_peer(id, entry)?];
+        return Ok(Some((id, cut(report))));
+    }
+    version_1_report(db, peer, last)
+}
+
+/// The newest version 1 record's report holding `peer`: its latest record
+/// first, then the older stored ones newest first, one at a time (a report
+/// kept while a newer one was pruned was recorded out of start-time order).
+fn version_1_report(
+    db: &mut Db,
+    peer: &str,
+    last: RecordId,
+) -> Result<Option<(RecordId, RunReport)>, Error> {
     let rows = db.query(
         "SELECT id, report FROM records WHERE id = $1 AND report IS NOT NULL",
         &[Value::Int(last)],
@@ -50,6 +78,13 @@ pub(crate) fn latest_report(
             .ok_or_else(|| Error::Unexpected("an empty record row".into()))?
             .int()?;
     }
+}
+
+/// A report cut to one peer: the summary and baseline were about every peer.
+fn cut(mut report: RunReport) -> RunReport {
+    report.summary = None;
+    report.baseline = None;
+    report
 }
 
 /// The first of `rows` (id, deflated report) whose report holds `peer`,
@@ -78,18 +113,15 @@ struct CardUrl<'a> {
 /// when it has none: the other entries are skipped as raw JSON, and only
 /// the report's other fields and that one entry are parsed into types.
 fn peer_report(record: RecordId, bytes: &[u8], peer: &str) -> Result<Option<RunReport>, Error> {
-    let corrupt = |reason: String| Error::CorruptReport { record, reason };
-    let json = crate::archive::inflate_json(record, bytes)?;
-    let fields: BTreeMap<&str, &RawValue> =
-        serde_json::from_str(&json).map_err(|e| corrupt(e.to_string()))?;
-    let entries: Vec<&RawValue> = match fields.get("peers") {
-        Some(peers) => serde_json::from_str(peers.get()).map_err(|e| corrupt(e.to_string()))?,
-        None => vec![],
+    let corrupt = |e: serde_json::Error| Error::CorruptReport {
+        record,
+        reason: e.to_string(),
     };
-    let mut kept = None;
-    for entry in entries {
-        let named: CardUrl<'_> =
-            serde_json::from_str(entry.get()).map_err(|e| corrupt(e.to_string()))?;
+    let json = inflate_json(record, bytes)?;
+    let fields = Fields::parse(&json).map_err(corrupt)?;
+    let mut kept: Option<&RawValue> = None;
+    for entry in &fields.peers {
+        let named: CardUrl<'_> = serde_json::from_str(entry.get()).map_err(corrupt)?;
         if named.card_url == peer {
             kept = Some(entry);
             break;
@@ -99,18 +131,7 @@ fn peer_report(record: RecordId, bytes: &[u8], peer: &str) -> Result<Option<RunR
         return Ok(None);
     };
     // The report again, with that one entry: its own parse checks the rest.
-    let mut cut = String::from("{");
-    for (name, value) in fields.iter().filter(|(name, _)| **name != "peers") {
-        cut.push_str(&serde_json::to_string(name).map_err(|e| corrupt(e.to_string()))?);
-        cut.push(':');
-        cut.push_str(value.get());
-        cut.push(',');
-    }
-    cut.push_str("\"peers\":[");
-    cut.push_str(entry.get());
-    cut.push_str("]}");
-    let mut report: RunReport = serde_json::from_str(&cut).map_err(|e| corrupt(e.to_string()))?;
-    report.summary = None;
-    report.baseline = None;
-    Ok(Some(report))
+    let cut_json = fields.with_peers(&[entry]).map_err(corrupt)?;
+    let report: RunReport = serde_json::from_str(&cut_json).map_err(corrupt)?;
+    Ok(Some(cut(report)))
 }

@@ -1,4 +1,5 @@
-//! Recording one report: a `records` row with the deflated report, then for
+//! Recording one report: a `records` row with the deflated report without
+//! its peers, a `peer_reports` row with each peer's deflated entry, then for
 //! each peer its verdict and card intervals — the open interval is extended
 //! when the verdict is the one the peer's previous record had, and a new
 //! one opened otherwise — all in one transaction.
@@ -7,7 +8,6 @@ use crate::archive;
 use crate::db::{Db, Value};
 use crate::error::Error;
 use crate::model::RecordId;
-use a2a_conform_report::input::REPORT_CAP;
 use a2a_conform_report::{PeerReport, RunReport};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -21,15 +21,8 @@ pub(crate) fn epoch_ms(at: &str) -> Result<i64, Error> {
 /// Records `report`; returns its id.
 pub(crate) fn record(db: &mut Db, report: &RunReport) -> Result<RecordId, Error> {
     let started_ms = epoch_ms(&report.started_at)?;
-    let json = report.to_json();
-    if json.len() as u64 > REPORT_CAP {
-        return Err(Error::TooLarge {
-            size: json.len() as u64,
-            cap: REPORT_CAP,
-        });
-    }
-    let blob = archive::deflate(&json)?;
-    db.transaction(|db| {
+    let (shell, entries) = archive::split(report)?;
+    db.transaction(move |db| {
         let rows = db.query(
             "INSERT INTO records (started_at, started_ms, peers, report) \
              VALUES ($1, $2, $3, $4) RETURNING id",
@@ -37,10 +30,22 @@ pub(crate) fn record(db: &mut Db, report: &RunReport) -> Result<RecordId, Error>
                 Value::Text(report.started_at.clone()),
                 Value::Int(started_ms),
                 Value::Int(report.peers.len() as i64),
-                Value::Bytes(blob),
+                Value::Bytes(shell),
             ],
         )?;
         let id = first_int(&rows)?;
+        for (position, (peer, blob)) in report.peers.iter().zip(entries).enumerate() {
+            db.execute(
+                "INSERT INTO peer_reports (record, position, peer, report) \
+                 VALUES ($1, $2, $3, $4)",
+                &[
+                    Value::Int(id),
+                    Value::Int(position as i64),
+                    Value::Text(peer.card_url.clone()),
+                    Value::Bytes(blob),
+                ],
+            )?;
+        }
         let mut seen = BTreeSet::new();
         for peer in &report.peers {
             // A peer named twice in one report is recorded once.

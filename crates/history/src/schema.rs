@@ -5,8 +5,10 @@
 //!
 //! The tables (docs/history.md has the row-count arithmetic):
 //! - `records`: one row per recorded report (a watch cycle, an imported CI
-//!   run or shard), with its time and the deflated JSON report (NULL once
-//!   pruned).
+//!   run or shard), with its time and the deflated JSON report without its
+//!   peers (a version 1 record: the whole report); NULL once pruned.
+//! - `peer_reports` (version 2): each peer's entry of a record's report,
+//!   deflated, in the report's order; deleted when the record is pruned.
 //! - `peers`: one row per peer: its last two records, for regressions.
 //! - `intervals`: one row per run of equal verdicts of a (peer,
 //!   declaration), from the first record that saw it to the last.
@@ -22,8 +24,9 @@ struct Migration {
 }
 
 /// The migrations, version 1 first. Append; never edit a released one.
-const MIGRATIONS: &[Migration] = &[Migration {
-    sqlite: "
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        sqlite: "
         CREATE TABLE records (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             started_at TEXT NOT NULL,
@@ -59,7 +62,7 @@ const MIGRATIONS: &[Migration] = &[Migration {
         );
         CREATE INDEX card_intervals_key ON card_intervals (peer, id);
     ",
-    postgres: "
+        postgres: "
         CREATE TABLE records (
             id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
             started_at TEXT NOT NULL,
@@ -95,7 +98,37 @@ const MIGRATIONS: &[Migration] = &[Migration {
         );
         CREATE INDEX card_intervals_key ON card_intervals (peer, id);
     ",
-}];
+    },
+    Migration {
+        // Version 2: each peer's entry of a report stored on its own row, so a
+        // report's size is no longer bounded by one blob's cap (a watch cycle
+        // of 10,000 peers is about 200 MB of JSON), and a peer's page reads its
+        // own entry; `records.report` keeps the report without its peers. The
+        // second index serves the interval current at a peer's last record.
+        sqlite: "
+        CREATE TABLE peer_reports (
+            record BIGINT NOT NULL,
+            position BIGINT NOT NULL,
+            peer TEXT NOT NULL,
+            report BLOB NOT NULL,
+            PRIMARY KEY (record, position)
+        );
+        CREATE INDEX peer_reports_peer ON peer_reports (peer, record);
+        CREATE INDEX intervals_current ON intervals (peer, last_record);
+    ",
+        postgres: "
+        CREATE TABLE peer_reports (
+            record BIGINT NOT NULL,
+            position BIGINT NOT NULL,
+            peer TEXT NOT NULL,
+            report BYTEA NOT NULL,
+            PRIMARY KEY (record, position)
+        );
+        CREATE INDEX peer_reports_peer ON peer_reports (peer, record);
+        CREATE INDEX intervals_current ON intervals (peer, last_record);
+    ",
+    },
+];
 
 /// The newest history schema version this build knows (and migrates to).
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;

@@ -67,7 +67,9 @@ impl Store {
     }
 
     /// Records a report (a watch cycle, a CI run, a shard): its deflated
-    /// JSON, and for each peer its verdict and card intervals — extended
+    /// JSON, each peer's entry apart (so a fleet's report may be larger than
+    /// the report cap, each part within it; [`Error::TooLarge`] otherwise),
+    /// and for each peer its verdict and card intervals — extended
     /// where the verdict is the one the peer's previous record had, opened
     /// where it changed. One transaction: all of it, or nothing.
     pub fn record(&mut self, report: &RunReport) -> Result<RecordId, Error> {
@@ -92,16 +94,27 @@ impl Store {
             .collect()
     }
 
-    /// Every stored report (not pruned), oldest record first, as recorded.
+    /// Every stored report (not pruned), oldest record first, as recorded
+    /// (all in memory: [`Store::report`] reads one).
     pub fn reports(&mut self) -> Result<Vec<(RecordId, RunReport)>, Error> {
         archive::reports(&mut self.db)
+    }
+
+    /// Record `id`'s stored report, whole; `None` when it was pruned or
+    /// there is no such record.
+    pub fn report(&mut self, id: RecordId) -> Result<Option<RunReport>, Error> {
+        archive::report(&mut self.db, id)
     }
 
     /// Writes every stored report into `dir` as `record-NNNNNNNN.json`
     /// (atomically, the JSON `check --json` writes); returns the files.
     pub fn export(&mut self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let mut written = Vec::new();
-        for (id, report) in self.reports()? {
+        // One report in memory at a time: a fleet's can be hundreds of MB.
+        for id in archive::stored(&mut self.db)? {
+            let Some(report) = archive::report(&mut self.db, id)? else {
+                continue;
+            };
             let file = dir.join(format!("record-{id:08}.json"));
             write_atomically(&file, &report.to_json()).map_err(|source| Error::Write {
                 file: file.display().to_string(),

@@ -186,3 +186,86 @@ fn current_verdicts_are_those_of_each_latest_record(db: &TestDb) {
     );
 }
 on_both!(current, current_verdicts_are_those_of_each_latest_record);
+
+/// A watch cycle's report of a large fleet is far more JSON than the report
+/// cap (10,000 peers: about 200 MB). Each peer's entry is stored apart, so
+/// the report records, reads back whole, exports, and a peer's page reads
+/// its entry alone; only a single part over the cap is refused.
+fn a_fleet_report_over_the_cap_is_stored_in_parts(db: &TestDb) {
+    let cap = a2a_conform_report::input::REPORT_CAP as usize;
+    // 66 peers × 1 MiB of evidence: more than the 64 MiB cap in all.
+    let evidence = "x".repeat(1 << 20);
+    let peers: Vec<PeerReport> = (0..66)
+        .map(|i| {
+            let row = DeclarationReport::builder("streaming", Honoured)
+                .reason(&evidence)
+                .build();
+            PeerReport::builder(&format!("https://p{i:02}.example/card.json"))
+                .declarations(vec![row])
+                .build()
+        })
+        .collect();
+    let report = report_at(0, peers);
+    assert!(report.to_json().len() > cap, "the report is over the cap");
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let id = store.record(&report).expect("recorded in parts");
+    let back = store.report(id).expect("read").expect("stored");
+    assert_eq!(
+        back.to_json(),
+        report.to_json(),
+        "read back whole, in order"
+    );
+    let (record, one) = store
+        .latest_report("https://p42.example/card.json")
+        .expect("read")
+        .expect("p42's entry");
+    assert_eq!((record, one.peers.len()), (id, 1));
+    assert_eq!(one.peers[0].card_url, "https://p42.example/card.json");
+    assert_eq!(one.peers[0].declarations[0].reason.len(), 1 << 20);
+    let dir = tempfile::tempdir().expect("a folder");
+    let files = store.export(dir.path()).expect("exported");
+    assert_eq!(files.len(), 1);
+    // One peer's entry over the cap cannot be read back: refused, nothing
+    // recorded.
+    let huge = DeclarationReport::builder("streaming", Honoured)
+        .reason(&"y".repeat(cap + 1))
+        .build();
+    let alone = PeerReport::builder(A).declarations(vec![huge]).build();
+    let refused = store.record(&report_at(1, vec![alone]));
+    assert!(
+        matches!(refused, Err(a2a_conform_history::Error::TooLarge { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(store.latest().expect("latest").0, 1, "nothing recorded");
+    // Pruning drops the entries with the record's other fields.
+    assert_eq!(store.prune(Duration::ZERO).expect("pruned"), 1);
+    assert!(store.report(id).expect("read").is_none());
+    assert!(store
+        .latest_report("https://p42.example/card.json")
+        .expect("read")
+        .is_none());
+}
+on_both!(over_the_cap, a_fleet_report_over_the_cap_is_stored_in_parts);
+
+/// A record written by a version 1 build kept the whole report in one blob
+/// (and no entries apart): after the migration it still reads back, and a
+/// peer's page still finds its entry there.
+fn a_version_1_record_still_reads(db: &TestDb) {
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let old = report_at(0, vec![peer(A, &[("streaming", Diverged)]), peer(B, &[])]);
+    db.insert_version_1_record(&old.to_json(), &old.started_at, &[A, B]);
+    let back = store.report(1).expect("read").expect("stored");
+    assert_eq!(back.to_json(), old.to_json());
+    let (record, report) = store.latest_report(A).expect("read").expect("A's entry");
+    assert_eq!((record, report.peers.len()), (1, 1));
+    assert_eq!(report.peers[0].declarations[0].verdict, Diverged);
+    // A newer record, stored in parts, is read before it.
+    store
+        .record(&report_at(1, vec![peer(A, &[("streaming", Honoured)])]))
+        .expect("recorded");
+    let (record, report) = store.latest_report(A).expect("read").expect("A's entry");
+    assert_eq!(record, 2);
+    assert_eq!(report.peers[0].declarations[0].verdict, Honoured);
+    assert_eq!(store.reports().expect("read").len(), 2);
+}
+on_both!(version_1, a_version_1_record_still_reads);

@@ -4,6 +4,7 @@
 //! import and export of reports, retention, two writers at once, and a
 //! newer schema refused.
 
+#[allow(dead_code)]
 mod support;
 
 use a2a_conform_history::{Error, Regression, Store, SCHEMA_VERSION};

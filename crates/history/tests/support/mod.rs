@@ -37,6 +37,46 @@ impl TestDb {
         }
     }
 
+    /// Writes a record as a version 1 build did: the whole report deflated
+    /// in `records.report`, no entries apart, each peer's last record set
+    /// to it (behind the store's back).
+    pub fn insert_version_1_record(&self, json: &str, started_at: &str, peers: &[&str]) {
+        use std::io::Write;
+        let mut encoder =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(json.as_bytes()).expect("deflated");
+        let blob = encoder.finish().expect("deflated");
+        let ms = chrono::DateTime::parse_from_rfc3339(started_at)
+            .expect("an RFC 3339 time")
+            .timestamp_millis();
+        let record = "INSERT INTO records (started_at, started_ms, peers, report) \
+                      VALUES ($1, $2, $3, $4)";
+        let peer = "INSERT INTO peers (peer, last_record, prev_record) VALUES ($1, 1, 0)";
+        match &self.kind {
+            Kind::Sqlite(dir) => {
+                let conn = rusqlite::Connection::open(dir.path().join("history.db"))
+                    .expect("the SQLite file opens");
+                let count = peers.len() as i64;
+                conn.execute(record, rusqlite::params![started_at, ms, count, blob])
+                    .expect("the record is written");
+                for url in peers {
+                    conn.execute(peer, [url]).expect("the peer is written");
+                }
+            }
+            Kind::Postgres(server) => {
+                let mut client = postgres::Client::connect(&server.url, postgres::NoTls)
+                    .expect("the server answers");
+                let count = peers.len() as i64;
+                client
+                    .execute(record, &[&started_at, &ms, &count, &blob])
+                    .expect("the record is written");
+                for url in peers {
+                    client.execute(peer, &[url]).expect("the peer is written");
+                }
+            }
+        }
+    }
+
     /// Marks the database as migrated by a newer build (behind the store's back).
     pub fn set_schema_version(&self, version: i64) {
         let sql = format!("INSERT INTO schema_version (version) VALUES ({version})");
