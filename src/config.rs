@@ -1,5 +1,5 @@
 //! Configuration like the field's tools (schemathesis, nextest): every
-//! `check`/`demo` flag also reads an `A2A_CONFORM_*` environment variable,
+//! `check`/`demo`/`watch` flag also reads an `A2A_CONFORM_*` environment variable,
 //! and a config file (`a2a-conform.yaml` or `.config/a2a-conform.yaml`,
 //! found walking up from the working directory, read within the input cap)
 //! gives values for any of them plus per-peer sections. Env vars are set on
@@ -34,7 +34,7 @@ pub const CONFIG_ENV: &str = "A2A_CONFORM_CONFIG";
 /// The names searched for in each directory from the working directory up.
 pub const FILE_NAMES: [&str; 2] = ["a2a-conform.yaml", ".config/a2a-conform.yaml"];
 /// The subcommands whose flags take env vars and config-file defaults.
-const CONFIGURED: [&str; 2] = ["check", "demo"];
+const CONFIGURED: [&str; 3] = ["check", "demo", "watch"];
 /// `card` shares these flags with `check` (same name, same meaning), so it
 /// reads their env vars and config defaults too; its other flags (`--json`
 /// is a switch there, a report path for `check`) take none.
@@ -409,7 +409,9 @@ pub fn configured_command(config: Option<&ConfigFile>) -> clap::Command {
                         .map(|a| a.get_id().clone());
                     if let Some(id) = id {
                         let values = flag.values.clone();
-                        sub = sub.mut_arg(id, |a| a.default_values(values));
+                        // A flag the file gives is no longer required of the
+                        // command line (clap does not count a default as given).
+                        sub = sub.mut_arg(id, |a| a.default_values(values).required(false));
                     }
                 }
                 sub
@@ -612,17 +614,24 @@ mod tests {
     }
 
     #[test]
-    fn every_check_flag_has_an_env_var_listed_in_help() {
+    fn every_check_and_watch_flag_has_an_env_var_listed_in_help() {
         let mut cmd = command();
-        let check = cmd.find_subcommand_mut("check").unwrap();
-        let args: Vec<clap::Arg> = check.get_arguments().cloned().collect();
-        let help = check.render_help().to_string();
-        for arg in args.iter().filter(|a| !a.is_positional()) {
-            let long = arg.get_long().unwrap();
-            assert_eq!(arg.get_env(), Some(OsStr::new(&env_name(long))), "{long}");
-            assert!(help.contains(&env_name(long)), "{long} missing from help");
+        for name in ["check", "watch"] {
+            let sub = cmd.find_subcommand_mut(name).unwrap();
+            let args: Vec<clap::Arg> = sub.get_arguments().cloned().collect();
+            let help = sub.render_help().to_string();
+            for arg in args.iter().filter(|a| !a.is_positional()) {
+                let long = arg.get_long().unwrap();
+                assert_eq!(arg.get_env(), Some(OsStr::new(&env_name(long))), "{long}");
+                assert!(
+                    help.contains(&env_name(long)),
+                    "{name} {long} missing from help"
+                );
+            }
+            assert!(help.contains("A2A_CONFORM_JOBS") && help.contains("A2A_CONFORM_JUNIT"));
         }
-        assert!(help.contains("A2A_CONFORM_JOBS") && help.contains("A2A_CONFORM_JUNIT"));
+        let watch = cmd.find_subcommand_mut("watch").unwrap().render_help();
+        assert!(watch.to_string().contains("A2A_CONFORM_EVERY"));
     }
 
     #[test]

@@ -502,3 +502,46 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
     );
     assert_eq!(records(&db), 1, "the bad file recorded nothing");
 }
+
+/// `watch` reads its flags from the config file's top level and from
+/// `A2A_CONFORM_*` variables as `check` does: here `--every` and the scenario
+/// from the file, `--db` and `--cycles` from the environment, and the
+/// command line over both.
+#[test]
+fn watch_flags_come_from_the_config_file_and_the_environment() {
+    let peer = peer_on(0, Behaviour::Honest);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("w.db").display());
+    let config = dir.path().join("a2a-conform.yaml");
+    std::fs::write(
+        &config,
+        format!("every: 1s\nscenario: [{SCENARIO}]\ncycles: 5\n"),
+    )
+    .expect("the config file");
+    let config = config.display().to_string();
+    let card = peer.card_url();
+    let mut args = vec!["watch", card.as_str(), "-q"];
+    args.extend_from_slice(FAST_VARS);
+    let env = [
+        ("A2A_CONFORM_CONFIG", config.as_str()),
+        ("A2A_CONFORM_DB", db.as_str()),
+        ("A2A_CONFORM_CYCLES", "2"),
+    ];
+    let out = common::run_env(&args, &env);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    // Two cycles (the variable over the file's 5), one scenario each.
+    assert_eq!(records(&db), 2, "{}", out.explain());
+    let mut store = Store::open(&db).expect("the store");
+    let verdicts = verdicts(&mut store, &card);
+    assert_eq!(verdicts, [(DeclarationVerdict::Honoured, 1, 2)]);
+    // The command line over the variable.
+    args.extend_from_slice(&["--cycles", "1"]);
+    let out = common::run_env(&args, &env);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(records(&db), 3, "{}", out.explain());
+    // A key no configured command knows is refused with a suggestion.
+    std::fs::write(&config, "evry: 1s\n").expect("the config file");
+    let out = common::run_env(&args, &env);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(out.stderr.contains("every"), "{}", out.explain());
+}
