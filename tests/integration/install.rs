@@ -18,7 +18,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const BIN: &str = env!("CARGO_BIN_EXE_a2a-conform");
 const INSTALL: &str = "bash tests/support/install-actionlint.sh";
 
-fn validators() -> PathBuf {
+pub(crate) fn validators() -> PathBuf {
     Path::new(ROOT).join("tests/support/validators")
 }
 
@@ -37,6 +37,7 @@ fn ensure_validators() {
     ONCE.get_or_init(|| {
         let present = actionlint().is_file()
             && action_validator().is_file()
+            && validators().join(".venv/bin/kubernetes-validate").is_file()
             && Command::new("shellcheck").arg("--version").output().is_ok();
         if !present {
             let script = Path::new(ROOT).join("tests/support/install-actionlint.sh");
@@ -46,7 +47,7 @@ fn ensure_validators() {
 }
 
 /// Runs a validator; a validator that is not there is a loud failure.
-fn run(tool: &Path, args: &[&Path], cwd: &Path) -> Output {
+pub(crate) fn run(tool: &Path, args: &[&Path], cwd: &Path) -> Output {
     ensure_validators();
     match Command::new(tool).args(args).current_dir(cwd).output() {
         Ok(out) => out,
@@ -69,7 +70,7 @@ fn shellcheck(script: &Path) -> Output {
     }
 }
 
-fn text(out: &Output) -> String {
+pub(crate) fn text(out: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -276,7 +277,7 @@ fn man_prints_roff_documenting_check() {
 
 /// The ```yaml block of the page `doc` (README.md, docs/ci.md, …) that
 /// opens with `first_line`.
-fn doc_yaml(doc: &str, first_line: &str) -> String {
+pub(crate) fn doc_yaml(doc: &str, first_line: &str) -> String {
     let text = std::fs::read_to_string(Path::new(ROOT).join(doc)).unwrap();
     let start = text
         .find(&format!("```yaml\n{first_line}\n"))

@@ -22,6 +22,7 @@ mod demo;
 mod diff;
 mod draft;
 mod fleet;
+mod fleet_k8s;
 mod grpc;
 mod guard_interop;
 mod hostile;

@@ -2,6 +2,8 @@
 # Installs the validators tests/install.rs runs over the GitHub workflows and
 # action.yml, pinned in tests/support/validators/:
 #   .venv/bin/actionlint                    actionlint (PyPI, requirements.txt)
+#   .venv/bin/kubernetes-validate           the Kubernetes manifest of docs/fleets.md
+#                                           (PyPI, requirements.txt)
 #   node_modules/.bin/action-validator      action.yml against the SchemaStore
 #                                           action schema (npm, package-lock.json)
 #   Debian's shellcheck (on PATH)           for actionlint's checks of
@@ -38,7 +40,7 @@ fi
 stamp="$here/.installed"
 want="$(cat "$here/requirements.txt" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x "$here/.venv/bin/actionlint" &&
-    -x "$here/node_modules/.bin/action-validator" ]]; then
+    -x "$here/.venv/bin/kubernetes-validate" && -x "$here/node_modules/.bin/action-validator" ]]; then
     exit 0
 fi
 rm -f "$stamp"
@@ -50,6 +52,8 @@ bounded "$here/.venv/bin/python" -m pip install --quiet --disable-pip-version-ch
     --only-binary :all: -r "$here/requirements.txt" ||
     { rm -rf "$here/.venv"; fail "pip install -r $here/requirements.txt"; }
 "$here/.venv/bin/actionlint" --version >/dev/null || fail "the installed actionlint does not run"
+"$here/.venv/bin/kubernetes-validate" --version >/dev/null ||
+    fail "the installed kubernetes-validate does not run"
 
 echo "install-actionlint: installing @action-validator/cli into $here/node_modules" >&2
 (cd "$here" && bounded npm ci --no-audit --no-fund --loglevel=error) ||

@@ -428,8 +428,11 @@ pub fn failing_classes(report: &RunReport) -> Vec<FailingClass> {
             format!("every scenario run ended in error: the peer could not be reached after its card was read{on}")
         })
         .collect();
-    let cards_unread =
-        report.peers.is_empty() || report.peers.iter().any(|p| p.card_error.is_some());
+    // No peer at all is a card that could not be read, unless the report
+    // is a shard of a fleet whose peers all fell in other shards: nothing
+    // was reached or refused there, so it reads "nothing verified" (4).
+    let cards_unread = (report.peers.is_empty() && empty_shard(report).is_none())
+        || report.peers.iter().any(|p| p.card_error.is_some());
     let card_class = cards_unread.then_some(FailingClass {
         code: exit::PEER_UNREACHABLE,
         name: "card unreadable",
@@ -503,7 +506,23 @@ pub fn precedence_note(classes: &[FailingClass]) -> Option<String> {
 
 /// Why nothing counts as verified, when no row of a card that was read
 /// reads honoured or diverged (a divergence is verified too): one line.
+/// The shard of a fleet that holds none of its peers (more shards than
+/// peers), if `report` is one.
+fn empty_shard(report: &RunReport) -> Option<&crate::ShardReport> {
+    report
+        .shard
+        .as_ref()
+        .filter(|shard| report.peers.is_empty() && shard.peers > 0)
+}
+
 fn nothing_verified_reason(report: &RunReport) -> Option<String> {
+    if let Some(shard) = empty_shard(report) {
+        return Some(format!(
+            "nothing was verified: shard {}/{} holds none of the fleet's {} peer(s) \
+             (they are all in other shards)",
+            shard.index, shard.count, shard.peers
+        ));
+    }
     let read = || report.peers.iter().filter(|p| p.card_error.is_none());
     let verified = read().flat_map(|p| p.declarations.iter()).any(|d| {
         matches!(
@@ -667,6 +686,28 @@ mod tests {
             .message("peer malfunction: HTTP 500 text/html on SendMessage: not JSON")
             .error_kind(ErrorKind::PeerMalfunction)
             .build()
+    }
+
+    #[test]
+    fn an_empty_shard_verified_nothing_and_reached_no_peer() {
+        let mut report = RunReport::new(vec![]);
+        assert_eq!(exit_code(&report), exit::PEER_UNREACHABLE, "no card read");
+        report.shard = Some(crate::ShardReport {
+            index: 4,
+            count: 4,
+            peers: 3,
+            suite_digest: "sha256:0".into(),
+        });
+        assert_eq!(exit_code(&report), exit::NOTHING_VERIFIED);
+        let reasons = exit_reasons(&report);
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].contains("shard 4/4 holds none of the fleet's 3 peer(s)"),
+            "{reasons:?}"
+        );
+        // A shard of a fleet that itself has no peer is no such excuse.
+        report.shard.as_mut().expect("shard").peers = 0;
+        assert_eq!(exit_code(&report), exit::PEER_UNREACHABLE);
     }
 
     #[test]
