@@ -117,7 +117,7 @@ pub struct CardSpan {
 }
 
 /// Peers per page of the grid (`/?page=N`): a page renders within the
-/// dashboard's 200 ms goal at any fleet size (docs/performance.md, round 4).
+/// dashboard's 200 ms goal at 10,000 peers (docs/performance.md, round 4).
 pub const PEERS_PER_PAGE: i64 = 100;
 
 /// The whole fleet as the store has it now, every peer on one page (what
