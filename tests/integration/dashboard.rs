@@ -286,7 +286,7 @@ fn start_dashboard(db: &str, listen: &str, env: &[(&str, &str)]) -> Dashboard {
 }
 
 /// A plain HTTP/1.1 GET: the status, the head (lower-cased) and the body.
-fn get(base: &str, path: &str, bearer: Option<&str>) -> (u16, String, String) {
+pub(crate) fn get(base: &str, path: &str, bearer: Option<&str>) -> (u16, String, String) {
     let addr = base.trim_start_matches("http://");
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream

@@ -9,14 +9,14 @@
 //! and the dashboard's all-interfaces address (tests bind loopback only).
 
 use crate::common::{self, postgres::PgServer};
+use crate::dashboard::get;
 use crate::install::{doc_yaml, run, text, validators};
 use a2a_conform_mock::Behaviour;
 use a2a_conform_protocol::ProtocolVersion;
 use serde_json::Value;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 const DOC: &str = "docs/fleets.md";
 const FIRST_LINE: &str =
@@ -95,25 +95,6 @@ impl Drop for Dashboard {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// `GET path` with the token; the status and the body.
-fn get(addr: &str, path: &str, token: Option<&str>) -> (u16, String) {
-    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
-    )
-    .expect("send");
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).expect("answer");
-    let (head, body) = answer.split_once("\r\n\r\n").expect("a head");
-    let status = head.split(' ').nth(1).and_then(|s| s.parse().ok());
-    (status.expect("a status"), body.to_string())
 }
 
 /// `sh -c script` with the binary on PATH and `env`.
@@ -208,12 +189,13 @@ fn the_shards_import_into_one_postgresql_and_the_dashboard_shows_every_peer() {
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .trim()
         .to_string();
+    let base = format!("http://{addr}");
     assert_eq!(
-        get(&addr, "/api/fleet", None).0,
+        get(&base, "/api/fleet", None).0,
         401,
         "the token is required"
     );
-    let (status, body) = get(&addr, "/api/fleet", Some(token));
+    let (status, _, body) = get(&base, "/api/fleet", Some(token));
     assert_eq!(status, 200, "{body}");
     let fleet: Value = serde_json::from_str(&body).expect("the fleet's JSON");
     assert_eq!(fleet["total_peers"], urls.len(), "{fleet}");
