@@ -43,7 +43,8 @@ fn run(command: HistoryCommand) -> Result<i32, Error> {
 }
 
 /// Every stored report into `dir` as `record-NNNNNNNN.json`; with `peer`,
-/// each report keeps only that peer's entry and those without it are left out.
+/// each report keeps only that peer's entry (its summary counted again, the
+/// baseline left out) and those without it are left out.
 fn export(store: &mut Store, peer: Option<&str>, dir: &Path) -> Result<Vec<PathBuf>, Error> {
     let io = |source| Error::Write {
         file: dir.display().to_string(),
@@ -54,11 +55,9 @@ fn export(store: &mut Store, peer: Option<&str>, dir: &Path) -> Result<Vec<PathB
         return store.export(dir);
     };
     let mut written = Vec::new();
-    for (id, mut report) in store.reports()? {
-        report.peers.retain(|p| p.card_url == peer);
-        if report.peers.is_empty() {
-            continue;
-        }
+    for (id, mut report) in store.peer_reports(peer)? {
+        // The record's summary counted every peer: count this one's.
+        report.summary = Some(a2a_conform_report::verdict::summarize(&report));
         let file = dir.join(format!("record-{id:08}.json"));
         write_atomically(&file, &report.to_json()).map_err(|source| Error::Write {
             file: file.display().to_string(),

@@ -489,6 +489,20 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
     let out = common::run(&args);
     assert_eq!(out.code, 0, "{}", out.explain());
     assert_eq!(std::fs::read_dir(&other).expect("dir").count(), 0);
+    // The peer's own: its entry, with its own summary.
+    let card = peer.card_url();
+    let mine = dir.path().join("mine");
+    let mine_dir = mine.display().to_string();
+    let args = [
+        "history", "export", "--db", &db, "--peer", &card, "-o", &mine_dir,
+    ];
+    let out = common::run(&args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let text = std::fs::read_to_string(mine.join("record-00000001.json")).expect("exported");
+    let cut: Value = serde_json::from_str(&text).expect("a report");
+    assert_eq!(cut["peers"].as_array().map(Vec::len), Some(1), "{cut}");
+    assert_eq!(cut["peers"][0]["card_url"], card.as_str());
+    assert_eq!(cut["summary"]["peers"], 1, "{cut}");
 
     // A file that is no report records nothing and says so.
     let bad = dir.path().join("bad.json");

@@ -173,6 +173,38 @@ pub(crate) fn report(db: &mut Db, id: RecordId) -> Result<Option<RunReport>, Err
     Ok(Some(report))
 }
 
+/// `report` as report files `history import` reads back: itself when its
+/// JSON is within [`REPORT_CAP`], else split by peers into parts that are
+/// (halved until each fits; a fleet's cycle can be hundreds of MB), each
+/// with its own summary. A part is what a shard's report is: some of the
+/// record's peers, checked at its time.
+pub(crate) fn export_parts(report: RunReport) -> Result<Vec<RunReport>, Error> {
+    let size = report.to_json().len();
+    if size as u64 <= REPORT_CAP {
+        return Ok(vec![report]);
+    }
+    if report.peers.len() < 2 {
+        // Not recorded so: each peer's entry was within the cap.
+        return Err(Error::TooLarge {
+            size: size as u64,
+            cap: REPORT_CAP,
+        });
+    }
+    let mut first = report;
+    let rest = first.peers.split_off(first.peers.len() / 2);
+    let mut second = RunReport {
+        peers: Vec::new(),
+        ..first.clone()
+    };
+    second.peers = rest;
+    let mut parts = Vec::new();
+    for mut part in [first, second] {
+        part.summary = Some(a2a_conform_report::verdict::summarize(&part));
+        parts.extend(export_parts(part)?);
+    }
+    Ok(parts)
+}
+
 /// Every stored (not pruned) report, oldest record first.
 pub(crate) fn reports(db: &mut Db) -> Result<Vec<(RecordId, RunReport)>, Error> {
     let mut out = Vec::new();

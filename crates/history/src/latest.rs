@@ -1,5 +1,6 @@
-//! The newest stored report holding one peer, for a peer's page: its own
-//! entry from `peer_reports` (one row) beside its record's other fields, or,
+//! The stored reports holding one peer, for a peer's page (the newest) and
+//! `history export --peer` (all): its own entry from `peer_reports` (one row
+//! a record) beside its record's other fields, or,
 //! for a version 1 record that kept the whole report in one blob, that
 //! report parsed for this peer alone (the others' entries skipped as raw
 //! JSON: building a fleet's entries to keep one would cost more than the
@@ -43,6 +44,45 @@ pub(crate) fn latest_report(
         return Ok(Some((id, cut(report))));
     }
     version_1_report(db, peer, last)
+}
+
+/// Every stored report holding `peer`, oldest record first, each cut to
+/// its entry: the entries stored apart read from the peer's own rows, and
+/// the version 1 records (the whole report in one blob) parsed one at a
+/// time for this peer alone. Nothing else is read.
+pub(crate) fn peer_reports(db: &mut Db, peer: &str) -> Result<Vec<(RecordId, RunReport)>, Error> {
+    let mut found = Vec::new();
+    let whole = db.query(
+        "SELECT r.id, r.report FROM records r WHERE r.report IS NOT NULL AND NOT EXISTS \
+         (SELECT 1 FROM peer_reports p WHERE p.record = r.id) ORDER BY r.id",
+        &[],
+    )?;
+    for row in &whole {
+        found.extend(first_holding(std::slice::from_ref(row), peer)?);
+    }
+    let apart = db.query(
+        "SELECT p.record, p.report, r.report FROM peer_reports p JOIN records r \
+         ON r.id = p.record WHERE p.peer = $1 AND r.report IS NOT NULL \
+         ORDER BY p.record, p.position",
+        &[Value::Text(peer.into())],
+    )?;
+    for row in &apart {
+        let [id, Value::Bytes(entry), Value::Bytes(shell)] = row.as_slice() else {
+            return Err(Error::Unexpected(
+                "a peer report row of another shape".into(),
+            ));
+        };
+        let id = id.int()?;
+        // A peer named twice in one report: its first entry, as recorded.
+        if found.last().is_some_and(|(last, _)| *last == id) {
+            continue;
+        }
+        let mut report = inflate(id, shell)?;
+        report.peers = vec![inflate_peer(id, entry)?];
+        found.push((id, cut(report)));
+    }
+    found.sort_by_key(|(id, _)| *id);
+    Ok(found)
 }
 
 /// The newest version 1 record's report holding `peer`: its latest record

@@ -107,7 +107,10 @@ impl Store {
     }
 
     /// Writes every stored report into `dir` as `record-NNNNNNNN.json`
-    /// (atomically, the JSON `check --json` writes); returns the files.
+    /// (atomically, the JSON `check --json` writes); returns the files. A
+    /// record whose report is over the report cap (a large fleet's cycle) is
+    /// written as `record-NNNNNNNN-part-K-of-M.json`, each part some of its
+    /// peers within the cap, so `import` reads every file back.
     pub fn export(&mut self, dir: &Path) -> Result<Vec<PathBuf>, Error> {
         let mut written = Vec::new();
         // One report in memory at a time: a fleet's can be hundreds of MB.
@@ -115,12 +118,20 @@ impl Store {
             let Some(report) = archive::report(&mut self.db, id)? else {
                 continue;
             };
-            let file = dir.join(format!("record-{id:08}.json"));
-            write_atomically(&file, &report.to_json()).map_err(|source| Error::Write {
-                file: file.display().to_string(),
-                source,
-            })?;
-            written.push(file);
+            let parts = archive::export_parts(report)?;
+            let count = parts.len();
+            for (k, part) in parts.iter().enumerate() {
+                let file = if count == 1 {
+                    dir.join(format!("record-{id:08}.json"))
+                } else {
+                    dir.join(format!("record-{id:08}-part-{}-of-{count}.json", k + 1))
+                };
+                write_atomically(&file, &part.to_json()).map_err(|source| Error::Write {
+                    file: file.display().to_string(),
+                    source,
+                })?;
+                written.push(file);
+            }
         }
         Ok(written)
     }
@@ -193,6 +204,13 @@ impl Store {
     /// (a declaration the latest record left out has none).
     pub fn current_verdicts(&mut self) -> Result<Vec<Interval>, Error> {
         query::current_verdicts(&mut self.db)
+    }
+
+    /// Every stored report holding `peer`, oldest record first, each cut
+    /// to its entry as [`Store::latest_report`] cuts it: read from the
+    /// peer's own rows, never the whole fleet's reports.
+    pub fn peer_reports(&mut self, peer: &str) -> Result<Vec<(RecordId, RunReport)>, Error> {
+        crate::latest::peer_reports(&mut self.db, peer)
     }
 
     /// The newest stored report holding `peer`, cut to its entry (the
