@@ -189,6 +189,13 @@ fn record(
 
 /// Checking the replay of each recording gives the recorded table and exit code.
 fn replays_reproduce(behaviour: Behaviour) {
+    replays_reproduce_reading(behaviour, None);
+}
+
+/// [`replays_reproduce`], `run` reading `verdict` in the recording and in
+/// its replay (what the recording exercises, so a replay that skipped it
+/// could not pass by matching a recording that did too).
+fn replays_reproduce_reading(behaviour: Behaviour, expected: Option<(&str, &str)>) {
     for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
         for binding in ["jsonrpc", "rest"] {
             let what = format!("{behaviour} {version} {binding}");
@@ -200,6 +207,10 @@ fn replays_reproduce(behaviour: Behaviour) {
             );
             let replay = start_replay(&path, &[]);
             let replayed = check(&replay.card, &["--binding", binding]);
+            if let Some((run, verdict)) = expected {
+                assert_eq!(recorded.scenario(run), verdict, "{what}: recorded");
+                assert_eq!(replayed.scenario(run), verdict, "{what}: replayed");
+            }
             assert_eq!(
                 table(&replayed),
                 table(&recorded),
@@ -238,6 +249,148 @@ fn a_replay_of_input_overdeclared_gives_the_recorded_verdicts() {
 #[test]
 fn a_replay_of_stream_silent_gives_the_recorded_verdicts() {
     replays_reproduce(Behaviour::StreamSilent);
+}
+
+#[test]
+fn a_replay_of_push_delivers_the_recorded_notifications() {
+    replays_reproduce_reading(Behaviour::Push, Some(("push-delivers", "pass")));
+}
+
+#[test]
+fn a_replay_of_push_silent_gives_the_recorded_verdicts() {
+    replays_reproduce_reading(Behaviour::PushSilent, Some(("push-delivers", "fail")));
+}
+
+/// What a webhook collector got: path, `Authorization`, body.
+type Got = std::sync::Arc<std::sync::Mutex<Vec<(String, Option<String>, String)>>>;
+
+/// A webhook collector on 127.0.0.1:0 (on the caller's runtime): its port.
+async fn collector(got: Got) -> u16 {
+    let app = axum::Router::new().fallback(
+        move |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: String| {
+            let got = got.clone();
+            async move {
+                let auth = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                got.lock()
+                    .unwrap()
+                    .push((uri.path().to_string(), auth, body));
+                "ok"
+            }
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    port
+}
+
+/// The recorded push config request of `push-delivers`, to the webhook
+/// `url` with `token`, sent to a fresh replay of `cassette`: the replay
+/// (deliveries go on after the answer) and the answer.
+async fn register(
+    cassette: &Cassette,
+    url: &str,
+    token: &str,
+) -> (a2a_conform_cassette::ReplayServer, serde_json::Value) {
+    use a2a_conform_cassette::{Miss, Pace, ReplayOptions, ReplayServer};
+    let run = cassette.run(0, "push-delivers").expect("recorded");
+    let config = run
+        .steps
+        .iter()
+        .find(|s| {
+            s.request
+                .body
+                .as_deref()
+                .unwrap_or("")
+                .contains("PushNotificationConfig")
+        })
+        .expect("a recorded push config");
+    let mut body: serde_json::Value =
+        serde_json::from_str(config.request.body.as_deref().unwrap()).unwrap();
+    body["params"]["url"] = url.into();
+    body["params"]["token"] = token.into();
+    body["params"]["authentication"]["credentials"] = token.into();
+    let options = ReplayOptions {
+        port: 0,
+        peer: 0,
+        pace: Pace::AsFastAsPossible,
+        miss: Miss::Error,
+    };
+    let server = ReplayServer::start(cassette, options).await.unwrap();
+    let endpoint = url::Url::parse(cassette.peers[0].endpoint.as_deref().unwrap()).unwrap();
+    let answer = reqwest::Client::new()
+        .post(format!("{}{}", server.base_url(), endpoint.path()))
+        .header("x-a2a-conform-run", "push-delivers")
+        .header("A2A-Version", "1.0")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (server, answer)
+}
+
+/// A cassette is untrusted, and so is a request: a push config naming a
+/// webhook off a loopback address (a name included) is a replay miss
+/// naming the rule, and nothing is POSTed; on 127.0.0.1 the recorded
+/// notifications arrive, with the token the config carried this time.
+#[test]
+fn a_replay_delivers_webhooks_only_to_a_loopback_address() {
+    let (recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::Push, "jsonrpc");
+    assert_eq!(
+        recorded.scenario("push-delivers"),
+        "pass",
+        "{}",
+        recorded.explain()
+    );
+    let cassette = Cassette::load(&path).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let got = Got::default();
+        let port = collector(got.clone()).await;
+        let hook = "/a2a-conform/webhook/0123456789abcdef";
+        for host in ["localhost", "203.0.113.7"] {
+            let url = format!("http://{host}:{port}{hook}");
+            let (_replay, answer) = register(&cassette, &url, "tok-replay-5678").await;
+            assert_eq!(answer["error"]["code"], -32099, "{host}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("run `push-delivers`") && message.contains("loopback"),
+                "{message}"
+            );
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        assert!(got.lock().unwrap().is_empty(), "POSTed off loopback");
+        let url = format!("http://127.0.0.1:{port}{hook}");
+        let (_replay, answer) = register(&cassette, &url, "tok-replay-5678").await;
+        assert!(answer.get("result").is_some(), "{answer}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline
+            && !got
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(_, _, b)| b.contains("COMPLETED"))
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let got = got.lock().unwrap().clone();
+        let recorded = cassette.run(0, "push-delivers").unwrap().deliveries.len();
+        assert_eq!(got.len(), recorded, "every recorded notification: {got:?}");
+        for (path, auth, _) in &got {
+            assert_eq!(path, hook);
+            assert_eq!(auth.as_deref(), Some("Bearer tok-replay-5678"));
+        }
+        assert!(
+            got.last().unwrap().2.contains("TASK_STATE_COMPLETED"),
+            "{got:?}"
+        );
+    });
 }
 
 #[test]

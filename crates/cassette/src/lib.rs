@@ -27,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 mod build;
+mod deliver;
 mod error;
 mod file;
 mod model;
