@@ -393,6 +393,90 @@ fn a_replay_delivers_webhooks_only_to_a_loopback_address() {
     });
 }
 
+/// The extended card is asked for inside its runs, so the cassette holds it
+/// as their answers (redacted) and a replay serves it as recorded: a
+/// recorded check of `extended-card` (with the peer's token) and of
+/// `extended-card-partial` (a divergence) replays to the same table and
+/// exit code, and the token is in no cassette.
+#[test]
+fn a_replay_of_the_extended_card_gives_the_recorded_verdicts() {
+    let cases = [
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V1_0,
+            "jsonrpc",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V1_0,
+            "rest",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V0_3,
+            "jsonrpc",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V0_3,
+            "rest",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCardPartial,
+            ProtocolVersion::V1_0,
+            "rest",
+            "fail",
+        ),
+        (
+            Behaviour::ExtendedCardPartial,
+            ProtocolVersion::V0_3,
+            "jsonrpc",
+            "fail",
+        ),
+    ];
+    for (behaviour, version, binding, verdict) in cases {
+        let what = format!("{behaviour} {version} {binding}");
+        let peer = start_peer(version, behaviour);
+        let token = peer.peer.auth_token().expect("the mock's token");
+        let env = [("REPLAY_TOKEN", token.as_str())];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        let args = ["--binding", binding, "--bearer-env", "REPLAY_TOKEN"];
+        let record = [&args[..], &["--record", path.to_str().unwrap()]].concat();
+        let recorded = check_env(&peer.card_url(), &record, &env);
+        drop(peer);
+        assert_eq!(
+            recorded.scenario("extended-card-served"),
+            verdict,
+            "{what}: {}",
+            recorded.explain()
+        );
+        assert!(
+            !std::fs::read_to_string(&path).unwrap().contains(&token),
+            "{what}"
+        );
+        let replay = start_replay(&path, &[]);
+        let replayed = check_env(&replay.card, &args, &env);
+        assert_eq!(
+            table(&replayed),
+            table(&recorded),
+            "{what}\n{}",
+            replayed.explain()
+        );
+        assert_eq!(
+            replayed.code,
+            recorded.code,
+            "{what}: {}",
+            replayed.explain()
+        );
+        assert_eq!(replayed.scenario("extended-card-served"), verdict, "{what}");
+    }
+}
+
 #[test]
 fn rejudge_gives_the_recorded_table_and_a_changed_scenario_reads_unverified() {
     let (recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::CancelLeak, "jsonrpc");
