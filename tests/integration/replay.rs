@@ -210,6 +210,16 @@ fn replays_reproduce_reading(behaviour: Behaviour, expected: Option<(&str, &str)
             if let Some((run, verdict)) = expected {
                 assert_eq!(recorded.scenario(run), verdict, "{what}: recorded");
                 assert_eq!(replayed.scenario(run), verdict, "{what}: replayed");
+                // `rejudge` serves the same cassette in-process.
+                let file = path.to_str().unwrap();
+                let rejudged = crate::common::run(&["rejudge", file, "--binding", binding]);
+                assert_eq!(table(&rejudged), table(&recorded), "{what}: rejudged");
+                assert_eq!(
+                    rejudged.code,
+                    recorded.code,
+                    "{what}: {}",
+                    rejudged.explain()
+                );
             }
             assert_eq!(
                 table(&replayed),
