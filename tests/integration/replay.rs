@@ -487,6 +487,96 @@ fn a_replay_of_the_extended_card_gives_the_recorded_verdicts() {
     }
 }
 
+/// An extended card over the evidence body cap is recorded whole on its
+/// peer line (redacted: the token it reflects is masked) besides its
+/// clipped answer, and the replay serves it whole: the run reads as
+/// recorded, not as a replay miss.
+#[test]
+fn an_extended_card_over_the_evidence_cap_replays_whole() {
+    use axum::routing::{get, post};
+    use serde_json::{json, Value};
+    const SECRET: &str = "ext-Secret-4242";
+    let peer = serve_at(|base| {
+        let mut card: Value = serde_json::from_slice(&fixture("cards/v1_0.json")).unwrap();
+        card["supportedInterfaces"] = json!([{"url": format!("{base}/a2a/jsonrpc"),
+            "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]);
+        let mut extended = card.clone();
+        let skills = extended["skills"].as_array_mut().unwrap();
+        for n in 0..60 {
+            skills.push(
+                json!({"id": format!("skill-{n}"), "name": format!("Skill {n}"),
+                "description": "a skill only authenticated callers see ".repeat(3), "tags": ["x"]}),
+            );
+        }
+        skills.push(json!({"id": "leaky", "name": "Leaky", "tags": ["x"],
+            "description": format!("reflects the caller's token {SECRET}")}));
+        let answer = move |axum::Json(request): axum::Json<Value>| {
+            let extended = extended.clone();
+            async move {
+                let id = request["id"].clone();
+                axum::Json(match request["method"].as_str() {
+                    Some("GetExtendedAgentCard") => {
+                        json!({"jsonrpc": "2.0", "id": id, "result": extended})
+                    }
+                    _ => json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": -32601, "message": "not served here"}}),
+                })
+            }
+        };
+        axum::Router::new()
+            .route(
+                "/.well-known/agent-card.json",
+                get(move || std::future::ready(axum::Json(card.clone()))),
+            )
+            .route("/a2a/jsonrpc", post(answer))
+    });
+    let card_url = format!("{}/.well-known/agent-card.json", peer.base_url);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let env = [("EXT_TOKEN", SECRET)];
+    let args = [
+        "--scenario",
+        "extended-card-served",
+        "--bearer-env",
+        "EXT_TOKEN",
+    ];
+    let record = [&args[..], &["--record", path.to_str().unwrap()]].concat();
+    let recorded = check_env(&card_url, &record, &env);
+    drop(peer);
+    assert_eq!(
+        recorded.scenario("extended-card-served"),
+        "pass",
+        "{}",
+        recorded.explain()
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains(SECRET), "the cassette holds the token");
+    let cassette = Cassette::load(&path).unwrap();
+    let whole = cassette.peers[0]
+        .extended_card
+        .as_deref()
+        .expect("recorded whole");
+    assert!(
+        whole.contains("skill-59") && whole.contains("«redacted»"),
+        "{whole}"
+    );
+    let step = &cassette.run(0, "extended-card-served").unwrap().steps[0];
+    let answer = step
+        .response
+        .as_ref()
+        .and_then(|r| r.body.as_deref())
+        .unwrap();
+    assert!(
+        answer.ends_with("more bytes]"),
+        "the answer is clipped: {answer}"
+    );
+    let replay = start_replay(&path, &[]);
+    let replayed = check_env(&replay.card, &args, &env);
+    assert_eq!(table(&replayed), table(&recorded), "{}", replayed.explain());
+    assert_eq!(replayed.code, recorded.code, "{}", replayed.explain());
+    assert_eq!(replayed.scenario("extended-card-served"), "pass");
+}
+
 #[test]
 fn rejudge_gives_the_recorded_table_and_a_changed_scenario_reads_unverified() {
     let (recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::CancelLeak, "jsonrpc");

@@ -164,6 +164,8 @@ struct State {
     base_url: String,
     card_path: String,
     card: String,
+    /// The extended card recorded whole, for its clipped answers.
+    extended_card: Option<String>,
     runs: HashMap<String, Vec<Recorded>>,
     /// How many requests of each (run, operation) were answered.
     taken: Mutex<HashMap<(String, String), usize>>,
@@ -228,6 +230,7 @@ impl ReplayServer {
             base_url,
             card_path: card_path.clone(),
             card,
+            extended_card: peer.extended_card.clone(),
             runs,
             taken: Mutex::new(HashMap::new()),
             misses: Mutex::new(Vec::new()),
@@ -755,6 +758,9 @@ async fn serve(
         Wire::Answer(status, content_type) => {
             let body = response.body.clone().unwrap_or_default();
             if clipped(&body) {
+                if let Some(whole) = whole_extended_card(state, step, status, &body, incoming) {
+                    return json_response(StatusCode::OK, "application/json", whole);
+                }
                 return miss(
                     state,
                     format!(
@@ -776,6 +782,38 @@ async fn serve(
         }
         Wire::Stream => stream(state, step, incoming, swaps),
     }
+}
+
+/// The whole extended card for a successful extended card answer the
+/// recording clipped, from the peer line (the card a run was served with
+/// the credentials given); `None` for any other answer.
+fn whole_extended_card(
+    state: &State,
+    step: &Recorded,
+    status: u16,
+    clipped_body: &str,
+    incoming: Option<&Value>,
+) -> Option<String> {
+    let card = state.extended_card.as_deref().filter(|_| status == 200)?;
+    let key = step.key.as_str();
+    let rest = key.starts_with("GET ")
+        && (key.ends_with("/extendedAgentCard") || key.ends_with("/v1/card"));
+    if rest {
+        return Some(card.to_string());
+    }
+    let rpc = matches!(
+        key,
+        "GetExtendedAgentCard" | "agent/getAuthenticatedExtendedCard"
+    );
+    if !rpc || !clipped_body.contains("\"result\"") {
+        return None;
+    }
+    let card: Value = serde_json::from_str(card).ok()?;
+    let id = incoming
+        .and_then(|b| b.get("id"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    Some(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": card}).to_string())
 }
 
 /// One recorded stream item as SSE bytes, when it is due.
