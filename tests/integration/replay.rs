@@ -2,7 +2,8 @@
 //! run (passing ones with their exchanges) with the verdicts the report
 //! gives, leaves the reports as they are without it, and carries no
 //! configured secret in any encoding; `replay` serves it back so a check
-//! reproduces the recorded verdicts (a request not recorded is a replay
+//! reproduces the recorded verdicts, webhook deliveries (to loopback only)
+//! and the extended card included (a request not recorded is a replay
 //! miss, never a divergence), and `rejudge` re-judges it, a changed
 //! scenario reading unverified; a bad cassette is refused with exit 2.
 
