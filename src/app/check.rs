@@ -551,16 +551,18 @@ pub(super) fn redacted(report: RunReport, redactor: &Redactor) -> Result<RunRepo
         return Ok(report);
     }
     // The card bodies are no report field: carried across, masked too.
-    let bodies: Vec<Option<String>> = report
+    let mask = |body: &Option<String>| body.as_deref().map(|b| redactor.redact(b));
+    let bodies: Vec<(Option<String>, Option<String>)> = report
         .peers
         .iter()
-        .map(|p| p.card_body.as_deref().map(|b| redactor.redact(b)))
+        .map(|p| (mask(&p.card_body), mask(&p.extended_card_body)))
         .collect();
     let value = serde_json::to_value(&report).map_err(AppError::Redaction)?;
     let mut report: RunReport =
         serde_json::from_value(redactor.redact_value(value)).map_err(AppError::Redaction)?;
-    for (peer, body) in report.peers.iter_mut().zip(bodies) {
-        peer.card_body = body;
+    for (peer, (card, extended)) in report.peers.iter_mut().zip(bodies) {
+        peer.card_body = card;
+        peer.extended_card_body = extended;
     }
     Ok(report)
 }

@@ -2,7 +2,8 @@
 //! run (passing ones with their exchanges) with the verdicts the report
 //! gives, leaves the reports as they are without it, and carries no
 //! configured secret in any encoding; `replay` serves it back so a check
-//! reproduces the recorded verdicts (a request not recorded is a replay
+//! reproduces the recorded verdicts, webhook deliveries (to loopback only)
+//! and the extended card included (a request not recorded is a replay
 //! miss, never a divergence), and `rejudge` re-judges it, a changed
 //! scenario reading unverified; a bad cassette is refused with exit 2.
 
@@ -189,6 +190,13 @@ fn record(
 
 /// Checking the replay of each recording gives the recorded table and exit code.
 fn replays_reproduce(behaviour: Behaviour) {
+    replays_reproduce_reading(behaviour, None);
+}
+
+/// [`replays_reproduce`], `run` reading `verdict` in the recording and in
+/// its replay (what the recording exercises, so a replay that skipped it
+/// could not pass by matching a recording that did too).
+fn replays_reproduce_reading(behaviour: Behaviour, expected: Option<(&str, &str)>) {
     for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
         for binding in ["jsonrpc", "rest"] {
             let what = format!("{behaviour} {version} {binding}");
@@ -200,6 +208,20 @@ fn replays_reproduce(behaviour: Behaviour) {
             );
             let replay = start_replay(&path, &[]);
             let replayed = check(&replay.card, &["--binding", binding]);
+            if let Some((run, verdict)) = expected {
+                assert_eq!(recorded.scenario(run), verdict, "{what}: recorded");
+                assert_eq!(replayed.scenario(run), verdict, "{what}: replayed");
+                // `rejudge` serves the same cassette in-process.
+                let file = path.to_str().unwrap();
+                let rejudged = crate::common::run(&["rejudge", file, "--binding", binding]);
+                assert_eq!(table(&rejudged), table(&recorded), "{what}: rejudged");
+                assert_eq!(
+                    rejudged.code,
+                    recorded.code,
+                    "{what}: {}",
+                    rejudged.explain()
+                );
+            }
             assert_eq!(
                 table(&replayed),
                 table(&recorded),
@@ -238,6 +260,322 @@ fn a_replay_of_input_overdeclared_gives_the_recorded_verdicts() {
 #[test]
 fn a_replay_of_stream_silent_gives_the_recorded_verdicts() {
     replays_reproduce(Behaviour::StreamSilent);
+}
+
+#[test]
+fn a_replay_of_push_delivers_the_recorded_notifications() {
+    replays_reproduce_reading(Behaviour::Push, Some(("push-delivers", "pass")));
+}
+
+#[test]
+fn a_replay_of_push_silent_gives_the_recorded_verdicts() {
+    replays_reproduce_reading(Behaviour::PushSilent, Some(("push-delivers", "fail")));
+}
+
+/// What a webhook collector got: path, `Authorization`, body.
+type Got = std::sync::Arc<std::sync::Mutex<Vec<(String, Option<String>, String)>>>;
+
+/// A webhook collector on 127.0.0.1:0 (on the caller's runtime): its port.
+async fn collector(got: Got) -> u16 {
+    let app = axum::Router::new().fallback(
+        move |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: String| {
+            let got = got.clone();
+            async move {
+                let auth = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                got.lock()
+                    .unwrap()
+                    .push((uri.path().to_string(), auth, body));
+                "ok"
+            }
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    port
+}
+
+/// The recorded push config request of `push-delivers`, to the webhook
+/// `url` with `token`, sent to a fresh replay of `cassette`: the replay
+/// (deliveries go on after the answer) and the answer.
+async fn register(
+    cassette: &Cassette,
+    url: &str,
+    token: &str,
+) -> (a2a_conform_cassette::ReplayServer, serde_json::Value) {
+    use a2a_conform_cassette::{Miss, Pace, ReplayOptions, ReplayServer};
+    let run = cassette.run(0, "push-delivers").expect("recorded");
+    let config = run
+        .steps
+        .iter()
+        .find(|s| {
+            s.request
+                .body
+                .as_deref()
+                .unwrap_or("")
+                .contains("PushNotificationConfig")
+        })
+        .expect("a recorded push config");
+    let mut body: serde_json::Value =
+        serde_json::from_str(config.request.body.as_deref().unwrap()).unwrap();
+    body["params"]["url"] = url.into();
+    body["params"]["token"] = token.into();
+    body["params"]["authentication"]["credentials"] = token.into();
+    let options = ReplayOptions {
+        port: 0,
+        peer: 0,
+        pace: Pace::AsFastAsPossible,
+        miss: Miss::Error,
+    };
+    let server = ReplayServer::start(cassette, options).await.unwrap();
+    let endpoint = url::Url::parse(cassette.peers[0].endpoint.as_deref().unwrap()).unwrap();
+    let answer = reqwest::Client::new()
+        .post(format!("{}{}", server.base_url(), endpoint.path()))
+        .header("x-a2a-conform-run", "push-delivers")
+        .header("A2A-Version", "1.0")
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    (server, answer)
+}
+
+/// A cassette is untrusted, and so is a request: a push config naming a
+/// webhook off a loopback address (a name included) is a replay miss
+/// naming the rule, and nothing is POSTed; on 127.0.0.1 the recorded
+/// notifications arrive, with the token the config carried this time.
+#[test]
+fn a_replay_delivers_webhooks_only_to_a_loopback_address() {
+    let (recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::Push, "jsonrpc");
+    assert_eq!(
+        recorded.scenario("push-delivers"),
+        "pass",
+        "{}",
+        recorded.explain()
+    );
+    let cassette = Cassette::load(&path).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let got = Got::default();
+        let port = collector(got.clone()).await;
+        let hook = "/a2a-conform/webhook/0123456789abcdef";
+        for host in ["localhost", "203.0.113.7"] {
+            let url = format!("http://{host}:{port}{hook}");
+            let (_replay, answer) = register(&cassette, &url, "tok-replay-5678").await;
+            assert_eq!(answer["error"]["code"], -32099, "{host}: {answer}");
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("run `push-delivers`") && message.contains("loopback"),
+                "{message}"
+            );
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        assert!(got.lock().unwrap().is_empty(), "POSTed off loopback");
+        let url = format!("http://127.0.0.1:{port}{hook}");
+        let (_replay, answer) = register(&cassette, &url, "tok-replay-5678").await;
+        assert!(answer.get("result").is_some(), "{answer}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while std::time::Instant::now() < deadline
+            && !got
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(_, _, b)| b.contains("COMPLETED"))
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        let got = got.lock().unwrap().clone();
+        let recorded = cassette.run(0, "push-delivers").unwrap().deliveries.len();
+        assert_eq!(got.len(), recorded, "every recorded notification: {got:?}");
+        for (path, auth, _) in &got {
+            assert_eq!(path, hook);
+            assert_eq!(auth.as_deref(), Some("Bearer tok-replay-5678"));
+        }
+        assert!(
+            got.last().unwrap().2.contains("TASK_STATE_COMPLETED"),
+            "{got:?}"
+        );
+    });
+}
+
+/// The extended card is asked for inside its runs, so the cassette holds it
+/// as their answers (redacted) and a replay serves it as recorded: a
+/// recorded check of `extended-card` (with the peer's token) and of
+/// `extended-card-partial` (a divergence) replays to the same table and
+/// exit code, and the token is in no cassette.
+#[test]
+fn a_replay_of_the_extended_card_gives_the_recorded_verdicts() {
+    let cases = [
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V1_0,
+            "jsonrpc",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V1_0,
+            "rest",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V0_3,
+            "jsonrpc",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCard,
+            ProtocolVersion::V0_3,
+            "rest",
+            "pass",
+        ),
+        (
+            Behaviour::ExtendedCardPartial,
+            ProtocolVersion::V1_0,
+            "rest",
+            "fail",
+        ),
+        (
+            Behaviour::ExtendedCardPartial,
+            ProtocolVersion::V0_3,
+            "jsonrpc",
+            "fail",
+        ),
+    ];
+    for (behaviour, version, binding, verdict) in cases {
+        let what = format!("{behaviour} {version} {binding}");
+        let peer = start_peer(version, behaviour);
+        let token = peer.peer.auth_token().expect("the mock's token");
+        let env = [("REPLAY_TOKEN", token.as_str())];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.jsonl");
+        let args = ["--binding", binding, "--bearer-env", "REPLAY_TOKEN"];
+        let record = [&args[..], &["--record", path.to_str().unwrap()]].concat();
+        let recorded = check_env(&peer.card_url(), &record, &env);
+        drop(peer);
+        assert_eq!(
+            recorded.scenario("extended-card-served"),
+            verdict,
+            "{what}: {}",
+            recorded.explain()
+        );
+        assert!(
+            !std::fs::read_to_string(&path).unwrap().contains(&token),
+            "{what}"
+        );
+        let replay = start_replay(&path, &[]);
+        let replayed = check_env(&replay.card, &args, &env);
+        assert_eq!(
+            table(&replayed),
+            table(&recorded),
+            "{what}\n{}",
+            replayed.explain()
+        );
+        assert_eq!(
+            replayed.code,
+            recorded.code,
+            "{what}: {}",
+            replayed.explain()
+        );
+        assert_eq!(replayed.scenario("extended-card-served"), verdict, "{what}");
+    }
+}
+
+/// An extended card over the evidence body cap is recorded whole on its
+/// peer line (redacted: the token it reflects is masked) besides its
+/// clipped answer, and the replay serves it whole: the run reads as
+/// recorded, not as a replay miss.
+#[test]
+fn an_extended_card_over_the_evidence_cap_replays_whole() {
+    use axum::routing::{get, post};
+    use serde_json::{json, Value};
+    const SECRET: &str = "ext-Secret-4242";
+    let peer = serve_at(|base| {
+        let mut card: Value = serde_json::from_slice(&fixture("cards/v1_0.json")).unwrap();
+        card["supportedInterfaces"] = json!([{"url": format!("{base}/a2a/jsonrpc"),
+            "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}]);
+        let mut extended = card.clone();
+        let skills = extended["skills"].as_array_mut().unwrap();
+        for n in 0..60 {
+            skills.push(
+                json!({"id": format!("skill-{n}"), "name": format!("Skill {n}"),
+                "description": "a skill only authenticated callers see ".repeat(3), "tags": ["x"]}),
+            );
+        }
+        skills.push(json!({"id": "leaky", "name": "Leaky", "tags": ["x"],
+            "description": format!("reflects the caller's token {SECRET}")}));
+        let answer = move |axum::Json(request): axum::Json<Value>| {
+            let extended = extended.clone();
+            async move {
+                let id = request["id"].clone();
+                axum::Json(match request["method"].as_str() {
+                    Some("GetExtendedAgentCard") => {
+                        json!({"jsonrpc": "2.0", "id": id, "result": extended})
+                    }
+                    _ => json!({"jsonrpc": "2.0", "id": id,
+                        "error": {"code": -32601, "message": "not served here"}}),
+                })
+            }
+        };
+        axum::Router::new()
+            .route(
+                "/.well-known/agent-card.json",
+                get(move || std::future::ready(axum::Json(card.clone()))),
+            )
+            .route("/a2a/jsonrpc", post(answer))
+    });
+    let card_url = format!("{}/.well-known/agent-card.json", peer.base_url);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("run.jsonl");
+    let env = [("EXT_TOKEN", SECRET)];
+    let args = [
+        "--scenario",
+        "extended-card-served",
+        "--bearer-env",
+        "EXT_TOKEN",
+    ];
+    let record = [&args[..], &["--record", path.to_str().unwrap()]].concat();
+    let recorded = check_env(&card_url, &record, &env);
+    drop(peer);
+    assert_eq!(
+        recorded.scenario("extended-card-served"),
+        "pass",
+        "{}",
+        recorded.explain()
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(!text.contains(SECRET), "the cassette holds the token");
+    let cassette = Cassette::load(&path).unwrap();
+    let whole = cassette.peers[0]
+        .extended_card
+        .as_deref()
+        .expect("recorded whole");
+    assert!(
+        whole.contains("skill-59") && whole.contains("«redacted»"),
+        "{whole}"
+    );
+    let step = &cassette.run(0, "extended-card-served").unwrap().steps[0];
+    let answer = step
+        .response
+        .as_ref()
+        .and_then(|r| r.body.as_deref())
+        .unwrap();
+    assert!(
+        answer.ends_with("more bytes]"),
+        "the answer is clipped: {answer}"
+    );
+    let replay = start_replay(&path, &[]);
+    let replayed = check_env(&replay.card, &args, &env);
+    assert_eq!(table(&replayed), table(&recorded), "{}", replayed.explain());
+    assert_eq!(replayed.code, recorded.code, "{}", replayed.explain());
+    assert_eq!(replayed.scenario("extended-card-served"), "pass");
 }
 
 #[test]

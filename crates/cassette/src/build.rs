@@ -43,6 +43,7 @@ impl Cassette {
                 endpoint: peer.endpoint.clone(),
                 card_error: peer.card_error.clone(),
                 card: peer.card_body.clone(),
+                extended_card: peer.extended_card_body.clone(),
             });
             // A precondition search's exchanges come before the runs that
             // used it: recorded as a run of their own, by the id its

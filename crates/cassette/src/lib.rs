@@ -9,7 +9,8 @@
 //!
 //! 1. one `header`: the format name and version, the tool and its version,
 //!    the suite digest and the options that shape requests;
-//! 2. one `peer` per checked peer: its card URL and what the card said;
+//! 2. one `peer` per checked peer: its card URL, what the card said, and
+//!    the card (and the extended card a run was served) as served;
 //! 3. one `run` per scenario run: its verdict and every exchange, step by
 //!    step (a step is one request: its answer, its stream's events with
 //!    their arrival offsets and how the stream ended), the webhook
@@ -27,6 +28,7 @@
 #![forbid(unsafe_code)]
 
 mod build;
+mod deliver;
 mod error;
 mod file;
 mod model;

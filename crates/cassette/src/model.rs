@@ -69,6 +69,11 @@ pub struct PeerLine {
     /// The card's body as served (redacted by value): what a replay serves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card: Option<String>,
+    /// The extended card a run was served with the credentials given,
+    /// whole (redacted by value): what a replay serves for a recorded
+    /// extended card answer the evidence cap clipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extended_card: Option<String>,
 }
 
 /// One scenario run and everything it exchanged.

@@ -12,11 +12,16 @@
 //! in place of the recorded ones. A stream's events come at their
 //! recorded offsets from the request, scaled by the pace.
 //!
+//! A request that registers the check's webhook receiver (a push config)
+//! starts the recorded run's webhook deliveries to the URL it names
+//! (module `deliver`: loopback only).
+//!
 //! A request the cassette does not hold is answered with a miss (the
 //! `x-a2a-conform-replay-miss` header, HTTP 501, a JSON-RPC error for a
 //! JSON-RPC request) whose message names the run and the step: a check
 //! reads it as the recording's gap, never as the peer's answer.
 
+use crate::deliver;
 use crate::model::{Cassette, Entry, RunLine};
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, StatusCode};
@@ -45,7 +50,7 @@ pub const MISS_CODE: i64 = -32099;
 const MASK: &str = "«redacted»";
 
 /// The path part of the tool's webhook receiver URL: made afresh each run.
-const WEBHOOK_PATH: &str = "/a2a-conform/webhook/";
+pub(crate) const WEBHOOK_PATH: &str = "/a2a-conform/webhook/";
 
 /// The most bytes of a request body the replay reads.
 const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
@@ -67,15 +72,20 @@ pub enum Pace {
     AsFastAsPossible,
 }
 
+/// The longest a recorded offset is waited for: a cassette's offsets are
+/// untrusted, and a deadline past this would overflow a clock.
+const MAX_DELAY: Duration = Duration::from_secs(24 * 3600);
+
 impl Pace {
-    fn delay(self, ms: u64) -> Duration {
-        match self {
+    pub(crate) fn delay(self, ms: u64) -> Duration {
+        let delay = match self {
             Pace::AsFastAsPossible => Duration::ZERO,
             Pace::Speed(speed) if speed > 0.0 && speed.is_finite() => {
-                Duration::from_secs_f64(ms as f64 / 1000.0 / speed)
+                Duration::try_from_secs_f64(ms as f64 / 1000.0 / speed).unwrap_or(MAX_DELAY)
             }
             Pace::Speed(_) => Duration::from_millis(ms),
-        }
+        };
+        delay.min(MAX_DELAY)
     }
 }
 
@@ -145,17 +155,29 @@ struct Recorded {
     response: Option<Entry>,
     events: Vec<Entry>,
     end: Option<Entry>,
+    /// The run's webhook deliveries this request started (it registered
+    /// the receiver they reached).
+    deliveries: Vec<Entry>,
 }
 
 struct State {
     base_url: String,
     card_path: String,
     card: String,
+    /// The extended card recorded whole, for its clipped answers.
+    extended_card: Option<String>,
     runs: HashMap<String, Vec<Recorded>>,
     /// How many requests of each (run, operation) were answered.
     taken: Mutex<HashMap<(String, String), usize>>,
     /// Every miss answered, for the command's summary.
     misses: Mutex<Vec<String>>,
+    /// Each run's fresh values so far (recorded, now): a delivery's body
+    /// may carry any of them (a v0.3 Task's history holds the messages).
+    fresh: Mutex<HashMap<String, Swaps>>,
+    /// What webhook deliveries are POSTed with.
+    webhook_client: Result<reqwest::Client, String>,
+    /// Turns true when the replay stops: deliveries under way end.
+    stopped: watch::Receiver<bool>,
     pace: Pace,
     miss: Miss,
 }
@@ -203,18 +225,22 @@ impl ReplayServer {
             card = card.replace(&origin, &base_url);
         }
         let runs = recorded_steps(cassette.runs.iter().filter(|r| r.peer == options.peer));
+        let (shutdown, mut signal) = watch::channel(false);
         let state = Arc::new(State {
             base_url,
             card_path: card_path.clone(),
             card,
+            extended_card: peer.extended_card.clone(),
             runs,
             taken: Mutex::new(HashMap::new()),
             misses: Mutex::new(Vec::new()),
+            fresh: Mutex::new(HashMap::new()),
+            webhook_client: deliver::client(),
+            stopped: signal.clone(),
             pace: options.pace,
             miss: options.miss,
         });
         let app = Router::new().fallback(answer).with_state(state.clone());
-        let (shutdown, mut signal) = watch::channel(false);
         let server = tokio::spawn(async move {
             let graceful = async move {
                 let _ = signal.wait_for(|down| *down).await;
@@ -287,27 +313,61 @@ fn recorded_origins(card_url: &str, endpoint: Option<&str>) -> Vec<String> {
 fn recorded_steps<'a>(runs: impl Iterator<Item = &'a RunLine>) -> HashMap<String, Vec<Recorded>> {
     let mut out: HashMap<String, Vec<Recorded>> = HashMap::new();
     for run in runs {
-        let steps = run.steps.iter().map(|step| {
-            let request: Option<Value> = step
-                .request
-                .body
-                .as_deref()
-                .and_then(|b| serde_json::from_str(b).ok());
-            let (method, path) = recorded_target(&step.request.summary);
-            Recorded {
-                run: run.run.clone(),
-                step: step.step,
-                key: operation_key(&method, &path, request.as_ref()),
-                request,
-                request_at: step.request.at_ms,
-                response: step.response.clone(),
-                events: step.events.clone(),
-                end: step.end.clone(),
-            }
-        });
+        let mut steps: Vec<Recorded> = run
+            .steps
+            .iter()
+            .map(|step| {
+                let request: Option<Value> = step
+                    .request
+                    .body
+                    .as_deref()
+                    .and_then(|b| serde_json::from_str(b).ok());
+                let (method, path) = recorded_target(&step.request.summary);
+                Recorded {
+                    run: run.run.clone(),
+                    step: step.step,
+                    key: operation_key(&method, &path, request.as_ref()),
+                    request,
+                    request_at: step.request.at_ms,
+                    response: step.response.clone(),
+                    events: step.events.clone(),
+                    end: step.end.clone(),
+                    deliveries: Vec::new(),
+                }
+            })
+            .collect();
+        file_deliveries(run, &mut steps);
         out.entry(run.run.clone()).or_default().extend(steps);
     }
     out
+}
+
+/// Files each delivery the run's receiver kept under the request that
+/// registered the receiver before it came (the latest such; the first one
+/// if it came before any: the recorded clocks are the run's).
+fn file_deliveries(run: &RunLine, steps: &mut [Recorded]) {
+    let registering: Vec<usize> = run
+        .steps
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| {
+            s.request
+                .body
+                .as_deref()
+                .is_some_and(|b| b.contains(WEBHOOK_PATH))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    for entry in run.deliveries.iter().filter(|e| deliver::is_delivery(e)) {
+        let by = registering
+            .iter()
+            .rev()
+            .find(|&&i| steps[i].request_at <= entry.at_ms)
+            .or(registering.first());
+        if let Some(&i) = by {
+            steps[i].deliveries.push(entry.clone());
+        }
+    }
 }
 
 /// The method and path of a recorded request (`→ POST http://… label`).
@@ -384,10 +444,45 @@ async fn answer(
         .get(RUN_HEADER)
         .and_then(|v| v.to_str().ok())
         .map(percent_decode);
-    match find(&state, run.as_deref(), &key, incoming.as_ref()) {
+    let found = find(&state, run.as_deref(), &key, incoming.as_ref()).and_then(|(step, swaps)| {
+        start_deliveries(&state, step, incoming.as_ref(), &swaps)?;
+        Ok((step, swaps))
+    });
+    match found {
         Ok((step, swaps)) => serve(&state, step, incoming.as_ref(), swaps).await,
         Err(Gap(reason)) => miss(&state, reason, incoming.as_ref()),
     }
+}
+
+/// Keeps the request's fresh values with its run's, and starts the
+/// webhook deliveries the request registered the receiver for; a
+/// delivery that cannot be made (clipped, or to a URL off loopback) makes
+/// the request a miss.
+fn start_deliveries(
+    state: &State,
+    step: &Recorded,
+    incoming: Option<&Value>,
+    swaps: &Swaps,
+) -> Result<(), Gap> {
+    let fresh = {
+        let mut fresh = state.fresh.lock().unwrap_or_else(|p| p.into_inner());
+        let known = fresh.entry(step.run.clone()).or_default();
+        for swap in swaps {
+            if !known.contains(swap) {
+                known.push(swap.clone());
+            }
+        }
+        known.clone()
+    };
+    let gap = |why: String| Gap(format!("run `{}`, step {}: {why}", step.run, step.step));
+    let Some(deliveries) =
+        deliver::plan(&step.deliveries, step.request_at, incoming, &fresh).map_err(gap)?
+    else {
+        return Ok(());
+    };
+    let client = state.webhook_client.clone().map_err(gap)?;
+    deliver::start(deliveries, client, state.pace, state.stopped.clone());
+    Ok(())
 }
 
 /// The recorded step this request replays, with the fresh values to put
@@ -494,7 +589,7 @@ fn scalar(value: &Value) -> String {
     }
 }
 
-fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     if text.chars().count() <= 80 {
         return text.to_string();
     }
@@ -503,7 +598,7 @@ fn clip(text: &str) -> String {
 
 /// A recorded body with the fresh values in place of the recorded ones
 /// (only whole JSON strings: a short id cannot hit an unrelated text).
-fn swapped(body: &str, swaps: &[(String, String)]) -> String {
+pub(crate) fn swapped(body: &str, swaps: &[(String, String)]) -> String {
     let mut body = body.to_string();
     for (old, new) in swaps {
         if old.len() >= 8 {
@@ -612,7 +707,7 @@ fn wire(entry: &Entry) -> Wire {
 }
 
 /// Whether a recorded body was clipped to the evidence cap.
-fn clipped(body: &str) -> bool {
+pub(crate) fn clipped(body: &str) -> bool {
     body.ends_with(" more bytes]") && body.contains("… [")
 }
 
@@ -663,6 +758,9 @@ async fn serve(
         Wire::Answer(status, content_type) => {
             let body = response.body.clone().unwrap_or_default();
             if clipped(&body) {
+                if let Some(whole) = whole_extended_card(state, step, status, &body, incoming) {
+                    return json_response(StatusCode::OK, "application/json", whole);
+                }
                 return miss(
                     state,
                     format!(
@@ -684,6 +782,38 @@ async fn serve(
         }
         Wire::Stream => stream(state, step, incoming, swaps),
     }
+}
+
+/// The whole extended card for a successful extended card answer the
+/// recording clipped, from the peer line (the card a run was served with
+/// the credentials given); `None` for any other answer.
+fn whole_extended_card(
+    state: &State,
+    step: &Recorded,
+    status: u16,
+    clipped_body: &str,
+    incoming: Option<&Value>,
+) -> Option<String> {
+    let card = state.extended_card.as_deref().filter(|_| status == 200)?;
+    let key = step.key.as_str();
+    let rest = key.starts_with("GET ")
+        && (key.ends_with("/extendedAgentCard") || key.ends_with("/v1/card"));
+    if rest {
+        return Some(card.to_string());
+    }
+    let rpc = matches!(
+        key,
+        "GetExtendedAgentCard" | "agent/getAuthenticatedExtendedCard"
+    );
+    if !rpc || !clipped_body.contains("\"result\"") {
+        return None;
+    }
+    let card: Value = serde_json::from_str(card).ok()?;
+    let id = incoming
+        .and_then(|b| b.get("id"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    Some(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": card}).to_string())
 }
 
 /// One recorded stream item as SSE bytes, when it is due.

@@ -358,6 +358,7 @@ mod tests {
                 preconditions: vec![],
                 credentials: None,
                 card_body: None,
+                extended_card_body: None,
             }],
             fail_on_flaky: false,
             fail_on_unverified: false,

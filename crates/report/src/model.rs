@@ -239,6 +239,13 @@ pub struct PeerReport {
     #[serde(skip)]
     #[schemars(skip)]
     pub card_body: Option<String>,
+    /// The extended card a run was served with the credentials given,
+    /// whole and redacted by value (for `check --record`'s cassette: a
+    /// run's recorded answers are clipped to the evidence cap, and a
+    /// replay serves this one whole): never in a report file.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub extended_card_body: Option<String>,
 }
 
 /// The credentials given for a peer and what the peer made of them.
@@ -565,6 +572,7 @@ impl PeerReport {
             preconditions: vec![],
             credentials: None,
             card_body: None,
+            extended_card_body: None,
         }
     }
 }

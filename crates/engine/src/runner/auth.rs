@@ -6,6 +6,7 @@
 //! the card's), the redactor that knows the tokens obtained so far, and
 //! how those credentials were obtained, for its evidence.
 
+use super::context::ServedCard;
 use super::credentials::CredentialTally;
 use super::options::RunOptions;
 use super::plan::Planned;
@@ -24,6 +25,8 @@ pub(crate) struct Auth {
     config: ClientConfig,
     /// What the peer made of the credentials given, over every run.
     tally: Arc<CredentialTally>,
+    /// The extended card a run was served, whole.
+    extended_card: ServedCard,
 }
 
 impl Auth {
@@ -50,6 +53,7 @@ impl Auth {
             peer,
             config: card_auth.config,
             tally,
+            extended_card: ServedCard::default(),
         };
         (auth, warnings)
     }
@@ -57,6 +61,12 @@ impl Auth {
     /// What the peer made of the credentials given, once its runs ended.
     pub(crate) fn credentials_report(&self, options: &RunOptions) -> Option<CredentialsReport> {
         self.tally.report(options)
+    }
+
+    /// The extended card a run was served with the credentials given,
+    /// whole (redacted), once the runs ended.
+    pub(crate) fn served_extended_card(&self) -> Option<String> {
+        self.extended_card.lock().ok().and_then(|c| c.clone())
     }
 
     /// The client the precondition search sends with: what the runs send,
@@ -118,6 +128,7 @@ impl Auth {
             },
             auth_evidence: run_auth.map(|a| a.evidence).unwrap_or_default(),
             tally: self.tally.clone(),
+            extended_card: self.extended_card.clone(),
         })
     }
 }
@@ -136,6 +147,8 @@ pub(crate) struct RunSetup<'c> {
     /// Where the run counts the answers to requests that carried the
     /// credentials given (the peer's tally).
     pub(crate) tally: Arc<CredentialTally>,
+    /// Where the peer's extended card is kept whole (the peer's).
+    pub(crate) extended_card: ServedCard,
 }
 
 impl RunSetup<'_> {

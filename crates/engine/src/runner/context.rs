@@ -172,10 +172,17 @@ pub(crate) struct RunContext<'a> {
     /// The peer's count of answers to requests that carried the
     /// credentials given (`None` in runs of no peer's, e.g. tests).
     pub(crate) tally: Option<Arc<CredentialTally>>,
+    /// Where the peer's extended card is kept whole when a run is served
+    /// it with the credentials given (`None` in runs of no peer's).
+    pub(crate) extended_card: Option<ServedCard>,
     /// What the run's message says besides its verdict when every step
     /// passes (a resume answered by a re-prompt), in the order noted.
     pub(crate) remarks: Vec<String>,
 }
+
+/// The peer's extended card as a run was served it (redacted by value),
+/// shared by its runs: `check --record` records it whole.
+pub(crate) type ServedCard = Arc<std::sync::Mutex<Option<String>>>;
 
 /// What the public card says that steps compare answers with: its skill ids
 /// (the extended card must list them all) and every output media type it
@@ -226,6 +233,7 @@ impl<'a> RunContext<'a> {
             card: Arc::default(),
             strict: false,
             tally: None,
+            extended_card: None,
             remarks: Vec::new(),
         }
     }

@@ -70,6 +70,7 @@ pub(crate) async fn check_peer(
     // Judge: the declaration rows from the runs.
     report.preconditions = search.report().await;
     report.credentials = auth.credentials_report(options);
+    report.extended_card_body = auth.served_extended_card();
     report.declarations = judge::declarations(&card, &runs);
     report.scenarios = runs;
     report

@@ -281,6 +281,7 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
     ctx.card = planned.card.clone();
     ctx.strict = options.strict;
     ctx.tally = Some(setup.tally.clone());
+    ctx.extended_card = Some(setup.extended_card.clone());
     let steps = &planned.scenario.def.steps;
     let ended = tokio::time::timeout(MAX_RUN, async {
         for (index, step) in steps.iter().enumerate() {

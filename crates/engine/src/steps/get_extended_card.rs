@@ -50,6 +50,9 @@ impl Primitive for GetExtendedCardStep {
                         "the answer is no JSON object, so no agent card",
                     ));
                 }
+                if self.credentials == Credentials::Configured {
+                    keep_whole(ctx, &card);
+                }
                 Capture::new(Captured::Card(card), at, "an agent card")
             }
             Answered::Error(error) => Capture::from_error(error, at),
@@ -58,5 +61,17 @@ impl Primitive for GetExtendedCardStep {
         capture.source = format!("the {op:?} answer");
         ctx.captures.insert(self.capture.clone(), capture);
         Ok(())
+    }
+}
+
+/// Keeps the card served with the credentials given whole for the peer's
+/// report (redacted as the run's evidence is): its recorded answer is
+/// clipped to the evidence cap, and `check --record` records it whole.
+fn keep_whole(ctx: &RunContext<'_>, card: &serde_json::Value) {
+    if let Some(slot) = &ctx.extended_card {
+        let body = ctx.transcript.redact(&card.to_string());
+        if let Ok(mut kept) = slot.lock() {
+            *kept = Some(body);
+        }
     }
 }
