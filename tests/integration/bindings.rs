@@ -2,7 +2,9 @@
 //! besides the reference): the honest mock's bindings agree over JSON-RPC,
 //! HTTP+JSON and gRPC in both versions; a mock whose HTTP+JSON binding
 //! answers an unknown task otherwise diverges, reproduced by that binding's
-//! request; content that depends on the interface diverges while content
+//! request; so do one refusing invalid params with another code, one
+//! refusing an undeclared operation with another code, and one closing its
+//! streams mid-task; content that depends on the interface diverges while content
 //! that varies run to run is not compared; a malfunction on one side is an
 //! error, never a divergence.
 
@@ -66,6 +68,97 @@ fn an_http_json_binding_answering_an_unknown_task_otherwise_diverges() {
     assert!(
         curl.starts_with("curl -sS -X GET '") && curl.contains("/tasks/a2a-conform-no-such-task"),
         "{curl}"
+    );
+}
+
+/// The message of the HTTP+JSON 1.0 pair's run against a mock with gRPC.
+fn http_pair_message(out: &Outcome) -> String {
+    let run = out.run("bindings-agree[HTTP+JSON 1.0 ≡ JSONRPC 1.0]");
+    run["message"].as_str().unwrap_or_default().to_string()
+}
+
+/// Each new disagreement, on its own mock behaviour, diverges the HTTP+JSON
+/// pair alone, naming what differed; the gRPC pair of the same peer (which
+/// answers like JSON-RPC) is its honest pair, and reads honoured.
+#[test]
+fn an_http_json_binding_refusing_or_streaming_otherwise_diverges() {
+    for (behaviour, protocol, says) in [
+        (
+            Behaviour::BindingDisagreesParams,
+            ProtocolVersion::V1_0,
+            "a message with no parts (invalid params) answered error -32005",
+        ),
+        (
+            Behaviour::BindingDisagreesUnsupported,
+            ProtocolVersion::V1_0,
+            "a push notification config (the card declares no push notifications) answered error -32004",
+        ),
+        (
+            Behaviour::BindingDisagreesStreamEnd,
+            ProtocolVersion::V1_0,
+            "a streaming message ended as a stream that closed while the task was working, not \
+             terminal over HTTP+JSON 1.0 but as a stream that closed after the task was completed \
+             over JSONRPC 1.0",
+        ),
+        (
+            Behaviour::BindingDisagreesStreamEnd,
+            ProtocolVersion::V0_3,
+            "a streaming message ended as a stream that closed while the task was working",
+        ),
+    ] {
+        let peer = with_grpc(protocol, behaviour);
+        let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+        let v = protocol.to_string();
+        let http = format!("interfaces[HTTP+JSON {v}] ≡ interfaces[JSONRPC {v}]");
+        let grpc = format!("interfaces[GRPC {v}] ≡ interfaces[JSONRPC {v}]");
+        assert_eq!(out.code, 1, "{behaviour}: {}", out.explain());
+        assert_eq!(out.declaration(&http), "diverged", "{behaviour}: {}", out.explain());
+        assert_eq!(out.declaration(&grpc), "honoured", "{behaviour}: {}", out.explain());
+        let run = out.run(&format!("bindings-agree[HTTP+JSON {v} ≡ JSONRPC {v}]"));
+        let message = run["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{behaviour}: {message}");
+        // One difference each: the unknown-task codes and the blocking
+        // message still agree.
+        assert!(!message.contains("never issued"), "{behaviour}: {message}");
+        assert!(!message.contains("; "), "{behaviour}: {message}");
+    }
+}
+
+#[test]
+fn invalid_params_refused_alike_and_an_undeclared_push_refused_alike_agree() {
+    // The honest mock refuses a message with no parts with -32602 and a
+    // push config (undeclared) with -32003 over every binding: the run
+    // passes with nothing skipped (it declares streaming, not push).
+    let peer = with_grpc(ProtocolVersion::V1_0, Behaviour::Honest);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(
+        http_pair_message(&out),
+        "all 1 steps passed",
+        "{}",
+        out.explain()
+    );
+    // A card declaring push notifications and streaming gives no operation
+    // to expect refused: the comparison is skipped, and the row says so.
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Push);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.declaration(HTTP_PAIR), "honoured", "{}", out.explain());
+    assert!(
+        http_pair_message(&out).contains(
+            "the unsupported-operation codes were not compared: the card declares both streaming and push notifications"
+        ),
+        "{}",
+        out.explain()
+    );
+    // A card without streaming: the streams' end is not compared, and the
+    // undeclared stream is refused alike (push undeclared is asked first).
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::UndeclaredStreamingRefused);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.declaration(HTTP_PAIR), "honoured", "{}", out.explain());
+    assert!(
+        http_pair_message(&out)
+            .contains("the end of a stream was not compared: the card does not declare streaming"),
+        "{}",
+        out.explain()
     );
 }
 
@@ -163,7 +256,10 @@ fn content_that_depends_on_the_interface_diverges() {
     let served = two_interfaces(|_, _| Some("hello".to_string()));
     let out = check(&served.base_url, &["--scenario", "bindings-agree"]);
     assert_eq!(out.declaration(TWIN_PAIR), "honoured", "{}", out.explain());
-    assert_eq!(out.run(TWIN_RUN)["message"], "all 1 steps passed");
+    assert_eq!(
+        out.run(TWIN_RUN)["message"],
+        "all 1 steps passed; the end of a stream was not compared: the card does not declare streaming"
+    );
 }
 
 #[test]
@@ -174,7 +270,8 @@ fn content_that_varies_run_to_run_is_not_compared() {
     assert_eq!(
         out.run(TWIN_RUN)["message"],
         "all 1 steps passed; the artifacts' content was not compared: two tasks over JSONRPC \
-         1.0 said different things",
+         1.0 said different things; the end of a stream was not compared: the card does not \
+         declare streaming",
         "{}",
         out.explain()
     );
