@@ -204,14 +204,14 @@ pub(super) async fn both<'a>(
 }
 
 /// The capture a step just made, taken out of the run's.
-fn take(ctx: &mut RunContext<'_>, name: &str) -> Result<Capture, Stop> {
+pub(super) fn take(ctx: &mut RunContext<'_>, name: &str) -> Result<Capture, Stop> {
     ctx.captures
         .remove(name)
         .ok_or_else(|| Stop::error(format!("no answer was captured as `{name}`")))
 }
 
 /// Runs `step` over the reference interface and gives its capture.
-async fn on_reference<'a>(
+pub(super) async fn on_reference<'a>(
     ctx: &mut RunContext<'a>,
     pair: &Pair<'a>,
     step: &impl Primitive,

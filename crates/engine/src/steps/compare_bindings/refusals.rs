@@ -17,7 +17,7 @@
 //!   operation to expect refused: the comparison is skipped, and the run's
 //!   message says so.
 
-use super::{both, differ, Differences, Pair, UNKNOWN_TASK};
+use super::{both, differ, on_reference, take, Differences, Pair, UNKNOWN_TASK};
 use crate::runner::calls::{malformed_end, new_message_id};
 use crate::runner::capture::Capture;
 use crate::runner::context::{RunContext, StepResult, Stop};
@@ -78,23 +78,7 @@ pub(super) async fn unsupported<'a>(
         return Ok(());
     }
     if !ctx.card.streaming {
-        let step = StreamStep(SendStep::of_text(
-            STREAM,
-            "a2a-conform: a stream the card does not declare",
-        ));
-        let (other, reference) = both(ctx, pair, &step, STREAM).await?;
-        let deadline = Instant::now() + ctx.client.timeout();
-        let (a, b) = (
-            stream_refusal(&other, deadline).await?,
-            stream_refusal(&reference, deadline).await?,
-        );
-        if a != b {
-            let what = "a streaming message (the card declares no streaming)";
-            differences.push(
-                ctx,
-                differ_streams(pair, what, (&other, a), (&reference, b)),
-            );
-        }
+        undeclared_stream(ctx, pair, differences).await?;
         return Ok(());
     }
     ctx.remarks.push(
@@ -103,6 +87,9 @@ pub(super) async fn unsupported<'a>(
     );
     Ok(())
 }
+
+/// The text of the undeclared stream (what it says does not matter).
+const UNDECLARED_STREAM: &str = "a2a-conform: a stream the card does not declare";
 
 /// Capture names of the probes (taken out of the run's once compared).
 const EMPTY: &str = "pair-invalid";
@@ -156,50 +143,61 @@ impl Primitive for PushConfig {
     }
 }
 
-/// How a streaming message was answered: refused (a plain error, or a
-/// stream whose first event is one), or served. A stream that broke before
-/// its first event is a malfunction; one silent until `deadline` counts as
-/// served (it opened).
-async fn stream_refusal(capture: &Capture, deadline: Instant) -> Result<Refusal, Stop> {
+/// How a streaming message was answered, and in words: refused (a plain
+/// error, or a stream whose first event is one), or served. A stream that
+/// broke before its first event is a malfunction; one silent until
+/// `deadline` counts as served (it opened).
+async fn stream_refusal(capture: &Capture, deadline: Instant) -> Result<(Refusal, String), Stop> {
     let Some(stream) = capture.stream() else {
-        return Ok(Refusal::of(capture));
+        return Ok((Refusal::of(capture), capture.answer()));
     };
     stream
         .wait_until(deadline, |items, end| !items.is_empty() || end.is_some())
         .await;
     let (items, end) = stream.snapshot();
     match items.first().map(|item| item.event) {
-        Some(Event::Error(error)) => Ok(Refusal::Refused(error.code)),
-        Some(_) => Ok(Refusal::Accepted),
+        Some(Event::Error(error)) => Ok((
+            Refusal::Refused(error.code),
+            format!(
+                "a stream whose first event is error {} {}",
+                error.code, error.message
+            ),
+        )),
+        Some(_) => Ok((Refusal::Accepted, "a stream".into())),
         None => match end.as_ref().and_then(malformed_end) {
             Some(stop) => Err(stop),
-            None => Ok(Refusal::Accepted),
+            None => Ok((Refusal::Accepted, "a stream (no event yet)".into())),
         },
     }
 }
 
-/// A difference between two streaming answers, in words.
-fn differ_streams(
-    pair: &Pair<'_>,
-    what: &str,
-    (other, a): (&Capture, Refusal),
-    (reference, b): (&Capture, Refusal),
-) -> String {
-    let say = |capture: &Capture, refusal: Refusal| match refusal {
-        Refusal::Refused(_) if capture.stream().is_some() => {
-            "a stream whose first event is an error".to_string()
-        }
-        Refusal::Refused(_) => capture.answer(),
-        Refusal::Accepted if capture.stream().is_some() => "a stream".to_string(),
-        Refusal::Accepted => capture.answer(),
-    };
-    format!(
-        "{what} answered {} over {} but {} over {}",
-        say(other, a),
-        pair.other_label,
-        say(reference, b),
-        pair.reference_label
-    )
+/// A streaming message over both interfaces, one side at a time: a stream
+/// served anyway is dropped (its reading stops) before the other side is
+/// asked, so the two never interleave in the evidence.
+async fn undeclared_stream<'a>(
+    ctx: &mut RunContext<'a>,
+    pair: &Pair<'a>,
+    differences: &mut Differences,
+) -> Result<(), Stop> {
+    let step = StreamStep(SendStep::of_text(STREAM, UNDECLARED_STREAM));
+    let timeout = ctx.client.timeout();
+    let reference = on_reference(ctx, pair, &step, STREAM).await?;
+    let (b, said_b) = stream_refusal(&reference, Instant::now() + timeout).await?;
+    drop(reference);
+    ctx.transcript.note(format!("over {}:", pair.other_label));
+    step.run(ctx).await?;
+    let other = take(ctx, STREAM)?;
+    let (a, said_a) = stream_refusal(&other, Instant::now() + timeout).await?;
+    if a != b {
+        differences.push(
+            ctx,
+            format!(
+                "a streaming message (the card declares no streaming) answered {said_a} over {} but {said_b} over {}",
+                pair.other_label, pair.reference_label
+            ),
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,17 +1,18 @@
 //! How a stream ends, over two bindings: on a card declaring streaming, the
-//! same streaming message goes to both interfaces, and each stream is read
-//! to its end (bounded). What is compared is how it ended, never when: the
+//! same streaming message goes to both interfaces, one after the other,
+//! and each stream is read to its end (bounded) before the next opens. What is compared is how it ended, never when: the
 //! state the last event with a state carried, and whether the peer closed
 //! the stream after a terminal or interrupted state. A stream refused
 //! (an error, or a first event that is one) is compared by its code. A
 //! stream cut at the tool's cap, reset or broken is an error (the truth
 //! rule), never a difference.
 
-use super::{both, Differences, Pair};
+use super::{on_reference, take, Differences, Pair};
 use crate::runner::calls::malformed_end;
 use crate::runner::capture::Capture;
 use crate::runner::context::{RunContext, Stop};
 use crate::runner::stream_end::{self, Improper};
+use crate::steps::primitive::Primitive;
 use crate::steps::send::SendStep;
 use crate::steps::stream::StreamStep;
 use a2a_conform_client::{StreamEnd, StreamLog};
@@ -81,12 +82,17 @@ pub(super) async fn compare<'a>(
         );
         return Ok(());
     }
+    // One stream at a time, each read to its end before the next opens:
+    // their events never interleave in the evidence, and a recording
+    // replays them in order.
     let step = StreamStep(SendStep::of_text(STREAM, prompt));
-    let (other, reference) = both(ctx, pair, &step, STREAM).await?;
-    let deadline = Instant::now() + within;
     let version = ctx.version();
-    let a = ending(version, &other, deadline).await?;
-    let b = ending(version, &reference, deadline).await?;
+    let reference = on_reference(ctx, pair, &step, STREAM).await?;
+    let b = ending(version, &reference, Instant::now() + within).await?;
+    ctx.transcript.note(format!("over {}:", pair.other_label));
+    step.run(ctx).await?;
+    let other = take(ctx, STREAM)?;
+    let a = ending(version, &other, Instant::now() + within).await?;
     if !a.agrees(&b) {
         differences.push(
             ctx,
