@@ -124,6 +124,76 @@ fn an_http_json_binding_refusing_or_streaming_otherwise_diverges() {
     }
 }
 
+/// A diverged pair's report sets its first difference's two sides apart,
+/// each in a labelled block: the terminal's within 80 columns, the
+/// Markdown's in fenced blocks, the JUnit failure's as plain text.
+#[test]
+fn a_diverged_pair_shows_both_sides_evidence_in_labelled_blocks() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::BindingDisagreesParams);
+    let dir = tempfile::tempdir().unwrap();
+    let (md, junit) = (dir.path().join("r.md"), dir.path().join("r.xml"));
+    let out = check(
+        &peer.card_url(),
+        &[
+            "--scenario",
+            "bindings-agree",
+            "--markdown",
+            md.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.declaration(HTTP_PAIR), "diverged", "{}", out.explain());
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let other = lines.iter().position(|l| *l == "    over HTTP+JSON 1.0:");
+    let reference = lines
+        .iter()
+        .position(|l| *l == "    over JSONRPC 1.0 (the reference):");
+    let (Some(other), Some(reference)) = (other, reference) else {
+        panic!("no labelled sides: {}", out.stdout);
+    };
+    assert!(other < reference, "{}", out.stdout);
+    // A block's text with its wrapped body lines joined again.
+    let block =
+        |from: usize, to: usize| lines[from..to].iter().map(|l| l.trim()).collect::<String>();
+    let end = lines[reference..]
+        .iter()
+        .position(|l| l.starts_with("    reproduce: "))
+        .map_or(lines.len(), |n| reference + n);
+    // Each side's answer, its reason or code included.
+    let (other_block, reference_block) = (block(other, reference), block(reference, end));
+    assert!(
+        other_block.contains("CONTENT_TYPE_NOT_SUPPORTED"),
+        "{}",
+        out.stdout
+    );
+    assert!(reference_block.contains("-32602"), "{}", out.stdout);
+    assert!(!other_block.contains("/a2a/jsonrpc"), "{}", out.stdout);
+    for line in &lines[other..end] {
+        assert!(line.chars().count() <= 80, "wider than 80: {line}");
+    }
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        markdown.contains("The first difference, over each interface")
+            && markdown.contains("**over HTTP+JSON 1.0**")
+            && markdown.contains("**over JSONRPC 1.0 (the reference)**"),
+        "{markdown}"
+    );
+    let junit = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        junit.contains("over JSONRPC 1.0 (the reference):"),
+        "{junit}"
+    );
+    // A pair that agrees shows no sides.
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree", "-v"]);
+    assert!(
+        !out.stdout.contains("    over HTTP+JSON 1.0:\n    +"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn invalid_params_refused_alike_and_an_undeclared_push_refused_alike_agree() {
     // The honest mock refuses a message with no parts with -32602 and a

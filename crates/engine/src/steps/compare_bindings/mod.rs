@@ -20,7 +20,7 @@ use super::primitive::Primitive;
 use super::send::SendStep;
 use crate::runner::capture::Capture;
 use crate::runner::context::{RunContext, StepResult, Stop};
-use crate::runner::evidence::{CONTROL_NOTE, FURTHER_NOTE};
+use crate::runner::evidence::{CONTROL_NOTE, FURTHER_NOTE, REFERENCE_SIDE, SIDE_NOTE};
 use crate::scenario::check::{Checked, StepCheck};
 use crate::scenario::template::Template;
 use crate::scenario::vars::DurationValue;
@@ -198,9 +198,15 @@ pub(super) async fn both<'a>(
     name: &str,
 ) -> Result<(Capture, Capture), Stop> {
     let reference = on_reference(ctx, pair, step, name).await?;
-    ctx.transcript.note(format!("over {}:", pair.other_label));
+    ctx.transcript.note(side_note(&pair.other_label));
     step.run(ctx).await?;
     Ok((take(ctx, name)?, reference))
+}
+
+/// The note before the compared interface's requests (`over HTTP+JSON 1.0:`),
+/// which reports read to set the two sides' evidence side by side.
+pub(super) fn side_note(label: &str) -> String {
+    format!("{SIDE_NOTE}{label}:")
 }
 
 /// The capture a step just made, taken out of the run's.
@@ -217,8 +223,10 @@ pub(super) async fn on_reference<'a>(
     step: &impl Primitive,
     name: &str,
 ) -> Result<Capture, Stop> {
-    ctx.transcript
-        .note(format!("over {} (the reference):", pair.reference_label));
+    ctx.transcript.note(format!(
+        "{SIDE_NOTE}{}{REFERENCE_SIDE}",
+        pair.reference_label
+    ));
     let own = ctx.client;
     ctx.client = pair.reference;
     let ran = step.run(ctx).await;

@@ -17,7 +17,7 @@
 //!   operation to expect refused: the comparison is skipped, and the run's
 //!   message says so.
 
-use super::{both, differ, on_reference, take, Differences, Pair, UNKNOWN_TASK};
+use super::{both, differ, on_reference, side_note, take, Differences, Pair, UNKNOWN_TASK};
 use crate::runner::calls::{malformed_end, new_message_id};
 use crate::runner::capture::Capture;
 use crate::runner::context::{RunContext, StepResult, Stop};
@@ -184,7 +184,7 @@ async fn undeclared_stream<'a>(
     let reference = on_reference(ctx, pair, &step, STREAM).await?;
     let (b, said_b) = stream_refusal(&reference, Instant::now() + timeout).await?;
     drop(reference);
-    ctx.transcript.note(format!("over {}:", pair.other_label));
+    ctx.transcript.note(side_note(&pair.other_label));
     step.run(ctx).await?;
     let other = take(ctx, STREAM)?;
     let (a, said_a) = stream_refusal(&other, Instant::now() + timeout).await?;

@@ -7,7 +7,7 @@
 //! stream cut at the tool's cap, reset or broken is an error (the truth
 //! rule), never a difference.
 
-use super::{on_reference, take, Differences, Pair};
+use super::{on_reference, side_note, take, Differences, Pair};
 use crate::runner::calls::malformed_end;
 use crate::runner::capture::Capture;
 use crate::runner::context::{RunContext, Stop};
@@ -89,7 +89,7 @@ pub(super) async fn compare<'a>(
     let version = ctx.version();
     let reference = on_reference(ctx, pair, &step, STREAM).await?;
     let b = ending(version, &reference, Instant::now() + within).await?;
-    ctx.transcript.note(format!("over {}:", pair.other_label));
+    ctx.transcript.note(side_note(&pair.other_label));
     step.run(ctx).await?;
     let other = take(ctx, STREAM)?;
     let a = ending(version, &other, Instant::now() + within).await?;
