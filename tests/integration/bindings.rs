@@ -2,7 +2,9 @@
 //! besides the reference): the honest mock's bindings agree over JSON-RPC,
 //! HTTP+JSON and gRPC in both versions; a mock whose HTTP+JSON binding
 //! answers an unknown task otherwise diverges, reproduced by that binding's
-//! request; content that depends on the interface diverges while content
+//! request; so do one refusing invalid params with another code, one
+//! refusing an undeclared operation with another code, and one closing its
+//! streams mid-task; content that depends on the interface diverges while content
 //! that varies run to run is not compared; a malfunction on one side is an
 //! error, never a divergence.
 
@@ -66,6 +68,167 @@ fn an_http_json_binding_answering_an_unknown_task_otherwise_diverges() {
     assert!(
         curl.starts_with("curl -sS -X GET '") && curl.contains("/tasks/a2a-conform-no-such-task"),
         "{curl}"
+    );
+}
+
+/// The message of the HTTP+JSON 1.0 pair's run against a mock with gRPC.
+fn http_pair_message(out: &Outcome) -> String {
+    let run = out.run("bindings-agree[HTTP+JSON 1.0 ≡ JSONRPC 1.0]");
+    run["message"].as_str().unwrap_or_default().to_string()
+}
+
+/// Each new disagreement, on its own mock behaviour, diverges the HTTP+JSON
+/// pair alone, naming what differed; the gRPC pair of the same peer (which
+/// answers like JSON-RPC) is its honest pair, and reads honoured.
+#[test]
+fn an_http_json_binding_refusing_or_streaming_otherwise_diverges() {
+    for (behaviour, protocol, says) in [
+        (
+            Behaviour::BindingDisagreesParams,
+            ProtocolVersion::V1_0,
+            "a message with no parts (invalid params) answered error -32005",
+        ),
+        (
+            Behaviour::BindingDisagreesUnsupported,
+            ProtocolVersion::V1_0,
+            "a push notification config (the card declares no push notifications) answered error -32004",
+        ),
+        (
+            Behaviour::BindingDisagreesStreamEnd,
+            ProtocolVersion::V1_0,
+            "a streaming message ended as a stream that closed while the task was working, not \
+             terminal over HTTP+JSON 1.0 but as a stream that closed after the task was completed \
+             over JSONRPC 1.0",
+        ),
+        (
+            Behaviour::BindingDisagreesStreamEnd,
+            ProtocolVersion::V0_3,
+            "a streaming message ended as a stream that closed while the task was working",
+        ),
+    ] {
+        let peer = with_grpc(protocol, behaviour);
+        let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+        let v = protocol.to_string();
+        let http = format!("interfaces[HTTP+JSON {v}] ≡ interfaces[JSONRPC {v}]");
+        let grpc = format!("interfaces[GRPC {v}] ≡ interfaces[JSONRPC {v}]");
+        assert_eq!(out.code, 1, "{behaviour}: {}", out.explain());
+        assert_eq!(out.declaration(&http), "diverged", "{behaviour}: {}", out.explain());
+        assert_eq!(out.declaration(&grpc), "honoured", "{behaviour}: {}", out.explain());
+        let run = out.run(&format!("bindings-agree[HTTP+JSON {v} ≡ JSONRPC {v}]"));
+        let message = run["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{behaviour}: {message}");
+        // One difference each: the unknown-task codes and the blocking
+        // message still agree.
+        assert!(!message.contains("never issued"), "{behaviour}: {message}");
+        assert!(!message.contains("; "), "{behaviour}: {message}");
+    }
+}
+
+/// A diverged pair's report sets its first difference's two sides apart,
+/// each in a labelled block: the terminal's within 80 columns, the
+/// Markdown's in fenced blocks, the JUnit failure's as plain text.
+#[test]
+fn a_diverged_pair_shows_both_sides_evidence_in_labelled_blocks() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::BindingDisagreesParams);
+    let dir = tempfile::tempdir().unwrap();
+    let (md, junit) = (dir.path().join("r.md"), dir.path().join("r.xml"));
+    let out = check(
+        &peer.card_url(),
+        &[
+            "--scenario",
+            "bindings-agree",
+            "--markdown",
+            md.to_str().unwrap(),
+            "--junit",
+            junit.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.declaration(HTTP_PAIR), "diverged", "{}", out.explain());
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let other = lines.iter().position(|l| *l == "    over HTTP+JSON 1.0:");
+    let reference = lines
+        .iter()
+        .position(|l| *l == "    over JSONRPC 1.0 (the reference):");
+    let (Some(other), Some(reference)) = (other, reference) else {
+        panic!("no labelled sides: {}", out.stdout);
+    };
+    assert!(other < reference, "{}", out.stdout);
+    // A block's text with its wrapped body lines joined again.
+    let block =
+        |from: usize, to: usize| lines[from..to].iter().map(|l| l.trim()).collect::<String>();
+    let end = lines[reference..]
+        .iter()
+        .position(|l| l.starts_with("    reproduce: "))
+        .map_or(lines.len(), |n| reference + n);
+    // Each side's answer, its reason or code included.
+    let (other_block, reference_block) = (block(other, reference), block(reference, end));
+    assert!(
+        other_block.contains("CONTENT_TYPE_NOT_SUPPORTED"),
+        "{}",
+        out.stdout
+    );
+    assert!(reference_block.contains("-32602"), "{}", out.stdout);
+    assert!(!other_block.contains("/a2a/jsonrpc"), "{}", out.stdout);
+    for line in &lines[other..end] {
+        assert!(line.chars().count() <= 80, "wider than 80: {line}");
+    }
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        markdown.contains("The first difference, over each interface")
+            && markdown.contains("**over HTTP+JSON 1.0**")
+            && markdown.contains("**over JSONRPC 1.0 (the reference)**"),
+        "{markdown}"
+    );
+    let junit = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        junit.contains("over JSONRPC 1.0 (the reference):"),
+        "{junit}"
+    );
+    // A pair that agrees shows no sides.
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree", "-v"]);
+    assert!(
+        !out.stdout.contains("    over HTTP+JSON 1.0:\n    +"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn invalid_params_refused_alike_and_an_undeclared_push_refused_alike_agree() {
+    // The honest mock refuses a message with no parts with -32602 and a
+    // push config (undeclared) with -32003 over every binding: the run
+    // passes with nothing skipped (it declares streaming, not push).
+    let peer = with_grpc(ProtocolVersion::V1_0, Behaviour::Honest);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(
+        http_pair_message(&out),
+        "all 1 steps passed",
+        "{}",
+        out.explain()
+    );
+    // A card declaring push notifications and streaming gives no operation
+    // to expect refused: the comparison is skipped, and the row says so.
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Push);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.declaration(HTTP_PAIR), "honoured", "{}", out.explain());
+    assert!(
+        http_pair_message(&out).contains(
+            "the unsupported-operation codes were not compared: the card declares both streaming and push notifications"
+        ),
+        "{}",
+        out.explain()
+    );
+    // A card without streaming: the streams' end is not compared, and the
+    // undeclared stream is refused alike (push undeclared is asked first).
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::UndeclaredStreamingRefused);
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.declaration(HTTP_PAIR), "honoured", "{}", out.explain());
+    assert!(
+        http_pair_message(&out)
+            .contains("the end of a stream was not compared: the card does not declare streaming"),
+        "{}",
+        out.explain()
     );
 }
 
@@ -163,7 +326,10 @@ fn content_that_depends_on_the_interface_diverges() {
     let served = two_interfaces(|_, _| Some("hello".to_string()));
     let out = check(&served.base_url, &["--scenario", "bindings-agree"]);
     assert_eq!(out.declaration(TWIN_PAIR), "honoured", "{}", out.explain());
-    assert_eq!(out.run(TWIN_RUN)["message"], "all 1 steps passed");
+    assert_eq!(
+        out.run(TWIN_RUN)["message"],
+        "all 1 steps passed; the end of a stream was not compared: the card does not declare streaming"
+    );
 }
 
 #[test]
@@ -174,7 +340,8 @@ fn content_that_varies_run_to_run_is_not_compared() {
     assert_eq!(
         out.run(TWIN_RUN)["message"],
         "all 1 steps passed; the artifacts' content was not compared: two tasks over JSONRPC \
-         1.0 said different things",
+         1.0 said different things; the end of a stream was not compared: the card does not \
+         declare streaming",
         "{}",
         out.explain()
     );

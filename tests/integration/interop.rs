@@ -272,10 +272,21 @@ fn mock_table(version: ProtocolVersion, binding: &str) -> Vec<(String, String)> 
     table(&out)
 }
 
-/// The verdict an honest SDK agent's row reads in `version` (also what its
-/// cassettes must re-judge to, `sdk_cassettes`).
-pub(crate) fn expected_row(id: &str, version: &str) -> &'static str {
+/// The one equivalence pair a2a-sdk (Python) breaks: its 0.3 HTTP+JSON
+/// binding reads CreateTaskPushNotificationConfig's `parent` from the body
+/// (the 0.3 proto maps the body to `config` and `parent` to the path), so
+/// a push config the card does not declare is refused there with
+/// InvalidParams (`-32602 No task for `) where its JSON-RPC 1.0 binding
+/// answers PushNotificationNotSupported (-32003). docs/interop.md.
+pub(crate) const PYTHON_REST_0_3_PAIR: &str = "interfaces[HTTP+JSON 0.3] ≡ interfaces[JSONRPC 1.0]";
+
+/// The verdict an SDK agent's row reads in `version` (also what its
+/// cassettes must re-judge to, `sdk_cassettes`): honoured but for what
+/// the card does not declare, what the version does not define, and the
+/// findings.
+pub(crate) fn expected_row(sdk: Sdk, id: &str, version: &str) -> &'static str {
     match id {
+        PYTHON_REST_0_3_PAIR if sdk == Sdk::Python => "diverged",
         "capabilities.pushNotifications" => "not-declared",
         // The SDK agents declare no extended card, and refuse to serve one.
         "capabilities.extendedAgentCard" => "not-declared",
@@ -308,13 +319,13 @@ fn assert_keeps_every_declaration(
     args.extend_from_slice(extra);
     let out = agent.check(&args);
     let context = || format!("{}\n{}", out.explain(), agent.log());
-    assert_eq!(out.code, 0, "{}", context());
     let peer = &out.report()["peers"][0];
     assert_eq!(peer["protocol_version"], version, "{}", context());
     assert_eq!(peer["binding"], binding, "{}", context());
     let rows = table(&out);
     for (id, verdict) in &rows {
-        assert_eq!(verdict, expected_row(id, version), "{id}: {}", context());
+        let expected = expected_row(agent.sdk, id, version);
+        assert_eq!(verdict, expected, "{id}: {}", context());
     }
     // Every interface the SDK's card declares is served (the SDKs' hybrid
     // cards declare more interfaces than the mock's, so those rows are
@@ -353,17 +364,30 @@ fn assert_keeps_every_declaration(
         context()
     );
     let counts = &out.report()["summary"]["declarations"];
-    assert_eq!(counts["diverged"], 0, "{}", context());
+    let findings = expected_findings(agent.sdk, &rows, version);
+    assert_eq!(counts["diverged"], findings, "{}", context());
     assert_eq!(counts["unverified"], 0, "{}", context());
+    let (code, headline) = match findings {
+        0 => (0, "pass — "),
+        _ => (1, "fail — "),
+    };
+    assert_eq!(out.code, code, "{}", context());
     assert!(
         out.stdout
             .lines()
             .last()
-            .is_some_and(|l| l.starts_with("pass — ")),
+            .is_some_and(|l| l.starts_with(headline)),
         "{}",
         context()
     );
     rows
+}
+
+/// How many of an SDK agent's rows are expected diverged (its findings).
+pub(crate) fn expected_findings(sdk: Sdk, rows: &[(String, String)], version: &str) -> usize {
+    rows.iter()
+        .filter(|(id, _)| expected_row(sdk, id, version) == "diverged")
+        .count()
 }
 
 #[test]
@@ -410,7 +434,7 @@ fn sdk_python_v1_0_grpc_keeps_every_declaration_but_version_negotiation() {
     );
     for (id, verdict) in &rows {
         let expected = match id.as_str() {
-            "protocol.versionNegotiation" => "diverged",
+            "protocol.versionNegotiation" | PYTHON_REST_0_3_PAIR => "diverged",
             "capabilities.pushNotifications"
             | "capabilities.extendedAgentCard"
             | "security.enforced" => "not-declared",

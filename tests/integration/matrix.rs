@@ -145,7 +145,14 @@ fn expected(behaviour: Behaviour) -> Row {
         },
         // Every resumed task fails, text too: a broken agent, not a refused
         // mode. The text control fails as well, so both rows are unverified.
-        BindingDisagrees => Row {
+        // Each HTTP+JSON binding answers one thing otherwise than JSON-RPC:
+        // an unknown task, invalid params, an undeclared push config, how a
+        // stream ends. Only the pair diverges: every other scenario talks
+        // to the card's preferred interface, JSON-RPC.
+        BindingDisagrees
+        | BindingDisagreesParams
+        | BindingDisagreesUnsupported
+        | BindingDisagreesStreamEnd => Row {
             exit: 1,
             pairs: "diverged",
             ..honest
@@ -428,11 +435,14 @@ fn expected(behaviour: Behaviour) -> Row {
         // one are malfunctions (error, kind stream-reset), never a broken
         // promise, so the rows they verify stay unverified and the check
         // exits 3.
+        // The pair's streams break too (bindings-agree reads how a stream
+        // ends): a malfunction, so the pair is unverified, never diverged.
         StreamReset => Row {
             exit: 3,
             streaming: "unverified",
             cancel: "unverified",
             completion: "unverified",
+            pairs: "unverified",
             ..honest
         },
         // The repeated keys are a card warning; the card read (the last
@@ -698,6 +708,9 @@ matrix! {
     input_overdeclared_fails: InputOverdeclaredFails,
     resume_fails: ResumeFails,
     binding_disagrees: BindingDisagrees,
+    binding_disagrees_params: BindingDisagreesParams,
+    binding_disagrees_unsupported: BindingDisagreesUnsupported,
+    binding_disagrees_stream_end: BindingDisagreesStreamEnd,
     stream_silent: StreamSilent,
     stream_silent_nothing: StreamSilentNothing,
     unstable_completion: UnstableCompletion,

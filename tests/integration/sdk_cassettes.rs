@@ -16,7 +16,7 @@
 //! keeps the recorded gRPC address (docs/cassette.md, "Not replayed yet").
 
 use crate::common::*;
-use crate::interop::{expected_row, start, Sdk};
+use crate::interop::{expected_findings, expected_row, start, Sdk};
 use crate::replay::start_replay;
 use a2a_conform_cassette::Cassette;
 use std::collections::BTreeMap;
@@ -171,9 +171,10 @@ fn compare_with_recording(cassette: &Cassette, out: &Outcome, what: &str) -> Res
     Ok(())
 }
 
-/// The declaration rows the live interop test asserts for an honest SDK
-/// agent: each row its expected verdict, interfaces served, exit 0.
-fn assert_interop_rows(out: &Outcome, version: &str, what: &str) {
+/// The declaration rows the live interop test asserts for an SDK agent:
+/// each row its expected verdict (honoured but for the findings,
+/// `interop::expected_row`), interfaces served, exit 0 (1 with a finding).
+fn assert_interop_rows(out: &Outcome, sdk: Sdk, version: &str, what: &str) {
     let rows = verdicts(out, "declarations");
     assert!(
         rows.keys()
@@ -186,15 +187,18 @@ fn assert_interop_rows(out: &Outcome, version: &str, what: &str) {
     for (id, verdict) in &rows {
         assert_eq!(
             verdict,
-            expected_row(id, version),
+            expected_row(sdk, id, version),
             "{what}: {id}\n{}",
             out.explain()
         );
     }
+    let table: Vec<(String, String)> = rows.into_iter().collect();
+    let findings = expected_findings(sdk, &table, version);
     let counts = &out.report()["summary"]["declarations"];
-    assert_eq!(counts["diverged"], 0, "{what}: {}", out.explain());
+    assert_eq!(counts["diverged"], findings, "{what}: {}", out.explain());
     assert_eq!(counts["unverified"], 0, "{what}: {}", out.explain());
-    assert_eq!(out.code, 0, "{what}: {}", out.explain());
+    let code = if findings == 0 { 0 } else { 1 };
+    assert_eq!(out.code, code, "{what}: {}", out.explain());
 }
 
 /// Re-judges one cassette and asserts the recorded table.
@@ -205,7 +209,7 @@ fn assert_rejudges_to_the_recording(recording: Recording) {
     if let Err(message) = compare_with_recording(&cassette, &out, &what) {
         panic!("{message}");
     }
-    assert_interop_rows(&out, recording.version, &what);
+    assert_interop_rows(&out, recording.sdk, recording.version, &what);
     let peer = &out.report()["peers"][0];
     assert_eq!(peer["protocol_version"], recording.version, "{what}");
     assert_eq!(peer["binding"], recording.binding, "{what}");
@@ -308,7 +312,7 @@ fn a_replay_of_the_python_jsonrpc_v1_0_cassette_gives_the_recorded_table() {
         "{}",
         out.explain()
     );
-    assert_interop_rows(&out, recording.version, "replay");
+    assert_interop_rows(&out, recording.sdk, recording.version, "replay");
 }
 
 /// Re-records every cassette of [`RECORDINGS`] against a fresh SDK agent
@@ -325,7 +329,12 @@ fn record_the_sdk_cassettes() {
         let mut args = recording.flags().to_vec();
         args.extend(["--record", fresh.to_str().unwrap()]);
         let out = agent.check(&args);
-        assert_interop_rows(&out, recording.version, &format!("{what}\n{}", agent.log()));
+        assert_interop_rows(
+            &out,
+            recording.sdk,
+            recording.version,
+            &format!("{what}\n{}", agent.log()),
+        );
         drop(agent);
         let cassette = Cassette::load(&fresh).unwrap_or_else(|e| panic!("{what}: {e}"));
         compare_with_recording(&cassette, &out, &what).unwrap_or_else(|m| panic!("{m}"));

@@ -344,6 +344,30 @@ pub enum Behaviour {
                    JSON-RPC binding answers TaskNotFound (-32001)"
     )]
     BindingDisagrees,
+    /// Its HTTP+JSON binding refuses a message with no parts with another
+    /// error than its JSON-RPC binding.
+    #[strum(
+        message = "its HTTP+JSON binding refuses a message with no parts with \
+                   ContentTypeNotSupported (-32005, reason CONTENT_TYPE_NOT_SUPPORTED) \
+                   while its JSON-RPC binding answers InvalidParams (-32602)"
+    )]
+    BindingDisagreesParams,
+    /// Its HTTP+JSON binding refuses push notification configs (undeclared)
+    /// with another error than its JSON-RPC binding.
+    #[strum(
+        message = "declares no push notifications; its HTTP+JSON binding refuses a \
+                   push notification config with UnsupportedOperation (-32004, reason \
+                   UNSUPPORTED_OPERATION) while its JSON-RPC binding answers \
+                   PushNotificationNotSupported (-32003)"
+    )]
+    BindingDisagreesUnsupported,
+    /// Its HTTP+JSON binding closes a message stream mid-task.
+    #[strum(
+        message = "its HTTP+JSON binding closes a message stream after the first \
+                   update, while the task is still working, where its JSON-RPC binding \
+                   streams the task to completed and then closes"
+    )]
+    BindingDisagreesStreamEnd,
     /// Serves the 1.1 draft, and every artifact update advances the task's
     /// generation by two instead of one.
     #[strum(
@@ -474,6 +498,24 @@ impl Behaviour {
     /// InvalidParams instead of TaskNotFound (the other bindings do not).
     pub(crate) fn rest_disagrees_on_unknown_task(self) -> bool {
         self == Behaviour::BindingDisagrees
+    }
+
+    /// Whether the HTTP+JSON binding refuses an invalid message with
+    /// ContentTypeNotSupported instead of InvalidParams.
+    pub(crate) fn rest_disagrees_on_invalid_params(self) -> bool {
+        self == Behaviour::BindingDisagreesParams
+    }
+
+    /// Whether the HTTP+JSON binding refuses the (undeclared) push config
+    /// operations with UnsupportedOperation instead of PushNotificationNotSupported.
+    pub(crate) fn rest_disagrees_on_unsupported(self) -> bool {
+        self == Behaviour::BindingDisagreesUnsupported
+    }
+
+    /// Whether the HTTP+JSON binding closes a message stream after its
+    /// first update, mid-task.
+    pub(crate) fn rest_cuts_streams_short(self) -> bool {
+        self == Behaviour::BindingDisagreesStreamEnd
     }
 
     /// Whether GetTask/CancelTask on an unknown id answer a made-up task.
@@ -653,6 +695,9 @@ mod tests {
                 "instant-unless-input",
                 "description-trigger",
                 "binding-disagrees",
+                "binding-disagrees-params",
+                "binding-disagrees-unsupported",
+                "binding-disagrees-stream-end",
                 "generation-skips",
                 "generation-repeats",
                 "generation-held",

@@ -106,18 +106,7 @@ async fn serve(
         return Ok(crash);
     }
     let answer = service::call(peer, op, &params, peer.draft).await;
-    // `binding-disagrees`: this binding alone turns TaskNotFound into
-    // InvalidParams, so the bindings' answers differ in their A2A code.
-    let answer = match answer {
-        Err(e)
-            if op == Operation::GetTask
-                && e.code == codes::TASK_NOT_FOUND
-                && peer.behaviour.rest_disagrees_on_unknown_task() =>
-        {
-            Err(A2aError::new(codes::INVALID_PARAMS, "invalid task id"))
-        }
-        other => other,
-    };
+    let answer = answer.map_err(|e| disagree(peer, op, e));
     Ok(match answer? {
         Reply::Json(value) => {
             let value = match version {
@@ -139,6 +128,29 @@ async fn serve(
             sse::respond(peer, opened, view, framing)
         }
     })
+}
+
+/// The `binding-disagrees*` behaviours: this binding alone answers an
+/// error with another A2A code than the other bindings, so the bindings'
+/// answers differ in their code (TaskNotFound on GetTask becomes
+/// InvalidParams; InvalidParams on a send, ContentTypeNotSupported;
+/// PushNotificationNotSupported, UnsupportedOperation).
+fn disagree(peer: &Shared, op: Operation, e: A2aError) -> A2aError {
+    let b = peer.behaviour;
+    let send = matches!(op, Operation::SendMessage | Operation::SendStreamingMessage);
+    match e.code {
+        codes::TASK_NOT_FOUND if op == Operation::GetTask && b.rest_disagrees_on_unknown_task() => {
+            A2aError::new(codes::INVALID_PARAMS, "invalid task id")
+        }
+        codes::INVALID_PARAMS if send && b.rest_disagrees_on_invalid_params() => A2aError::new(
+            codes::CONTENT_TYPE_NOT_SUPPORTED,
+            format!("content type not supported: {}", e.message),
+        ),
+        codes::PUSH_NOT_SUPPORTED if b.rest_disagrees_on_unsupported() => {
+            A2aError::new(codes::UNSUPPORTED_OPERATION, e.message)
+        }
+        _ => e,
+    }
 }
 
 /// A 0.3 result in the 0.3 proto's JSON: SendMessageResponse, Task,

@@ -132,8 +132,12 @@ async fn pump(
         stay_silent(&peer, &tx).await;
         return;
     }
-    // stream-reset: the snapshot and one more event, then the reset.
-    let mut left = peer.behaviour.resets_streams().then_some(1usize);
+    // stream-reset: the snapshot and one more event, then the reset;
+    // binding-disagrees-stream-end: the same over HTTP+JSON, then a clean
+    // close mid-task (the other bindings stream the task to its end).
+    let rest = matches!(framing, Framing::Rest | Framing::RestV0_3);
+    let cut_short = rest && peer.behaviour.rest_cuts_streams_short();
+    let mut left = (peer.behaviour.resets_streams() || cut_short).then_some(1usize);
     loop {
         if left == Some(0) {
             return;

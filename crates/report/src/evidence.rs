@@ -43,3 +43,18 @@ pub struct Evidence {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub curl: Option<String>,
 }
+
+/// How a note opens that a run writes before it sends a control (a request
+/// sent only to tell what a failed answer means).
+pub const CONTROL_NOTE: &str = "control: ";
+
+/// How a note opens that a run writes when it goes on after the request its
+/// verdict is about (an equivalence run after its first difference).
+pub const FURTHER_NOTE: &str = "further: ";
+
+/// How a note opens that an equivalence run writes before each side's
+/// requests: `over <interface>:`, or `over <interface> (the reference):`.
+pub const SIDE_NOTE: &str = "over ";
+
+/// How the note of an equivalence run's reference side ends.
+pub const REFERENCE_SIDE: &str = " (the reference):";

@@ -468,10 +468,21 @@ fn render_scenario(out: &mut String, s: &ScenarioReport, style: Style) {
             terminal(&line.summary)
         );
     }
+    // An equivalence run's first difference, each interface's side in a
+    // labelled block of its own, at most 80 columns.
+    let side_width = style.width.unwrap_or(SIDE_WIDTH).min(SIDE_WIDTH) - 4;
+    for side in timeline::sides(s).into_iter().flatten() {
+        for line in timeline::side_lines(&side, side_width, timeline::Bodies::Answers) {
+            let _ = writeln!(out, "    {}", terminal(&line));
+        }
+    }
     if let Some(curl) = timeline::reproduction(s) {
         let _ = writeln!(out, "    reproduce: {}", terminal(&one_line(curl, 400)));
     }
 }
+
+/// The widest line of the two sides' blocks, on any terminal.
+const SIDE_WIDTH: usize = 80;
 
 /// `text` in lines of at most `width` characters, broken at spaces (a word
 /// longer than a line is cut into pieces).

@@ -240,6 +240,7 @@ fn render_run(out: &mut String, run: &ScenarioReport) {
             fenced("text", &body)
         );
     }
+    write_sides(out, run);
     if let Some(curl) = timeline::reproduction(run) {
         let _ = writeln!(
             out,
@@ -281,6 +282,29 @@ fn render_baseline(out: &mut String, report: &RunReport) {
         );
     }
     let _ = writeln!(out);
+}
+
+/// A failed equivalence run's first difference: each interface's side in a
+/// labelled block of its own (a table cell cannot hold a body well).
+fn write_sides(out: &mut String, run: &ScenarioReport) {
+    let Some(sides) = timeline::sides(run) else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "<details><summary>The first difference, over each interface</summary>\n"
+    );
+    for side in &sides {
+        let lines = timeline::side_lines(side, 200, timeline::Bodies::Whole);
+        let body: String = lines[1..].iter().map(|l| format!("{l}\n")).collect();
+        let _ = writeln!(
+            out,
+            "**{}**\n\n{}",
+            text(&side.label),
+            fenced("text", &body)
+        );
+    }
+    let _ = writeln!(out, "</details>\n");
 }
 
 /// Peer text in a paragraph or a table cell: shown as written, never

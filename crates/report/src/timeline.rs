@@ -1,9 +1,13 @@
 //! Plain-text views of a run's evidence, shared by the terminal, JUnit and
-//! Markdown reports: the timeline of what was sent and received, and the
-//! `curl` line that reproduces the last request.
+//! Markdown reports: the timeline of what was sent and received, the `curl`
+//! line that reproduces the last request, and, for an equivalence run that
+//! failed, its first difference's two sides (what each interface was asked
+//! and answered), set apart from the timeline where both interleave.
 
-use crate::evidence::EvidenceKind;
-use crate::ScenarioReport;
+use crate::evidence::{
+    Evidence, EvidenceKind, CONTROL_NOTE, FURTHER_NOTE, REFERENCE_SIDE, SIDE_NOTE,
+};
+use crate::{ScenarioReport, ScenarioVerdict};
 
 /// One timeline entry: when (`+  0.20s`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,11 +75,136 @@ pub fn plain(run: &ScenarioReport, limit: usize) -> String {
     for line in &timeline.lines {
         out.push_str(&format!("{} {}\n", line.at, line.summary));
     }
+    for side in sides(run).into_iter().flatten() {
+        for line in side_lines(&side, 400, Bodies::Whole) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
     if let Some(curl) = reproduction(run) {
         out.push_str(&format!("reproduce: {}\n", one_line(curl, 2000)));
     }
     out
 }
+
+/// One interface's part of an equivalence run's first difference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Side<'a> {
+    /// Which interface (`over HTTP+JSON 1.0`, `over JSONRPC 1.0 (the reference)`).
+    pub label: String,
+    /// What was sent to it and what it answered, in order.
+    pub entries: Vec<&'a Evidence>,
+}
+
+/// The two sides of a failed equivalence run's first difference, the
+/// compared interface's first: the entries after the last side notes
+/// (`over …:`) before the note that marks the comparisons after it
+/// (`further: `). Each side ends at the next side, control or further
+/// note. `None` for any other run.
+pub fn sides(run: &ScenarioReport) -> Option<[Side<'_>; 2]> {
+    if run.verdict != ScenarioVerdict::Fail {
+        return None;
+    }
+    let notes =
+        |e: &Evidence, prefix: &str| e.kind == EvidenceKind::Note && e.summary.starts_with(prefix);
+    let evidence = &run.evidence;
+    let further = evidence.iter().position(|e| notes(e, FURTHER_NOTE))?;
+    let is_side = |e: &Evidence| notes(e, SIDE_NOTE) && e.summary.ends_with(':');
+    let is_reference = |e: &Evidence| is_side(e) && e.summary.ends_with(REFERENCE_SIDE);
+    let other = evidence[..further]
+        .iter()
+        .rposition(|e| is_side(e) && !is_reference(e))?;
+    let reference = evidence[..other].iter().rposition(is_reference)?;
+    let side = |start: usize| {
+        let head = &evidence[start];
+        let entries = evidence[start + 1..]
+            .iter()
+            .take_while(|e| !(is_side(e) || notes(e, CONTROL_NOTE) || notes(e, FURTHER_NOTE)))
+            .collect();
+        Side {
+            label: head.summary.trim_end_matches(':').to_string(),
+            entries,
+        }
+    };
+    Some([side(other), side(reference)])
+}
+
+/// A side as plain lines of at most `width` characters: its label, then
+/// each entry's time and summary, and the body below it, indented.
+/// `Bodies::Whole` keeps every body on one line (a Markdown block
+/// scrolls); `Bodies::Answers` keeps only the answers' bodies, packed
+/// between JSON members into up to [`BODY_LINES`] lines, so that no id or
+/// token is split across two (a member longer than a line is cut).
+pub fn side_lines(side: &Side<'_>, width: usize, bodies: Bodies) -> Vec<String> {
+    let mut lines = vec![format!(
+        "{}:",
+        one_line(&side.label, width.saturating_sub(2).max(1))
+    )];
+    for e in &side.entries {
+        let at = format!("+{:>6.2}s", e.at_ms as f64 / 1000.0);
+        let room = width.saturating_sub(at.chars().count() + 4).max(1);
+        lines.push(format!("  {at} {}", one_line(&e.summary, room)));
+        let Some(body) = e.body.as_deref().filter(|b| !b.is_empty()) else {
+            continue;
+        };
+        let room = width.saturating_sub(BODY_INDENT.len() + 1).max(1);
+        match bodies {
+            Bodies::Whole => lines.push(format!("{BODY_INDENT}{}", one_line(body, WHOLE_BODY))),
+            Bodies::Answers if e.kind == EvidenceKind::Response => lines.extend(
+                packed(&one_line(body, WHOLE_BODY), room)
+                    .into_iter()
+                    .map(|l| format!("{BODY_INDENT}{l}")),
+            ),
+            Bodies::Answers => {}
+        }
+    }
+    lines
+}
+
+/// Which bodies a side shows, and how ([`side_lines`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bodies {
+    /// Every body, each on one line.
+    Whole,
+    /// The answers' bodies only, in lines of the width.
+    Answers,
+}
+
+/// `text` in at most [`BODY_LINES`] lines of at most `room` characters,
+/// broken after a comma only (a piece longer than a line is cut, and the
+/// lines past the last are dropped with an ellipsis).
+fn packed(text: &str, room: usize) -> Vec<String> {
+    let mut lines: Vec<String> = vec![String::new()];
+    for piece in text.split_inclusive(',') {
+        let last = lines.last_mut().expect("never empty");
+        if last.chars().count() + piece.chars().count() <= room {
+            last.push_str(piece);
+            continue;
+        }
+        let piece = match piece.chars().count() > room {
+            true => one_line(piece, room.saturating_sub(1).max(1)),
+            false => piece.to_string(),
+        };
+        match last.is_empty() {
+            true => *last = piece,
+            false => lines.push(piece),
+        }
+    }
+    if lines.len() > BODY_LINES {
+        lines.truncate(BODY_LINES);
+        lines.push("…".into());
+    }
+    lines
+}
+
+/// How many lines of an answer's body a terminal side shows.
+pub const BODY_LINES: usize = 4;
+
+/// How much of a body a side keeps at most.
+const WHOLE_BODY: usize = 2000;
+
+/// The indent of a side's body lines.
+const BODY_INDENT: &str = "      ";
 
 /// Flattens text to one line of at most `max` characters (an ellipsis marks a cut).
 pub fn one_line(text: &str, max: usize) -> String {
@@ -149,6 +278,76 @@ mod tests {
         assert_eq!(t.lines.len(), 3);
         assert_eq!(t.lines[0].summary, "… 9900 entries elided");
         assert_eq!(t.omitted, 4, "the request and three events");
+    }
+
+    #[test]
+    fn a_failed_equivalence_run_shows_its_first_differences_two_sides() {
+        let note = |s: &str| entry(0, EvidenceKind::Note, s, None);
+        let mut answer = entry(5, EvidenceKind::Response, "← HTTP 400", None);
+        answer.body = Some("{\"error\": -32004}".into());
+        let r = run(vec![
+            note("over A (the reference):"),
+            entry(1, EvidenceKind::Request, "→ GetTask A", None),
+            note("over B:"),
+            entry(2, EvidenceKind::Request, "→ GetTask B", None),
+            note("over A (the reference):"),
+            entry(3, EvidenceKind::Request, "→ push A", None),
+            entry(4, EvidenceKind::Response, "← HTTP 200", None),
+            note("over B:"),
+            entry(5, EvidenceKind::Request, "→ push B", None),
+            answer,
+            note("further: the comparisons after the first difference"),
+            note("over A (the reference):"),
+            entry(9, EvidenceKind::Request, "→ stream A", None),
+        ]);
+        let [other, reference] = sides(&r).expect("two sides");
+        assert_eq!(other.label, "over B");
+        assert_eq!(reference.label, "over A (the reference)");
+        let said = |s: &Side<'_>| {
+            s.entries
+                .iter()
+                .map(|e| e.summary.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(said(&other), ["→ push B", "← HTTP 400"]);
+        assert_eq!(said(&reference), ["→ push A", "← HTTP 200"]);
+        let lines = side_lines(&other, 30, Bodies::Answers);
+        assert_eq!(lines[0], "over B:");
+        assert!(lines[3].contains("-32004"), "{lines:?}");
+        // Answers' bodies break between JSON members only, and stop at
+        // BODY_LINES lines; a whole body stays on one line.
+        let long = Evidence {
+            body: Some(format!(
+                "{{{}}}",
+                vec!["\"id\":\"0123456789abcdef\""; 40].join(",")
+            )),
+            ..entry(0, EvidenceKind::Response, "← HTTP 400", None)
+        };
+        let side = Side {
+            label: "over B".into(),
+            entries: vec![&long],
+        };
+        let wrapped = side_lines(&side, 30, Bodies::Answers);
+        assert_eq!(wrapped.len(), 2 + BODY_LINES + 1, "{wrapped:?}");
+        assert!(
+            wrapped[2..2 + BODY_LINES]
+                .iter()
+                .all(|l| l.trim_start().trim_start_matches('{').starts_with("\"id\"")),
+            "{wrapped:?}"
+        );
+        assert!(
+            wrapped.iter().all(|l| l.chars().count() <= 30),
+            "{wrapped:?}"
+        );
+        assert_eq!(side_lines(&side, 30, Bodies::Whole).len(), 3);
+        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
+        assert!(plain(&r, 3).contains("over A (the reference):\n"));
+        // Any other run, or a passing one, has no sides.
+        let passed = ScenarioReport::builder("r", ScenarioVerdict::Pass)
+            .evidence(r.evidence.clone())
+            .build();
+        assert!(sides(&passed).is_none());
+        assert!(sides(&run(vec![entry(0, EvidenceKind::Request, "x", None)])).is_none());
     }
 
     #[test]

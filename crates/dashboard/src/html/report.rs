@@ -9,6 +9,7 @@
 use super::axis::time_axis;
 use super::page::{page, Shell};
 use a2a_conform_report::evidence::EvidenceKind;
+use a2a_conform_report::timeline;
 use a2a_conform_report::timeline::one_line;
 use a2a_conform_report::{
     human, DeclarationReport, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
@@ -127,6 +128,7 @@ fn run_section(run: &ScenarioReport) -> Markup {
                 p.muted { "attempt " (n + 1) " failed: " (failed) }
             }
             @if let Some(axis) = time_axis(&run.evidence) { (axis) }
+            @if let Some(sides) = timeline::sides(run) { (side_by_side(&sides)) }
             @if !run.evidence.is_empty() { (steps(run)) }
             @if !curls.is_empty() {
                 h3 { "Reproduce" }
@@ -145,6 +147,32 @@ fn kind_name(kind: EvidenceKind) -> &'static str {
         EvidenceKind::StreamEnd => "stream end",
         EvidenceKind::Note => "note",
         EvidenceKind::Elided => "elided",
+    }
+}
+
+/// A failed equivalence run's first difference: what each interface was
+/// asked and answered, in two columns (the compared one first).
+fn side_by_side(sides: &[timeline::Side<'_>; 2]) -> Markup {
+    html! {
+        h3 { "The first difference, over each interface" }
+        table.sides {
+            thead { tr { @for side in sides { th { (side.label) } } } }
+            tbody {
+                tr {
+                    @for side in sides {
+                        td {
+                            @for e in &side.entries {
+                                div {
+                                    span.muted { (format!("+{:.3}s ", e.at_ms as f64 / 1000.0)) }
+                                    (e.summary)
+                                }
+                                @if let Some(body) = &e.body { pre { (one_line_block(body)) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -239,5 +267,35 @@ mod tests {
             html.contains("<pre class=\"curl\">curl 'javascript:alert(3)'</pre>"),
             "{html}"
         );
+    }
+
+    #[test]
+    fn a_failed_equivalence_run_shows_each_interfaces_side_in_a_column() {
+        let entry = |kind, summary: &str| Evidence {
+            at_ms: 1,
+            kind,
+            summary: summary.into(),
+            body: None,
+            curl: None,
+        };
+        let run = ScenarioReport::builder("bindings-agree[B ≡ A]", ScenarioVerdict::Fail)
+            .evidence(vec![
+                entry(EvidenceKind::Note, "over A (the reference):"),
+                entry(EvidenceKind::Response, "answer of A"),
+                entry(EvidenceKind::Note, "over B:"),
+                entry(EvidenceKind::Response, "answer of <B>"),
+                entry(EvidenceKind::Note, "further: the comparisons after"),
+            ])
+            .build();
+        let html = side_by_side(&timeline::sides(&run).expect("sides")).into_string();
+        let (b, a) = (
+            html.find("<th>over B</th>"),
+            html.find("<th>over A (the reference)</th>"),
+        );
+        assert!(b.is_some() && a.is_some() && b < a, "{html}");
+        assert!(html.contains("answer of &lt;B&gt;"), "{html}");
+        let cells: Vec<&str> = html.split("<td>").skip(1).collect();
+        assert_eq!(cells.len(), 2, "{html}");
+        assert!(cells[0].contains("answer of &lt;B&gt;") && !cells[0].contains("answer of A"));
     }
 }

@@ -194,6 +194,9 @@ pub(crate) struct CardFacts {
     /// Whether the card declares streaming (the 1.1 draft's generation
     /// sequence is read off a stream when it does).
     pub(crate) streaming: bool,
+    /// Whether the card declares push notifications (`compare_bindings`
+    /// expects the push config operations refused when it does not).
+    pub(crate) push_notifications: bool,
 }
 
 impl CardFacts {
@@ -202,6 +205,8 @@ impl CardFacts {
             skills: card.skills.iter().map(|s| s.id.clone()).collect(),
             output_types: card.declared_output_types(),
             streaming: card.is_declared(&DeclarationId::Capability(Capability::Streaming)),
+            push_notifications: card
+                .is_declared(&DeclarationId::Capability(Capability::PushNotifications)),
         }
     }
 }

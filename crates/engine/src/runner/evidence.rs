@@ -5,15 +5,12 @@
 use a2a_conform_client::transcript::{Record, RecordKind};
 use a2a_conform_report::evidence::{Evidence, EvidenceKind};
 
-/// How the note opens that a step writes before it sends a control (a
-/// request sent only to tell what a failed answer means, e.g. the same
-/// message without `acceptedOutputModes`).
-pub(crate) const CONTROL_NOTE: &str = "control: ";
-
-/// How the note opens that a step writes when it goes on after the request
-/// its verdict is about (`compare_bindings` after the first difference):
-/// the requests after it keep no `curl` line either.
-pub(crate) const FURTHER_NOTE: &str = "further: ";
+/// How the notes open that mark a control, the requests after a verdict's
+/// own, and the two sides of an equivalence run: the report crate's, whose
+/// renderers read them (`timeline::sides`).
+pub(crate) use a2a_conform_report::evidence::{
+    CONTROL_NOTE, FURTHER_NOTE, REFERENCE_SIDE, SIDE_NOTE,
+};
 
 /// The report's evidence for a run's records, in order. The requests after
 /// a control or further note keep no `curl` line: a report reproduces a

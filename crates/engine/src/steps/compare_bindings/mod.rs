@@ -7,17 +7,23 @@
 //! artifacts say (ids left out: each task mints its own). Content that
 //! differs is set against a second task on the reference first: a peer
 //! whose answers vary run to run says nothing about its bindings, so its
-//! content is not compared. A malfunction on either side stops the run as
-//! an error, as every step's does.
+//! content is not compared. Then the refusals (`refusals`): an invalid
+//! message, and an operation the card does not declare; and, on a card
+//! declaring streaming, how a stream ends (`stream_end`). A malfunction on
+//! either side stops the run as an error, as every step's does.
+
+mod refusals;
+mod stream_end;
 
 use super::call_task::{CallTaskStep, TaskOp};
 use super::primitive::Primitive;
 use super::send::SendStep;
 use crate::runner::capture::Capture;
 use crate::runner::context::{RunContext, StepResult, Stop};
-use crate::runner::evidence::{CONTROL_NOTE, FURTHER_NOTE};
+use crate::runner::evidence::{CONTROL_NOTE, FURTHER_NOTE, REFERENCE_SIDE, SIDE_NOTE};
 use crate::scenario::check::{Checked, StepCheck};
 use crate::scenario::template::Template;
+use crate::scenario::vars::DurationValue;
 use crate::steps::estimate::{Estimate, NOMINAL_TASK};
 use a2a_conform_client::PeerClient;
 use serde::Deserialize;
@@ -30,8 +36,11 @@ const UNKNOWN_TASK: &str = "a2a-conform-no-such-task-7f3c9a2e";
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CompareBindingsStep {
-    /// The message both interfaces are sent (blocking).
+    /// The message both interfaces are sent (blocking, then on a stream).
     prompt: Template,
+    /// How long each stream may take to end (default: the client's timeout).
+    #[serde(default)]
+    within: Option<DurationValue>,
 }
 
 /// What an answer is, as far as two bindings must agree on it.
@@ -71,7 +80,7 @@ impl Outcome {
 }
 
 /// The two interfaces of the pair, as the run's messages name them.
-struct Pair<'a> {
+pub(super) struct Pair<'a> {
     reference: &'a PeerClient,
     other_label: String,
     reference_label: String,
@@ -79,36 +88,22 @@ struct Pair<'a> {
 
 impl Primitive for CompareBindingsStep {
     fn check(&self, ck: &mut StepCheck<'_>) -> Checked {
-        ck.texts([&self.prompt])
+        let within = self.within.as_ref().and_then(DurationValue::template);
+        ck.texts(std::iter::once(&self.prompt).chain(within))
     }
 
     async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
         let pair = pair(ctx)?;
         let prompt = ctx.text(&self.prompt)?;
+        let within = match &self.within {
+            Some(within) => ctx.duration(within)?,
+            None => ctx.client.timeout(),
+        };
         let mut differences = Differences::default();
-        for (op, what) in [
-            (TaskOp::Get, "GetTask on an id the peer never issued"),
-            (TaskOp::Cancel, "CancelTask on an id the peer never issued"),
-        ] {
-            let name = format!("pair-{op:?}").to_lowercase();
-            let step = CallTaskStep::on_id(op, UNKNOWN_TASK, &name);
-            let (other, reference) = both(ctx, &pair, &step, &name).await?;
-            if !Outcome::of(&other).agrees(&Outcome::of(&reference)) {
-                differences.push(ctx, differ(&pair, what, &other, &reference));
-            }
-        }
-        let step = SendStep::of_text("pair-send", &prompt);
-        let (other, reference) = both(ctx, &pair, &step, "pair-send").await?;
-        let (a, b) = (Outcome::of(&other), Outcome::of(&reference));
-        if !a.agrees(&b) {
-            let difference = differ(&pair, "a blocking message", &other, &reference);
-            differences.push(ctx, difference);
-        } else if said_differs(&a, &b) && !varies_on_reference(ctx, &pair, &prompt, &b).await? {
-            differences.push(ctx, format!(
-                "a blocking message: the task's artifacts say something else over {} than over {}, while two tasks over {} said the same",
-                pair.other_label, pair.reference_label, pair.reference_label
-            ));
-        }
+        compare_answers(ctx, &pair, &prompt, &mut differences).await?;
+        refusals::invalid_params(ctx, &pair, &mut differences).await?;
+        refusals::unsupported(ctx, &pair, &mut differences).await?;
+        stream_end::compare(ctx, &pair, &prompt, within, &mut differences).await?;
         match differences.0.is_empty() {
             true => Ok(()),
             false => Err(Stop::fail(format!(
@@ -120,19 +115,54 @@ impl Primitive for CompareBindingsStep {
         }
     }
 
+    /// Three tasks on each side: the blocking message, the control, the stream.
     fn expected(&self, _estimate: &Estimate<'_>) -> Duration {
-        NOMINAL_TASK * 2
+        NOMINAL_TASK * 3
     }
+}
+
+/// GetTask and CancelTask on an id the peer never issued, and a blocking
+/// message, over both interfaces.
+async fn compare_answers<'a>(
+    ctx: &mut RunContext<'a>,
+    pair: &Pair<'a>,
+    prompt: &str,
+    differences: &mut Differences,
+) -> Result<(), Stop> {
+    for (op, what) in [
+        (TaskOp::Get, "GetTask on an id the peer never issued"),
+        (TaskOp::Cancel, "CancelTask on an id the peer never issued"),
+    ] {
+        let name = format!("pair-{op:?}").to_lowercase();
+        let step = CallTaskStep::on_id(op, UNKNOWN_TASK, &name);
+        let (other, reference) = both(ctx, pair, &step, &name).await?;
+        if !Outcome::of(&other).agrees(&Outcome::of(&reference)) {
+            differences.push(ctx, differ(pair, what, &other, &reference));
+        }
+    }
+    let step = SendStep::of_text("pair-send", prompt);
+    let (other, reference) = both(ctx, pair, &step, "pair-send").await?;
+    let (a, b) = (Outcome::of(&other), Outcome::of(&reference));
+    if !a.agrees(&b) {
+        let difference = differ(pair, "a blocking message", &other, &reference);
+        differences.push(ctx, difference);
+    } else if said_differs(&a, &b) && !varies_on_reference(ctx, pair, prompt, &b).await? {
+        differences.push(ctx, format!(
+            "a blocking message: the task's artifacts say something else over {} than over {}, while two tasks over {} said the same",
+            pair.other_label, pair.reference_label, pair.reference_label
+        ));
+    }
+    Ok(())
 }
 
 /// The differences found so far. The first one's requests are what the
 /// run's reproduce line sends: the comparisons after it are noted as
 /// further ones (`runner::evidence`).
 #[derive(Default)]
-struct Differences(Vec<String>);
+pub(super) struct Differences(Vec<String>);
 
 impl Differences {
-    fn push(&mut self, ctx: &RunContext<'_>, difference: String) {
+    pub(super) fn push(&mut self, ctx: &RunContext<'_>, difference: String) {
         if self.0.is_empty() {
             ctx.transcript.note(format!(
                 "{FURTHER_NOTE}the comparisons after the first difference (the reproduce line sends that difference's request over the interface compared)"
@@ -161,34 +191,42 @@ fn pair<'a>(ctx: &RunContext<'a>) -> Result<Pair<'a>, Stop> {
 /// a difference's last request is the compared interface's); gives both
 /// captures, the compared one's first (taken out of the run's: no later
 /// step reads them).
-async fn both<'a>(
+pub(super) async fn both<'a>(
     ctx: &mut RunContext<'a>,
     pair: &Pair<'a>,
     step: &impl Primitive,
     name: &str,
 ) -> Result<(Capture, Capture), Stop> {
     let reference = on_reference(ctx, pair, step, name).await?;
-    ctx.transcript.note(format!("over {}:", pair.other_label));
+    ctx.transcript.note(side_note(&pair.other_label));
     step.run(ctx).await?;
     Ok((take(ctx, name)?, reference))
 }
 
+/// The note before the compared interface's requests (`over HTTP+JSON 1.0:`),
+/// which reports read to set the two sides' evidence side by side.
+pub(super) fn side_note(label: &str) -> String {
+    format!("{SIDE_NOTE}{label}:")
+}
+
 /// The capture a step just made, taken out of the run's.
-fn take(ctx: &mut RunContext<'_>, name: &str) -> Result<Capture, Stop> {
+pub(super) fn take(ctx: &mut RunContext<'_>, name: &str) -> Result<Capture, Stop> {
     ctx.captures
         .remove(name)
         .ok_or_else(|| Stop::error(format!("no answer was captured as `{name}`")))
 }
 
 /// Runs `step` over the reference interface and gives its capture.
-async fn on_reference<'a>(
+pub(super) async fn on_reference<'a>(
     ctx: &mut RunContext<'a>,
     pair: &Pair<'a>,
     step: &impl Primitive,
     name: &str,
 ) -> Result<Capture, Stop> {
-    ctx.transcript
-        .note(format!("over {} (the reference):", pair.reference_label));
+    ctx.transcript.note(format!(
+        "{SIDE_NOTE}{}{REFERENCE_SIDE}",
+        pair.reference_label
+    ));
     let own = ctx.client;
     ctx.client = pair.reference;
     let ran = step.run(ctx).await;
@@ -237,7 +275,7 @@ async fn varies_on_reference<'a>(
 }
 
 /// One difference: what was asked, and each interface's answer.
-fn differ(pair: &Pair<'_>, what: &str, other: &Capture, reference: &Capture) -> String {
+pub(super) fn differ(pair: &Pair<'_>, what: &str, other: &Capture, reference: &Capture) -> String {
     format!(
         "{what} answered {} over {} but {} over {}",
         other.answer(),
