@@ -13,7 +13,7 @@
 //! never through a proxy, never following a redirect.
 
 use crate::model::Entry;
-use crate::serve::{clipped, swapped, Pace, WEBHOOK_PATH};
+use crate::recorded::{clip, clipped, swapped, Pace, WEBHOOK_PATH};
 use serde_json::Value;
 use std::time::Duration;
 use tokio::sync::watch;
@@ -29,6 +29,36 @@ const POST_TIMEOUT: Duration = Duration::from_secs(10);
 /// A credential the check does not hold, for a recorded credential that
 /// did not match the token set (or met no token to match).
 const OTHER_CREDENTIAL: &str = "a2a-conform-replay-not-the-token";
+
+/// Why the recorded deliveries cannot be made: a replay miss's words
+/// (the cassette and the request are untrusted, so each is named).
+#[derive(Debug, Clone, thiserror::Error)]
+pub(crate) enum Undeliverable {
+    /// The recording delivers, yet this request gives no webhook URL.
+    #[error("the request names no webhook URL, yet the recording delivers to one")]
+    NoUrl,
+    /// The URL is not `http` on a loopback address literal.
+    #[error(
+        "the webhook URL `{url}` {why}: a replay delivers only to http://127.0.0.1 or http://[::1]"
+    )]
+    NotLoopback {
+        /// The URL, shortened.
+        url: String,
+        /// What it is instead.
+        why: &'static str,
+    },
+    /// The recording clipped a notification to the evidence cap.
+    #[error(
+        "the recording clipped {which} (a report's evidence cap), so it cannot be delivered whole"
+    )]
+    Clipped {
+        /// Which notification.
+        which: String,
+    },
+    /// The HTTP client could not be made.
+    #[error("cannot make the webhook client: {0}")]
+    Client(String),
+}
 
 /// How the recorded receiver judged a credential header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,12 +125,12 @@ pub(crate) fn plan(
     request_at: u64,
     incoming: Option<&Value>,
     swaps: &[(String, String)],
-) -> Result<Option<Deliveries>, String> {
+) -> Result<Option<Deliveries>, Undeliverable> {
     if recorded.is_empty() {
         return Ok(None);
     }
     let Some(url) = incoming.and_then(webhook_url) else {
-        return Err("the request names no webhook URL, yet the recording delivers to one".into());
+        return Err(Undeliverable::NoUrl);
     };
     let url = loopback(&url)?;
     let notifications = recorded
@@ -121,7 +151,7 @@ fn notification(
     entry: &Entry,
     request_at: u64,
     swaps: &[(String, String)],
-) -> Result<Notification, String> {
+) -> Result<Notification, Undeliverable> {
     let recorded = entry.body.as_deref().unwrap_or_default();
     let (headers, body) = recorded.split_once("\n\n").unwrap_or(("", recorded));
     if clipped(body) {
@@ -131,9 +161,7 @@ fn notification(
             .take(3)
             .collect::<Vec<_>>()
             .join(" ");
-        return Err(format!(
-            "the recording clipped {which} (a report's evidence cap), so it cannot be delivered whole"
-        ));
+        return Err(Undeliverable::Clipped { which });
     }
     let header = |name: &str| {
         headers.lines().find_map(|line| {
@@ -176,12 +204,12 @@ fn text_at(body: &Value, key: &str) -> Option<String> {
 
 /// `url` if it is an `http` URL on a loopback address literal. A name
 /// (even `localhost`) is refused: it could resolve anywhere.
-pub(crate) fn loopback(url: &str) -> Result<url::Url, String> {
-    let refuse = |why: &str| {
-        Err(format!(
-            "the webhook URL `{}` {why}: a replay delivers only to http://127.0.0.1 or http://[::1]",
-            crate::serve::clip(url)
-        ))
+pub(crate) fn loopback(url: &str) -> Result<url::Url, Undeliverable> {
+    let refuse = |why: &'static str| {
+        Err(Undeliverable::NotLoopback {
+            url: clip(url),
+            why,
+        })
     };
     let Ok(parsed) = url::Url::parse(url) else {
         return refuse("is not a URL");
@@ -198,13 +226,13 @@ pub(crate) fn loopback(url: &str) -> Result<url::Url, String> {
 
 /// The client deliveries are POSTed with: no proxy (an environment's proxy
 /// would carry a loopback URL elsewhere), no redirects, bounded.
-pub(crate) fn client() -> Result<reqwest::Client, String> {
+pub(crate) fn client() -> Result<reqwest::Client, Undeliverable> {
     reqwest::Client::builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(POST_TIMEOUT)
         .build()
-        .map_err(|e| format!("cannot make the webhook client: {e}"))
+        .map_err(|e| Undeliverable::Client(e.to_string()))
 }
 
 /// POSTs `deliveries` one after the other, each at its offset (scaled by
@@ -319,12 +347,14 @@ mod tests {
             "http://[::ffff:8.8.8.8]/h",
             "not a url",
         ] {
-            let e = loopback(url).unwrap_err();
+            let e = loopback(url).unwrap_err().to_string();
             assert!(e.contains("delivers only to"), "{url}: {e}");
         }
         let recorded = [delivery(10, "", "{}")];
         let hostile = config("http://203.0.113.9/a2a-conform/webhook/abc");
-        let e = plan(&recorded, 0, Some(&hostile), &[]).unwrap_err();
+        let e = plan(&recorded, 0, Some(&hostile), &[])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("203.0.113.9") && e.contains("loopback"), "{e}");
     }
 
@@ -332,7 +362,9 @@ mod tests {
     fn a_clipped_notification_cannot_be_delivered() {
         let recorded = [delivery(10, "", "{\"task\":… [5000 more bytes]")];
         let incoming = config("http://127.0.0.1:9/a2a-conform/webhook/abc");
-        let e = plan(&recorded, 0, Some(&incoming), &[]).unwrap_err();
+        let e = plan(&recorded, 0, Some(&incoming), &[])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("clipped webhook POST #1"), "{e}");
         assert!(plan(&[], 0, Some(&incoming), &[]).unwrap().is_none());
     }

@@ -32,6 +32,7 @@ mod deliver;
 mod error;
 mod file;
 mod model;
+mod recorded;
 pub mod serve;
 
 pub use error::CassetteError;

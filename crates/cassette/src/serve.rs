@@ -23,6 +23,8 @@
 
 use crate::deliver;
 use crate::model::{Cassette, Entry, RunLine};
+pub use crate::recorded::Pace;
+use crate::recorded::{clip, clipped, swapped, WEBHOOK_PATH};
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, StatusCode};
 use axum::response::Response;
@@ -49,9 +51,6 @@ pub const MISS_CODE: i64 = -32099;
 /// What the masked values of a recording read as (the redactor's mask).
 const MASK: &str = "«redacted»";
 
-/// The path part of the tool's webhook receiver URL: made afresh each run.
-pub(crate) const WEBHOOK_PATH: &str = "/a2a-conform/webhook/";
-
 /// The most bytes of a request body the replay reads.
 const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 
@@ -61,33 +60,6 @@ type Swaps = Vec<(String, String)>;
 /// Why a request is not in the recording: the miss's words.
 #[derive(Debug)]
 struct Gap(String);
-
-/// How fast recorded offsets pass.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Pace {
-    /// Each answer and event after its recorded offset divided by this
-    /// factor (1.0: as recorded; 2.0: twice as fast).
-    Speed(f64),
-    /// Every answer and event at once.
-    AsFastAsPossible,
-}
-
-/// The longest a recorded offset is waited for: a cassette's offsets are
-/// untrusted, and a deadline past this would overflow a clock.
-const MAX_DELAY: Duration = Duration::from_secs(24 * 3600);
-
-impl Pace {
-    pub(crate) fn delay(self, ms: u64) -> Duration {
-        let delay = match self {
-            Pace::AsFastAsPossible => Duration::ZERO,
-            Pace::Speed(speed) if speed > 0.0 && speed.is_finite() => {
-                Duration::try_from_secs_f64(ms as f64 / 1000.0 / speed).unwrap_or(MAX_DELAY)
-            }
-            Pace::Speed(_) => Duration::from_millis(ms),
-        };
-        delay.min(MAX_DELAY)
-    }
-}
 
 /// How a check should read a request the cassette does not hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +147,7 @@ struct State {
     /// may carry any of them (a v0.3 Task's history holds the messages).
     fresh: Mutex<HashMap<String, Swaps>>,
     /// What webhook deliveries are POSTed with.
-    webhook_client: Result<reqwest::Client, String>,
+    webhook_client: Result<reqwest::Client, deliver::Undeliverable>,
     /// Turns true when the replay stops: deliveries under way end.
     stopped: watch::Receiver<bool>,
     pace: Pace,
@@ -475,12 +447,15 @@ fn start_deliveries(
         known.clone()
     };
     let gap = |why: String| Gap(format!("run `{}`, step {}: {why}", step.run, step.step));
-    let Some(deliveries) =
-        deliver::plan(&step.deliveries, step.request_at, incoming, &fresh).map_err(gap)?
+    let Some(deliveries) = deliver::plan(&step.deliveries, step.request_at, incoming, &fresh)
+        .map_err(|e| gap(e.to_string()))?
     else {
         return Ok(());
     };
-    let client = state.webhook_client.clone().map_err(gap)?;
+    let client = state
+        .webhook_client
+        .clone()
+        .map_err(|e| gap(e.to_string()))?;
     deliver::start(deliveries, client, state.pace, state.stopped.clone());
     Ok(())
 }
@@ -589,25 +564,6 @@ fn scalar(value: &Value) -> String {
     }
 }
 
-pub(crate) fn clip(text: &str) -> String {
-    if text.chars().count() <= 80 {
-        return text.to_string();
-    }
-    text.chars().take(80).collect::<String>() + "…"
-}
-
-/// A recorded body with the fresh values in place of the recorded ones
-/// (only whole JSON strings: a short id cannot hit an unrelated text).
-pub(crate) fn swapped(body: &str, swaps: &[(String, String)]) -> String {
-    let mut body = body.to_string();
-    for (old, new) in swaps {
-        if old.len() >= 8 {
-            body = body.replace(&format!("\"{old}\""), &format!("\"{new}\""));
-        }
-    }
-    body
-}
-
 /// A recorded JSON-RPC answer with the incoming request's id.
 fn with_id(body: String, incoming: Option<&Value>) -> String {
     let Some(id) = incoming
@@ -704,11 +660,6 @@ fn wire(entry: &Entry) -> Wire {
         return Wire::Stream;
     }
     Wire::Answer(status, content_type)
-}
-
-/// Whether a recorded body was clipped to the evidence cap.
-pub(crate) fn clipped(body: &str) -> bool {
-    body.ends_with(" more bytes]") && body.contains("… [")
 }
 
 async fn serve(
