@@ -192,10 +192,10 @@ pub(crate) fn export_parts(report: RunReport) -> Result<Vec<RunReport>, Error> {
     }
     let mut first = report;
     let rest = first.peers.split_off(first.peers.len() / 2);
-    let mut second = RunReport {
-        peers: Vec::new(),
-        ..first.clone()
-    };
+    // The other fields cloned without the peers (hundreds of MB in a fleet).
+    let kept = std::mem::take(&mut first.peers);
+    let mut second = first.clone();
+    first.peers = kept;
     second.peers = rest;
     let mut parts = Vec::new();
     for mut part in [first, second] {
