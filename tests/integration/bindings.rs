@@ -124,6 +124,36 @@ fn an_http_json_binding_refusing_or_streaming_otherwise_diverges() {
     }
 }
 
+/// The honest pair of `binding-disagrees-stream-end`: an HTTP+JSON stream
+/// that ends as JSON-RPC's does, only later than the run's window, is not
+/// the peer's difference. Within a window longer than the mock's silence
+/// (3 s here) the ends are compared and agree; within a shorter one the end
+/// is left uncompared, saying so, and the pair is still honoured.
+#[test]
+fn a_stream_that_ends_after_the_window_is_not_compared_never_diverged() {
+    let peer = with_grpc(ProtocolVersion::V1_0, Behaviour::BindingSlowStreamEnd);
+    let run_id = "bindings-agree[HTTP+JSON 1.0 ≡ JSONRPC 1.0]";
+    let short = [
+        "--scenario",
+        "bindings-agree",
+        "--var",
+        "task_window=1500ms",
+    ];
+    let out = check(&peer.card_url(), &short);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(out.declaration(HTTP_PAIR), "honoured", "{}", out.explain());
+    let remarks = out.run(run_id)["message"].to_string();
+    assert!(
+        remarks.contains("the end of a stream was not compared: the stream over HTTP+JSON 1.0 did not end within 1.50 s"),
+        "{remarks}"
+    );
+    let out = check(&peer.card_url(), &["--scenario", "bindings-agree"]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(out.declaration(HTTP_PAIR), "honoured", "{}", out.explain());
+    let remarks = out.run(run_id)["message"].to_string();
+    assert!(!remarks.contains("end of a stream"), "{remarks}");
+}
+
 /// A diverged pair's report sets its first difference's two sides apart,
 /// each in a labelled block: the terminal's within 80 columns, the
 /// Markdown's in fenced blocks, the JUnit failure's as plain text.

@@ -368,6 +368,15 @@ pub enum Behaviour {
                    streams the task to completed and then closes"
     )]
     BindingDisagreesStreamEnd,
+    /// Its HTTP+JSON binding keeps a finished task's stream open for the
+    /// silence before closing it: the same end, later.
+    #[strum(
+        message = "its HTTP+JSON binding keeps a message stream open for the silence \
+                   (--silence) after the task completed, where its JSON-RPC binding closes \
+                   it at once: the same end, later (the honest pair of \
+                   binding-disagrees-stream-end)"
+    )]
+    BindingSlowStreamEnd,
     /// Serves the 1.1 draft, and every artifact update advances the task's
     /// generation by two instead of one.
     #[strum(
@@ -516,6 +525,12 @@ impl Behaviour {
     /// first update, mid-task.
     pub(crate) fn rest_cuts_streams_short(self) -> bool {
         self == Behaviour::BindingDisagreesStreamEnd
+    }
+
+    /// Whether the HTTP+JSON binding holds a stream open for the silence
+    /// after its task's last event.
+    pub(crate) fn rest_ends_streams_late(self) -> bool {
+        self == Behaviour::BindingSlowStreamEnd
     }
 
     /// Whether GetTask/CancelTask on an unknown id answer a made-up task.
@@ -698,6 +713,7 @@ mod tests {
                 "binding-disagrees-params",
                 "binding-disagrees-unsupported",
                 "binding-disagrees-stream-end",
+                "binding-slow-stream-end",
                 "generation-skips",
                 "generation-repeats",
                 "generation-held",

@@ -146,7 +146,13 @@ async fn pump(
             received = feed.recv() => match received {
                 Ok(b) => {
                     let payload = draft::event_json(&b.event, b.generation, version, peer.draft);
-                    if tx.send(framing.frame(payload)).await.is_err() || b.close {
+                    if tx.send(framing.frame(payload)).await.is_err() {
+                        return;
+                    }
+                    if b.close {
+                        if rest && peer.behaviour.rest_ends_streams_late() {
+                            hold_open(&peer, &tx).await;
+                        }
                         return;
                     }
                     left = left.map(|n| n - 1);
@@ -157,6 +163,16 @@ async fn pump(
             _ = tx.closed() => return,
             _ = peer.stopped() => return,
         }
+    }
+}
+
+/// binding-slow-stream-end: the stream stays open, sending nothing, for the
+/// silence (or until the client goes), then closes.
+async fn hold_open(peer: &Shared, tx: &mpsc::Sender<Bytes>) {
+    tokio::select! {
+        _ = tokio::time::sleep(peer.timing.silence) => {}
+        _ = tx.closed() => {}
+        _ = peer.stopped() => {}
     }
 }
 

@@ -46,6 +46,18 @@ impl Ending {
         self == other
     }
 
+    /// Whether two endings can be compared at all. A stream still open
+    /// when the window ran out has not ended yet: beside one that closed
+    /// it says only that the tool stopped waiting (the truth rule: the
+    /// tool's own bound is never the peer's difference). Beside a refusal
+    /// or a plain answer it is a difference already: one interface served
+    /// a stream and the other did not.
+    fn comparable(&self, other: &Ending) -> bool {
+        let closed = |e: &Ending| matches!(e, Ending::Message | Ending::Closed { .. });
+        !(matches!(self, Ending::Open) && closed(other)
+            || matches!(other, Ending::Open) && closed(self))
+    }
+
     fn describe(&self, within: Duration) -> String {
         match self {
             Ending::Refused(code) => format!("refused with error {code}"),
@@ -93,6 +105,18 @@ pub(super) async fn compare<'a>(
     step.run(ctx).await?;
     let other = take(ctx, STREAM)?;
     let a = ending(version, &other, Instant::now() + within).await?;
+    if !a.comparable(&b) {
+        let open = if a == Ending::Open {
+            &pair.other_label
+        } else {
+            &pair.reference_label
+        };
+        ctx.remarks.push(format!(
+            "the end of a stream was not compared: the stream over {open} did not end within {}",
+            human_duration(within)
+        ));
+        return Ok(());
+    }
     if !a.agrees(&b) {
         differences.push(
             ctx,
@@ -205,6 +229,22 @@ mod tests {
             .contains("after the task was completed"));
         assert!(!Ending::Refused(-32004).agrees(&Ending::Refused(-32602)));
         assert!(!Ending::Open.agrees(&full));
+    }
+
+    #[test]
+    fn a_stream_still_open_is_compared_only_with_one_that_never_streamed() {
+        let full = closed(vec![task(Submitted), status(Completed)]).unwrap();
+        // The window ran out on one side only: not the peer's difference.
+        assert!(!Ending::Open.comparable(&full));
+        assert!(!full.comparable(&Ending::Open));
+        assert!(!Ending::Open.comparable(&Ending::Message));
+        // Both still open agree; a refusal or a plain answer beside a
+        // stream differs whenever that stream ends.
+        assert!(Ending::Open.comparable(&Ending::Open));
+        assert!(Ending::Open.agrees(&Ending::Open));
+        assert!(Ending::Open.comparable(&Ending::Refused(-32004)));
+        assert!(Ending::NoStream.comparable(&Ending::Open));
+        assert!(full.comparable(&Ending::Refused(-32004)));
     }
 
     #[test]
