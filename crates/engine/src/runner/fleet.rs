@@ -41,12 +41,14 @@ impl PeerTarget {
 }
 
 /// The most scenario runs in flight at once across all peers (or one
-/// peer's `--jobs`, if more). A run in flight holds its connections, streams and evidence
-/// (tens of KB), so `--peers-in-flight` × `--jobs` must not multiply
-/// without bound: a peer's runs beyond it wait for a slot, first come
-/// first served. 2,000 runs in flight measured about 230 MB with 1,000
-/// peers in flight (docs/performance.md).
-pub const MAX_RUNS_IN_FLIGHT: usize = 2_000;
+/// peer's `--jobs`, if more). A run in flight holds its connections, streams
+/// and evidence (about 70 KB against the mock, most of it the HTTP client's
+/// connection buffers), so `--peers-in-flight` × `--jobs` must not multiply
+/// without bound: a peer's runs beyond it wait for a slot, first come first
+/// served, holding only their plan. The cap trades time for memory: at
+/// 1,000 peers of 29 runs, 2,000 slots measured 3.8× one peer's wall, 3,000
+/// about 3×, 4,000 2.5× but 426 MB (docs/performance.md, round 5).
+pub const MAX_RUNS_IN_FLIGHT: usize = 3_000;
 
 /// Checks every peer against the suite. When `options.cancel` fires, runs in
 /// flight stop and read `error` ([`INTERRUPTED`](crate::runner::INTERRUPTED)),

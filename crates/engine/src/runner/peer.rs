@@ -26,14 +26,17 @@ pub(crate) async fn check_peer(
     progress: &dyn Progress,
 ) -> PeerReport {
     // Card: fetched, parsed, redacted; the peer's credentials belong to its origin.
-    let card = match card::fetch_until_cancelled(input, options).await {
+    // The card fetch and the auth resolution are boxed: inline, their
+    // futures' state (kilobytes) would stay in every peer's future while
+    // its runs run, and a fleet holds a thousand peers in flight.
+    let card = match Box::pin(card::fetch_until_cancelled(input, options)).await {
         Ok(card) => card,
         Err(unavailable) => return unavailable.into_report(),
     };
     let options = &options.for_card(&card);
     let mut report = card::peer_report(&card);
     // Auth: the card's schemes resolved, a first token fetched.
-    let (auth, warnings) = Auth::resolve(&card, options).await;
+    let (auth, warnings) = Box::pin(Auth::resolve(&card, options)).await;
     report.card_warnings.extend(warnings);
     report
         .card_warnings
@@ -68,7 +71,7 @@ pub(crate) async fn check_peer(
     .run_all(plan)
     .await;
     // Judge: the declaration rows from the runs.
-    report.preconditions = search.report().await;
+    report.preconditions = Box::pin(search.report()).await;
     report.credentials = auth.credentials_report(options);
     report.extended_card_body = auth.served_extended_card();
     report.declarations = judge::declarations(&card, &runs);

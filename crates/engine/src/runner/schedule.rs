@@ -17,7 +17,7 @@ use a2a_conform_client::PeerClient;
 use a2a_conform_report::ScenarioReport;
 use futures_util::stream::{self, StreamExt};
 use std::time::Duration;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 /// One peer's runs and everything they share.
 pub(crate) struct PeerRuns<'a> {
@@ -41,11 +41,14 @@ impl PeerRuns<'_> {
     /// frees as soon as any run ends, not only the oldest.
     pub(crate) async fn run_all(&self, plan: Vec<Planned<'_>>) -> Vec<ScenarioReport> {
         let lengths: Vec<Duration> = plan.iter().map(order::expected).collect();
-        let mut slots: Vec<Option<Planned<'_>>> = plan.into_iter().map(Some).collect();
-        let started: Vec<(usize, Planned<'_>)> = order::start_order(&lengths)
-            .into_iter()
-            .filter_map(|position| Some((position, slots[position].take()?)))
-            .collect();
+        // Sorted in one buffer, the plan's: a fleet holds every peer's
+        // plan in flight, and a second copy per peer was 15 MB at 1,000.
+        let mut rank = vec![0; lengths.len()];
+        for (place, position) in order::start_order(&lengths).into_iter().enumerate() {
+            rank[position] = place;
+        }
+        let mut started: Vec<(usize, Planned<'_>)> = plan.into_iter().enumerate().collect();
+        started.sort_unstable_by_key(|(position, _)| rank[*position]);
         let runs = stream::iter(
             started
                 .into_iter()
@@ -72,25 +75,44 @@ impl PeerRuns<'_> {
         if options.cancel.is_cancelled() && planned.not_run.is_none() {
             return interrupted(&planned);
         }
+        // Waiting for a slot holds the plan alone: what a run needs is made
+        // once it has one, in a box of its own. A run's state is kilobytes,
+        // and a fleet's runs waiting for a slot (up to `--peers-in-flight` ×
+        // `--jobs` of them) must not each hold one (docs/performance.md,
+        // round 5).
+        let slot = match planned.not_run {
+            // A run that will not run needs no slot.
+            Some(_) => None,
+            None => tokio::select! {
+                slot = self.slots.acquire() => slot.ok(),
+                () = options.cancel.cancelled() => {
+                    let run = interrupted(&planned);
+                    self.progress.run_finished(self.card_url, &run);
+                    return run;
+                }
+            },
+        };
+        Box::pin(self.run_in_slot(planned, slot)).await
+    }
+
+    /// [`run`](Self::run) once it holds its slot (`None`: it needs none).
+    async fn run_in_slot(
+        &self,
+        planned: Planned<'_>,
+        _slot: Option<SemaphorePermit<'_>>,
+    ) -> ScenarioReport {
+        let options = self.options;
         let setup = match self.auth.for_run(&planned, self.client, options).await {
             Ok(setup) => setup,
             Err(e) => return errored(&planned, e.to_string()),
         };
+        if planned.not_run.is_none() {
+            self.progress.run_started(self.card_url, &planned.run_id);
+        }
         let stopped = interrupted(&planned);
         // Dropping an unfinished run closes its connections and streams.
         let run = tokio::select! {
-            run = async {
-                // A run that will not run needs no slot.
-                let _slot = match planned.not_run {
-                    None => {
-                        let slot = self.slots.acquire().await.ok();
-                        self.progress.run_started(self.card_url, &planned.run_id);
-                        slot
-                    }
-                    Some(_) => None,
-                };
-                execute(&setup, planned, options, self.search).await
-            } => run,
+            run = execute(&setup, planned, options, self.search) => run,
             () = options.cancel.cancelled() => stopped,
         };
         self.progress.run_finished(self.card_url, &run);

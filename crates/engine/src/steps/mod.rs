@@ -89,10 +89,13 @@ macro_rules! primitives {
                 }
             }
 
-            /// Runs the step (`Primitive::run`).
+            /// Runs the step (`Primitive::run`). Each step's future is
+            /// boxed at its own size: inline, every run in flight would
+            /// hold the largest step's state whatever step it is at, and a
+            /// fleet holds thousands of runs (docs/performance.md, round 5).
             pub(crate) async fn run(&self, ctx: &mut RunContext<'_>) -> StepResult {
                 match self {
-                    $( Step::$variant(step) => step.run(ctx).await, )*
+                    $( Step::$variant(step) => Box::pin(step.run(ctx)).await, )*
                 }
             }
         }
