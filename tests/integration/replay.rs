@@ -4,7 +4,8 @@
 //! configured secret in any encoding; `replay` serves it back so a check
 //! reproduces the recorded verdicts, webhook deliveries (to loopback only)
 //! and the extended card included (a request not recorded is a replay
-//! miss, never a divergence), over JSON-RPC, HTTP+JSON and gRPC, and `rejudge` re-judges it, a changed scenario reading
+//! miss, never a divergence), over JSON-RPC, HTTP+JSON and gRPC, check
+//! after check, and `rejudge` re-judges it, a changed scenario reading
 //! unverified; a bad cassette (or gRPC frame) is refused naming why.
 
 use crate::common::*;
@@ -875,4 +876,32 @@ fn a_malformed_grpc_request_is_a_replay_miss_naming_why() {
             "the gRPC interface points at the replay: {card}"
         );
     });
+}
+
+/// One running replay serves check after check: a check starts at its card
+/// fetch, and is served the recording from its first request again (the
+/// second check is no replay miss).
+#[test]
+fn a_second_check_against_one_running_replay_gives_the_same_table() {
+    let (recorded, _dir, path) = record(
+        ProtocolVersion::V1_0,
+        Behaviour::UnstableCompletion,
+        "jsonrpc",
+    );
+    let replay = start_replay(&path, &[]);
+    for attempt in ["first", "second"] {
+        let replayed = check(&replay.card, &["--binding", "jsonrpc"]);
+        assert_eq!(
+            table(&replayed),
+            table(&recorded),
+            "{attempt}: {}",
+            replayed.explain()
+        );
+        assert_eq!(replayed.code, recorded.code, "{attempt}");
+        assert!(
+            !replayed.report().to_string().contains("replay miss"),
+            "{attempt}: {}",
+            replayed.explain()
+        );
+    }
 }

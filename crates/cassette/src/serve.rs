@@ -23,7 +23,8 @@
 //! `x-a2a-conform-replay-miss` header, HTTP 501, a JSON-RPC error for a
 //! JSON-RPC request, UNIMPLEMENTED for a gRPC call) whose message names
 //! the run and the step: a check reads it as the recording's gap, never
-//! as the peer's answer.
+//! as the peer's answer. A card request without a run header starts a new
+//! check: the recording is served from its start again.
 
 use crate::deliver;
 use crate::grpc;
@@ -338,6 +339,11 @@ async fn answer(
     if parts.method == Method::GET
         && (path == state.card_path || path == "/.well-known/agent-card.json")
     {
+        if run.is_none() {
+            // A check reads the card once, before its first run: another
+            // check starts, and its requests count from the first again.
+            new_check(&state);
+        }
         return json_response(StatusCode::OK, "application/json", state.card.clone());
     }
     if grpc::is_grpc(&parts.headers) {
@@ -356,6 +362,21 @@ async fn answer(
         Ok((step, swaps)) => serve(&state, step, incoming.as_ref(), swaps).await,
         Err(Gap(reason)) => miss(&state, reason, incoming.as_ref()),
     }
+}
+
+/// Forgets the requests answered and the fresh values kept: the next
+/// check against this replay is served the recording from its start.
+fn new_check(state: &State) {
+    state
+        .taken
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clear();
+    state
+        .fresh
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clear();
 }
 
 /// A gRPC call: its message read as ProtoJSON, matched as a JSON body
