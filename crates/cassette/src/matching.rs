@@ -59,13 +59,24 @@ pub(crate) fn recorded_origins(card_url: &str, endpoint: Option<&str>, card: &st
         .into_iter()
         .flatten()
         .chain(urls.iter().map(String::as_str))
-        .filter_map(|u| url::Url::parse(u).ok())
-        .map(|u| u.origin().ascii_serialization())
-        .filter(|o| o.starts_with("http"))
+        .filter_map(written_origin)
         .collect();
-    origins.sort();
+    // The longest first: `http://h:80` must not rewrite the start of
+    // `http://h:8080`.
+    origins.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     origins.dedup();
     origins
+}
+
+/// The `scheme://authority` of an HTTP URL as written (a default port
+/// spelled out stays in it, so it is rewritten with the rest).
+fn written_origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+        return None;
+    }
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    (!authority.is_empty()).then(|| format!("{scheme}://{authority}"))
 }
 
 /// The `host:port` gRPC targets the recorded card and endpoint named
@@ -266,7 +277,9 @@ mod tests {
     fn every_interface_of_the_card_points_at_the_replay() {
         let card = serde_json::json!({"supportedInterfaces": [
             {"url": "http://10.0.0.5:8080/a2a/jsonrpc", "protocolBinding": "JSONRPC"},
-            {"url": "10.0.0.5:50051", "protocolBinding": "GRPC"}],
+            {"url": "10.0.0.5:50051", "protocolBinding": "GRPC"},
+            {"url": "http://10.0.0.5:80/a2a/rest", "protocolBinding": "HTTP+JSON"},
+            {"url": "https://agent.example:443/v1", "protocolBinding": "HTTP+JSON"}],
             "url": "https://agent.example/a2a", "additionalInterfaces": [
             {"url": "grpc.example:443", "transport": "GRPC"}]})
         .to_string();
@@ -276,6 +289,8 @@ mod tests {
             "\"http://127.0.0.1:4000/a2a/jsonrpc\"",
             "\"127.0.0.1:4000\"",
             "\"http://127.0.0.1:4000/a2a\"",
+            "\"http://127.0.0.1:4000/a2a/rest\"",
+            "\"http://127.0.0.1:4000/v1\"",
         ] {
             assert!(served.contains(expected), "{expected}: {served}");
         }
