@@ -52,7 +52,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "a2a-conform-cassette",
         "crates/cassette",
-        &["a2a-conform-report"],
+        &["a2a-conform-report", "a2a-conform-client"],
     ),
     (
         "a2a-conform-dashboard",

@@ -4,8 +4,9 @@
 //! configured secret in any encoding; `replay` serves it back so a check
 //! reproduces the recorded verdicts, webhook deliveries (to loopback only)
 //! and the extended card included (a request not recorded is a replay
-//! miss, never a divergence), and `rejudge` re-judges it, a changed
-//! scenario reading unverified; a bad cassette is refused with exit 2.
+//! miss, never a divergence), over JSON-RPC, HTTP+JSON and gRPC, check
+//! after check, and `rejudge` re-judges it, a changed scenario reading
+//! unverified; a bad cassette (or gRPC frame) is refused naming why.
 
 use crate::common::*;
 use a2a_conform_cassette::Cassette;
@@ -177,13 +178,29 @@ fn record(
     behaviour: Behaviour,
     binding: &str,
 ) -> (Outcome, tempfile::TempDir, std::path::PathBuf) {
-    let peer = start_peer(version, behaviour);
+    record_with(version, behaviour, binding, &[])
+}
+
+/// [`record`] with more `check` arguments; the mock serves gRPC too when
+/// `binding` is `grpc`.
+fn record_with(
+    version: ProtocolVersion,
+    behaviour: Behaviour,
+    binding: &str,
+    extra: &[&str],
+) -> (Outcome, tempfile::TempDir, std::path::PathBuf) {
+    let peer = start_peer_config(a2a_conform_mock::MockConfig {
+        grpc: binding == "grpc",
+        ..peer_config(version, behaviour)
+    });
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("run.jsonl");
-    let out = check(
-        &peer.card_url(),
+    let args = [
         &["--binding", binding, "--record", path.to_str().unwrap()],
-    );
+        extra,
+    ]
+    .concat();
+    let out = check(&peer.card_url(), &args);
     drop(peer);
     (out, dir, path)
 }
@@ -195,25 +212,43 @@ fn replays_reproduce(behaviour: Behaviour) {
 
 /// [`replays_reproduce`], `run` reading `verdict` in the recording and in
 /// its replay (what the recording exercises, so a replay that skipped it
-/// could not pass by matching a recording that did too).
+/// could not pass by matching a recording that did too). Over JSON-RPC,
+/// HTTP+JSON and gRPC (the mock serving gRPC too), v1.0 and v0.3; a gRPC
+/// recording is re-judged as well.
 fn replays_reproduce_reading(behaviour: Behaviour, expected: Option<(&str, &str)>) {
     for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
-        for binding in ["jsonrpc", "rest"] {
+        for binding in ["jsonrpc", "rest", "grpc"] {
             let what = format!("{behaviour} {version} {binding}");
-            let (recorded, _dir, path) = record(version, behaviour, binding);
+            // `stream-silent`'s binding pairs each hold two streams open
+            // for the whole probe window: the gRPC case leaves them to the
+            // other bindings' (the suite's time), its gRPC streams are the
+            // probe's.
+            let skip: &[&str] = match (behaviour, binding) {
+                (Behaviour::StreamSilent, "grpc") => &["--skip", "bindings-agree"],
+                _ => &[],
+            };
+            let args = [&["--binding", binding], skip].concat();
+            let (recorded, _dir, path) = record_with(version, behaviour, binding, skip);
             assert!(
                 recorded.code == 1 || recorded.code == 0 || recorded.code == 4,
                 "{what}: {}",
                 recorded.explain()
             );
             let replay = start_replay(&path, &[]);
-            let replayed = check(&replay.card, &["--binding", binding]);
-            if let Some((run, verdict)) = expected {
+            let replayed = check(&replay.card, &args);
+            // Over gRPC v0.3 the recording itself stops short of the
+            // deliveries (the non-blocking send is answered `completed`:
+            // `blocking: false` is proto3's default, not on the wire), so
+            // there the tables alone are compared.
+            let reached = !(version == ProtocolVersion::V0_3 && binding == "grpc");
+            if let Some((run, verdict)) = expected.filter(|_| reached) {
                 assert_eq!(recorded.scenario(run), verdict, "{what}: recorded");
                 assert_eq!(replayed.scenario(run), verdict, "{what}: replayed");
+            }
+            if expected.is_some() || binding == "grpc" {
                 // `rejudge` serves the same cassette in-process.
                 let file = path.to_str().unwrap();
-                let rejudged = crate::common::run(&["rejudge", file, "--binding", binding]);
+                let rejudged = crate::common::run(&[&["rejudge", file][..], &args].concat());
                 assert_eq!(table(&rejudged), table(&recorded), "{what}: rejudged");
                 assert_eq!(
                     rejudged.code,
@@ -723,4 +758,150 @@ fn a_bad_cassette_is_refused_with_exit_2_naming_the_problem() {
     let out = run(&["replay", big.to_str().unwrap()]);
     assert_eq!(out.code, 2, "{}", out.explain());
     assert!(out.stderr.contains("larger than"), "{}", out.stderr);
+}
+
+/// Over gRPC too (v1.0 and v0.3), a check of a replay that sends other
+/// requests reads each as a replay miss (an error naming the run), never
+/// as the peer's divergence; `rejudge` reads them unverified, "not in the
+/// recording".
+#[test]
+fn checking_a_grpc_replay_with_other_requests_is_a_replay_miss_never_a_divergence() {
+    for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
+        let (recorded, _dir, path) = record(version, Behaviour::Honest, "grpc");
+        let changed = [
+            "--binding",
+            "grpc",
+            "--var",
+            "prompt_input_required=need-input but worded otherwise",
+        ];
+        let replay = start_replay(&path, &["--as-fast-as-possible"]);
+        let out = check(&replay.card, &changed);
+        let runs = out.report()["peers"][0]["scenarios"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let missed: Vec<&serde_json::Value> = runs
+            .iter()
+            .filter(|r| r["message"].as_str().unwrap_or("").contains("replay miss"))
+            .collect();
+        assert!(!missed.is_empty(), "{version}: {}", out.explain());
+        for run in missed {
+            assert_eq!(run["verdict"], "error", "{version}: {run}");
+            assert!(run["message"].as_str().unwrap().contains("run `"), "{run}");
+        }
+        assert!(
+            runs.iter().all(|r| r["verdict"] != "fail"),
+            "{version}: {}",
+            out.explain()
+        );
+        let file = path.to_str().unwrap();
+        let rejudged = run(&[&["rejudge", file, "--as-fast-as-possible"][..], &changed].concat());
+        let mut differs = 0;
+        for ((what, before), (_, now)) in table(&recorded).iter().zip(table(&rejudged).iter()) {
+            if before != now {
+                differs += 1;
+                let verdict = if what.starts_with("row ") {
+                    "unverified"
+                } else {
+                    "inconclusive"
+                };
+                assert_eq!(now, verdict, "{version} {what}: {}", rejudged.explain());
+            }
+        }
+        assert!(differs > 0, "{version}: {}", rejudged.explain());
+    }
+}
+
+/// A gRPC request the replay cannot read (cut, compressed, over the cap,
+/// not the method's message, no A2A method) is a replay miss naming why,
+/// never a panic: the replay goes on serving.
+#[test]
+fn a_malformed_grpc_request_is_a_replay_miss_naming_why() {
+    use a2a_conform_cassette::{Miss, Pace, ReplayOptions, ReplayServer};
+    let (_recorded, _dir, path) = record(ProtocolVersion::V1_0, Behaviour::Honest, "grpc");
+    let cassette = Cassette::load(&path).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let options = ReplayOptions {
+            port: 0,
+            peer: 0,
+            pace: Pace::AsFastAsPossible,
+            miss: Miss::Error,
+        };
+        let server = ReplayServer::start(&cassette, options).await.unwrap();
+        let http2 = reqwest::Client::builder()
+            .http2_prior_knowledge()
+            .build()
+            .unwrap();
+        let get_task = "lf.a2a.v1.A2AService/GetTask";
+        let cases: [(&str, Vec<u8>, &str); 5] = [
+            (get_task, vec![0, 0, 0], "cut"),
+            (get_task, vec![1, 0, 0, 0, 1, 8], "compressed"),
+            (get_task, vec![0, 0xff, 0xff, 0xff, 0xff], "cap"),
+            (get_task, vec![0, 0, 0, 0, 2, 0xff, 0xff], "protobuf"),
+            (
+                "other.Service/GetTask",
+                vec![0, 0, 0, 0, 0],
+                "no A2A gRPC method",
+            ),
+        ];
+        for (method, body, says) in cases {
+            let answer = http2
+                .post(format!("{}/{method}", server.base_url()))
+                .header("content-type", "application/grpc")
+                .header("te", "trailers")
+                .header("x-a2a-conform-run", "unknown-task-get")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let headers = answer.headers();
+            assert_eq!(headers["grpc-status"], "12", "{says}: {headers:?}");
+            assert_eq!(headers["x-a2a-conform-replay-miss"], "error", "{says}");
+            // Percent-encoded as gRPC sends messages; spaces are all it needs here.
+            let message = headers["grpc-message"]
+                .to_str()
+                .unwrap()
+                .replace("%20", " ");
+            assert!(message.contains(says), "{says}: {message}");
+        }
+        let card = reqwest::get(server.card_url()).await.unwrap();
+        assert!(card.status().is_success(), "the replay still serves");
+        let card = card.text().await.unwrap();
+        assert!(
+            card.contains(&format!(
+                "\"{}\"",
+                server.base_url().trim_start_matches("http://")
+            )),
+            "the gRPC interface points at the replay: {card}"
+        );
+    });
+}
+
+/// One running replay serves check after check: a check starts at its card
+/// fetch, and is served the recording from its first request again (the
+/// second check is no replay miss).
+#[test]
+fn a_second_check_against_one_running_replay_gives_the_same_table() {
+    let (recorded, _dir, path) = record(
+        ProtocolVersion::V1_0,
+        Behaviour::UnstableCompletion,
+        "jsonrpc",
+    );
+    let replay = start_replay(&path, &[]);
+    for attempt in ["first", "second"] {
+        let replayed = check(&replay.card, &["--binding", "jsonrpc"]);
+        assert_eq!(
+            table(&replayed),
+            table(&recorded),
+            "{attempt}: {}",
+            replayed.explain()
+        );
+        assert_eq!(replayed.code, recorded.code, "{attempt}");
+        assert!(
+            !replayed.report().to_string().contains("replay miss"),
+            "{attempt}: {}",
+            replayed.explain()
+        );
+    }
 }

@@ -12,8 +12,8 @@
 //! ([`RECORD_COMMAND`]), instead of passing on fewer rows. The tool version
 //! and the suite digest are not compared: a release alone re-records nothing.
 //!
-//! Not recorded: gRPC. `rejudge` serves no gRPC yet, and the replayed card
-//! keeps the recorded gRPC address (docs/cassette.md, "Not replayed yet").
+//! Not recorded yet: the SDKs' gRPC runs (`rejudge` serves gRPC now; they
+//! need the SDKs to record, docs/interop.md).
 
 use crate::common::*;
 use crate::interop::{expected_findings, expected_row, start, Sdk};

@@ -31,9 +31,12 @@ mod build;
 mod deliver;
 mod error;
 mod file;
+mod grpc;
+mod matching;
 mod model;
 mod recorded;
 pub mod serve;
+mod sse;
 
 pub use error::CassetteError;
 pub use file::{from_text, CASSETTE_CAP};

@@ -16,20 +16,30 @@
 //! starts the recorded run's webhook deliveries to the URL it names
 //! (module `deliver`: loopback only).
 //!
+//! gRPC calls come to the same port (HTTP/2 cleartext) and are matched
+//! the same way, their messages read as ProtoJSON (module `grpc`).
+//!
 //! A request the cassette does not hold is answered with a miss (the
 //! `x-a2a-conform-replay-miss` header, HTTP 501, a JSON-RPC error for a
-//! JSON-RPC request) whose message names the run and the step: a check
-//! reads it as the recording's gap, never as the peer's answer.
+//! JSON-RPC request, UNIMPLEMENTED for a gRPC call) whose message names
+//! the run and the step: a check reads it as the recording's gap, never
+//! as the peer's answer. A card request without a run header starts a new
+//! check: the recording is served from its start again.
 
 use crate::deliver;
+use crate::grpc;
+use crate::matching::{
+    compare, is_read, operation_key, percent_decode, recorded_target, rewrite_card, with_id, Gap,
+    GRPC,
+};
 use crate::model::{Cassette, Entry, RunLine};
 pub use crate::recorded::Pace;
-use crate::recorded::{clip, clipped, swapped, WEBHOOK_PATH};
+use crate::recorded::{clipped, swapped, WEBHOOK_PATH};
+use crate::sse;
 use axum::body::Body;
 use axum::http::{HeaderValue, Method, Request, StatusCode};
 use axum::response::Response;
 use axum::Router;
-use futures_util::StreamExt;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -48,18 +58,11 @@ pub const MISS_HEADER: &str = "x-a2a-conform-replay-miss";
 /// servers, and no code A2A defines.
 pub const MISS_CODE: i64 = -32099;
 
-/// What the masked values of a recording read as (the redactor's mask).
-const MASK: &str = "«redacted»";
-
 /// The most bytes of a request body the replay reads.
 const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 
 /// Fresh values to put in place of recorded ones (recorded, now).
 type Swaps = Vec<(String, String)>;
-
-/// Why a request is not in the recording: the miss's words.
-#[derive(Debug)]
-struct Gap(String);
 
 /// How a check should read a request the cassette does not hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,7 +136,6 @@ struct Recorded {
 }
 
 struct State {
-    base_url: String,
     card_path: String,
     card: String,
     /// The extended card recorded whole, for its clipped answers.
@@ -188,18 +190,13 @@ impl ReplayServer {
                 port: options.port,
                 source,
             })?;
-        let base_url = format!("http://{addr}");
         let card_path = url::Url::parse(&peer.card_url)
             .map(|u| u.path().to_string())
             .unwrap_or_else(|_| "/.well-known/agent-card.json".into());
-        let mut card = card;
-        for origin in recorded_origins(&peer.card_url, peer.endpoint.as_deref()) {
-            card = card.replace(&origin, &base_url);
-        }
+        let card = rewrite_card(&card, &peer.card_url, peer.endpoint.as_deref(), addr);
         let runs = recorded_steps(cassette.runs.iter().filter(|r| r.peer == options.peer));
         let (shutdown, mut signal) = watch::channel(false);
         let state = Arc::new(State {
-            base_url,
             card_path: card_path.clone(),
             card,
             extended_card: peer.extended_card.clone(),
@@ -268,20 +265,6 @@ impl Drop for ReplayServer {
     }
 }
 
-/// The origins the recorded card pointed at (the card's and the
-/// endpoint's), to be rewritten to the replay's.
-fn recorded_origins(card_url: &str, endpoint: Option<&str>) -> Vec<String> {
-    let mut origins: Vec<String> = [Some(card_url), endpoint]
-        .into_iter()
-        .flatten()
-        .filter_map(|u| url::Url::parse(u).ok())
-        .map(|u| u.origin().ascii_serialization())
-        .filter(|o| o.starts_with("http"))
-        .collect();
-    origins.dedup();
-    origins
-}
-
 fn recorded_steps<'a>(runs: impl Iterator<Item = &'a RunLine>) -> HashMap<String, Vec<Recorded>> {
     let mut out: HashMap<String, Vec<Recorded>> = HashMap::new();
     for run in runs {
@@ -342,80 +325,35 @@ fn file_deliveries(run: &RunLine, steps: &mut [Recorded]) {
     }
 }
 
-/// The method and path of a recorded request (`→ POST http://… label`).
-fn recorded_target(summary: &str) -> (String, String) {
-    let mut words = summary.trim_start_matches('→').split_whitespace();
-    let method = words.next().unwrap_or_default().to_string();
-    let path = words
-        .next()
-        .and_then(|u| url::Url::parse(u).ok())
-        .map(|u| u.path().to_string())
-        .unwrap_or_default();
-    (method, path)
-}
-
-/// What a request is, for matching: the JSON-RPC method, else the HTTP
-/// method and path.
-fn operation_key(method: &str, path: &str, body: Option<&Value>) -> String {
-    match body
-        .filter(|b| b.get("jsonrpc").is_some())
-        .and_then(|b| b.get("method"))
-        .and_then(Value::as_str)
-    {
-        Some(rpc) => rpc.to_string(),
-        None => format!("{method} {path}"),
-    }
-}
-
-/// Whether an operation only reads (a poll may repeat it any number of times).
-fn is_read(key: &str) -> bool {
-    matches!(key, "GetTask" | "tasks/get" | "ListTasks" | "tasks/list") || key.starts_with("GET ")
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes[i], hex) {
-            (b'%', Some(byte)) => {
-                out.push(byte);
-                i += 3;
-            }
-            (byte, _) => {
-                out.push(byte);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 async fn answer(
     axum::extract::State(state): axum::extract::State<Arc<State>>,
     request: Request<Body>,
 ) -> Response {
     let (parts, body) = request.into_parts();
     let path = parts.uri.path().to_string();
+    let run = parts
+        .headers
+        .get(RUN_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(percent_decode);
     if parts.method == Method::GET
         && (path == state.card_path || path == "/.well-known/agent-card.json")
     {
+        if run.is_none() {
+            // A check reads the card once, before its first run: another
+            // check starts, and its requests count from the first again.
+            new_check(&state);
+        }
         return json_response(StatusCode::OK, "application/json", state.card.clone());
+    }
+    if grpc::is_grpc(&parts.headers) {
+        return answer_grpc(&state, &path, run.as_deref(), body).await;
     }
     let bytes = axum::body::to_bytes(body, MAX_REQUEST_BYTES)
         .await
         .unwrap_or_default();
     let incoming: Option<Value> = serde_json::from_slice(&bytes).ok();
     let key = operation_key(parts.method.as_str(), &path, incoming.as_ref());
-    let run = parts
-        .headers
-        .get(RUN_HEADER)
-        .and_then(|v| v.to_str().ok())
-        .map(percent_decode);
     let found = find(&state, run.as_deref(), &key, incoming.as_ref()).and_then(|(step, swaps)| {
         start_deliveries(&state, step, incoming.as_ref(), &swaps)?;
         Ok((step, swaps))
@@ -423,6 +361,79 @@ async fn answer(
     match found {
         Ok((step, swaps)) => serve(&state, step, incoming.as_ref(), swaps).await,
         Err(Gap(reason)) => miss(&state, reason, incoming.as_ref()),
+    }
+}
+
+/// Forgets the requests answered and the fresh values kept: the next
+/// check against this replay is served the recording from its start.
+fn new_check(state: &State) {
+    state
+        .taken
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clear();
+    state
+        .fresh
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .clear();
+}
+
+/// A gRPC call: its message read as ProtoJSON, matched as a JSON body
+/// is, answered as recorded (module `grpc`).
+async fn answer_grpc(state: &State, path: &str, run: Option<&str>, body: Body) -> Response {
+    let key = operation_key(GRPC, path, None);
+    let incoming = match grpc::read_request(path, body).await {
+        Ok(incoming) => incoming,
+        Err(e) => return grpc_miss(state, format!("{key}: {e}")),
+    };
+    let found = find(state, run, &key, Some(&incoming)).and_then(|(step, swaps)| {
+        start_deliveries(state, step, Some(&incoming), &swaps)?;
+        Ok((step, swaps))
+    });
+    let (step, swaps) = match found {
+        Ok(found) => found,
+        Err(Gap(reason)) => return grpc_miss(state, reason),
+    };
+    let gap = |why: String| format!("run `{}`, step {}: {why}", step.run, step.step);
+    let Some(response) = &step.response else {
+        return grpc_miss(state, gap("the recording holds no answer to it".into()));
+    };
+    let Some(kind) = grpc::answer_kind(response) else {
+        // No answer, or a broken connection: as over HTTP.
+        return serve(state, step, Some(&incoming), swaps).await;
+    };
+    let latency = response.at_ms.saturating_sub(step.request_at);
+    tokio::time::sleep(state.pace.delay(latency)).await;
+    let answered = match kind {
+        grpc::Answer::Stream => grpc::stream(
+            path,
+            response.at_ms,
+            &step.events,
+            step.end.as_ref(),
+            &swaps,
+            state.pace,
+        ),
+        _ => grpc::unary(path, response, &swaps),
+    };
+    answered.unwrap_or_else(|why| grpc_miss(state, gap(why.to_string())))
+}
+
+/// A gRPC miss: kept for the summary, answered UNIMPLEMENTED with the mark.
+fn grpc_miss(state: &State, reason: String) -> Response {
+    let mark = note_miss(state, &reason);
+    let message = format!("a2a-conform replay: not in the recording: {reason}");
+    grpc::miss(MISS_HEADER, mark, &message)
+}
+
+/// Keeps a miss for the command's summary; how the check should read it.
+fn note_miss(state: &State, reason: &str) -> &'static str {
+    if let Ok(mut misses) = state.misses.lock() {
+        misses.push(reason.to_string());
+    }
+    match state.miss {
+        Miss::Error => "error",
+        Miss::Unverified => "unverified",
     }
 }
 
@@ -508,79 +519,6 @@ fn find<'a>(
     Ok((step, swaps))
 }
 
-/// Whether `now` is the recorded request but for the values the tool
-/// makes afresh (collected in `swaps`, recorded → now) and masked ones.
-fn compare(
-    recorded: &Value,
-    now: &Value,
-    at: &str,
-    swaps: &mut Vec<(String, String)>,
-) -> Result<(), Gap> {
-    match (recorded, now) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (name, value) in a {
-                let here = format!("{at}.{name}");
-                let Some(other) = b.get(name) else {
-                    return Err(Gap(format!("{here} is missing")));
-                };
-                let fresh = name == "messageId" || (at == "$" && name == "id");
-                if fresh {
-                    if value != other {
-                        swaps.push((scalar(value), scalar(other)));
-                    }
-                    continue;
-                }
-                compare(value, other, &here, swaps)?;
-            }
-            match b.keys().find(|k| !a.contains_key(*k)) {
-                Some(extra) => Err(Gap(format!("{at}.{extra} was not in the recorded request"))),
-                None => Ok(()),
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                compare(x, y, &format!("{at}[{i}]"), swaps)?;
-            }
-            Ok(())
-        }
-        (Value::String(a), Value::String(b)) if a.contains(MASK) || a == b => Ok(()),
-        (Value::String(a), Value::String(b)) if a.contains(WEBHOOK_PATH) => {
-            swaps.push((a.clone(), b.clone()));
-            Ok(())
-        }
-        (a, b) if a == b => Ok(()),
-        (a, b) => Err(Gap(format!(
-            "{at} was {} and is now {}",
-            clip(&a.to_string()),
-            clip(&b.to_string())
-        ))),
-    }
-}
-
-fn scalar(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// A recorded JSON-RPC answer with the incoming request's id.
-fn with_id(body: String, incoming: Option<&Value>) -> String {
-    let Some(id) = incoming
-        .filter(|b| b.get("jsonrpc").is_some())
-        .and_then(|b| b.get("id"))
-    else {
-        return body;
-    };
-    match serde_json::from_str::<Value>(&body) {
-        Ok(Value::Object(mut map)) if map.get("id") != Some(id) && map.contains_key("id") => {
-            map.insert("id".into(), id.clone());
-            Value::Object(map).to_string()
-        }
-        _ => body,
-    }
-}
-
 fn json_response(status: StatusCode, content_type: &str, body: String) -> Response {
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
@@ -593,9 +531,7 @@ fn json_response(status: StatusCode, content_type: &str, body: String) -> Respon
 }
 
 fn miss(state: &State, reason: String, incoming: Option<&Value>) -> Response {
-    if let Ok(mut misses) = state.misses.lock() {
-        misses.push(reason.clone());
-    }
+    let mark = note_miss(state, &reason);
     let message = format!("a2a-conform replay: not in the recording: {reason}");
     let rpc_id = incoming
         .filter(|b| b.get("jsonrpc").is_some())
@@ -612,10 +548,6 @@ fn miss(state: &State, reason: String, incoming: Option<&Value>) -> Response {
             .to_string(),
         ),
         None => json_response(StatusCode::NOT_IMPLEMENTED, "text/plain", message),
-    };
-    let mark = match state.miss {
-        Miss::Error => "error",
-        Miss::Unverified => "unverified",
     };
     response
         .headers_mut()
@@ -731,7 +663,11 @@ async fn serve(
             };
             json_response(status, &content_type, body)
         }
-        Wire::Stream => stream(state, step, incoming, swaps),
+        Wire::Stream => {
+            let opened = step.response.as_ref().map_or(step.request_at, |r| r.at_ms);
+            let recorded = (step.events.as_slice(), step.end.as_ref());
+            sse::stream(opened, recorded, incoming, &swaps, state.pace)
+        }
     }
 }
 
@@ -765,132 +701,4 @@ fn whole_extended_card(
         .cloned()
         .unwrap_or(Value::Null);
     Some(serde_json::json!({"jsonrpc": "2.0", "id": id, "result": card}).to_string())
-}
-
-/// One recorded stream item as SSE bytes, when it is due.
-fn sse_item(entry: &Entry, swaps: &[(String, String)], incoming: Option<&Value>) -> Option<String> {
-    match entry.kind.as_str() {
-        "event" => {
-            let data = with_id(
-                swapped(entry.body.as_deref().unwrap_or_default(), swaps),
-                incoming,
-            );
-            let lines: String = data.lines().map(|l| format!("data: {l}\n")).collect();
-            Some(lines + "\n")
-        }
-        "comment" => {
-            let text = entry
-                .summary
-                .strip_prefix("SSE comment `:")
-                .and_then(|t| t.rsplit_once("` (not a protocol event)"))
-                .map(|(t, _)| t)
-                .unwrap_or("");
-            Some(format!(":{text}\n\n"))
-        }
-        _ => None,
-    }
-}
-
-fn stream(
-    state: &State,
-    step: &Recorded,
-    incoming: Option<&Value>,
-    swaps: Vec<(String, String)>,
-) -> Response {
-    let opened = step.response.as_ref().map_or(step.request_at, |r| r.at_ms);
-    let pace = state.pace;
-    let mut timed: Vec<(Duration, Option<String>)> = step
-        .events
-        .iter()
-        .filter_map(|e| {
-            let item = sse_item(e, &swaps, incoming)?;
-            Some((pace.delay(e.at_ms.saturating_sub(opened)), Some(item)))
-        })
-        .collect();
-    // How it ended: closed by the peer (the body ends), broken (the body
-    // fails), or still open when the tool stopped reading (it stays open).
-    let end = step.end.as_ref().map(|e| {
-        let at = pace.delay(e.at_ms.saturating_sub(opened));
-        (
-            at,
-            e.summary.contains("closed by the peer"),
-            e.summary.contains("connection broke"),
-        )
-    });
-    let ending = match end {
-        Some((at, true, _)) => Ending::Close(at),
-        Some((at, _, true)) => Ending::Break(at),
-        _ => Ending::Open,
-    };
-    timed.sort_by_key(|(at, _)| *at);
-    let started = tokio::time::Instant::now();
-    let events = futures_util::stream::iter(timed).then(move |(at, item)| async move {
-        tokio::time::sleep_until(started + at).await;
-        Ok::<bytes::Bytes, std::io::Error>(bytes::Bytes::from(item.unwrap_or_default()))
-    });
-    let tail = futures_util::stream::once(async move {
-        match ending {
-            Ending::Close(at) => {
-                tokio::time::sleep_until(started + at).await;
-                Ok(bytes::Bytes::new())
-            }
-            Ending::Break(at) => {
-                tokio::time::sleep_until(started + at).await;
-                Err(std::io::Error::other("the recorded stream broke"))
-            }
-            Ending::Open => {
-                std::future::pending::<()>().await;
-                Ok(bytes::Bytes::new())
-            }
-        }
-    });
-    let _ = &state.base_url;
-    let mut response = Response::new(Body::from_stream(events.chain(tail)));
-    response.headers_mut().insert(
-        axum::http::header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    response
-}
-
-#[derive(Clone, Copy)]
-enum Ending {
-    Close(Duration),
-    Break(Duration),
-    Open,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fresh_values_are_swapped_and_other_changes_refused() {
-        let recorded = serde_json::json!({"jsonrpc": "2.0", "id": 3, "method": "SendMessage",
-            "params": {"message": {"messageId": "a2a-conform-old-1", "parts": [{"text": "hi"}]}}});
-        let mut now = recorded.clone();
-        now["id"] = 4.into();
-        now["params"]["message"]["messageId"] = "a2a-conform-new-2".into();
-        let mut swaps = Vec::new();
-        compare(&recorded, &now, "$", &mut swaps).unwrap();
-        assert!(swaps.contains(&("a2a-conform-old-1".into(), "a2a-conform-new-2".into())));
-        now["params"]["message"]["parts"][0]["text"] = "hello".into();
-        let Gap(diff) = compare(&recorded, &now, "$", &mut Vec::new()).unwrap_err();
-        assert!(diff.contains("$.params.message.parts[0].text"), "{diff}");
-    }
-
-    #[test]
-    fn run_ids_decode_and_operations_key_by_method_or_path() {
-        assert_eq!(percent_decode("cancel[skill=%C3%A9]"), "cancel[skill=é]");
-        let rpc = serde_json::json!({"jsonrpc": "2.0", "method": "GetTask"});
-        assert_eq!(operation_key("POST", "/", Some(&rpc)), "GetTask");
-        assert_eq!(
-            operation_key("GET", "/v1/tasks/t1", None),
-            "GET /v1/tasks/t1"
-        );
-        assert_eq!(
-            recorded_target("→ GET http://127.0.0.1:9/v1/tasks/t1 GetTask (REST)"),
-            ("GET".to_string(), "/v1/tasks/t1".to_string())
-        );
-    }
 }

@@ -13,10 +13,11 @@
 
 mod tls;
 mod v0_3;
+pub(crate) mod wire;
 
 use super::http::TlsOptions;
 use super::limits::Limits;
-use super::reply::Reply;
+use super::reply::{Reply, REPLAY_MISS_HEADER};
 use super::rest::code_for_reason;
 use super::stream::StreamHandle;
 use super::transcript::Transcript;
@@ -57,6 +58,10 @@ pub(super) struct GrpcCall {
     pub tls: TlsOptions,
     /// The A2A version spoken: which service and messages.
     pub version: ProtocolVersion,
+    /// Whether the endpoint is this machine's loopback: only then can a
+    /// status be a replay's miss (a remote peer sending the marker would
+    /// otherwise turn its own divergences into misses).
+    pub loopback: bool,
 }
 
 /// The gRPC service of a version.
@@ -194,7 +199,7 @@ where
     .await;
     let response = match opened {
         Err(_) => return Err(no_answer(call, transcript, sent_at)),
-        Ok(Err(status)) => return Err(record_status(transcript, sent_at, &status, call.version)),
+        Ok(Err(status)) => return Err(record_status(call, transcript, sent_at, &status)),
         Ok(Ok(response)) => response,
     };
     transcript.record(
@@ -265,7 +270,7 @@ where
     .await;
     match answer {
         Err(_) => no_answer(call, transcript, sent_at),
-        Ok(Err(status)) => record_status(transcript, sent_at, &status, call.version),
+        Ok(Err(status)) => record_status(call, transcript, sent_at, &status),
         Ok(Ok(response)) => {
             let value = match serde_json::to_value(response.get_ref()) {
                 Ok(v) => v,
@@ -464,13 +469,18 @@ fn no_answer(call: &GrpcCall, transcript: &Transcript, sent_at: Instant) -> Repl
     Reply::Capped(reason)
 }
 
-/// Records an error status and classifies it.
+/// Records an error status and classifies it; a replay's miss is the
+/// recording's gap, never the peer's answer.
 fn record_status(
+    call: &GrpcCall,
     transcript: &Transcript,
     sent_at: Instant,
     status: &Status,
-    version: ProtocolVersion,
 ) -> Reply {
+    if let Some(reply) = replay_miss(call, transcript, status) {
+        return reply;
+    }
+    let version = call.version;
     let reason = status
         .get_details_error_info()
         .map(|info| info.reason)
@@ -496,6 +506,27 @@ fn record_status(
         None,
     );
     classify_status(status, version)
+}
+
+/// A replay's miss (a status marked with [`REPLAY_MISS_HEADER`] on a
+/// loopback endpoint), recorded as the HTTP bindings record one.
+fn replay_miss(call: &GrpcCall, transcript: &Transcript, status: &Status) -> Option<Reply> {
+    let mark = status.metadata().get(REPLAY_MISS_HEADER)?;
+    if !call.loopback {
+        return None;
+    }
+    let reason = clip(status.message(), 64 * 1024);
+    transcript.record(
+        RecordKind::Response,
+        Instant::now(),
+        format!("← replay miss: {reason}"),
+        None,
+        None,
+    );
+    Some(Reply::NotRecorded {
+        reason,
+        unverified: mark.as_bytes() == b"unverified",
+    })
 }
 
 /// Maps a gRPC error status to the A2A error it stands for: the ErrorInfo
@@ -732,6 +763,35 @@ mod tests {
     }
 
     #[test]
+    fn a_marked_status_is_a_replay_miss_only_from_loopback() {
+        let call = |loopback| GrpcCall {
+            endpoint: url::Url::parse("http://127.0.0.1:50051").unwrap(),
+            metadata: HeaderMap::new(),
+            shown: Vec::new(),
+            timeout: Duration::from_secs(1),
+            max_stream: Duration::from_secs(1),
+            limits: Limits::default(),
+            note: String::new(),
+            tls: TlsOptions::default(),
+            version: ProtocolVersion::V1_0,
+            loopback,
+        };
+        let mut status = Status::unimplemented("a2a-conform replay: not in the recording: run `x`");
+        status
+            .metadata_mut()
+            .insert(REPLAY_MISS_HEADER, "unverified".parse().unwrap());
+        let transcript = Transcript::new(Arc::new(crate::Redactor::default()));
+        let read = record_status(&call(true), &transcript, Instant::now(), &status);
+        assert!(
+            matches!(&read, Reply::NotRecorded { reason, unverified: true } if reason.contains("run `x`")),
+            "{read:?}"
+        );
+        // A remote peer's marker is its own answer: UNIMPLEMENTED, as any.
+        let remote = record_status(&call(false), &transcript, Instant::now(), &status);
+        assert!(matches!(remote, Reply::Err(_)), "{remote:?}");
+    }
+
+    #[test]
     fn requests_are_read_as_protojson_and_reproduced_without_secrets() {
         let call = GrpcCall {
             endpoint: url::Url::parse("http://127.0.0.1:50051").unwrap(),
@@ -746,6 +806,7 @@ mod tests {
             note: String::new(),
             tls: TlsOptions::default(),
             version: ProtocolVersion::V1_0,
+            loopback: true,
         };
         let params = json!({"message": {"messageId": "m1", "role": "ROLE_USER",
             "parts": [{"text": "hi"}]}, "unknownKey": 1});

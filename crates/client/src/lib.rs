@@ -23,6 +23,9 @@
 //! - [`auth`]: credentials from a card's security schemes (API keys, basic,
 //!   OAuth 2.0 client credentials, OpenID Connect), secrets from the
 //!   environment only.
+//! - [`decode_grpc_request`], [`encode_grpc_answer`], [`grpc_status_headers`]:
+//!   the gRPC wire the other way round, for a replay serving recorded gRPC
+//!   exchanges with the same proto types the calls use.
 //! - [`http`]: the one HTTP client builder (trust, identity, proxies, no
 //!   redirects) and bounded body reads; [`redirect`]: the card GET, whose
 //!   redirects are followed by hand so credentials never change origin.
@@ -95,6 +98,9 @@ pub mod transcript;
 pub use client::{
     CallOptions, ClientConfig, ClientError, Credentials, Extensions, FetchError, Fetched,
     PeerClient, StreamOpen,
+};
+pub use grpc::wire::{
+    decode_grpc_request, encode_grpc_answer, grpc_method, grpc_status_headers, GrpcWireError,
 };
 pub use limits::{
     Limits, EVIDENCE_BODY_CHARS, MAX_BODY_BYTES, MAX_SSE_EVENT_BYTES, MAX_STREAM_BYTES,

@@ -188,7 +188,7 @@ impl PeerClient {
         options: &CallOptions,
     ) -> Reply {
         if self.binding == Binding::Grpc {
-            return match self.grpc_call(options) {
+            return match self.grpc_call(transcript, options) {
                 Ok(call) => grpc::unary(&call, transcript, op, params).await,
                 Err(reply) => reply,
             };
@@ -261,7 +261,7 @@ impl PeerClient {
         options: &CallOptions,
     ) -> StreamOpen {
         if self.binding == Binding::Grpc {
-            let opened = match self.grpc_call(options) {
+            let opened = match self.grpc_call(transcript, options) {
                 Ok(call) => grpc::open_stream(&call, transcript, self.version, op, params).await,
                 Err(reply) => Err(reply),
             };
@@ -427,8 +427,8 @@ impl PeerClient {
 
     /// A gRPC call's setup: the same headers as metadata, shown in evidence
     /// as the curl line shows them.
-    fn grpc_call(&self, options: &CallOptions) -> Result<GrpcCall, Reply> {
-        let (metadata, withheld) = self.call_headers(options)?;
+    fn grpc_call(&self, transcript: &Transcript, options: &CallOptions) -> Result<GrpcCall, Reply> {
+        let (mut metadata, withheld) = self.call_headers(options)?;
         let shown = metadata
             .iter()
             .map(|(name, value)| {
@@ -436,6 +436,11 @@ impl PeerClient {
                 (name.as_str().to_string(), shown)
             })
             .collect();
+        if let Some(run) = transcript.run() {
+            // Sent, but not shown: the summary and the grpcurl line
+            // reproduce the call, the run's name is only for a replay.
+            metadata.insert(RUN_HEADER, run_header_value(run));
+        }
         Ok(GrpcCall {
             endpoint: self.endpoint.clone(),
             metadata,
@@ -446,6 +451,7 @@ impl PeerClient {
             note: credentials_note(options.credentials, &withheld) + &self.origin_note(),
             tls: self.config.tls.clone(),
             version: self.version,
+            loopback: from_loopback(&self.endpoint),
         })
     }
 

@@ -23,7 +23,7 @@ use std::sync::Arc;
     unreachable_pub,
     dead_code
 )]
-mod pb {
+pub(super) mod pb {
     include!(concat!(env!("OUT_DIR"), "/a2a.v1.rs"));
     include!(concat!(env!("OUT_DIR"), "/a2a.v1.serde.rs"));
 }
