@@ -78,6 +78,38 @@ fn intervals_follow_verdict_changes(db: &TestDb) {
 }
 on_both!(intervals, intervals_follow_verdict_changes);
 
+/// A declaration the next report no longer has ends where it was last
+/// seen, while the ones still there and unchanged continue (one statement
+/// extends them all).
+fn a_declaration_gone_ends_at_its_last_record(db: &TestDb) {
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let both = [
+        ("streaming", Honoured),
+        ("push", Honoured),
+        ("cancel", Diverged),
+    ];
+    let fewer = [("streaming", Honoured), ("cancel", Honoured)];
+    for (minute, rows) in [&both[..], &fewer[..], &fewer[..]].into_iter().enumerate() {
+        store
+            .record(&report_at(
+                minute as u32,
+                vec![peer(PEER, "sha256:1", rows)],
+            ))
+            .expect("recorded");
+    }
+    let mut span = |declaration: &str| -> Vec<(i64, i64)> {
+        let history = store.intervals(PEER, declaration).expect("read");
+        history
+            .iter()
+            .map(|i| (i.first_record, i.last_record))
+            .collect()
+    };
+    assert_eq!(span("streaming"), [(1, 3)]);
+    assert_eq!(span("push"), [(1, 1)]);
+    assert_eq!(span("cancel"), [(1, 1), (2, 3)]);
+}
+on_both!(gone, a_declaration_gone_ends_at_its_last_record);
+
 fn nothing_changed_adds_no_interval(db: &TestDb) {
     let mut store = Store::open(&db.url).expect("the store opens");
     let rows = [("lifecycle.cancel", Honoured), ("streaming", Unverified)];
