@@ -47,6 +47,11 @@ pub fn run_parsed(parsed: Parsed) -> i32 {
 }
 
 fn execute(cli: Cli, config: Option<ConfigFile>, sources: &Sources) -> Result<i32, AppError> {
+    // A fleet holds a socket or two per run in flight, and the usual soft
+    // limit on open files (1,024) is far below what 1,000 peers need; the
+    // hard limit is the user's real bound (as Go's runtime does). What is
+    // left is read back to size the runs in flight (engine `runner::fleet`).
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -426,3 +426,59 @@ fn a_fleet_peers_profile_is_checked_like_profile_before_any_request() {
         out.explain()
     );
 }
+
+/// A fleet under a low open-files limit (soft 160, hard 320, where the usual
+/// soft limit is 1,024 and 40 peers × 8 jobs need more): the tool raises the
+/// soft limit to the hard one and sizes its runs in flight to fit, so every
+/// run is judged and none is an error of the tool's own making ("Too many
+/// open files", which before read as 40 unreachable peers).
+#[test]
+fn a_low_open_files_limit_sizes_the_runs_in_flight_instead_of_failing_them() {
+    use std::os::unix::process::CommandExt;
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let list: String = (1..=40)
+        .map(|n| format!("{}\n", peer.peer.fleet_card_url(n)))
+        .collect();
+    let file = write(dir.path(), "fleet.txt", &list);
+    let json = dir.path().join("r.json");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_a2a-conform"));
+    command
+        .args(["check", "--peers", &file, "--peers-in-flight", "40"])
+        .args(["--jobs", "8", "--progress", "none", "--json"])
+        .arg(&json)
+        .args(FAST_VARS)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        command.pre_exec(|| {
+            let limit = libc::rlimit {
+                rlim_cur: 160,
+                rlim_max: 320,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = command.output().expect("the check runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stdout.contains("Too many open files") && !stderr.contains("Too many open files"),
+        "{stdout}\n{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("report")).expect("json");
+    let peers = report["peers"].as_array().expect("peers");
+    assert_eq!(peers.len(), 40);
+    for peer in peers {
+        assert!(peer["card_error"].is_null(), "{peer}");
+        for run in peer["scenarios"].as_array().expect("scenarios") {
+            assert_ne!(run["verdict"], "error", "{run}");
+        }
+    }
+}

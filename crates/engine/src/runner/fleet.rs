@@ -50,6 +50,34 @@ impl PeerTarget {
 /// about 3×, 4,000 2.5× but 426 MB (docs/performance.md, round 5).
 pub const MAX_RUNS_IN_FLIGHT: usize = 3_000;
 
+/// The sockets a run in flight may hold at once: a stream, a call beside
+/// it, and a push run's webhook receiver.
+const FILES_PER_RUN: u64 = 3;
+
+/// The open files kept for everything but runs: the report, the store,
+/// peers' card fetches, the runtime's own.
+const SPARE_FILES: u64 = 128;
+
+/// The process's soft limit on open files, if it can be read.
+fn open_files_limit() -> Option<u64> {
+    rlimit::getrlimit(rlimit::Resource::NOFILE)
+        .ok()
+        .map(|(soft, _)| soft)
+}
+
+/// How many runs may be in flight across the check: [`MAX_RUNS_IN_FLIGHT`]
+/// (or one peer's `--jobs`, if more), and no more than the open-files limit
+/// holds. Past it, connections fail with "Too many open files" and every
+/// run is an error of the tool's own making; under it, runs wait.
+fn runs_in_flight(most_jobs: usize, open_files: Option<u64>) -> usize {
+    let cap = most_jobs.max(MAX_RUNS_IN_FLIGHT);
+    let Some(limit) = open_files else {
+        return cap;
+    };
+    let fit = limit.saturating_sub(SPARE_FILES) / FILES_PER_RUN;
+    cap.min(usize::try_from(fit).unwrap_or(usize::MAX)).max(1)
+}
+
 /// Checks every peer against the suite. When `options.cancel` fires, runs in
 /// flight stop and read `error` ([`INTERRUPTED`](crate::runner::INTERRUPTED)),
 /// peers not yet reached get a card error saying so, and the report is
@@ -91,7 +119,7 @@ pub async fn check_fleet(
     let run_shard = options.shard.filter(|_| single);
     progress.check_started(kept.len());
     let most_jobs = options.jobs.unwrap_or(MAX_DEFAULT_JOBS);
-    let slots = &Semaphore::new(most_jobs.max(MAX_RUNS_IN_FLIGHT));
+    let slots = &Semaphore::new(runs_in_flight(most_jobs, open_files_limit()));
     let check_started = &started;
     let peers: Vec<(usize, PeerReport)> =
         stream::iter(kept.into_iter().enumerate().map(|(position, target)| {
@@ -186,4 +214,21 @@ pub fn suite_digest(suite: &Suite, options: &RunOptions) -> String {
         text.push_str(&format!("{byte:02x}"));
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runs_in_flight_fit_the_open_files_limit() {
+        assert_eq!(runs_in_flight(8, None), MAX_RUNS_IN_FLIGHT);
+        assert_eq!(runs_in_flight(8, Some(1 << 20)), MAX_RUNS_IN_FLIGHT);
+        assert_eq!(runs_in_flight(5_000, Some(1 << 20)), 5_000);
+        // The usual soft limit: 298 runs, a fleet's share of 1,024 files.
+        assert_eq!(runs_in_flight(8, Some(1_024)), 298);
+        assert_eq!(runs_in_flight(5_000, Some(1_024)), 298);
+        // Never none: one run at a time still finishes the check.
+        assert_eq!(runs_in_flight(8, Some(64)), 1);
+    }
 }
