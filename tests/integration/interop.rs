@@ -280,6 +280,21 @@ fn mock_table(version: ProtocolVersion, binding: &str) -> Vec<(String, String)> 
 /// answers PushNotificationNotSupported (-32003). docs/interop.md.
 pub(crate) const PYTHON_REST_0_3_PAIR: &str = "interfaces[HTTP+JSON 0.3] ≡ interfaces[JSONRPC 1.0]";
 
+/// The one row a2a-sdk (Python) breaks over v1.0 gRPC only: its
+/// GrpcHandler checks no `a2a-version` metadata (its JSON-RPC and REST
+/// dispatchers do), so a call claiming 0.5 is served, which v1 §3.6.2
+/// forbids (`sdk_python_v1_0_grpc_…`; its cassette expects it too).
+pub(crate) const PYTHON_GRPC_1_0_ROW: &str = "protocol.versionNegotiation";
+
+/// [`expected_row`] over `binding`: the same, but for
+/// [`PYTHON_GRPC_1_0_ROW`], diverged against the Python SDK over v1.0 gRPC.
+pub(crate) fn expected_row_over(sdk: Sdk, binding: &str, id: &str, version: &str) -> &'static str {
+    if sdk == Sdk::Python && binding == "grpc" && version == "1.0" && id == PYTHON_GRPC_1_0_ROW {
+        return "diverged";
+    }
+    expected_row(sdk, id, version)
+}
+
 /// The verdict an SDK agent's row reads in `version` (also what its
 /// cassettes must re-judge to, `sdk_cassettes`): honoured but for what
 /// the card does not declare, what the version does not define, and the
@@ -434,7 +449,7 @@ fn sdk_python_v1_0_grpc_keeps_every_declaration_but_version_negotiation() {
     );
     for (id, verdict) in &rows {
         let expected = match id.as_str() {
-            "protocol.versionNegotiation" | PYTHON_REST_0_3_PAIR => "diverged",
+            PYTHON_GRPC_1_0_ROW | PYTHON_REST_0_3_PAIR => "diverged",
             "capabilities.pushNotifications"
             | "capabilities.extendedAgentCard"
             | "security.enforced" => "not-declared",

@@ -6,17 +6,24 @@
 //! Each cassette is `check --record` of an interop run (the SDK agents of
 //! `tests/interop/`, the interop tests' variables). A re-judged cassette must
 //! give every recorded run its recorded verdict and the rows the live
-//! interop tests assert (`interop::expected_row`). When the suite changes
+//! interop tests assert (`interop::expected_row_over`). When the suite changes
 //! what a run sends, that run reads "not in the recording": the test fails
 //! then, naming the command that re-records the cassettes
 //! ([`RECORD_COMMAND`]), instead of passing on fewer rows. The tool version
 //! and the suite digest are not compared: a release alone re-records nothing.
 //!
-//! Not recorded yet: the SDKs' gRPC runs (`rejudge` serves gRPC now; they
-//! need the SDKs to record, docs/interop.md).
+//! The gRPC runs (the agents started with `--grpc`: Python v1.0 and v0.3,
+//! JS v1.0) are recorded too; `rejudge` and `replay` serve them over gRPC.
+//! The Python v1.0 gRPC cassette keeps its finding: version negotiation
+//! diverged (`interop::PYTHON_GRPC_1_0_ROW`), exit 1.
+//!
+//! [`RECORD_ONLY`] names the recordings to re-record when not all should
+//! be (a re-recorded cassette is never byte-identical: its times change);
+//! the gRPC ones alone: `A2A_CONFORM_RECORD_ONLY=grpc` before
+//! [`RECORD_COMMAND`] (docs/interop.md).
 
 use crate::common::*;
-use crate::interop::{expected_findings, expected_row, start, Sdk};
+use crate::interop::{expected_row_over, start, Sdk, PYTHON_GRPC_1_0_ROW};
 use crate::replay::start_replay;
 use a2a_conform_cassette::Cassette;
 use std::collections::BTreeMap;
@@ -27,15 +34,24 @@ use std::path::{Path, PathBuf};
 const RECORD_COMMAND: &str =
     "cargo test --test integration -- --ignored --exact sdk_cassettes::record_the_sdk_cassettes";
 
+/// An environment variable for [`record_the_sdk_cassettes`]: when set, only
+/// the recordings whose name (`sdk-<sdk>-<binding>-<version>`) contains its
+/// value are re-recorded (`grpc`: the three gRPC ones), so the others stay
+/// byte-identical.
+const RECORD_ONLY: &str = "A2A_CONFORM_RECORD_ONLY";
+
 /// One interop run kept as a cassette.
 #[derive(Debug, Clone, Copy)]
 struct Recording {
     sdk: Sdk,
     binding: &'static str,
     version: &'static str,
+    /// The agent's start flags (`interop::start`): `--grpc` opens its gRPC port.
+    agent: &'static [&'static str],
 }
 
-/// The interop runs over HTTP (`interop::sdk_*_keeps_every_declaration`).
+/// The interop runs over HTTP (`interop::sdk_*_keeps_every_declaration`),
+/// then over gRPC (`interop::sdk_*_grpc_*`).
 const RECORDINGS: &[Recording] = &[
     Recording::new(Sdk::Python, "jsonrpc", "1.0"),
     Recording::new(Sdk::Python, "jsonrpc", "0.3"),
@@ -45,6 +61,10 @@ const RECORDINGS: &[Recording] = &[
     Recording::new(Sdk::Js, "jsonrpc", "0.3"),
     Recording::new(Sdk::Js, "rest", "1.0"),
     Recording::new(Sdk::Js, "rest", "0.3"),
+    Recording::grpc(Sdk::Python, "1.0"),
+    Recording::grpc(Sdk::Python, "0.3"),
+    // @a2a-js/sdk has no 0.3 gRPC service.
+    Recording::grpc(Sdk::Js, "1.0"),
 ];
 
 impl Recording {
@@ -53,7 +73,22 @@ impl Recording {
             sdk,
             binding,
             version,
+            agent: &[],
         }
+    }
+
+    const fn grpc(sdk: Sdk, version: &'static str) -> Self {
+        Self {
+            sdk,
+            binding: "grpc",
+            version,
+            agent: &["--grpc"],
+        }
+    }
+
+    /// The verdict the interop test asserts for row `id` of this run.
+    fn expected_row(self, id: &str) -> &'static str {
+        expected_row_over(self.sdk, self.binding, id, self.version)
     }
 
     /// `sdk-<name>-<binding>-<version>`.
@@ -173,8 +208,9 @@ fn compare_with_recording(cassette: &Cassette, out: &Outcome, what: &str) -> Res
 
 /// The declaration rows the live interop test asserts for an SDK agent:
 /// each row its expected verdict (honoured but for the findings,
-/// `interop::expected_row`), interfaces served, exit 0 (1 with a finding).
-fn assert_interop_rows(out: &Outcome, sdk: Sdk, version: &str, what: &str) {
+/// `interop::expected_row_over`), interfaces served, exit 0 (1 with a
+/// finding).
+fn assert_interop_rows(out: &Outcome, recording: Recording, what: &str) {
     let rows = verdicts(out, "declarations");
     assert!(
         rows.keys()
@@ -187,13 +223,27 @@ fn assert_interop_rows(out: &Outcome, sdk: Sdk, version: &str, what: &str) {
     for (id, verdict) in &rows {
         assert_eq!(
             verdict,
-            expected_row(sdk, id, version),
+            recording.expected_row(id),
             "{what}: {id}\n{}",
             out.explain()
         );
     }
-    let table: Vec<(String, String)> = rows.into_iter().collect();
-    let findings = expected_findings(sdk, &table, version);
+    if recording.binding == "grpc" {
+        // The gRPC interface the run spoke is declared, and judged above.
+        let interface = format!("interfaces[GRPC {}]", recording.version);
+        assert!(rows.contains_key(&interface), "{what}: {}", out.explain());
+    }
+    if recording.expected_row(PYTHON_GRPC_1_0_ROW) == "diverged" {
+        // Diverged for the interop test's reason: the 0.5 call was served.
+        let message = out.run("version-unsupported-refused")["message"]
+            .as_str()
+            .unwrap_or("");
+        assert!(message.contains("was served"), "{what}: {}", out.explain());
+    }
+    let findings = rows
+        .keys()
+        .filter(|id| recording.expected_row(id) == "diverged")
+        .count();
     let counts = &out.report()["summary"]["declarations"];
     assert_eq!(counts["diverged"], findings, "{what}: {}", out.explain());
     assert_eq!(counts["unverified"], 0, "{what}: {}", out.explain());
@@ -209,7 +259,7 @@ fn assert_rejudges_to_the_recording(recording: Recording) {
     if let Err(message) = compare_with_recording(&cassette, &out, &what) {
         panic!("{message}");
     }
-    assert_interop_rows(&out, recording.sdk, recording.version, &what);
+    assert_interop_rows(&out, recording, &what);
     let peer = &out.report()["peers"][0];
     assert_eq!(peer["protocol_version"], recording.version, "{what}");
     assert_eq!(peer["binding"], recording.binding, "{what}");
@@ -263,6 +313,21 @@ fn js_rest_v0_3_cassette_rejudges_to_its_recorded_table() {
 }
 
 #[test]
+fn python_grpc_v1_0_cassette_rejudges_to_its_recorded_table() {
+    assert_rejudges_to_the_recording(recording(Sdk::Python, "grpc", "1.0"));
+}
+
+#[test]
+fn python_grpc_v0_3_cassette_rejudges_to_its_recorded_table() {
+    assert_rejudges_to_the_recording(recording(Sdk::Python, "grpc", "0.3"));
+}
+
+#[test]
+fn js_grpc_v1_0_cassette_rejudges_to_its_recorded_table() {
+    assert_rejudges_to_the_recording(recording(Sdk::Js, "grpc", "1.0"));
+}
+
+#[test]
 fn a_changed_scenario_fails_the_cassette_test_naming_the_re_record_command() {
     // The suite changed: the input prompt is another text, so the runs that
     // send it are not in the recording. The comparison must refuse that,
@@ -286,9 +351,10 @@ fn a_changed_scenario_fails_the_cassette_test_naming_the_re_record_command() {
     );
 }
 
-#[test]
-fn a_replay_of_the_python_jsonrpc_v1_0_cassette_gives_the_recorded_table() {
-    let recording = recording(Sdk::Python, "jsonrpc", "1.0");
+/// Checks a `replay` of one cassette, with the recorded variables, and
+/// asserts the recorded table, with no replay miss.
+fn assert_replay_gives_the_recording(recording: Recording) {
+    let what = format!("replay of {}", recording.name());
     let cassette = recording.cassette();
     let replay = start_replay(&recording.path(), &[]);
     // The recorded variables, as `rejudge` takes them from the header.
@@ -304,37 +370,60 @@ fn a_replay_of_the_python_jsonrpc_v1_0_cassette_gives_the_recorded_table() {
     }
     args.extend_from_slice(&recording.flags());
     let out = run(&args);
-    if let Err(message) = compare_with_recording(&cassette, &out, "replay") {
+    if let Err(message) = compare_with_recording(&cassette, &out, &what) {
         panic!("{message}");
     }
     assert!(
         !out.report().to_string().contains("replay miss"),
-        "{}",
+        "{what}: {}",
         out.explain()
     );
-    assert_interop_rows(&out, recording.sdk, recording.version, "replay");
+    assert_interop_rows(&out, recording, &what);
+    assert_eq!(
+        out.report()["peers"][0]["binding"],
+        recording.binding,
+        "{what}"
+    );
 }
 
-/// Re-records every cassette of [`RECORDINGS`] against a fresh SDK agent
-/// each, with the interop tests' variables; a recording is kept only when
-/// its check shows what the interop test asserts.
+#[test]
+fn a_replay_of_the_python_jsonrpc_v1_0_cassette_gives_the_recorded_table() {
+    assert_replay_gives_the_recording(recording(Sdk::Python, "jsonrpc", "1.0"));
+}
+
+#[test]
+fn a_replay_of_the_python_grpc_v1_0_cassette_gives_the_recorded_table() {
+    // Over the replay's gRPC interface (the replayed card points it there),
+    // finding included: the recorded answer to the 0.5 call is served again.
+    assert_replay_gives_the_recording(recording(Sdk::Python, "grpc", "1.0"));
+}
+
+/// Re-records every cassette of [`RECORDINGS`] (those [`RECORD_ONLY`]
+/// names, when set) against a fresh SDK agent each, with the interop tests'
+/// variables; a recording is kept only when its check shows what the
+/// interop test asserts.
 #[test]
 #[ignore = "starts the SDK peers and rewrites fixtures/cassettes/; run after a suite change"]
 fn record_the_sdk_cassettes() {
-    for recording in RECORDINGS {
+    let only = std::env::var(RECORD_ONLY).unwrap_or_default();
+    let chosen: Vec<&Recording> = RECORDINGS
+        .iter()
+        .filter(|r| r.name().contains(&only))
+        .collect();
+    // A filter that matches nothing must not pass as a recording made.
+    assert!(
+        !chosen.is_empty(),
+        "{RECORD_ONLY}={only} names no recording"
+    );
+    for recording in chosen {
         let what = recording.name();
         let dir = tempfile::tempdir().unwrap();
         let fresh = dir.path().join("run.jsonl.gz");
-        let agent = start(recording.sdk, &[]);
+        let agent = start(recording.sdk, recording.agent);
         let mut args = recording.flags().to_vec();
         args.extend(["--record", fresh.to_str().unwrap()]);
         let out = agent.check(&args);
-        assert_interop_rows(
-            &out,
-            recording.sdk,
-            recording.version,
-            &format!("{what}\n{}", agent.log()),
-        );
+        assert_interop_rows(&out, *recording, &format!("{what}\n{}", agent.log()));
         drop(agent);
         let cassette = Cassette::load(&fresh).unwrap_or_else(|e| panic!("{what}: {e}"));
         compare_with_recording(&cassette, &out, &what).unwrap_or_else(|m| panic!("{m}"));
