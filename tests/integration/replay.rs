@@ -704,24 +704,7 @@ fn checking_a_replay_with_other_requests_is_a_replay_miss_never_a_divergence() {
             "prompt_input_required=need-input but worded otherwise",
         ],
     );
-    let runs = out.report()["peers"][0]["scenarios"]
-        .as_array()
-        .unwrap()
-        .clone();
-    let missed: Vec<&serde_json::Value> = runs
-        .iter()
-        .filter(|r| r["message"].as_str().unwrap_or("").contains("replay miss"))
-        .collect();
-    assert!(!missed.is_empty(), "{}", out.explain());
-    for run in missed {
-        assert_eq!(run["verdict"], "error", "{run}");
-        assert!(run["message"].as_str().unwrap().contains("run `"), "{run}");
-    }
-    assert!(
-        runs.iter().all(|r| r["verdict"] != "fail"),
-        "{}",
-        out.explain()
-    );
+    assert_misses_are_errors_never_divergences(&out, "jsonrpc");
 }
 
 /// A cassette cut, edited, of another version or too large is refused by
@@ -776,24 +759,7 @@ fn checking_a_grpc_replay_with_other_requests_is_a_replay_miss_never_a_divergenc
         ];
         let replay = start_replay(&path, &["--as-fast-as-possible"]);
         let out = check(&replay.card, &changed);
-        let runs = out.report()["peers"][0]["scenarios"]
-            .as_array()
-            .unwrap()
-            .clone();
-        let missed: Vec<&serde_json::Value> = runs
-            .iter()
-            .filter(|r| r["message"].as_str().unwrap_or("").contains("replay miss"))
-            .collect();
-        assert!(!missed.is_empty(), "{version}: {}", out.explain());
-        for run in missed {
-            assert_eq!(run["verdict"], "error", "{version}: {run}");
-            assert!(run["message"].as_str().unwrap().contains("run `"), "{run}");
-        }
-        assert!(
-            runs.iter().all(|r| r["verdict"] != "fail"),
-            "{version}: {}",
-            out.explain()
-        );
+        assert_misses_are_errors_never_divergences(&out, &format!("grpc {version}"));
         let file = path.to_str().unwrap();
         let rejudged = run(&[&["rejudge", file, "--as-fast-as-possible"][..], &changed].concat());
         let mut differs = 0;
@@ -904,4 +870,29 @@ fn a_second_check_against_one_running_replay_gives_the_same_table() {
             replayed.explain()
         );
     }
+}
+
+/// A check against a replay with other requests than recorded: some runs
+/// are replay misses, each an error naming its run, and none a divergence.
+fn assert_misses_are_errors_never_divergences(out: &Outcome, what: &str) {
+    let runs = out.report()["peers"][0]["scenarios"]
+        .as_array()
+        .expect("scenarios");
+    let missed: Vec<&serde_json::Value> = runs
+        .iter()
+        .filter(|r| r["message"].as_str().unwrap_or("").contains("replay miss"))
+        .collect();
+    assert!(!missed.is_empty(), "{what}: {}", out.explain());
+    for run in missed {
+        assert_eq!(run["verdict"], "error", "{what}: {run}");
+        assert!(
+            run["message"].as_str().unwrap_or("").contains("run `"),
+            "{run}"
+        );
+    }
+    assert!(
+        runs.iter().all(|r| r["verdict"] != "fail"),
+        "{what}: {}",
+        out.explain()
+    );
 }

@@ -516,13 +516,7 @@ fn replay_miss(call: &GrpcCall, transcript: &Transcript, status: &Status) -> Opt
         return None;
     }
     let reason = clip(status.message(), 64 * 1024);
-    transcript.record(
-        RecordKind::Response,
-        Instant::now(),
-        format!("← replay miss: {reason}"),
-        None,
-        None,
-    );
+    transcript.replay_miss(&reason);
     Some(Reply::NotRecorded {
         reason,
         unverified: mark.as_bytes() == b"unverified",

@@ -414,6 +414,18 @@ impl Transcript {
         }
     }
 
+    /// Records a replay's miss, now: the answer that stands for the
+    /// recording's gap, read alike over every binding.
+    pub(crate) fn replay_miss(&self, reason: &str) {
+        self.record(
+            RecordKind::Response,
+            Instant::now(),
+            format!("← replay miss: {reason}"),
+            None,
+            None,
+        );
+    }
+
     /// Records an observation of the caller's, now ([`RecordKind::Note`]).
     pub fn note(&self, summary: impl Into<String>) {
         self.record(RecordKind::Note, Instant::now(), summary, None, None);

@@ -880,13 +880,7 @@ async fn not_recorded(
         .ok()
         .and_then(|v| v["error"]["message"].as_str().map(str::to_string))
         .unwrap_or_else(|| text.trim().to_string());
-    transcript.record(
-        RecordKind::Response,
-        Instant::now(),
-        format!("← replay miss: {reason}"),
-        None,
-        None,
-    );
+    transcript.replay_miss(&reason);
     Reply::NotRecorded { reason, unverified }
 }
 
