@@ -335,7 +335,12 @@ async fn time(addr: std::net::SocketAddr, what: &str, paths: &[String]) -> Resul
 }
 
 async fn measure(url: String, o: &Options) -> Result<(), String> {
-    let store = Store::open(&url).map_err(|e| e.to_string())?;
+    // Opened off the runtime: the PostgreSQL client blocks on a runtime of
+    // its own (as `dashboard` and `watch` open theirs).
+    let store = tokio::task::spawn_blocking(move || Store::open(&url))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .map_err(|e| e.to_string())?;
