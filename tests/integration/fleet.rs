@@ -427,8 +427,8 @@ fn a_fleet_peers_profile_is_checked_like_profile_before_any_request() {
     );
 }
 
-/// A fleet under a low open-files limit (soft 160, hard 320, where the usual
-/// soft limit is 1,024 and 40 peers × 8 jobs need more): the tool raises the
+/// A fleet under a low open-files limit (soft 160, hard 320: 40 peers × 8
+/// jobs, up to three sockets a run, need more): the tool raises the
 /// soft limit to the hard one and sizes its runs in flight to fit, so every
 /// run is judged and none is an error of the tool's own making ("Too many
 /// open files", which before read as 40 unreachable peers).
