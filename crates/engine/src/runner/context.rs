@@ -6,6 +6,7 @@
 
 use super::capture::Capture;
 use super::credentials::CredentialTally;
+use super::run_vars::RunVars;
 use super::webhook::WebhookReceiver;
 use super::window::ProbeWindow;
 use crate::scenario::template::{Element, Template};
@@ -154,7 +155,7 @@ pub(crate) struct RunContext<'a> {
     pub(crate) reference: Option<&'a PeerClient>,
     pub(crate) transcript: Arc<Transcript>,
     /// Variables for this run: `None` is a variable that exists but is unset.
-    pub(crate) vars: HashMap<String, Option<String>>,
+    pub(crate) vars: RunVars,
     pub(crate) captures: HashMap<String, Capture>,
     /// Per stream: the last event a step consumed.
     pub(crate) cursors: HashMap<String, usize>,
@@ -220,11 +221,7 @@ pub(crate) struct Signing {
 }
 
 impl<'a> RunContext<'a> {
-    pub(crate) fn new(
-        client: &'a PeerClient,
-        transcript: Arc<Transcript>,
-        vars: HashMap<String, Option<String>>,
-    ) -> Self {
+    pub(crate) fn new(client: &'a PeerClient, transcript: Arc<Transcript>, vars: RunVars) -> Self {
         RunContext {
             client,
             reference: None,

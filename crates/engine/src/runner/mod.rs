@@ -40,6 +40,7 @@ mod precondition;
 mod progress;
 mod push;
 mod run;
+pub(crate) mod run_vars;
 mod schedule;
 pub(crate) mod stream_end;
 pub(crate) mod webhook;

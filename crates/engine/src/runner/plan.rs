@@ -7,6 +7,7 @@
 use super::context::CardFacts;
 use super::options::RunOptions;
 use super::precondition::INPUT_REQUIRED_VAR;
+use super::run_vars::RunVars;
 use super::window::ProbeWindow;
 use crate::scenario::vars::{self, BUILTINS};
 use crate::scenario::{ForEach, Scenario, Suite};
@@ -21,7 +22,7 @@ pub(crate) struct Planned<'a> {
     pub(crate) scenario: &'a Scenario,
     pub(crate) run_id: String,
     pub(crate) verifies: Vec<DeclarationId>,
-    pub(crate) vars: HashMap<String, Option<String>>,
+    pub(crate) vars: RunVars,
     /// Why the run does not run: filtered, gated off, or (an error) a
     /// `verifies:` template that named no declaration.
     pub(crate) not_run: Option<NotRun>,
@@ -100,7 +101,7 @@ pub(crate) fn plan_runs<'a>(
     suite: &'a Suite,
     options: &RunOptions,
 ) -> Vec<Planned<'a>> {
-    let base = base_vars(card, suite, options);
+    let base = Arc::new(base_vars(card, suite, options));
     let facts = Arc::new(CardFacts::of(card));
     // Absent everywhere; `--var prompt_input_required=` (empty) opts out.
     let input_prompt_unset = options.discover_budget > 0
@@ -161,12 +162,8 @@ pub(crate) fn plan_runs<'a>(
             // Only a run that runs needs its variables: thousands of
             // skipped expansions must not each copy them.
             let vars = match not_run {
-                None => {
-                    let mut vars = base.clone();
-                    vars.extend(expansion.vars);
-                    vars
-                }
-                Some(_) => HashMap::new(),
+                None => RunVars::new(base.clone(), expansion.vars),
+                Some(_) => RunVars::default(),
             };
             let search_input = input_prompt_unset
                 && not_run.is_none()

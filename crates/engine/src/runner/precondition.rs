@@ -22,6 +22,7 @@ use super::card::{fetch_card, CardUnavailable};
 use super::context::{RunContext, Stop, StopKind};
 use super::evidence;
 use super::options::{RunOptions, MAX_RUN};
+use super::run_vars::{RunVars, VarMap};
 use crate::scenario::template::Element;
 use crate::scenario::Scenario;
 use crate::steps::{CancelStep, SendStep, Step, StreamStep};
@@ -30,7 +31,6 @@ use a2a_conform_protocol::card::Card;
 use a2a_conform_protocol::TaskState;
 use a2a_conform_report::evidence::Evidence;
 use a2a_conform_report::{ErrorKind, PreconditionOutcome, PreconditionReport, TriedPrompt};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 use tokio::sync::Mutex;
@@ -407,7 +407,7 @@ pub(crate) struct Search<'a> {
     keep_evidence: bool,
     /// The variables a tried prompt's run sees: the peer's `task_window`,
     /// which bounds the poll of an answer that is not settled yet.
-    vars: HashMap<String, Option<String>>,
+    vars: RunVars,
     state: Mutex<State>,
 }
 
@@ -420,7 +420,8 @@ impl<'a> Search<'a> {
             .get(TASK_WINDOW_VAR)
             .map(|window| (TASK_WINDOW_VAR.to_string(), Some(window.clone())))
             .into_iter()
-            .collect();
+            .collect::<VarMap>()
+            .into();
         Search {
             client,
             card,

@@ -47,7 +47,13 @@ impl PeerRuns<'_> {
         for (place, position) in order::start_order(&lengths).into_iter().enumerate() {
             rank[position] = place;
         }
-        let mut started: Vec<(usize, Planned<'_>)> = plan.into_iter().enumerate().collect();
+        // Each run's plan boxed, so that a run waiting for its slot holds a
+        // pointer and a run in flight or ended leaves no room behind in the
+        // buffer, which lives as long as the peer's runs. Collected in place
+        // the buffer would keep the plan's size (15 KB a peer): shrunk.
+        let mut started: Vec<(usize, Box<Planned<'_>>)> =
+            plan.into_iter().map(Box::new).enumerate().collect();
+        started.shrink_to_fit();
         started.sort_unstable_by_key(|(position, _)| rank[*position]);
         let runs = stream::iter(
             started
@@ -70,7 +76,7 @@ impl PeerRuns<'_> {
     /// One run's report. A run that never started (the check was
     /// interrupted first, or no client could be made for it) is not told
     /// to progress; every other run is, when it ends.
-    async fn run(&self, planned: Planned<'_>) -> ScenarioReport {
+    async fn run(&self, planned: Box<Planned<'_>>) -> ScenarioReport {
         let options = self.options;
         if options.cancel.is_cancelled() && planned.not_run.is_none() {
             return interrupted(&planned);
@@ -91,6 +97,12 @@ impl PeerRuns<'_> {
                     return run;
                 }
             },
+        };
+        // Moved out in a block of its own, so that the box is freed now,
+        // not when this function's scope ends after the run.
+        let planned = {
+            let boxed = planned;
+            *boxed
         };
         Box::pin(self.run_in_slot(planned, slot)).await
     }

@@ -3,9 +3,9 @@
 //! longest runs first): the run's variables, and the nominal length of a
 //! wait for a peer's task.
 
+use crate::runner::run_vars::RunVars;
 use crate::scenario::template::{Element, Template};
 use crate::scenario::vars::{self, Count, DurationValue};
-use std::collections::HashMap;
 use std::time::Duration;
 
 /// What one wait for a peer's task (a blocking send, a stream to its end,
@@ -16,12 +16,12 @@ pub(crate) const NOMINAL_TASK: Duration = Duration::from_secs(1);
 
 /// A planned run's variables, for reading its steps' windows before it runs.
 pub(crate) struct Estimate<'v> {
-    vars: &'v HashMap<String, Option<String>>,
+    vars: &'v RunVars,
 }
 
 impl<'v> Estimate<'v> {
     /// An estimate with a planned run's variables.
-    pub(crate) fn new(vars: &'v HashMap<String, Option<String>>) -> Estimate<'v> {
+    pub(crate) fn new(vars: &'v RunVars) -> Estimate<'v> {
         Estimate { vars }
     }
 

@@ -161,7 +161,6 @@ mod tests {
     use a2a_conform_client::{PeerClient, Transcript};
     use a2a_conform_mock::{MockConfig, MockPeer, MockPki, MockTls};
     use a2a_conform_protocol::{Binding, ProtocolVersion};
-    use std::collections::HashMap;
     use std::sync::Arc;
 
     /// A `jku` on an HTTPS peer whose CA only `--cacert` names: the key set
@@ -201,10 +200,10 @@ mod tests {
         // and read (and is no key set); untrusted, no body is read at all.
         let jku = peer.card_url();
         let transcript = Transcript::new(Arc::default());
-        let ctx = RunContext::new(&with_ca, transcript.clone(), HashMap::new());
+        let ctx = RunContext::new(&with_ca, transcript.clone(), Default::default());
         let trusted = fetch_jku(&ctx, &jku).await.unwrap_err();
         assert!(matches!(trusted, JkuError::Keys(_)), "{trusted}");
-        let ctx = RunContext::new(&without, transcript, HashMap::new());
+        let ctx = RunContext::new(&without, transcript, Default::default());
         let untrusted = fetch_jku(&ctx, &jku).await.unwrap_err();
         assert!(matches!(untrusted, JkuError::Request(_)), "{untrusted}");
     }
