@@ -8,8 +8,11 @@ use crate::model::{regresses, CardInterval, Interval, Regression};
 use a2a_conform_report::DeclarationVerdict;
 use std::collections::BTreeMap;
 
-const INTERVAL_COLUMNS: &str =
-    "peer, declaration, verdict, first_record, last_record, first_seen, last_seen";
+/// An interval's columns, read from `intervals i` joined with its peer `p`:
+/// an open interval has no end of its own (NULL) and ends at its peer's
+/// last record (schema version 3).
+const INTERVAL_COLUMNS: &str = "i.peer, i.declaration, i.verdict, i.first_record, \
+     COALESCE(i.last_record, p.last_record), i.first_seen, COALESCE(i.last_seen, p.last_seen)";
 
 fn verdict(text: &str) -> Result<DeclarationVerdict, Error> {
     serde_json::from_value(serde_json::Value::String(text.to_string()))
@@ -54,8 +57,8 @@ pub(crate) fn intervals(
     declaration: &str,
 ) -> Result<Vec<Interval>, Error> {
     let sql = format!(
-        "SELECT {INTERVAL_COLUMNS} FROM intervals WHERE peer = $1 AND declaration = $2 \
-         ORDER BY first_record, id"
+        "SELECT {INTERVAL_COLUMNS} FROM intervals i JOIN peers p ON p.peer = i.peer \
+         WHERE i.peer = $1 AND i.declaration = $2 ORDER BY i.first_record, i.id"
     );
     let params = [Value::Text(peer.into()), Value::Text(declaration.into())];
     db.query(&sql, &params)?.iter().map(interval).collect()
@@ -64,8 +67,8 @@ pub(crate) fn intervals(
 /// Every interval of a peer: its timeline, by first record then declaration.
 pub(crate) fn changes(db: &mut Db, peer: &str) -> Result<Vec<Interval>, Error> {
     let sql = format!(
-        "SELECT {INTERVAL_COLUMNS} FROM intervals WHERE peer = $1 \
-         ORDER BY first_record, declaration, id"
+        "SELECT {INTERVAL_COLUMNS} FROM intervals i JOIN peers p ON p.peer = i.peer \
+         WHERE i.peer = $1 ORDER BY i.first_record, i.declaration, i.id"
     );
     db.query(&sql, &[Value::Text(peer.into())])?
         .iter()
@@ -76,8 +79,10 @@ pub(crate) fn changes(db: &mut Db, peer: &str) -> Result<Vec<Interval>, Error> {
 /// A peer's card digests, oldest first.
 pub(crate) fn card_history(db: &mut Db, peer: &str) -> Result<Vec<CardInterval>, Error> {
     db.query(
-        "SELECT peer, digest, first_record, last_record, first_seen, last_seen \
-         FROM card_intervals WHERE peer = $1 ORDER BY first_record, id",
+        "SELECT c.peer, c.digest, c.first_record, COALESCE(c.last_record, p.last_record), \
+         c.first_seen, COALESCE(c.last_seen, p.last_seen) \
+         FROM card_intervals c JOIN peers p ON p.peer = c.peer \
+         WHERE c.peer = $1 ORDER BY c.first_record, c.id",
         &[Value::Text(peer.into())],
     )?
     .iter()
@@ -216,11 +221,10 @@ pub(crate) fn latest_records(
 /// Every interval of the page of peers [`latest_records`] gives for
 /// `offset` and `limit`, in one query: by peer, declaration, first record.
 pub(crate) fn page_intervals(db: &mut Db, offset: i64, limit: i64) -> Result<Vec<Interval>, Error> {
-    let columns = INTERVAL_COLUMNS.replace(", ", ", i.");
     let sql = format!(
-        "SELECT i.{columns} FROM intervals i JOIN \
-         (SELECT peer FROM peers ORDER BY peer LIMIT $1 OFFSET $2) page ON page.peer = i.peer \
-         ORDER BY i.peer, i.declaration, i.first_record, i.id"
+        "SELECT {INTERVAL_COLUMNS} FROM intervals i JOIN \
+         (SELECT peer, last_record, last_seen FROM peers ORDER BY peer LIMIT $1 OFFSET $2) p \
+         ON p.peer = i.peer ORDER BY i.peer, i.declaration, i.first_record, i.id"
     );
     db.query(&sql, &[Value::Int(limit), Value::Int(offset)])?
         .iter()
@@ -232,10 +236,9 @@ pub(crate) fn page_intervals(db: &mut Db, offset: i64, limit: i64) -> Result<Vec
 /// in one query: by peer, then declaration. A declaration the latest
 /// record left out has none.
 pub(crate) fn current_verdicts(db: &mut Db) -> Result<Vec<Interval>, Error> {
-    let columns = INTERVAL_COLUMNS.replace(", ", ", i.");
     let sql = format!(
-        "SELECT i.{columns} FROM peers p JOIN intervals i \
-         ON i.peer = p.peer AND i.last_record = p.last_record \
+        "SELECT {INTERVAL_COLUMNS} FROM peers p JOIN intervals i \
+         ON i.peer = p.peer AND i.last_record IS NULL \
          ORDER BY i.peer, i.declaration, i.id"
     );
     db.query(&sql, &[])?.iter().map(interval).collect()

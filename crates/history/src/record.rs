@@ -1,8 +1,9 @@
 //! Recording one report: a `records` row with the deflated report without
 //! its peers, a `peer_reports` row with each peer's deflated entry, then for
-//! each peer its verdict and card intervals — the open interval is extended
-//! when the verdict is the one the peer's previous record had, and a new
-//! one opened otherwise — all in one transaction.
+//! each peer its verdict and card intervals — the open interval (it ends at
+//! the peer's last record, kept on `peers`) is left as it is when the
+//! verdict is the one the peer's previous record had, and ended at that
+//! record with a new one opened otherwise — all in one transaction.
 
 use crate::archive;
 use crate::db::{Db, Value};
@@ -69,61 +70,74 @@ pub(crate) fn first_int(rows: &[Vec<Value>]) -> Result<i64, Error> {
 fn record_peer(db: &mut Db, record: RecordId, at: &str, peer: &PeerReport) -> Result<(), Error> {
     let url = Value::Text(peer.card_url.clone());
     let rows = db.query(
-        "SELECT last_record FROM peers WHERE peer = $1",
+        "SELECT p.last_record, COALESCE(p.last_seen, r.started_at) FROM peers p \
+         LEFT JOIN records r ON r.id = p.last_record WHERE p.peer = $1",
         std::slice::from_ref(&url),
     )?;
+    let at_value = Value::Text(at.to_string());
     // 0: no previous record (ids start at 1), so no interval continues.
-    let previous = match rows.first() {
-        Some(_) => {
-            let last = first_int(&rows)?;
+    let (previous, previous_at) = match rows.first().map(Vec::as_slice) {
+        Some([last, last_seen]) => {
+            let last = last.int()?;
             db.execute(
-                "UPDATE peers SET prev_record = $1, last_record = $2 WHERE peer = $3",
-                &[Value::Int(last), Value::Int(record), url.clone()],
+                "UPDATE peers SET prev_record = $1, last_record = $2, last_seen = $3 \
+                 WHERE peer = $4",
+                &[Value::Int(last), Value::Int(record), at_value, url.clone()],
             )?;
-            last
+            (last, last_seen.maybe_text()?.unwrap_or_default())
         }
+        Some(_) => return Err(Error::Unexpected("a peer row of another shape".into())),
         None => {
             db.execute(
-                "INSERT INTO peers (peer, last_record, prev_record) VALUES ($1, $2, 0)",
-                &[url.clone(), Value::Int(record)],
+                "INSERT INTO peers (peer, last_record, prev_record, last_seen) \
+                 VALUES ($1, $2, 0, $3)",
+                &[url.clone(), Value::Int(record), at_value],
             )?;
-            0
+            (0, String::new())
         }
     };
     let span = Span {
         record,
         previous,
+        previous_at: &previous_at,
         at,
     };
     record_verdicts(db, &span, peer)?;
     record_card(db, &span, peer)
 }
 
-/// Where a record sits in a peer's history.
+/// Where a record sits in a peer's history: the record, and the peer's
+/// previous one (0: none) with when it started.
 struct Span<'a> {
     record: RecordId,
     previous: RecordId,
+    previous_at: &'a str,
     at: &'a str,
 }
 
+/// The peer's open intervals (no end of their own: they end at its last
+/// record) whose verdict still holds stay as they are; the others end at
+/// the previous record, and an interval opens for each new verdict.
 fn record_verdicts(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<(), Error> {
     let url = Value::Text(peer.card_url.clone());
-    // The intervals current at the peer's previous record, by declaration.
-    let open: BTreeMap<String, (i64, String)> = db
-        .query(
-            "SELECT id, declaration, verdict FROM intervals WHERE peer = $1 AND last_record = $2",
-            &[url.clone(), Value::Int(span.previous)],
-        )?
-        .iter()
-        .map(|row| match row.as_slice() {
-            [id, declaration, verdict] => Ok((declaration.text()?, (id.int()?, verdict.text()?))),
-            _ => Err(Error::Unexpected("an interval row of another shape".into())),
-        })
-        .collect::<Result<_, Error>>()?;
-    // The open intervals that continue are extended in one statement per
-    // peer, not one per declaration: on PostgreSQL each statement is a
-    // round trip, and a 10,000-peer cycle was 300,000 of them (a minute).
-    let continued: BTreeSet<i64> = peer
+    let open: BTreeMap<String, (i64, String)> = match span.previous {
+        0 => BTreeMap::new(),
+        _ => db
+            .query(
+                "SELECT id, declaration, verdict FROM intervals \
+                 WHERE peer = $1 AND last_record IS NULL",
+                std::slice::from_ref(&url),
+            )?
+            .iter()
+            .map(|row| match row.as_slice() {
+                [id, declaration, verdict] => {
+                    Ok((declaration.text()?, (id.int()?, verdict.text()?)))
+                }
+                _ => Err(Error::Unexpected("an interval row of another shape".into())),
+            })
+            .collect::<Result<_, Error>>()?,
+    };
+    let held: BTreeSet<i64> = peer
         .declarations
         .iter()
         .filter_map(|row| match open.get(&row.id) {
@@ -134,11 +148,9 @@ fn record_verdicts(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<()
     let ended: Vec<i64> = open
         .values()
         .map(|(id, _)| *id)
-        .filter(|id| !continued.contains(id))
+        .filter(|id| !held.contains(id))
         .collect();
-    if !continued.is_empty() {
-        extend_open(db, span, &url, &ended)?;
-    }
+    end_at_previous(db, "intervals", span, &ended)?;
     for row in &peer.declarations {
         let verdict = row.verdict.as_str();
         match open.get(&row.id) {
@@ -146,7 +158,7 @@ fn record_verdicts(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<()
             _ => {
                 db.execute(
                     "INSERT INTO intervals (peer, declaration, verdict, first_record, \
-                     last_record, first_seen, last_seen) VALUES ($1, $2, $3, $4, $4, $5, $5)",
+                     first_seen) VALUES ($1, $2, $3, $4, $5)",
                     &[
                         url.clone(),
                         Value::Text(row.id.clone()),
@@ -163,18 +175,22 @@ fn record_verdicts(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<()
 
 fn record_card(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<(), Error> {
     let url = Value::Text(peer.card_url.clone());
-    let rows = db.query(
-        "SELECT id, digest FROM card_intervals WHERE peer = $1 AND last_record = $2",
-        &[url.clone(), Value::Int(span.previous)],
-    )?;
+    let rows = match span.previous {
+        0 => Vec::new(),
+        _ => db.query(
+            "SELECT id, digest FROM card_intervals WHERE peer = $1 AND last_record IS NULL",
+            std::slice::from_ref(&url),
+        )?,
+    };
     if let Some([id, digest]) = rows.first().map(Vec::as_slice) {
         if digest.maybe_text()?.as_deref() == peer.card_digest.as_deref() {
-            return extend(db, "card_intervals", id.int()?, span);
+            return Ok(());
         }
+        end_at_previous(db, "card_intervals", span, &[id.int()?])?;
     }
     db.execute(
-        "INSERT INTO card_intervals (peer, digest, first_record, last_record, first_seen, \
-         last_seen) VALUES ($1, $2, $3, $3, $4, $4)",
+        "INSERT INTO card_intervals (peer, digest, first_record, first_seen) \
+         VALUES ($1, $2, $3, $4)",
         &[
             url,
             Value::opt_text(peer.card_digest.as_deref()),
@@ -185,37 +201,23 @@ fn record_card(db: &mut Db, span: &Span<'_>, peer: &PeerReport) -> Result<(), Er
     Ok(())
 }
 
-/// Extends every interval of the peer open at its previous record to this
-/// record, but for `ended` (the ones whose verdict changed or whose
-/// declaration is gone: they end at the previous record).
-fn extend_open(db: &mut Db, span: &Span<'_>, url: &Value, ended: &[i64]) -> Result<(), Error> {
-    let mut sql = String::from(
-        "UPDATE intervals SET last_record = $1, last_seen = $2 WHERE peer = $3 AND last_record = $4",
+/// Ends the open intervals `ids` of `table` (one of ours, never user text)
+/// at the peer's previous record, in one statement: on PostgreSQL each
+/// statement is a round trip.
+fn end_at_previous(db: &mut Db, table: &str, span: &Span<'_>, ids: &[i64]) -> Result<(), Error> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let marks: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 3)).collect();
+    let sql = format!(
+        "UPDATE {table} SET last_record = $1, last_seen = $2 WHERE id IN ({})",
+        marks.join(", ")
     );
     let mut params = vec![
-        Value::Int(span.record),
-        Value::Text(span.at.to_string()),
-        url.clone(),
         Value::Int(span.previous),
+        Value::Text(span.previous_at.to_string()),
     ];
-    if !ended.is_empty() {
-        let marks: Vec<String> = (0..ended.len()).map(|i| format!("${}", i + 5)).collect();
-        sql.push_str(&format!(" AND id NOT IN ({})", marks.join(", ")));
-        params.extend(ended.iter().map(|id| Value::Int(*id)));
-    }
+    params.extend(ids.iter().map(|id| Value::Int(*id)));
     db.execute(&sql, &params)?;
-    Ok(())
-}
-
-/// Extends interval `id` of `table` (one of ours, never user text) to the record.
-fn extend(db: &mut Db, table: &str, id: i64, span: &Span<'_>) -> Result<(), Error> {
-    db.execute(
-        &format!("UPDATE {table} SET last_record = $1, last_seen = $2 WHERE id = $3"),
-        &[
-            Value::Int(span.record),
-            Value::Text(span.at.to_string()),
-            Value::Int(id),
-        ],
-    )?;
     Ok(())
 }

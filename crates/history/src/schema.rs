@@ -9,9 +9,12 @@
 //!   peers (a version 1 record: the whole report); NULL once pruned.
 //! - `peer_reports` (version 2): each peer's entry of a record's report,
 //!   deflated, in the report's order; deleted when the record is pruned.
-//! - `peers`: one row per peer: its last two records, for regressions.
+//! - `peers`: one row per peer: its last two records, for regressions,
+//!   and (version 3) when the last one started.
 //! - `intervals`: one row per run of equal verdicts of a (peer,
-//!   declaration), from the first record that saw it to the last.
+//!   declaration), from the first record that saw it to the last; since
+//!   version 3 the open one (current at the peer's last record) has no
+//!   end of its own (NULL), and reads its peer's.
 //! - `card_intervals`: the same for the card's digest.
 
 use crate::db::{Db, Value};
@@ -126,6 +129,73 @@ const MIGRATIONS: &[Migration] = &[
         );
         CREATE INDEX peer_reports_peer ON peer_reports (peer, record);
         CREATE INDEX intervals_current ON intervals (peer, last_record);
+    ",
+    },
+    Migration {
+        // Version 3: an open interval (current at its peer's last record)
+        // has no end of its own (NULL): its end is the peer's last record,
+        // kept once on `peers` with its time. A cycle in which nothing
+        // changed then writes no interval at all, where it updated every
+        // open one: 300,000 rows a cycle at 10,000 peers, which PostgreSQL
+        // keeps a dead version of each until vacuum (docs/performance.md).
+        // SQLite cannot drop a NOT NULL: the tables are rebuilt.
+        sqlite: "
+        ALTER TABLE peers ADD COLUMN last_seen TEXT;
+        UPDATE peers SET last_seen =
+            (SELECT r.started_at FROM records r WHERE r.id = peers.last_record);
+        CREATE TABLE intervals_v3 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            peer TEXT NOT NULL,
+            declaration TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            first_record BIGINT NOT NULL,
+            last_record BIGINT,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT
+        );
+        INSERT INTO intervals_v3
+            SELECT i.id, i.peer, i.declaration, i.verdict, i.first_record,
+                CASE WHEN p.last_record = i.last_record THEN NULL ELSE i.last_record END,
+                i.first_seen,
+                CASE WHEN p.last_record = i.last_record THEN NULL ELSE i.last_seen END
+            FROM intervals i LEFT JOIN peers p ON p.peer = i.peer;
+        DROP TABLE intervals;
+        ALTER TABLE intervals_v3 RENAME TO intervals;
+        CREATE INDEX intervals_key ON intervals (peer, declaration, id);
+        CREATE INDEX intervals_current ON intervals (peer, last_record);
+        CREATE TABLE card_intervals_v3 (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            peer TEXT NOT NULL,
+            digest TEXT,
+            first_record BIGINT NOT NULL,
+            last_record BIGINT,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT
+        );
+        INSERT INTO card_intervals_v3
+            SELECT c.id, c.peer, c.digest, c.first_record,
+                CASE WHEN p.last_record = c.last_record THEN NULL ELSE c.last_record END,
+                c.first_seen,
+                CASE WHEN p.last_record = c.last_record THEN NULL ELSE c.last_seen END
+            FROM card_intervals c LEFT JOIN peers p ON p.peer = c.peer;
+        DROP TABLE card_intervals;
+        ALTER TABLE card_intervals_v3 RENAME TO card_intervals;
+        CREATE INDEX card_intervals_key ON card_intervals (peer, id);
+        CREATE INDEX card_intervals_current ON card_intervals (peer, last_record);
+    ",
+        postgres: "
+        ALTER TABLE peers ADD COLUMN last_seen TEXT;
+        UPDATE peers SET last_seen =
+            (SELECT r.started_at FROM records r WHERE r.id = peers.last_record);
+        ALTER TABLE intervals ALTER COLUMN last_record DROP NOT NULL,
+            ALTER COLUMN last_seen DROP NOT NULL;
+        UPDATE intervals i SET last_record = NULL, last_seen = NULL
+            FROM peers p WHERE p.peer = i.peer AND p.last_record = i.last_record;
+        ALTER TABLE card_intervals ALTER COLUMN last_record DROP NOT NULL,
+            ALTER COLUMN last_seen DROP NOT NULL;
+        UPDATE card_intervals c SET last_record = NULL, last_seen = NULL
+            FROM peers p WHERE p.peer = c.peer AND p.last_record = c.last_record;
+        CREATE INDEX card_intervals_current ON card_intervals (peer, last_record);
     ",
     },
 ];

@@ -77,6 +77,23 @@ impl TestDb {
         }
     }
 
+    /// Runs `sqlite` or `postgres` (one batch of statements) on the
+    /// database, behind the store's back: what an older build wrote.
+    pub fn batch(&self, sqlite: &str, postgres: &str) {
+        match &self.kind {
+            Kind::Sqlite(dir) => {
+                let conn = rusqlite::Connection::open(dir.path().join("history.db"))
+                    .expect("the SQLite file opens");
+                conn.execute_batch(sqlite).expect("the batch runs");
+            }
+            Kind::Postgres(server) => {
+                let mut client = postgres::Client::connect(&server.url, postgres::NoTls)
+                    .expect("the server answers");
+                client.batch_execute(postgres).expect("the batch runs");
+            }
+        }
+    }
+
     /// Marks the database as migrated by a newer build (behind the store's back).
     pub fn set_schema_version(&self, version: i64) {
         let sql = format!("INSERT INTO schema_version (version) VALUES ({version})");
