@@ -783,3 +783,34 @@ fn a_peer_page_shows_its_own_entry_of_the_fleet_s_report() {
     let unknown = path("https://nobody.example/.well-known/agent-card.json");
     assert_eq!(get(&dashboard.base, &unknown, None).0, 404);
 }
+
+/// SIGTERM stops the dashboard with 0 over either backend: the store it
+/// owns is closed as its server ends, on a thread driving the runtime,
+/// where the PostgreSQL client's goodbye panicked (exit 101) until the
+/// store said it on a thread of its own.
+#[test]
+fn sigterm_stops_the_dashboard_cleanly_over_sqlite_and_postgres() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = crate::common::postgres::PgServer::start();
+    let sqlite = format!("sqlite:{}", dir.path().join("history.db").display());
+    for db in [sqlite.as_str(), server.url.as_str()] {
+        let mut dashboard = start_dashboard(db, "127.0.0.1:0", &[]);
+        let (status, _, _) = get(&dashboard.base, "/", None);
+        assert_eq!(status, 200, "{db}");
+        let pid = i32::try_from(dashboard.child.id()).expect("a pid");
+        // SAFETY: kill(2) on the child this test started; no memory is shared.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let code = loop {
+            if let Some(status) = dashboard.child.try_wait().expect("wait") {
+                break status.code();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{db}: still serving 30 s after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(code, Some(0), "{db}: the dashboard's exit after SIGTERM");
+    }
+}

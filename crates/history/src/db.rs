@@ -61,7 +61,35 @@ impl Value {
 /// Which database, and the open connection to it.
 pub(crate) enum Db {
     Sqlite(rusqlite::Connection),
-    Postgres(Box<postgres::Client>),
+    Postgres(PgClient),
+}
+
+/// A PostgreSQL connection that may be dropped on any thread. The client
+/// says goodbye by blocking on a runtime of its own, which panics on a
+/// thread driving a tokio runtime: a dashboard's server, which owns its
+/// store, ends on one when a signal stops it. The goodbye is said on a
+/// thread of its own, waited for.
+pub(crate) struct PgClient(Option<Box<postgres::Client>>);
+
+impl PgClient {
+    pub(crate) fn connect(params: &str) -> Result<PgClient, Error> {
+        let client = postgres::Client::connect(params, postgres::NoTls)?;
+        Ok(PgClient(Some(Box::new(client))))
+    }
+
+    fn client(&mut self) -> Result<&mut postgres::Client, Error> {
+        self.0
+            .as_deref_mut()
+            .ok_or_else(|| Error::Unexpected("the PostgreSQL connection is closed".into()))
+    }
+}
+
+impl Drop for PgClient {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
+    }
 }
 
 /// PostgreSQL's start of a write: the advisory lock key is "a2ah" in ASCII.
@@ -82,7 +110,7 @@ impl Db {
                 let changed = conn.execute(sql, rusqlite::params_from_iter(params.iter()))?;
                 Ok(changed as u64)
             }
-            Db::Postgres(client) => Ok(client.execute(sql, &pg_params(params))?),
+            Db::Postgres(pg) => Ok(pg.client()?.execute(sql, &pg_params(params))?),
         }
     }
 
@@ -90,7 +118,7 @@ impl Db {
     pub(crate) fn batch(&mut self, sql: &str) -> Result<(), Error> {
         match self {
             Db::Sqlite(conn) => Ok(conn.execute_batch(sql)?),
-            Db::Postgres(client) => Ok(client.batch_execute(sql)?),
+            Db::Postgres(pg) => Ok(pg.client()?.batch_execute(sql)?),
         }
     }
 
@@ -98,8 +126,8 @@ impl Db {
     pub(crate) fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Row>, Error> {
         match self {
             Db::Sqlite(conn) => sqlite_query(conn, sql, params),
-            Db::Postgres(client) => {
-                let rows = client.query(sql, &pg_params(params))?;
+            Db::Postgres(pg) => {
+                let rows = pg.client()?.query(sql, &pg_params(params))?;
                 rows.iter().map(pg_row).collect()
             }
         }

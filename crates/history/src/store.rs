@@ -1,7 +1,7 @@
 //! [`Store`]: the history database, opened from a URL and migrated on open,
 //! and the calls the CLI's `watch` and `history` commands make on it.
 
-use crate::db::Db;
+use crate::db::{Db, PgClient};
 use crate::error::Error;
 use crate::model::{CardInterval, Interval, RecordId, Regression};
 use crate::{archive, query, record, schema};
@@ -44,12 +44,9 @@ impl Store {
             conn.busy_timeout(SQLITE_BUSY)?;
             Db::Sqlite(conn)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Db::Postgres(Box::new(postgres::Client::connect(url, postgres::NoTls)?))
+            Db::Postgres(PgClient::connect(url)?)
         } else if let Some(params) = url.strip_prefix("postgres:") {
-            Db::Postgres(Box::new(postgres::Client::connect(
-                params,
-                postgres::NoTls,
-            )?))
+            Db::Postgres(PgClient::connect(params)?)
         } else {
             let scheme = url.split(':').next().unwrap_or(url);
             return Err(Error::UnknownUrl {
