@@ -100,14 +100,6 @@ impl Shared {
     }
 }
 
-impl Shared {
-    /// Drops the store on a blocking thread: the PostgreSQL client's
-    /// goodbye blocks, which an async thread must not.
-    async fn close(self) {
-        let _ = tokio::task::spawn_blocking(move || drop(self)).await;
-    }
-}
-
 fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -136,9 +128,9 @@ pub async fn run<C: Checker>(
     notify: &mut dyn FnMut(String),
 ) -> Result<Summary, Error> {
     let store = Shared(Arc::new(Mutex::new(store)));
-    let outcome = cycles(&store, plan, checker, stop, notify).await;
-    store.close().await;
-    outcome
+    // Dropped here like any store: the history crate closes a PostgreSQL
+    // connection off the async thread itself.
+    cycles(&store, plan, checker, stop, notify).await
 }
 
 async fn cycles<C: Checker>(
