@@ -374,9 +374,20 @@ fn sigterm_between_cycles_keeps_what_was_written_and_mid_cycle_records_nothing()
     assert_eq!(records(&db), 1);
 
     // Mid-cycle: nothing half-done is stored; SIGTERM exits 0, SIGINT 130.
+    // The peer accepts connections and never answers, so the signal lands
+    // inside the cycle wherever the peer's jitter offset falls (an honest
+    // peer hashed near the window's start finished its cycle first).
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a silent peer");
+    let stalled = dir.path().join("stalled");
+    std::fs::create_dir(&stalled).expect("a directory");
+    let card = format!(
+        "http://{}/.well-known/agent-card.json",
+        silent.local_addr().expect("its address")
+    );
+    let stalled = fleet_file(&stalled, &[&card]).display().to_string();
     for (name, sig, expected) in [("term", libc::SIGTERM, 0), ("int", libc::SIGINT, 130)] {
         let db = format!("sqlite:{}", dir.path().join(format!("{name}.db")).display());
-        let (code, stderr) = stop_mid_cycle(&db, &fleet, &log, sig);
+        let (code, stderr) = stop_mid_cycle(&db, &stalled, &log, sig);
         assert_eq!(code, expected, "{stderr}");
         assert!(stderr.contains("not recorded"), "{stderr}");
         assert_eq!(records(&db), 0, "{stderr}");
@@ -384,7 +395,7 @@ fn sigterm_between_cycles_keeps_what_was_written_and_mid_cycle_records_nothing()
 }
 
 /// A watch on a fresh database stopped by `sig` while its first cycle is
-/// under way (its peer's offset in a 1h period's window, or its runs).
+/// under way (its peer's offset in a 1h period's window, or its card read).
 fn stop_mid_cycle(db: &str, fleet: &str, log: &Path, sig: i32) -> (i32, String) {
     let mut child = spawn_watch(&watch_args(db, fleet, &["--every", "1h"]), log);
     let deadline = Instant::now() + Duration::from_secs(30);
