@@ -5,7 +5,7 @@
 use crate::common::*;
 use a2a_conform_mock::{Behaviour, MockTiming};
 use a2a_conform_protocol::ProtocolVersion;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -198,6 +198,70 @@ fn sigterm_mid_run_exits_143_with_the_reports() {
     assert_eq!(code, 143);
     assert_eq!(report["interrupted"], true);
     assert!(junit.contains(r#"type="interrupted""#), "{junit}");
+}
+
+#[test]
+fn a_peer_the_interruption_cut_short_is_not_counted_as_without_a_card() {
+    let peer = slow_peer();
+    // Accepts the card fetch's connection and never answers it.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let silent = format!(
+        "http://{}/.well-known/agent-card.json",
+        silent.local_addr().expect("its address")
+    );
+    let closed = format!("http://127.0.0.1:{}/", closed_port());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("r.json");
+    let json_arg = json.to_str().expect("a UTF-8 path");
+    let mut child = spawn_check(
+        &peer.card_url(),
+        &[&silent, &closed, "--timeout", "120s", "--json", json_arg],
+    );
+    let lines = stderr_lines(&mut child);
+    first_run_line(&lines, &mut child);
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let (code, _) = wait_bounded(&mut child, Duration::from_secs(30));
+    assert_eq!(code, 143);
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout piped")
+        .read_to_string(&mut stdout)
+        .expect("stdout reads");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON report"))
+            .expect("the JSON report parses");
+    let peer_at = |url: &str| {
+        report["peers"]
+            .as_array()
+            .and_then(|peers| peers.iter().find(|p| p["card_url"] == url))
+            .unwrap_or_else(|| panic!("no peer {url}: {report:#}"))
+            .clone()
+    };
+    let cut_short = peer_at(&silent);
+    assert_eq!(cut_short["interrupted"], true, "{cut_short:#}");
+    assert_eq!(
+        cut_short["card_error"], "interrupted while fetching the card",
+        "{cut_short:#}"
+    );
+    // The paired honest case: a peer that is down is still one without a card.
+    let down = peer_at(&format!("{closed}.well-known/agent-card.json"));
+    assert!(down.get("interrupted").is_none(), "{down:#}");
+    assert!(down["card_error"].is_string(), "{down:#}");
+    assert_eq!(report["summary"]["peers_without_card"], 1, "{report:#}");
+    assert_eq!(report["summary"]["peers_interrupted"], 1, "{report:#}");
+    assert!(
+        stdout.contains(
+            "1 of 3 peer(s) unreachable or without a valid card; \
+             1 of 3 peer(s) not checked before the interruption"
+        ),
+        "{stdout}"
+    );
 }
 
 #[test]

@@ -299,6 +299,7 @@ mod tests {
                 binding: Some("jsonrpc".into()),
                 endpoint: Some("http://peer/a2a".into()),
                 card_error: None,
+                interrupted: false,
                 card_warnings: vec![],
                 declarations: vec![DeclarationReport {
                     id: "lifecycle.cancel".into(),

@@ -299,6 +299,7 @@ fn merge_runs_of_one_peer(parts: Vec<(ReportFile, Shard)>) -> Result<PeerReport,
                 kept.credentials = join_credentials(kept.credentials.take(), one.credentials);
                 if kept.card_error.is_none() {
                     kept.card_error = one.card_error;
+                    kept.interrupted = one.interrupted;
                 }
                 for warning in one.card_warnings {
                     if !kept.card_warnings.contains(&warning) {

@@ -208,6 +208,11 @@ pub struct PeerReport {
     /// Why no scenario could run: unreachable host, bad card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_error: Option<String>,
+    /// True when a signal stopped the check before this peer's card was
+    /// read: the peer was not checked, which says nothing of it, and
+    /// `card_error` says which moment the stop came at. Absent otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// What is wrong with the card without stopping the check (a missing
     /// field, credentials the card asks for and none were given, …).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -555,6 +560,17 @@ pub struct ScenarioReport {
 }
 
 impl PeerReport {
+    /// A peer a signal stopped the check before (`when`: before its turn,
+    /// or while its card was read): no card, no runs, and not a card error
+    /// of the peer's.
+    pub fn interrupted(card_url: impl Into<String>, when: &str) -> PeerReport {
+        PeerReport {
+            card_error: Some(format!("interrupted {when}")),
+            interrupted: true,
+            ..PeerReport::new(card_url)
+        }
+    }
+
     /// A peer with nothing known or judged yet.
     pub fn new(card_url: impl Into<String>) -> PeerReport {
         PeerReport {
@@ -565,6 +581,7 @@ impl PeerReport {
             binding: None,
             endpoint: None,
             card_error: None,
+            interrupted: false,
             card_warnings: vec![],
             declarations: vec![],
             scenarios: vec![],

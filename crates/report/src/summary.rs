@@ -216,6 +216,10 @@ pub struct RunSummary {
     pub peers: usize,
     /// Peers that were unreachable or served no valid card.
     pub peers_without_card: usize,
+    /// Peers a signal stopped the check before their card was read: not
+    /// checked, and not counted in `peers_without_card`. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub peers_interrupted: usize,
     /// Every peer's rows and runs, added up (flat in the JSON).
     #[serde(flatten)]
     pub counts: Counts,
@@ -251,6 +255,17 @@ impl RunSummary {
                 self.peers_without_card, self.peers
             ));
         }
+        if self.peers_interrupted > 0 {
+            text.push_str(&format!(
+                "; {} of {} peer(s) not checked before the interruption",
+                self.peers_interrupted, self.peers
+            ));
+        }
         text
     }
+}
+
+/// Whether a count is zero (a count the JSON leaves out when it is).
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }

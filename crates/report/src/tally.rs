@@ -19,8 +19,9 @@ pub(crate) fn summary_with(report: &RunReport, exit_code: i32) -> RunSummary {
         peers_without_card: report
             .peers
             .iter()
-            .filter(|p| p.card_error.is_some())
+            .filter(|p| p.card_error.is_some() && !p.interrupted)
             .count(),
+        peers_interrupted: report.peers.iter().filter(|p| p.interrupted).count(),
         every_declaration_honoured: counts.every_declaration_honoured()
             && report.peers.iter().all(|p| p.card_error.is_none()),
         counts,
@@ -156,6 +157,34 @@ mod tests {
             exit::DIVERGED,
         );
         assert_eq!(s.headline(), "fail — 0 honoured, 2 diverged (1 baselined)");
+    }
+
+    #[test]
+    fn a_peer_not_reached_before_a_signal_is_not_counted_as_without_a_card() {
+        let down = PeerReport {
+            card_error: Some("connection refused".into()),
+            ..PeerReport::new("down")
+        };
+        let report = RunReport::new(vec![
+            down,
+            PeerReport::interrupted("later", "before this peer was checked"),
+        ]);
+        let s = summary_with(&report, exit::INTERRUPTED);
+        assert_eq!((s.peers_without_card, s.peers_interrupted), (1, 1));
+        assert!(!s.every_declaration_honoured);
+        assert!(
+            s.phrase().ends_with(
+                "; 1 of 2 peer(s) unreachable or without a valid card; \
+                 1 of 2 peer(s) not checked before the interruption"
+            ),
+            "{}",
+            s.phrase()
+        );
+        let v = serde_json::to_value(&s).unwrap();
+        assert_eq!(v["peers_interrupted"], 1);
+        let none = summary_with(&rows_report(vec![]), exit::OK);
+        let v = serde_json::to_value(&none).unwrap();
+        assert!(v.get("peers_interrupted").is_none(), "{v}");
     }
 
     #[test]

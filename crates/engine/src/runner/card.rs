@@ -54,17 +54,17 @@ pub async fn fetch_card(input: &str, options: &RunOptions) -> Result<Card, CardU
     Ok(card)
 }
 
-/// [`fetch_card`], unless `options.cancel` fires first.
+/// [`fetch_card`], unless `options.cancel` fires first: the peer's report
+/// of why there is no card (its own, or the interruption's).
 pub(crate) async fn fetch_until_cancelled(
     input: &str,
     options: &RunOptions,
-) -> Result<Card, CardUnavailable> {
+) -> Result<Card, PeerReport> {
     tokio::select! {
-        fetched = fetch_card(input, options) => fetched,
-        () = options.cancel.cancelled() => Err(CardUnavailable {
-            card_url: input.to_string(),
-            reason: "interrupted while fetching the card".to_string(),
-        }),
+        fetched = fetch_card(input, options) => fetched.map_err(CardUnavailable::into_report),
+        () = options.cancel.cancelled() => {
+            Err(PeerReport::interrupted(input, "while fetching the card"))
+        }
     }
 }
 

@@ -133,10 +133,7 @@ pub async fn check_fleet(
                 }
                 let started = Instant::now();
                 let mut peer = if options.cancel.is_cancelled() {
-                    PeerReport {
-                        card_error: Some("interrupted before this peer was checked".into()),
-                        ..PeerReport::new(target.input.clone())
-                    }
+                    PeerReport::interrupted(target.input.clone(), "before this peer was checked")
                 } else {
                     isolated(
                         &target.input,

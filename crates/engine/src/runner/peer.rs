@@ -31,7 +31,7 @@ pub(crate) async fn check_peer(
     // its runs run, and a fleet holds a thousand peers in flight.
     let card = match Box::pin(card::fetch_until_cancelled(input, options)).await {
         Ok(card) => card,
-        Err(unavailable) => return unavailable.into_report(),
+        Err(without_card) => return without_card,
     };
     let options = &options.for_card(&card);
     let mut report = card::peer_report(&card);
