@@ -116,7 +116,13 @@ impl Running {
 pub fn peer_line(peer: &PeerReport) -> String {
     let shown = peer.name.as_deref().unwrap_or(&peer.card_url);
     if let Some(error) = &peer.card_error {
-        return format!("{:<VERDICT_WIDTH$}  {shown}  {error}", "PEER-ERROR");
+        // Not reached before a signal is no error of the peer's.
+        let word = if peer.interrupted {
+            "INTERRUPTED"
+        } else {
+            "PEER-ERROR"
+        };
+        return format!("{word:<VERDICT_WIDTH$}  {shown}  {error}");
     }
     let mut counts: Vec<(&'static str, usize)> = Vec::new();
     for run in &peer.scenarios {
@@ -422,6 +428,15 @@ mod tests {
         assert_eq!(
             peer_line(&gone),
             "PEER-ERROR    http://gone/.well-known/agent-card.json  connection refused"
+        );
+        let later = PeerReport::interrupted(
+            "http://later/.well-known/agent-card.json",
+            "before this peer was checked",
+        );
+        assert_eq!(
+            peer_line(&later),
+            "INTERRUPTED   http://later/.well-known/agent-card.json  \
+             interrupted before this peer was checked"
         );
     }
 }

@@ -262,6 +262,19 @@ fn a_peer_the_interruption_cut_short_is_not_counted_as_without_a_card() {
         ),
         "{stdout}"
     );
+    // The CI log's peer line says the same (the down peer's PEER-ERROR line
+    // came before the first run's); the stderr reader ends with the child.
+    let log: Vec<String> = lines.iter().collect();
+    assert!(
+        log.iter()
+            .any(|l| l.starts_with("INTERRUPTED ") && l.contains(&silent)),
+        "{log:#?}"
+    );
+    assert!(
+        !log.iter()
+            .any(|l| l.starts_with("INTERRUPTED ") && l.contains(&closed)),
+        "{log:#?}"
+    );
 }
 
 #[test]

@@ -62,10 +62,17 @@ pub(crate) async fn fetch_until_cancelled(
 ) -> Result<Card, PeerReport> {
     tokio::select! {
         fetched = fetch_card(input, options) => fetched.map_err(CardUnavailable::into_report),
-        () = options.cancel.cancelled() => {
-            Err(PeerReport::interrupted(input, "while fetching the card"))
-        }
+        () = options.cancel.cancelled() => Err(interrupted(input, "while fetching the card")),
     }
+}
+
+/// The report of a peer a signal stopped the check before its card was
+/// read, under the URL the card is (or would have been) fetched from, as a
+/// reached or down peer's is; the input as given when it is no URL.
+pub(crate) fn interrupted(input: &str, when: &str) -> PeerReport {
+    let card_url = a2a_conform_protocol::discovery_url(input)
+        .map_or_else(|_| input.to_string(), |url| url.to_string());
+    PeerReport::interrupted(card_url, when)
 }
 
 /// The peer's report as the card opens it: its name, digest, version,

@@ -4,6 +4,7 @@
 //! never stops the others; the report in the peers' order, marked
 //! interrupted when a signal stopped it, with the shard it covers.
 
+use super::card;
 use super::options::{RunOptions, MAX_DEFAULT_JOBS};
 use super::peer::check_peer;
 use super::progress::Progress;
@@ -133,7 +134,7 @@ pub async fn check_fleet(
                 }
                 let started = Instant::now();
                 let mut peer = if options.cancel.is_cancelled() {
-                    PeerReport::interrupted(target.input.clone(), "before this peer was checked")
+                    card::interrupted(&target.input, "before this peer was checked")
                 } else {
                     isolated(
                         &target.input,
