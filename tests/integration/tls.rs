@@ -253,7 +253,7 @@ fn wait_for_card_polls_a_peer_that_is_still_starting() {
     // Without the wait, a peer not yet up is unreachable (exit 3).
     let early = common::check(&url, &["--scenario", "interface-served"]);
     assert_eq!(early.code, 3, "{}", early.explain());
-    let late = start_late(port, std::time::Duration::from_millis(1500));
+    let late = start_late(port, std::time::Duration::from_secs(3));
     let out = common::check(
         &url,
         &["--wait-for-card", "20s", "--scenario", "interface-served"],
