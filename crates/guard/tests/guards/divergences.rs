@@ -117,7 +117,7 @@ async fn a_leaking_cancel_is_a_violation_naming_the_orphaned_task() {
         let peer = peer(
             Behaviour::CancelLeak,
             version,
-            10,
+            25,
             Duration::from_millis(40),
         )
         .await;
@@ -152,7 +152,7 @@ async fn a_leaking_cancel_is_a_violation_naming_the_orphaned_task() {
 #[tokio::test]
 async fn an_honest_cancel_is_confirmed_on_a_stream_and_by_reads() {
     for version in VERSIONS {
-        let peer = peer(Behaviour::Honest, version, 10, Duration::from_millis(40)).await;
+        let peer = peer(Behaviour::Honest, version, 25, Duration::from_millis(40)).await;
         let guard = guard(&peer).await;
         let mut task = guard.open_task(&text("hello")).await.expect("a task");
         while let Some(event) = task.next_event().await.expect("bounded") {
@@ -389,7 +389,7 @@ async fn the_guards_speak_http_json_too() {
 
     for version in VERSIONS {
         for behaviour in [Behaviour::StreamSilent, Behaviour::CancelLeak] {
-            let peer = peer(behaviour, version, 10, Duration::from_millis(40)).await;
+            let peer = peer(behaviour, version, 25, Duration::from_millis(40)).await;
             let config = ClientConfig::default();
             let rest = BindingChoice::Force(Binding::Rest);
             let card = fetch_card(

@@ -33,12 +33,13 @@ pub async fn peer(
     .expect("the mock peer starts")
 }
 
-/// Short waits: reads every 100 ms, a 400 ms probe, 10 s at most.
+/// Short waits: reads every 100 ms, a 1 s probe (a first event late by a
+/// loaded machine's stall is no silent stream), 10 s at most.
 pub fn options() -> GuardOptions {
     GuardOptions {
         poll_interval: Duration::from_millis(100),
         max_wait: Duration::from_secs(10),
-        probe_window: Some(Duration::from_millis(400)),
+        probe_window: Some(Duration::from_secs(1)),
         quiet_window: Duration::from_millis(500),
         streaming: true,
     }
