@@ -106,7 +106,9 @@ fn held(behaviour: Behaviour, silence: Duration) -> Peer {
 
 #[test]
 fn silence_before_the_status_line_counts_against_the_probe_window() {
-    let peer = held(Behaviour::SilentBeforeStatus, Duration::from_millis(1500));
+    // 4 s of silence against a 1 s window: a stall of the loaded machine
+    // cannot let the head arrive first (the check stops at the window).
+    let peer = held(Behaviour::SilentBeforeStatus, Duration::from_secs(4));
     let out = check(
         &peer.card_url(),
         &["--scenario", "streaming-probe", "--var", "probe_window=1s"],
@@ -138,7 +140,7 @@ fn silence_before_the_status_line_within_the_window_passes() {
 
 #[test]
 fn a_blocking_send_slower_than_timeout_is_the_tools_cap_not_a_malfunction() {
-    let peer = held(Behaviour::SlowSend, Duration::from_secs(2));
+    let peer = held(Behaviour::SlowSend, Duration::from_secs(5));
     let out = check(
         &peer.card_url(),
         &["--scenario", "completion-stability", "--timeout", "1s"],
@@ -178,9 +180,9 @@ fn the_same_slow_send_within_timeout_is_honoured() {
 
 #[test]
 fn a_stream_head_later_than_timeout_is_the_tools_cap_not_a_divergence() {
-    // The window (5 s) would have waited for the head (at 2 s), but the
+    // The window (5 s) would have waited for the head (at 3 s), but the
     // tool's own --timeout (1 s) ran out first: unverified, the cap named.
-    let peer = held(Behaviour::SilentBeforeStatus, Duration::from_secs(2));
+    let peer = held(Behaviour::SilentBeforeStatus, Duration::from_secs(3));
     let out = check(
         &peer.card_url(),
         &[
