@@ -81,8 +81,8 @@ fn runs_in_flight(most_jobs: usize, open_files: Option<u64>) -> usize {
 
 /// Checks every peer against the suite. When `options.cancel` fires, runs in
 /// flight stop and read `error` ([`INTERRUPTED`](crate::runner::INTERRUPTED)),
-/// peers not yet reached get a card error saying so, and the report is
-/// marked `interrupted`.
+/// peers whose card was not yet read are marked `interrupted` with a card
+/// error saying when, and the report is marked `interrupted`.
 pub async fn check(
     inputs: &[String],
     suite: &Suite,
