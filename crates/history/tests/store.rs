@@ -507,3 +507,126 @@ fn a_version_2_history_migrates(db: &TestDb) {
     assert_eq!(regressions.len(), 2, "{regressions:?}");
 }
 on_both!(version_2, a_version_2_history_migrates);
+
+/// A reading of one peer's reports in order, as the intervals should
+/// tell it: each (declaration, verdict, first record, last record) run of
+/// its appearances (a record without the peer changes nothing; one with
+/// the peer but not the declaration ends its run), and each digest run.
+type Runs = (
+    Vec<(String, DeclarationVerdict, i64, i64)>,
+    Vec<(Option<String>, i64, i64)>,
+);
+
+fn runs_of(appearances: &[(i64, &PeerReport)]) -> Runs {
+    let mut open: std::collections::BTreeMap<String, (DeclarationVerdict, i64, i64)> =
+        Default::default();
+    let mut verdicts = Vec::new();
+    let mut cards: Vec<(Option<String>, i64, i64)> = Vec::new();
+    for (record, peer) in appearances {
+        let now: std::collections::BTreeMap<_, _> = peer
+            .declarations
+            .iter()
+            .map(|row| (row.id.clone(), row.verdict))
+            .collect();
+        for (declaration, (verdict, first, last)) in std::mem::take(&mut open) {
+            if now.get(&declaration) == Some(&verdict) {
+                open.insert(declaration, (verdict, first, *record));
+            } else {
+                verdicts.push((declaration, verdict, first, last));
+            }
+        }
+        for (declaration, verdict) in now {
+            open.entry(declaration)
+                .or_insert((verdict, *record, *record));
+        }
+        match cards.last_mut() {
+            Some((digest, _, last)) if *digest == peer.card_digest => *last = *record,
+            _ => cards.push((peer.card_digest.clone(), *record, *record)),
+        }
+    }
+    verdicts.extend(open.into_iter().map(|(d, (v, f, l))| (d, v, f, l)));
+    verdicts.sort_by(|a, b| (a.2, &a.0).cmp(&(b.2, &b.0)));
+    (verdicts, cards)
+}
+
+/// A fleet larger than one statement's worth of peers, over cycles in
+/// which some peers change verdicts, lose a declaration, change cards,
+/// miss a cycle (their intervals then end at an older record than their
+/// neighbours'), appear twice in one report (the first entry counts) or
+/// appear for the first time: every peer's intervals read as its own
+/// reports alone would give them.
+fn a_fleet_past_one_statement_is_recorded_peer_by_peer(db: &TestDb) {
+    const FLEET: usize = 2_345;
+    let url = |i: usize| format!("https://p{i}.example/.well-known/agent-card.json");
+    let ids = ["streaming", "lifecycle.cancel", "push"];
+    let fleet_at = |cycle: usize| -> Vec<PeerReport> {
+        let mut peers: Vec<PeerReport> = (0..FLEET + cycle.min(2) / 2)
+            .filter(|i| !(cycle == 1 && i % 13 == 0))
+            .map(|i| {
+                let rows: Vec<(&str, DeclarationVerdict)> = ids
+                    .iter()
+                    .enumerate()
+                    .filter(|(d, _)| !(cycle == 2 && i % 17 == 0 && *d == 2))
+                    .map(|(d, id)| {
+                        let flipped = cycle % 2 == 1 && (i + d) % 7 == 0;
+                        (*id, if flipped { Diverged } else { Honoured })
+                    })
+                    .collect();
+                let digest = if cycle >= 2 && i % 11 == 0 {
+                    "sha256:2"
+                } else {
+                    "sha256:1"
+                };
+                peer(&url(i), digest, &rows)
+            })
+            .collect();
+        // Peer 5 twice: the second entry, all unverified, is not recorded.
+        peers.push(peer(&url(5), "sha256:9", &[("streaming", Unverified)]));
+        peers
+    };
+    let mut store = Store::open(&db.url).expect("the store opens");
+    let cycles: Vec<Vec<PeerReport>> = (0..4).map(fleet_at).collect();
+    for (minute, peers) in cycles.iter().enumerate() {
+        let report = report_at(minute as u32, peers.clone());
+        assert_eq!(store.record(&report).expect("recorded"), minute as i64 + 1);
+    }
+    for i in 0..=FLEET {
+        let appearances: Vec<(i64, &PeerReport)> = cycles
+            .iter()
+            .enumerate()
+            .filter_map(|(n, peers)| {
+                let first = peers.iter().find(|p| p.card_url == url(i))?;
+                Some((n as i64 + 1, first))
+            })
+            .collect();
+        let (verdicts, cards) = runs_of(&appearances);
+        let stored: Vec<_> = store
+            .changes(&url(i))
+            .expect("read")
+            .into_iter()
+            .map(|v| (v.declaration, v.verdict, v.first_record, v.last_record))
+            .collect();
+        assert_eq!(stored, verdicts, "peer {i}");
+        let stored: Vec<_> = store
+            .card_history(&url(i))
+            .expect("read")
+            .into_iter()
+            .map(|c| (c.digest, c.first_record, c.last_record))
+            .collect();
+        assert_eq!(stored, cards, "peer {i}");
+    }
+    // Peers 17 and 221 lose `push` in record 3; 221 missed record 2, so its
+    // run ended at record 1, at record 1's time, where 17's ended at 2.
+    let mut push = |i: usize| -> Vec<(i64, i64, String)> {
+        let runs = store.intervals(&url(i), "push").expect("read");
+        runs.iter()
+            .map(|r| (r.first_record, r.last_record, r.last_seen.clone()))
+            .collect()
+    };
+    assert_eq!(push(17), [(1, 2, time(1)), (4, 4, time(3))]);
+    assert_eq!(push(221), [(1, 1, time(0)), (4, 4, time(3))]);
+}
+on_both!(
+    a_fleet_past_one_statement,
+    a_fleet_past_one_statement_is_recorded_peer_by_peer
+);
