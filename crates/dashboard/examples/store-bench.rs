@@ -1,7 +1,7 @@
 //! store-bench: the history store and the dashboard at fleet scale (issue
 //! 23; docs/performance.md, round 4). Fills a store through the public
 //! `Store` API the way `watch` does — one concluded report of the whole
-//! fleet's peers recorded per cycle, then each peer's regressions read,
+//! fleet's peers recorded per cycle, then the record's regressions read,
 //! every report kept (watch's default: no `--retention`) — with a share of the
 //! (peer, declaration) cells changing verdict each cycle; then prints the
 //! database's size and times the dashboard's pages served over HTTP on
@@ -233,16 +233,11 @@ fn fill(store: &mut Store, o: &Options) -> Result<usize, String> {
             }
             build += t.elapsed();
             let t = Instant::now();
-            store.record(&report).map_err(|e| e.to_string())?;
+            let id = store.record(&report).map_err(|e| e.to_string())?;
             record += t.elapsed();
-            // As watch does: each recorded peer's regressions, for its alerts.
+            // As watch does: the record's regressions, for its alerts.
             let t = Instant::now();
-            for peer in &report.peers {
-                found += store
-                    .regressions(&peer.card_url)
-                    .map_err(|e| e.to_string())?
-                    .len();
-            }
+            found += store.regressions_at(id).map_err(|e| e.to_string())?.len();
             regress += t.elapsed();
         }
         if (cycle + 1) % 10 == 0 || cycle + 1 == o.cycles {

@@ -173,6 +173,13 @@ impl Store {
     pub fn regressions(&mut self, peer: &str) -> Result<Vec<Regression>, Error> {
         query::regressions(&mut self.db, peer)
     }
+
+    /// The [`Store::regressions`] of every peer whose latest record is
+    /// `record`, by peer: what a watch alerts after recording a cycle, in
+    /// three queries for the whole fleet rather than three a peer.
+    pub fn regressions_at(&mut self, record: RecordId) -> Result<Vec<Regression>, Error> {
+        query::regressions_at(&mut self.db, record)
+    }
     /// How many peers the store has a record of.
     pub fn peer_count(&mut self) -> Result<i64, Error> {
         query::peer_count(&mut self.db)

@@ -586,10 +586,23 @@ fn a_fleet_past_one_statement_is_recorded_peer_by_peer(db: &TestDb) {
     };
     let mut store = Store::open(&db.url).expect("the store opens");
     let cycles: Vec<Vec<PeerReport>> = (0..4).map(fleet_at).collect();
+    let mut regressed = 0;
     for (minute, peers) in cycles.iter().enumerate() {
         let report = report_at(minute as u32, peers.clone());
-        assert_eq!(store.record(&report).expect("recorded"), minute as i64 + 1);
+        let record = store.record(&report).expect("recorded");
+        assert_eq!(record, minute as i64 + 1);
+        // The whole record's regressions are each of its peers', by peer.
+        let mut urls: Vec<&str> = peers.iter().map(|p| p.card_url.as_str()).collect();
+        urls.sort_unstable();
+        urls.dedup();
+        let mut each = Vec::new();
+        for url in urls {
+            each.extend(store.regressions(url).expect("read"));
+        }
+        assert_eq!(store.regressions_at(record).expect("read"), each);
+        regressed += each.len();
     }
+    assert!(regressed > 300, "{regressed} regressions");
     for i in 0..=FLEET {
         let appearances: Vec<(i64, &PeerReport)> = cycles
             .iter()

@@ -195,14 +195,11 @@ async fn cycle_end(
     report: RunReport,
     notify: &mut dyn FnMut(String),
 ) -> Result<Delivery, Error> {
-    let peers: Vec<String> = report.peers.iter().map(|p| p.card_url.clone()).collect();
     let (record, regressions) = store
         .call(move |store| {
             let record = store.record(&report)?;
-            let mut found = Vec::new();
-            for peer in &peers {
-                found.extend(store.regressions(peer)?);
-            }
+            // Every peer the report holds has it as its latest record.
+            let found = store.regressions_at(record)?;
             Ok::<(RecordId, Vec<Regression>), _>((record, found))
         })
         .await?;
