@@ -25,8 +25,7 @@ pub struct Found<'a> {
 pub fn render_init(found: &Found<'_>) -> String {
     use a2a_conform_report::PreconditionOutcome;
     use std::fmt::Write;
-    // YAML double-quoted scalars accept JSON strings, escapes included.
-    let quote = |text: &str| serde_json::Value::String(text.to_string()).to_string();
+    let quote = a2a_conform_report::inert::yaml_quoted;
     let comment = |text: &str| comment_text(text, 200);
     let mut out = String::new();
     let _ = writeln!(
@@ -45,7 +44,9 @@ pub fn render_init(found: &Found<'_>) -> String {
     for search in found.preconditions {
         match (search.outcome, &search.prompt, &search.source) {
             (PreconditionOutcome::Found, Some(prompt), Some(source)) => vars.push(format!(
-                "  # {source} reached input-required ({} prompt(s) tried, {} task(s) started, {} canceled)\n  {}: {}",
+                "  # {} reached input-required ({} prompt(s) tried, {} task(s) started, {} canceled)\n  {}: {}",
+                // Where the prompt came from names the card's skill ids.
+                comment(source),
                 search.tried.len(),
                 search.tasks_started,
                 search.tasks_canceled,
@@ -72,17 +73,17 @@ pub fn render_init(found: &Found<'_>) -> String {
     out
 }
 
-/// Peer text in a YAML comment: one line, no control characters (YAML
-/// refuses most), at most `max` characters.
+/// Peer text in a YAML comment: one line, with every control character
+/// and bidi override shown as the terminal report shows it (a newline
+/// would end the comment and start a key the peer chose; an escape would
+/// act on the terminal the profile is printed to), at most `max`
+/// characters.
 fn comment_text(text: &str, max: usize) -> String {
-    let flat: String = text
+    let flat: String = a2a_conform_report::inert::terminal(text)
         .chars()
-        .map(|c| {
-            if c.is_control() || c == '\u{2028}' || c == '\u{2029}' {
-                ' '
-            } else {
-                c
-            }
+        .map(|c| match c {
+            '\u{2028}' | '\u{2029}' => ' ',
+            c => c,
         })
         .collect();
     a2a_conform_report::timeline::one_line(&flat, max)

@@ -324,3 +324,72 @@ fn a_task_that_finishes_before_the_cancel_is_retried_with_the_cards_examples() {
         "{messages:?}"
     );
 }
+
+/// The honest mock's card with its first skill's id replaced by `id`,
+/// served on its own port (its interfaces still name the mock).
+fn card_with_skill_id(peer: &Peer, id: &str) -> (tokio::runtime::Runtime, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let url = runtime.block_on(async {
+        let mut card: Value = reqwest::get(peer.card_url())
+            .await
+            .expect("the card answers")
+            .json()
+            .await
+            .expect("the card is JSON");
+        card["skills"][0]["id"] = json!(id);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let addr = listener.local_addr().expect("its address");
+        let app = axum::Router::new().route(
+            "/.well-known/agent-card.json",
+            axum::routing::get(move || async move { axum::Json(card.clone()) }),
+        );
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        format!("http://{addr}/.well-known/agent-card.json")
+    });
+    (runtime, url)
+}
+
+#[test]
+fn a_skill_id_cannot_write_keys_into_the_profile_nor_act_on_the_terminal() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let hostile = "echo\n  prompt: hi\nbearer_env: STEAL_ME\nheaders:\n  #\u{1b}[2J\u{202e}";
+    let (_served, card) = card_with_skill_id(&peer, hostile);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("peer.yaml");
+    let file = path.to_str().unwrap();
+    for output in [&["-o", file][..], &[]] {
+        let mut args = vec!["profile", "init", card.as_str()];
+        args.extend_from_slice(output);
+        let out = run(&args);
+        assert_eq!(out.code, 0, "{}", out.explain());
+        let text = if output.is_empty() {
+            out.stdout.clone()
+        } else {
+            std::fs::read_to_string(&path).unwrap()
+        };
+        let profile = a2a_conform::profile::Profile::parse(file, &text).expect(&text);
+        assert_eq!(profile.vars.len(), 1, "only the search's variable: {text}");
+        assert_eq!(
+            profile.vars["prompt_input_required"], "need-input",
+            "{text}"
+        );
+        assert!(
+            profile.bearer_env.is_none() && profile.headers.is_empty(),
+            "{text}"
+        );
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+            "raw peer controls: {text:?}"
+        );
+        // The skill is still named, its controls shown as the report shows them.
+        assert!(text.contains(r"echo\n  prompt: hi"), "{text}");
+    }
+}

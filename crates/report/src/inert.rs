@@ -53,6 +53,28 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
     escape_with(text, acts_on_terminal)
 }
 
+/// A YAML double-quoted scalar holding `text` as written: `"` and the
+/// backslash escaped, and every character [`terminal`] would show visibly (and the
+/// line and paragraph separators, which YAML reads as line breaks) as a
+/// `\uXXXX` escape, so the scalar is one line that neither a YAML reader
+/// nor a terminal printing the file acts on.
+pub fn yaml_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if acts_on_terminal(c) || c == '\u{2028}' || c == '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// [`terminal`], but newlines and tabs are kept: for multi-line messages
 /// such as a YAML error with its snippet.
 pub fn terminal_block(text: &str) -> Cow<'_, str> {
@@ -177,6 +199,19 @@ mod tests {
     use super::*;
 
     const FORGED: &str = "\x1b[2J\x1b[H\x1b[32m✔ honoured\x1b[0m\r\x07\x08\x7f\u{9b}\u{202e}x";
+
+    #[test]
+    fn a_yaml_scalar_is_one_inert_line() {
+        let quoted = yaml_quoted(&format!("a\"b\\c\n{FORGED}\u{2028}"));
+        assert!(!quoted.chars().any(acts_on_terminal), "{quoted}");
+        assert!(!quoted.contains('\u{2028}'), "{quoted}");
+        assert!(
+            quoted.starts_with("\"a\\\"b\\\\c\\u000a\\u001b[2J"),
+            "{quoted}"
+        );
+        assert!(quoted.ends_with("\\u202ex\\u2028\""), "{quoted}");
+        assert_eq!(yaml_quoted("plain ✔"), "\"plain ✔\"");
+    }
 
     #[test]
     fn terminal_text_has_no_control_left() {
