@@ -185,6 +185,13 @@ pub enum UsageError {
     TrustedKey { path: PathBuf, reason: String },
     #[error("only one of --json, --junit, --markdown and --html can be `-` (stdout)")]
     StdoutTwice,
+    /// Two report flags naming one file: only the last report would be left.
+    #[error("{first} and {second} both name {}: give each report a file of its own", path.display())]
+    SameReportFile {
+        first: &'static str,
+        second: &'static str,
+        path: PathBuf,
+    },
     #[error("--no-default-suite needs at least one --suite FILE")]
     NoSuiteFile,
     #[error("no scenario `{id}` in the suite{} (see `a2a-conform suite list`)", did_you_mean(.suggestion))]

@@ -61,15 +61,28 @@ impl<'a> Outputs<'a> {
         if to_stdout > 1 {
             return Err(UsageError::StdoutTwice);
         }
-        for (flag, path) in self.files {
-            if let Some(path) = path.filter(|p| !is_stdout(p)) {
-                a2a_conform_report::check_writable(path).map_err(|source| {
-                    UsageError::ReportPath {
-                        flag,
-                        path: path.to_path_buf(),
-                        source,
-                    }
-                })?;
+        let files: Vec<(&'static str, &Path)> = self
+            .files
+            .iter()
+            .filter_map(|(flag, path)| Some((*flag, (*path).filter(|p| !is_stdout(p))?)))
+            .collect();
+        for (flag, path) in &files {
+            a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
+                flag,
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+        for (n, (first, path)) in files.iter().enumerate() {
+            if let Some((second, _)) = files[n + 1..]
+                .iter()
+                .find(|(_, other)| a2a_conform_report::same_report_file(path, other))
+            {
+                return Err(UsageError::SameReportFile {
+                    first,
+                    second,
+                    path: path.to_path_buf(),
+                });
             }
         }
         Ok(())

@@ -292,6 +292,24 @@ fn an_unwritable_report_path_is_a_usage_error_before_any_request() {
         "{}",
         out.explain()
     );
+    // Two reports to one file (under two spellings of it): only the last
+    // would be left, so neither is written.
+    let same = dir.path().join("same.out");
+    let again = dir.path().join(".").join("same.out");
+    let out = run(&[
+        "check",
+        &url,
+        "--junit",
+        same.to_str().unwrap(),
+        "--html",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr.contains("--junit and --html both name"),
+        "{}",
+        out.explain()
+    );
     assert!(
         listener.accept().is_err(),
         "the peer was contacted before the path was checked"

@@ -179,8 +179,24 @@ fn directory_of(path: &Path) -> PathBuf {
 }
 
 /// Writes a file atomically: a temporary file beside it, then a rename, so a
-/// crash never leaves half a report for CI to read.
+/// crash never leaves half a report for CI to read. A symbolic link is
+/// written through (its target is replaced, the link kept), and a file
+/// that is no regular file (`/dev/null`, `/dev/stdout`, a FIFO) is written
+/// into: a rename would replace the device or pipe itself.
 pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(special) = special_file(path) {
+        let mut file = std::fs::OpenOptions::new().write(true).open(special)?;
+        return file.write_all(contents.as_bytes());
+    }
+    let linked;
+    let path = match std::fs::canonicalize(path) {
+        Ok(target) if is_symlink(path) => {
+            linked = target;
+            linked.as_path()
+        }
+        _ => path,
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -192,8 +208,40 @@ pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
     })
 }
 
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// `path` when it exists (links followed) and is neither a regular file
+/// nor a directory: a device, a FIFO, a socket.
+fn special_file(path: &Path) -> Option<&Path> {
+    std::fs::metadata(path)
+        .is_ok_and(|m| !m.is_file() && !m.is_dir())
+        .then_some(path)
+}
+
+/// Whether two report paths name the same regular file (or would, once
+/// written): two reports there would leave only the last. Two names of one
+/// device (`/dev/null` twice) are not: each report goes into it.
+pub fn same_report_file(a: &Path, b: &Path) -> bool {
+    if special_file(a).is_some() || special_file(b).is_some() {
+        return false;
+    }
+    let resolved = |p: &Path| {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let parent = std::fs::canonicalize(directory_of(p)).ok()?;
+            Some(parent.join(p.file_name()?))
+        })
+    };
+    match (resolved(a), resolved(b)) {
+        (Some(a), Some(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// Checks that [`write_atomically`] can later write `path`: not a
-/// directory, and its directory takes a new file (one is created and removed).
+/// directory, and its directory takes a new file (one is created and
+/// removed), unless it is a device or FIFO, written into as it is.
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
     if path.is_dir() {
         return Err(std::io::Error::new(
@@ -201,7 +249,14 @@ pub fn check_writable(path: &Path) -> std::io::Result<()> {
             "it is a directory",
         ));
     }
-    let probe = directory_of(path).join(format!(".a2a-conform-probe.{}.tmp", std::process::id()));
+    if special_file(path).is_some() {
+        return Ok(());
+    }
+    let path = std::fs::canonicalize(path)
+        .ok()
+        .filter(|_| is_symlink(path))
+        .unwrap_or_else(|| path.to_path_buf());
+    let probe = directory_of(&path).join(format!(".a2a-conform-probe.{}.tmp", std::process::id()));
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -217,6 +272,41 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    #[test]
+    fn a_link_is_written_through_and_a_fifo_into() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = write(dir.path(), "target.json", "old");
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        check_writable(&link).unwrap();
+        write_atomically(&link, "new").unwrap();
+        assert!(is_symlink(&link), "the link is kept");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
+        // A FIFO stays a FIFO, and its reader gets the report.
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        check_writable(&fifo).unwrap();
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+        };
+        write_atomically(&fifo, "into the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), "into the pipe");
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(kind.is_fifo(), "{kind:?}");
+        // One file under two names is one file; a FIFO twice is not.
+        assert!(same_report_file(&link, &target));
+        let fresh = dir.path().join("fresh.xml");
+        assert!(same_report_file(
+            &fresh,
+            &dir.path().join(".").join("fresh.xml")
+        ));
+        assert!(!same_report_file(&fresh, &target));
+        assert!(!same_report_file(&fifo, &fifo));
     }
 
     #[test]

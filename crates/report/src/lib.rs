@@ -96,7 +96,7 @@ pub mod verdict;
 pub mod yaml;
 
 pub use conclude::{conclude, Rules};
-pub use file::{check_writable, write_atomically, LoadError, ReportFile};
+pub use file::{check_writable, same_report_file, write_atomically, LoadError, ReportFile};
 pub use model::*;
 pub use summary::{Counts, DeclarationCounts, RunCounts, RunOutcome, RunSummary};
 
