@@ -52,15 +52,18 @@ pub fn man(out_dir: Option<&Path>) -> Result<i32, AppError> {
     }
 }
 
+/// Writes to stdout; a reader that closed it (`| head`) ends the command
+/// quietly with [`exit::BROKEN_PIPE`], as every other command's output does.
 fn to_stdout(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<i32, AppError> {
     let mut stdout = io::stdout().lock();
-    write(&mut stdout)
-        .and_then(|()| stdout.flush())
-        .map(|()| exit::OK)
-        .map_err(|source| AppError::WriteReport {
+    match write(&mut stdout).and_then(|()| stdout.flush()) {
+        Ok(()) => Ok(exit::OK),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(exit::BROKEN_PIPE),
+        Err(source) => Err(AppError::WriteReport {
             path: PathBuf::from("standard output"),
             source,
-        })
+        }),
+    }
 }
 
 #[cfg(test)]

@@ -333,18 +333,20 @@ fn mock_peer_command_prints_its_card_url_and_serves_a_checkable_peer() {
 #[test]
 fn a_closed_stdout_ends_the_listing_quietly_not_with_a_panic() {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
-        .args(["suite", "list"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("a2a-conform starts");
-    // The reader goes away before the first line is written (`| head -0`).
-    drop(child.stdout.take());
-    let out = child.wait_with_output().expect("it ends");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(141), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
+    for args in [&["suite", "list"][..], &["man"], &["completions", "bash"]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("a2a-conform starts");
+        // The reader goes away before the first line is written (`| head -0`).
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("it ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
 }
 
 #[test]
