@@ -435,10 +435,18 @@ fn credential_sources(settings: &Resolved, client: &ClientConfig) -> Vec<String>
 }
 
 /// Every value a peer's options must never show: each credential header's,
-/// the token, the API key, basic password and OAuth client secret.
+/// the token, the API key, basic password and OAuth client secret, and
+/// each variable's whose name says it is one (`push_token`).
 pub(super) fn secrets(options: &RunOptions) -> Vec<String> {
     let mut secrets = options.client.secrets();
     secrets.extend(options.auth.secrets());
+    secrets.extend(
+        options
+            .vars
+            .iter()
+            .filter(|(name, _)| crate::settings::secret_var(name))
+            .map(|(_, value)| value.clone()),
+    );
     secrets
 }
 

@@ -18,4 +18,4 @@ mod show;
 pub use layer::{FlagSource, Layer, Sources};
 pub use peer::{PeerLayer, PeerSettings, ProfileError, Profiles};
 pub use resolve::{Resolved, Sourced, Top, DEFAULT_TIMEOUT};
-pub use show::{render, secret_flag, ShowLine, PRECEDENCE};
+pub use show::{render, secret_flag, secret_var, ShowLine, PRECEDENCE};

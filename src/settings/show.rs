@@ -1,8 +1,9 @@
 //! What `a2a-conform config show [PEER]` prints: each `check` setting's
 //! effective value, the layer it came from, and the lower layers it won
 //! over, from the resolver's own answer (so what it shows is what a check
-//! uses). Secrets are never shown: header values and any flag whose name
-//! says token, header, secret or key read `(redacted)`.
+//! uses). Secrets are never shown: header values, any flag whose name
+//! says token, header, secret or key, and any variable [`secret_var`]
+//! names, read `(redacted)`.
 
 use super::layer::{Layer, Sources};
 use super::resolve::{Resolved, Sourced};
@@ -28,6 +29,16 @@ pub fn secret_flag(long: &str) -> bool {
     ["token", "header", "secret", "key"]
         .iter()
         .any(|word| long.contains(word))
+}
+
+/// Whether a variable's value is a secret: its name says token, secret,
+/// password or key (the default suite's `push_token`). Its value is masked
+/// in every output of a check, and `config show` reads it `(redacted)`.
+pub fn secret_var(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["token", "secret", "password", "key"]
+        .iter()
+        .any(|word| name.contains(word))
 }
 
 impl ShowLine {
@@ -129,7 +140,11 @@ impl Resolved {
         self.vars
             .iter()
             .map(|(name, sourced)| {
-                resolved_line("var", Some(sourced), |v| format!("{name}={v}"), sources)
+                let shown = |v: &String| match secret_var(name) {
+                    true => format!("{name}=(redacted)"),
+                    false => format!("{name}={v}"),
+                };
+                resolved_line("var", Some(sourced), shown, sources)
             })
             .collect()
     }

@@ -361,3 +361,38 @@ fn a_v1_0_notification_without_authorization_diverges() {
     let json = serde_json::to_string(out.report()).unwrap();
     assert!(!json.contains("a2a-conform-push-token"), "{json}");
 }
+
+#[test]
+fn the_default_suites_push_token_is_masked_in_the_cassette_and_in_config_show() {
+    let secret = "PUSHSEKRET77-b9e1";
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Push);
+    let dir = tempfile::tempdir().unwrap();
+    let cassette = dir.path().join("push.cassette");
+    let var = format!("push_token={secret}");
+    let out = check(
+        &peer.card_url(),
+        &[
+            "--scenario",
+            "push-delivers",
+            "--var",
+            &var,
+            "--record",
+            cassette.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.scenario("push-delivers"), "pass", "{}", out.explain());
+    let recorded = std::fs::read_to_string(&cassette).expect("the cassette");
+    assert!(recorded.contains("push_token"), "the variable is recorded");
+    assert!(!recorded.contains(secret), "the push token in the cassette");
+    let json = serde_json::to_string(out.report()).unwrap();
+    assert!(!json.contains(secret) && !out.stdout.contains(secret));
+    // config show names the variable, never its value.
+    let shown = std::process::Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+        .args(["--no-config", "config", "show"])
+        .env("A2A_CONFORM_VAR", &var)
+        .output()
+        .expect("config show runs");
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.contains("push_token=(redacted)"), "{shown}");
+    assert!(!shown.contains(secret), "{shown}");
+}
