@@ -48,6 +48,18 @@ pub fn discovery_url(input: &str) -> Result<Url, CardError> {
     if url.host_str().is_none_or(str::is_empty) {
         return Err(bad("it has no host".into()));
     }
+    if url.password().is_some() {
+        // The URL names the peer in every report and log line: a password
+        // in it would be printed everywhere. Shown here without it.
+        let mut shown = url.clone();
+        let _ = shown.set_password(Some("***"));
+        return Err(CardError::BadUrl {
+            input: shown.to_string(),
+            reason: "it holds a password, which every report would print: give the \
+                     credentials with --basic-env USER_VAR:PASS_VAR instead"
+                .into(),
+        });
+    }
     url.set_fragment(None);
     if !url.path().to_ascii_lowercase().ends_with(".json") {
         let prefix = url.path().trim_end_matches('/').to_string();

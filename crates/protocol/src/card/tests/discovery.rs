@@ -82,3 +82,18 @@ fn bad_discovery_inputs_are_named() {
         assert_one_line(&err);
     }
 }
+
+#[test]
+fn a_password_in_the_url_is_refused_without_being_shown() {
+    let e = discovery_url("https://me:hunter22@h/agent")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("it holds a password") && e.contains("--basic-env"),
+        "{e}"
+    );
+    assert!(e.contains("https://me:***@h/agent"), "{e}");
+    assert!(!e.contains("hunter22"), "{e}");
+    // A user name alone is no secret.
+    assert!(discovery_url("https://me@h/agent").is_ok());
+}
