@@ -320,6 +320,11 @@ fn compare_peer(old: &PeerReport, new: &PeerReport, out: &mut Vec<Change>) {
             }
         }
     }
+    // A card that could not be read this time checked no row: its rows are
+    // not dropped from the card, only unread, which `card_error` says once.
+    if new.card_error.is_some() {
+        return;
+    }
     compare_rows(&peer, &old.declarations, &new.declarations, out);
     compare_rows(&peer, &old.scenarios, &new.scenarios, out);
 }

@@ -336,3 +336,32 @@ fn a_moved_peer_with_an_unchanged_card_has_no_card_changes() {
     assert!(diff.changes.is_empty(), "{:?}", diff.changes);
     assert!(!diff.failed);
 }
+
+#[test]
+fn a_card_unread_this_time_is_one_regression_not_every_row_dropped() {
+    use DeclarationVerdict::Honoured;
+    let rows = vec![
+        decl("lifecycle.cancel", true, Honoured),
+        decl("capabilities.streaming", true, Honoured),
+    ];
+    let runs = vec![run("cancel-then-stream", ScenarioVerdict::Pass)];
+    let old = report(vec![peer("http://a", rows.clone(), runs.clone())]);
+    let down = PeerReport::builder("http://a")
+        .card_error("cannot fetch the card: connection refused")
+        .build();
+    let new = report(vec![down]);
+    let diff = compare(src(), &old, src(), &new, FailOn::Regression);
+    assert!(diff.failed);
+    let ids: Vec<_> = diff
+        .changes
+        .iter()
+        .map(|c| (c.label, c.id.as_str()))
+        .collect();
+    assert_eq!(ids, [(Label::Regression, "card_error")]);
+    // Read again: the rows compare as before (the fix, and nothing new).
+    let back = report(vec![peer("http://a", rows, runs)]);
+    let diff = compare(src(), &new, src(), &back, FailOn::Regression);
+    assert!(!diff.failed);
+    assert_eq!(diff.changes[0].id, "card_error");
+    assert_eq!(diff.changes[0].label, Label::Fix);
+}
