@@ -26,7 +26,7 @@ pub struct Builtin {
 pub enum BuiltinKind {
     /// Any text.
     Text,
-    /// A duration of at most 24h ([`parse_duration`]).
+    /// A duration more than zero and at most 24h ([`parse_duration`]).
     Duration,
     /// A whole number of reads from 1 to 100 (the most `poll_until_stable` takes).
     Count,
@@ -41,9 +41,10 @@ impl Builtin {
         }
         match self.kind {
             BuiltinKind::Text => None,
+            // A zero window would judge an honest peer silent.
             BuiltinKind::Duration => parse_duration(value)
-                .is_err()
-                .then_some("a duration of at most 24h (e.g. 15s, 500ms, 2m)"),
+                .map_or(true, |d| d.is_zero())
+                .then_some("a duration more than zero and at most 24h (e.g. 15s, 500ms, 2m)"),
             BuiltinKind::Count => Count::parse(value)
                 .is_none()
                 .then_some("a whole number from 1 to 100"),
@@ -324,6 +325,10 @@ mod tests {
             .contains("unknown unit"));
         assert_eq!(format_duration(Duration::from_millis(1500)), "1500ms");
         assert_eq!(format_duration(Duration::from_secs(30)), "30s");
+        // A window of zero would read an honest peer silent.
+        let window = builtin("probe_window").unwrap();
+        assert!(window.rejects("0").is_some() && window.rejects("0ms").is_some());
+        assert!(window.rejects("1ms").is_none());
     }
 
     #[test]

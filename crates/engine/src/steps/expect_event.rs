@@ -126,7 +126,9 @@ impl Primitive for ExpectEventStep {
         {
             return Err(Stop::inconclusive(format!(
                 "no {} yet: {}",
-                describe_wanted(&kinds, &states),
+                describe_wanted(&kinds, &states)
+                    .trim_start_matches("any ")
+                    .to_string(),
                 window.waited()
             )));
         }
@@ -209,7 +211,8 @@ impl Missed {
                 ctx.offset(end.at())
             ),
             None => format!(
-                "no {wanted} within {} ({seen} new event(s){})",
+                "no {} within {} ({seen} new event(s){})",
+                wanted.strip_prefix("any ").unwrap_or(wanted),
                 human_duration(*within),
                 if *comments > 0 {
                     format!(", {comments} keep-alive comment(s), which do not count")
