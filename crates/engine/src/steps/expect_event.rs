@@ -126,9 +126,7 @@ impl Primitive for ExpectEventStep {
         {
             return Err(Stop::inconclusive(format!(
                 "no {} yet: {}",
-                describe_wanted(&kinds, &states)
-                    .trim_start_matches("any ")
-                    .to_string(),
+                describe_wanted(&kinds, &states).trim_start_matches("any "),
                 window.waited()
             )));
         }
