@@ -77,6 +77,13 @@ pub enum FleetError {
     Invalid(#[from] YamlError),
     #[error("the peers file {file} names no peer")]
     Empty { file: String },
+    /// A line of a one-URL-a-line file that is no usable peer URL.
+    #[error("{file}:{line}: {reason}")]
+    BadLine {
+        file: String,
+        line: usize,
+        reason: String,
+    },
     /// An entry with settings but no `url`.
     #[error("the peers file {file}: peer #{number} has no `url`")]
     NoUrl { file: String, number: usize },
@@ -107,41 +114,68 @@ pub fn load(path: &Path) -> Result<Vec<FleetPeer>, FleetError> {
 
 /// Parses a fleet file's text; `file` names it in errors.
 pub fn parse(file: &str, text: &str) -> Result<Vec<FleetPeer>, FleetError> {
-    let lines: Vec<&str> = text
+    // (line number, text) of every line that is neither blank nor a comment.
+    let lines: Vec<(usize, &str)> = text
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .map(|(n, l)| (n + 1, l))
         .collect();
-    // One URL a line: every line a single word with a scheme. YAML would
-    // fold such lines into one string, so this form is recognised first.
-    let peers = if !lines.is_empty()
-        && lines
-            .iter()
-            .all(|l| l.contains("://") && !l.contains(char::is_whitespace))
-    {
-        lines
-            .into_iter()
-            .map(|url| FleetPeer {
+    let empty = || FleetError::Empty {
+        file: file.to_string(),
+    };
+    // One URL a line, recognised by its first line (YAML would fold such
+    // lines into one string): each line is then a peer URL, or an error
+    // naming its line.
+    let peers = match lines.first() {
+        None => return Err(empty()),
+        Some((_, first)) if is_url_word(first) => url_lines(file, &lines)?,
+        Some(_) => {
+            let parsed: FleetFile =
+                serde_saphyr::from_str(text).map_err(|e| YamlError::new(file, &e))?;
+            parsed
+                .peers
+                .into_iter()
+                .enumerate()
+                .map(|(i, entry)| peer(file, i + 1, entry))
+                .collect::<Result<Vec<_>, _>>()?
+        }
+    };
+    if peers.is_empty() {
+        return Err(empty());
+    }
+    Ok(peers)
+}
+
+/// A single word with a scheme: a line of the one-URL-a-line form.
+fn is_url_word(line: &str) -> bool {
+    line.contains("://") && !line.contains(char::is_whitespace)
+}
+
+/// The peers of a one-URL-a-line file, each line checked as a card URL.
+fn url_lines(file: &str, lines: &[(usize, &str)]) -> Result<Vec<FleetPeer>, FleetError> {
+    lines
+        .iter()
+        .map(|&(line, url)| {
+            let bad = |reason: String| FleetError::BadLine {
+                file: file.to_string(),
+                line,
+                reason,
+            };
+            if !is_url_word(url) {
+                return Err(bad(format!(
+                    "`{}` is not a peer URL (one URL a line, each with http:// or https://)",
+                    a2a_conform_report::inert::terminal(url)
+                )));
+            }
+            a2a_conform_protocol::discovery_url(url).map_err(|e| bad(e.to_string()))?;
+            Ok(FleetPeer {
                 url: url.to_string(),
                 ..FleetPeer::default()
             })
-            .collect()
-    } else {
-        let parsed: FleetFile =
-            serde_saphyr::from_str(text).map_err(|e| YamlError::new(file, &e))?;
-        parsed
-            .peers
-            .into_iter()
-            .enumerate()
-            .map(|(i, entry)| peer(file, i + 1, entry))
-            .collect::<Result<Vec<_>, _>>()?
-    };
-    if peers.is_empty() {
-        return Err(FleetError::Empty {
-            file: file.to_string(),
-        });
-    }
-    Ok(peers)
+        })
+        .collect()
 }
 
 /// The `number`-th entry as a peer: its URL taken out of its settings.
@@ -192,9 +226,20 @@ mod tests {
         let e = parse("f", "peers:\n  - url: http://a\n    tokn: x\n").unwrap_err();
         assert!(matches!(e, FleetError::Invalid(_)), "{e}");
         assert!(matches!(
-            parse("f", "# nothing\n"),
-            Err(FleetError::Invalid(_) | FleetError::Empty { .. })
+            parse("f", "# nothing\n\n"),
+            Err(FleetError::Empty { .. })
         ));
+        // A bad line of a URL list is named by its line.
+        let e = parse("f", "# fleet\nhttp://a\n127.0.0.1:9\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f:3: `127.0.0.1:9` is not a peer URL (one URL a line, each with http:// or https://)"
+        );
+        let e = parse("f", "http://a\nftp://b/\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("f:2: ") && e.contains("not http or https"),
+            "{e}"
+        );
         assert!(matches!(
             parse("f", "peers: []\n"),
             Err(FleetError::Empty { .. })
