@@ -33,6 +33,19 @@ impl YamlError {
             .map(|(_, m)| m)
             .unwrap_or(first)
             .to_string();
+        // saphyr names a breached budget by its Rust value (`Nodes { nodes:
+        // 250001 }`): say what it means to whoever wrote the file.
+        let message = match message.strip_prefix("budget breached: ") {
+            Some(what) => format!(
+                "the file expands past the YAML reader's limits ({}): aliases \
+                 repeated into a very large document are refused",
+                what.replace(['{', '}'], "")
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+            None => message,
+        };
         YamlError {
             file: file.to_string(),
             line,
@@ -46,6 +59,26 @@ impl YamlError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_breached_budget_reads_as_words_not_a_rust_value() {
+        let mut text = String::from("a: &a [x,x,x,x,x,x,x,x,x]\n");
+        for (n, prev) in ["b", "c", "d", "e", "f", "g", "h"]
+            .iter()
+            .zip(["a", "b", "c", "d", "e", "f", "g"])
+        {
+            let refs = vec![format!("*{prev}"); 9].join(",");
+            text.push_str(&format!("{n}: &{n} [{refs}]\n"));
+        }
+        let e = serde_saphyr::from_str::<serde_json::Value>(&text).unwrap_err();
+        let e = YamlError::new("bomb.yaml", &e);
+        assert!(
+            e.message.starts_with("the file expands past"),
+            "{}",
+            e.message
+        );
+        assert!(!e.message.contains('{'), "{}", e.message);
+    }
 
     #[test]
     fn yaml_errors_are_positioned_in_the_named_file() {
