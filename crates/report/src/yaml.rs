@@ -39,10 +39,7 @@ impl YamlError {
             Some(what) => format!(
                 "the file expands past the YAML reader's limits ({}): aliases \
                  repeated into a very large document are refused",
-                what.replace(['{', '}'], "")
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                budget_words(what)
             ),
             None => message,
         };
@@ -53,6 +50,18 @@ impl YamlError {
             message,
             snippet: rendered.lines().skip(1).collect::<Vec<_>>().join("\n"),
         }
+    }
+}
+
+/// `Nodes { nodes: 250001 }` as `250001 nodes` (saphyr's budget, by name).
+fn budget_words(what: &str) -> String {
+    let inner = what
+        .split_once('{')
+        .and_then(|(_, rest)| rest.rsplit_once('}'))
+        .map_or(what, |(inside, _)| inside);
+    match inner.trim().split_once(':') {
+        Some((name, count)) => format!("{} {}", count.trim(), name.trim().replace('_', " ")),
+        None => inner.trim().to_string(),
     }
 }
 
@@ -77,7 +86,7 @@ mod tests {
             "{}",
             e.message
         );
-        assert!(!e.message.contains('{'), "{}", e.message);
+        assert!(e.message.contains("(250001 nodes)"), "{}", e.message);
     }
 
     #[test]
