@@ -125,7 +125,10 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
                 format!("not declared, yet {}: {}", run.id, run.message),
             );
         }
-        if let Some(run) = broken.first() {
+        // Nor is a run the tool's own cap (or an unreachable peer) ended:
+        // the refusal was not seen either way.
+        let unknown = runs.iter().find(|r| r.verdict == ScenarioVerdict::Error);
+        if let Some(run) = broken.first().copied().or(unknown) {
             return (
                 DeclarationVerdict::Unverified,
                 format!(
@@ -678,6 +681,31 @@ mod tests {
         assert_eq!(rows[0].verdict, DeclarationVerdict::OverDelivers);
         let rows = judge_declarations(&decl, &[]);
         assert_eq!(rows[0].verdict, DeclarationVerdict::NotDeclared);
+        let rows = judge_declarations(
+            &decl,
+            &[run("r", "capabilities.streaming", ScenarioVerdict::Pass)],
+        );
+        assert_eq!(rows[0].verdict, DeclarationVerdict::NotDeclared);
+        assert!(rows[0].reason.contains("refuses it as the spec requires"));
+        // The tool's own cap ended the probe: the refusal was never seen.
+        let mut capped = broken("r", "capabilities.streaming");
+        capped.error_kind = Some(ErrorKind::ToolCap);
+        capped.message = "no answer within 1.00 s (--timeout)".into();
+        let rows = judge_declarations(&decl, &[capped]);
+        assert_eq!(
+            rows[0].verdict,
+            DeclarationVerdict::Unverified,
+            "{:?}",
+            rows[0]
+        );
+        assert!(
+            rows[0]
+                .reason
+                .contains("whether the runtime refuses it is unknown")
+                && rows[0].reason.contains("--timeout"),
+            "{:?}",
+            rows[0]
+        );
     }
 
     fn broken(id: &str, verifies: &str) -> ScenarioReport {

@@ -389,7 +389,12 @@ fn flag_values_that_would_break_a_request_exit_2_before_any_request() {
         (
             vec!["--var".into(), "probe_window=100000s".into()],
             vec![],
-            "probe_window must be a duration of at most 24h",
+            "probe_window must be a duration more than zero and at most 24h",
+        ),
+        (
+            vec!["--var".into(), "quiet_window=0ms".into()],
+            vec![],
+            "quiet_window must be a duration more than zero and at most 24h",
         ),
     ];
     for (args, env, says) in cases {
