@@ -435,6 +435,82 @@ fn a_down_webhook_is_counted_and_the_watch_goes_on() {
     assert_eq!(records(&db), 2);
 }
 
+/// A skill id that, unescaped in a Slack message, would ping the channel,
+/// show a link under a label of the peer's choosing and format.
+const HOSTILE_SKILL: &str = "<!channel> <https://evil.example|Click me> & *bold* `x`";
+
+/// Whether `text` holds a `&` that is not one of Slack's three entities.
+fn bare_ampersand(text: &str) -> bool {
+    text.match_indices('&').any(|(at, _)| {
+        !["&amp;", "&lt;", "&gt;"]
+            .iter()
+            .any(|e| text[at..].starts_with(e))
+    })
+}
+
+/// A card whose skill id is hostile, its endpoint a mock that is stopped
+/// after the first cycle: its input rows go honoured → unverified, and the
+/// regressions reach a Slack-format webhook as text, never as markup.
+#[test]
+fn a_slack_alert_shows_a_hostile_skill_id_as_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let mock = peer_on(0, Behaviour::Honest);
+    let mut card: Value = serde_json::from_str(&fetch(&mock.card_url())).expect("a card");
+    card["skills"][0]["id"] = HOSTILE_SKILL.into();
+    let served = common::serve(axum::Router::new().route(
+        "/.well-known/agent-card.json",
+        axum::routing::get(move || {
+            let card = card.clone();
+            async move { axum::Json(card) }
+        }),
+    ));
+    let card_url = format!("{}/.well-known/agent-card.json", served.base_url);
+    let fleet = fleet_file(dir.path(), &[&card_url]).display().to_string();
+    let hook = Receiver::start();
+    let url = hook.url();
+    let mut args = vec![
+        "watch",
+        "--peers",
+        &fleet,
+        "--db",
+        &db,
+        "--scenario",
+        "input-mode-resume",
+        "-q",
+        "--every",
+        "1s",
+        "--cycles",
+        "1",
+        "--alert-webhook",
+        &url,
+        "--alert-format",
+        "slack",
+    ];
+    args.extend_from_slice(FAST_VARS);
+    let out = common::run(&args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(
+        hook.take(),
+        Vec::<Value>::new(),
+        "the first record: no alert"
+    );
+    drop(mock);
+    let out = common::run(&args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let texts: Vec<String> = hook
+        .take()
+        .iter()
+        .map(|b| b["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let shown = "`skills[&lt;!channel&gt; &lt;https://evil.example|Click me&gt; &amp; *bold* \\u{60}x\\u{60}].inputModes[";
+    assert!(texts.iter().any(|t| t.contains(shown)), "{texts:#?}");
+    for text in &texts {
+        assert!(!text.contains("<!") && !text.contains("<http"), "{text}");
+        assert!(!bare_ampersand(text), "{text}");
+    }
+}
+
 #[test]
 fn history_imports_a_check_report_and_exports_and_shows_it() {
     let dir = tempfile::tempdir().expect("tempdir");

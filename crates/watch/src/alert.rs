@@ -6,6 +6,7 @@
 
 use a2a_conform_client::redact::Redactor;
 use a2a_conform_history::Regression;
+use a2a_conform_report::inert;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -89,21 +90,30 @@ impl Alert {
     pub fn body(&self, format: Format, redactor: &Redactor) -> serde_json::Value {
         let value = match format {
             Format::Json => serde_json::to_value(self).unwrap_or(serde_json::Value::Null),
-            Format::Slack => {
-                let none = || "none".to_string();
-                let what = self.declaration.as_deref().unwrap_or("the card");
-                let text = format!(
-                    "a2a-conform: {} regressed on {}: {} → {} ({})",
-                    what,
-                    self.peer,
-                    self.before.clone().unwrap_or_else(none),
-                    self.after.clone().unwrap_or_else(none),
-                    self.evidence
-                );
-                serde_json::json!({ "text": text })
-            }
+            Format::Slack => serde_json::json!({ "text": self.slack_text(redactor) }),
         };
         redactor.redact_value(value)
+    }
+
+    /// The Slack `text`: every field redacted first (an escaped secret
+    /// would no longer be found), then made inert — the declaration (a
+    /// peer's skill id may be in it) and the peer's URL as code spans, in
+    /// which Slack formats nothing, the rest with `&`, `<`, `>` escaped —
+    /// so no peer text can ping a channel, disguise a link or format.
+    fn slack_text(&self, redactor: &Redactor) -> String {
+        let code = |text: &str| inert::slack_code(&redactor.redact(text));
+        let text = |text: Option<&str>| inert::slack_text(&redactor.redact(text.unwrap_or("none")));
+        let what = match &self.declaration {
+            Some(declaration) => code(declaration),
+            None => "the card".to_string(),
+        };
+        format!(
+            "a2a-conform: {what} regressed on {}: {} → {} ({})",
+            code(&self.peer),
+            text(self.before.as_deref()),
+            text(self.after.as_deref()),
+            text(Some(&self.evidence)),
+        )
     }
 }
 
@@ -200,9 +210,43 @@ mod tests {
         let alert = Alert::from_regression(&regression(), None);
         let body = alert.body(Format::Slack, &Redactor::new(["s3cret".to_string()]));
         let text = body["text"].as_str().unwrap_or_default();
-        assert!(text.contains("lifecycle.cancel regressed"), "{text}");
+        assert!(text.contains("`lifecycle.cancel` regressed"), "{text}");
         assert!(text.contains("honoured → diverged (record:7)"), "{text}");
         assert!(!text.contains("s3cret"), "{text}");
+    }
+
+    #[test]
+    fn the_slack_body_shows_peer_text_inert_and_still_redacted() {
+        let hostile = Regression::Verdict {
+            peer: "http://peer.example/<!here>?token=s3cr&t".into(),
+            declaration: "skills[<!channel> <https://e.vil|Click> & *b* `x`].inputModes[a]".into(),
+            before: DeclarationVerdict::Honoured,
+            after: DeclarationVerdict::Unverified,
+            record: 2,
+        };
+        let alert = Alert::from_regression(&hostile, None);
+        let body = alert.body(Format::Slack, &Redactor::new(["s3cr&t".to_string()]));
+        let text = body["text"].as_str().unwrap_or_default();
+        assert!(!text.contains('<') && !text.contains('>'), "{text}");
+        assert!(
+            !text
+                .replace("&amp;", "")
+                .replace("&lt;", "")
+                .replace("&gt;", "")
+                .contains('&'),
+            "{text}"
+        );
+        assert!(!text.contains("s3cr"), "{text}");
+        assert!(
+            text.starts_with("a2a-conform: `skills[&lt;!channel&gt; &lt;https://e.vil|Click&gt; &amp; *b* \\u{60}x\\u{60}].inputModes[a]` regressed on `http://peer.example/&lt;!here&gt;?token=«redacted»`"),
+            "{text}"
+        );
+        // The JSON body keeps the peer's exact text: its consumer escapes.
+        let json = alert.body(Format::Json, &Redactor::default());
+        assert_eq!(
+            json["declaration"],
+            "skills[<!channel> <https://e.vil|Click> & *b* `x`].inputModes[a]"
+        );
     }
 
     #[tokio::test]
