@@ -511,6 +511,71 @@ fn a_slack_alert_shows_a_hostile_skill_id_as_text() {
     }
 }
 
+/// A card server that counts the requests it gets.
+fn counting_peer() -> (common::Served, Arc<std::sync::atomic::AtomicUsize>) {
+    let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    let router = axum::Router::new().fallback(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async { axum::http::StatusCode::NOT_FOUND }
+    });
+    (common::serve(router), hits)
+}
+
+/// A webhook or evidence base that is no http(s) URL with a host is a
+/// usage error at start (exit 2, the flag named, the value never shown),
+/// before the database is created or any peer is asked.
+#[test]
+fn a_bad_webhook_or_evidence_url_is_refused_before_any_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("watch.db");
+    let db = format!("sqlite:{}", path.display());
+    let (peer, hits) = counting_peer();
+    let card = format!("{}/.well-known/agent-card.json", peer.base_url);
+    let fleet = fleet_file(dir.path(), &[&card]);
+    let fleet = fleet.display().to_string();
+    let hook = Receiver::start();
+    let good = hook.url();
+    // Each value, and the part of it that must not be echoed.
+    let cases = [
+        ("--alert-webhook", "notaurl", "notaurl"),
+        ("--alert-webhook", "ftp://x.example/hook", "x.example"),
+        ("--alert-webhook", "file:///etc/passwd", "passwd"),
+        ("--alert-webhook", "https://h.example:99999/x", "h.example"),
+        ("--alert-webhook", "http://", "http://"),
+        ("--alert-webhook", "", ""),
+        ("--evidence-base", "notaurl", "notaurl"),
+        ("--evidence-base", "javascript:alert(1)", "alert(1)"),
+    ];
+    for (flag, value, shown) in cases {
+        let mut extra = vec!["--every", "1s", "--cycles", "1", flag, value];
+        if flag == "--evidence-base" {
+            extra.extend_from_slice(&["--alert-webhook", &good]);
+        }
+        let out = common::run(&watch_args(&db, &fleet, &extra));
+        assert_eq!(out.code, 2, "{flag} {value:?}: {}", out.explain());
+        let said = format!("error: {flag}: not an http(s) URL (");
+        assert!(
+            out.stderr.contains(&said),
+            "{flag} {value:?}: {}",
+            out.explain()
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.explain());
+        assert!(
+            shown.is_empty() || !out.stderr.contains(shown),
+            "{value} echoed: {}",
+            out.stderr
+        );
+    }
+    assert_eq!(
+        hits.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "a peer was asked"
+    );
+    assert_eq!(hook.take(), Vec::<Value>::new());
+    assert!(!path.exists(), "the database was created");
+}
+
 #[test]
 fn history_imports_a_check_report_and_exports_and_shows_it() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -9,6 +9,7 @@ use a2a_conform_history::Regression;
 use a2a_conform_report::inert;
 use serde::Serialize;
 use std::time::Duration;
+use url::Url;
 
 /// The alert body's shape on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -150,7 +151,7 @@ pub struct Delivery {
 /// retried and then counted as failed.
 pub async fn deliver(
     client: &reqwest::Client,
-    url: &str,
+    url: &Url,
     bodies: &[serde_json::Value],
     retry: Retry,
 ) -> Delivery {
@@ -163,7 +164,7 @@ pub async fn deliver(
                 tokio::time::sleep(wait).await;
                 wait = wait.saturating_mul(2);
             }
-            let answer = client.post(url).json(body).send().await;
+            let answer = client.post(url.clone()).json(body).send().await;
             if answer.is_ok_and(|a| a.status().is_success()) {
                 delivered = true;
                 break;
@@ -261,7 +262,7 @@ mod tests {
             backoff: Duration::from_millis(10),
         };
         let bodies = [serde_json::json!({"text": "x"})];
-        let url = format!("http://127.0.0.1:{port}/hook");
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/hook")).expect("a URL");
         let outcome = deliver(&reqwest::Client::new(), &url, &bodies, retry).await;
         assert_eq!(outcome, Delivery { sent: 0, failed: 1 });
     }

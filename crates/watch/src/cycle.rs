@@ -14,6 +14,7 @@ use a2a_conform_report::RunReport;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
+use url::Url;
 
 /// One check of the whole fleet, as the CLI runs it.
 pub trait Checker {
@@ -28,12 +29,13 @@ pub trait Checker {
 /// Where and how alerts are sent.
 #[derive(Debug, Clone)]
 pub struct Alerts {
-    /// The webhook's URL (never printed: a Slack webhook URL is a secret).
-    pub url: String,
+    /// The webhook's URL, http or https (never printed: a Slack webhook
+    /// URL is a secret).
+    pub url: Url,
     /// The body's shape.
     pub format: Format,
     /// Prefix of the evidence link (`BASE/records/N`).
-    pub evidence_base: Option<String>,
+    pub evidence_base: Option<Url>,
     /// Masks every secret in a body.
     pub redactor: Redactor,
     /// Attempts and backoff per alert.
@@ -231,7 +233,7 @@ async fn send(alerts: &Alerts, regressions: &[Regression]) -> Delivery {
     let bodies: Vec<serde_json::Value> = regressions
         .iter()
         .map(|r| {
-            Alert::from_regression(r, alerts.evidence_base.as_deref())
+            Alert::from_regression(r, alerts.evidence_base.as_ref().map(Url::as_str))
                 .body(alerts.format, &alerts.redactor)
         })
         .collect();
