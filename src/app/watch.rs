@@ -3,7 +3,8 @@
 //! jitter offset), each cycle's report recorded in the history database and
 //! its regressions POSTed to `--alert-webhook`. SIGTERM ends the watch with
 //! 0, SIGINT with 130 (as `check`), and a cycle they cut short is not
-//! recorded.
+//! recorded; the alerts of a recorded cycle still being sent are abandoned
+//! (the record stays).
 
 use super::check::{check_once, fleet_setup, prepare, watch_signals, Interruption, Prepared};
 use super::output::{finish, progress_mode, Outputs};
@@ -146,11 +147,15 @@ pub(super) async fn watch(
     watcher.abort();
     let summary = summary.map_err(|e| AppError::History(e.to_string()))?;
     let signal = caught.get().copied();
+    let abandoned = match summary.alerts.abandoned {
+        0 => String::new(),
+        n => format!(" ({n} abandoned at the stop)"),
+    };
     eprintln!(
-        "watch: {} cycle(s) recorded, {} alert(s) sent, {} undelivered{}",
+        "watch: {} cycle(s) recorded, {} alert(s) sent, {} undelivered{abandoned}{}",
         summary.cycles,
         summary.alerts.sent,
-        summary.alerts.failed,
+        summary.alerts.undelivered(),
         signal.map_or(String::new(), |s| format!("; stopped by {}", s.name()))
     );
     Ok(match signal {

@@ -122,17 +122,21 @@ fn starts(store: &mut Store) -> Vec<chrono::DateTime<chrono::FixedOffset>> {
         .collect()
 }
 
-/// The verdict and card alerts of `bodies` for `peer`: (declaration, before, after).
+/// The verdict and card alerts of `bodies` for `peer`: (declaration,
+/// before, after), sorted (a cycle's alerts are sent at once: they arrive
+/// in no set order).
 fn alerts_for(bodies: &[Value], peer: &str) -> Vec<(String, String, String)> {
     let text = |v: &Value| v.as_str().unwrap_or("null").to_string();
-    bodies
+    let mut found: Vec<_> = bodies
         .iter()
         .filter(|b| b["peer"] == peer)
         .map(|b| {
             let what = b["declaration"].as_str().unwrap_or("(card)").to_string();
             (what, text(&b["before"]), text(&b["after"]))
         })
-        .collect()
+        .collect();
+    found.sort();
+    found
 }
 
 /// Two peers watched over four cycles in two restarts: both honest twice,
@@ -173,6 +177,12 @@ fn a_fleet_over_cycles(db: &str) {
     let flipping = switch(flipping, Behaviour::CancelLeak);
     let out = watch(db, &fleet, "1", &alerting);
     assert!(out.stderr.contains("watch: cycle 3:"), "{}", out.explain());
+    // The record is announced, then what its delivery came to.
+    let recorded = out
+        .stderr
+        .find("watch: cycle recorded as record 3: 2 regression(s)\n");
+    let sent = out.stderr.find("watch: record 3: 2 alert(s) sent\n");
+    assert!(recorded.is_some() && recorded < sent, "{}", out.explain());
     let times = starts(&mut store);
     assert_eq!(times.len(), 3);
     for pair in times.windows(2) {
@@ -197,6 +207,7 @@ fn a_fleet_over_cycles(db: &str) {
     assert_eq!(cards.len(), 2, "{cards:?}");
     let digest = |i: usize| cards[i].digest.clone().unwrap_or_default();
     expected.push(("(card)".into(), digest(0), digest(1)));
+    expected.sort();
     assert_eq!(alerts_for(&bodies, &b), expected, "{bodies:#?}");
     assert_eq!(
         bodies.len(),
@@ -574,6 +585,57 @@ fn a_bad_webhook_or_evidence_url_is_refused_before_any_request() {
     );
     assert_eq!(hook.take(), Vec::<Value>::new());
     assert!(!path.exists(), "the database was created");
+}
+
+/// SIGTERM while a recorded cycle's alerts wait on a webhook that accepts
+/// connections and never answers (each alert would take ~43 s: 4 timeouts
+/// and the backoff): the watch stops at once with 0, the record is kept,
+/// and stderr says the alerts were not delivered.
+#[test]
+fn sigterm_during_alert_delivery_stops_the_watch_and_keeps_the_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let peer = peer_on(0, Behaviour::Honest);
+    let fleet = fleet_file(dir.path(), &[&peer.card_url()]);
+    watch(&db, &fleet, "1", &[]);
+    let _peer = switch(peer, Behaviour::CancelLeak);
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a silent webhook");
+    let hook = format!("http://{}/hook", silent.local_addr().expect("its address"));
+    let fleet = fleet.display().to_string();
+    let log = dir.path().join("stderr.txt");
+    let args = ["--every", "1s", "--alert-webhook", hook.as_str()];
+    let mut child = spawn_watch(&watch_args(&db, &fleet, &args), &log);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let read = || std::fs::read_to_string(&log).unwrap_or_default();
+    // Announced before the delivery starts.
+    while !read().contains("cycle recorded as record 2: 2 regression(s)") {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("no record 2 announced within 60 s: {}", read());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    let code = terminate(&mut child);
+    let stderr = read();
+    // A liveness bound, not a timing test: the POSTs alone would take ~43 s.
+    assert!(
+        sent.elapsed() < Duration::from_secs(15),
+        "{:?}: {stderr}",
+        sent.elapsed()
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("watch: 2 alert(s) not delivered: the watch was stopped while sending them (record 2 is kept)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 cycle(s) recorded, 0 alert(s) sent, 2 undelivered (2 abandoned at the stop); stopped by SIGTERM"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(&hook), "the webhook URL is never printed");
+    assert_eq!(records(&db), 2, "{stderr}");
 }
 
 #[test]

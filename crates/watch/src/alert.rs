@@ -1,14 +1,18 @@
 //! Drift alerts: the body POSTed to `--alert-webhook` for each regression
 //! the history store reports, in the documented JSON shape ([`Alert`]) or
 //! a Slack-compatible `{"text": …}`, redacted by value, and delivered with
-//! bounded retries and backoff. A webhook that stays down is counted
-//! ([`Delivery::failed`]), never an error that stops the watch.
+//! bounded retries and backoff, [`IN_FLIGHT`] at a time. A webhook that
+//! stays down is counted ([`Delivery::failed`]), never an error that stops
+//! the watch; a stop abandons what is left ([`Delivery::abandoned`]): the
+//! cycle is recorded before its alerts are sent, so nothing is lost.
 
 use a2a_conform_client::redact::Redactor;
 use a2a_conform_history::Regression;
 use a2a_conform_report::inert;
+use futures_util::{stream, StreamExt};
 use serde::Serialize;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
 use url::Url;
 
 /// The alert body's shape on the wire.
@@ -137,6 +141,12 @@ impl Default for Retry {
     }
 }
 
+/// Alerts delivered at once. One at a time, a webhook that never answers
+/// held a fleet-wide outage's 24 alerts for 262 s (each ~43 s: 4 timeouts
+/// and the backoff); at once without a bound, a large outage would open a
+/// connection per regression to one receiver.
+pub const IN_FLIGHT: usize = 8;
+
 /// What delivering a batch of alerts came to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Delivery {
@@ -144,39 +154,76 @@ pub struct Delivery {
     pub sent: u64,
     /// Alerts given up on after every attempt.
     pub failed: u64,
+    /// Alerts not delivered because the watch was stopped first (those in
+    /// flight are dropped, the rest never tried).
+    pub abandoned: u64,
 }
 
-/// POSTs each body to `url`, each with up to `retry.attempts` tries; a
-/// 2xx answer is delivered, anything else (refused, timeout, 4xx/5xx) is
-/// retried and then counted as failed.
+impl Delivery {
+    /// Alerts that did not reach the webhook, whatever the reason.
+    pub fn undelivered(&self) -> u64 {
+        self.failed + self.abandoned
+    }
+
+    /// This delivery and `other` together.
+    pub fn add(&mut self, other: Delivery) {
+        self.sent += other.sent;
+        self.failed += other.failed;
+        self.abandoned += other.abandoned;
+    }
+}
+
+/// POSTs each body to `url`, [`IN_FLIGHT`] at a time, each with up to
+/// `retry.attempts` tries; a 2xx answer is delivered, anything else
+/// (refused, timeout, 4xx/5xx) is retried and then counted as failed. Once
+/// `stop` is cancelled nothing more is tried or waited for: the requests in
+/// flight are dropped and every alert not yet settled is abandoned.
 pub async fn deliver(
     client: &reqwest::Client,
     url: &Url,
     bodies: &[serde_json::Value],
     retry: Retry,
+    stop: &CancellationToken,
 ) -> Delivery {
     let mut outcome = Delivery::default();
-    for body in bodies {
-        let mut wait = retry.backoff;
-        let mut delivered = false;
-        for attempt in 0..retry.attempts.max(1) {
-            if attempt > 0 {
-                tokio::time::sleep(wait).await;
-                wait = wait.saturating_mul(2);
-            }
-            let answer = client.post(url.clone()).json(body).send().await;
-            if answer.is_ok_and(|a| a.status().is_success()) {
-                delivered = true;
-                break;
-            }
-        }
-        if delivered {
-            outcome.sent += 1;
-        } else {
-            outcome.failed += 1;
+    let mut pending = stream::iter(bodies)
+        .map(|body| deliver_one(client, url, body, retry))
+        .buffer_unordered(IN_FLIGHT);
+    loop {
+        tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            next = pending.next() => match next {
+                Some(true) => outcome.sent += 1,
+                Some(false) => outcome.failed += 1,
+                None => break,
+            },
         }
     }
+    let settled = outcome.sent + outcome.failed;
+    outcome.abandoned = (bodies.len() as u64).saturating_sub(settled);
     outcome
+}
+
+/// One alert, tried until a 2xx answer or `retry.attempts` tries.
+async fn deliver_one(
+    client: &reqwest::Client,
+    url: &Url,
+    body: &serde_json::Value,
+    retry: Retry,
+) -> bool {
+    let mut wait = retry.backoff;
+    for attempt in 0..retry.attempts.max(1) {
+        if attempt > 0 {
+            tokio::time::sleep(wait).await;
+            wait = wait.saturating_mul(2);
+        }
+        let answer = client.post(url.clone()).json(body).send().await;
+        if answer.is_ok_and(|a| a.status().is_success()) {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -263,7 +310,67 @@ mod tests {
         };
         let bodies = [serde_json::json!({"text": "x"})];
         let url = Url::parse(&format!("http://127.0.0.1:{port}/hook")).expect("a URL");
-        let outcome = deliver(&reqwest::Client::new(), &url, &bodies, retry).await;
-        assert_eq!(outcome, Delivery { sent: 0, failed: 1 });
+        let stop = CancellationToken::new();
+        let outcome = deliver(&reqwest::Client::new(), &url, &bodies, retry, &stop).await;
+        let failed = Delivery {
+            failed: 1,
+            ..Delivery::default()
+        };
+        assert_eq!(outcome, failed);
+    }
+
+    /// A receiver that accepts connections and never answers.
+    fn silent() -> (std::net::TcpListener, Url) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("its address");
+        let url = Url::parse(&format!("http://{addr}/hook")).expect("a URL");
+        (listener, url)
+    }
+
+    #[tokio::test]
+    async fn alerts_to_a_silent_webhook_wait_together_not_one_after_another() {
+        let (_listener, url) = silent();
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_millis(300))
+            .build()
+            .expect("a client");
+        let retry = Retry {
+            attempts: 1,
+            backoff: Duration::ZERO,
+        };
+        let bodies = vec![serde_json::json!({"text": "x"}); IN_FLIGHT];
+        let started = std::time::Instant::now();
+        let outcome = deliver(&client, &url, &bodies, retry, &CancellationToken::new()).await;
+        assert_eq!(outcome.failed, IN_FLIGHT as u64);
+        // One after another: IN_FLIGHT × 300 ms = 2.4 s.
+        assert!(
+            started.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stop_abandons_what_is_left_at_once() {
+        let (_listener, url) = silent();
+        let bodies = vec![serde_json::json!({"text": "x"}); IN_FLIGHT * 3];
+        let stop = CancellationToken::new();
+        let cancel = stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            cancel.cancel();
+        });
+        // No client timeout: only the stop can end these requests.
+        let client = reqwest::Client::new();
+        let delivery = deliver(&client, &url, &bodies, Retry::default(), &stop);
+        let outcome = tokio::time::timeout(Duration::from_secs(10), delivery)
+            .await
+            .expect("the delivery ended within 10 s of its start");
+        let abandoned = Delivery {
+            abandoned: bodies.len() as u64,
+            ..Delivery::default()
+        };
+        assert_eq!(outcome, abandoned);
+        assert_eq!(outcome.undelivered(), bodies.len() as u64);
     }
 }
