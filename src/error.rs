@@ -209,6 +209,11 @@ pub enum UsageError {
         suggestion: Option<String>,
         known: Vec<String>,
     },
+    /// An `--alert-webhook` or `--evidence-base` that is not an http(s)
+    /// URL with a host. The value is never shown: a webhook URL is a secret
+    /// (Slack's carries its token), and the reason names no part of it.
+    #[error("{flag}: not an http(s) URL ({reason}); the value is not shown")]
+    NotHttpUrl { flag: &'static str, reason: String },
     /// `--basic-env` without the `:` between its two variable names.
     #[error("--basic-env takes two environment variable names, USER_VAR:PASS_VAR")]
     BasicEnvSyntax,

@@ -3,13 +3,14 @@
 //! jitter offset), each cycle's report recorded in the history database and
 //! its regressions POSTed to `--alert-webhook`. SIGTERM ends the watch with
 //! 0, SIGINT with 130 (as `check`), and a cycle they cut short is not
-//! recorded.
+//! recorded; the alerts of a recorded cycle still being sent are abandoned
+//! (the record stays).
 
 use super::check::{check_once, fleet_setup, prepare, watch_signals, Interruption, Prepared};
 use super::output::{finish, progress_mode, Outputs};
 use crate::cli::{AlertFormatArg, RunArgs, WatchArgs};
 use crate::config::ConfigFile;
-use crate::error::AppError;
+use crate::error::{AppError, UsageError};
 use crate::progress::TerminalProgress;
 use crate::settings::Sources;
 use a2a_conform_history::Store;
@@ -18,6 +19,7 @@ use a2a_conform_watch::alert::{Format, Retry};
 use a2a_conform_watch::cycle::{self, Alerts, Checker, Plan};
 use a2a_conform_watch::schedule;
 use std::time::Duration;
+use url::Url;
 
 /// The engine's check of the fleet, one call a cycle.
 struct EngineCycles<'a> {
@@ -60,11 +62,44 @@ pub(super) async fn open_store(url: &str) -> Result<Store, AppError> {
         .map_err(|e| AppError::History(e.to_string()))
 }
 
+/// `text` as an http or https URL with a host, for `flag`; else a usage
+/// error that shows neither the value nor any part of it (not even its
+/// scheme: a pasted token may read as one).
+fn http_url(flag: &'static str, text: &str) -> Result<Url, UsageError> {
+    let refuse = |reason: &str| UsageError::NotHttpUrl {
+        flag,
+        reason: reason.to_string(),
+    };
+    if text.trim().is_empty() {
+        return Err(refuse("it is empty"));
+    }
+    // url's messages ("invalid port number", "empty host") quote nothing.
+    let url = Url::parse(text).map_err(|e| refuse(&e.to_string()))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(refuse("its scheme is neither http nor https"));
+    }
+    if url.host().is_none() {
+        return Err(refuse("it has no host"));
+    }
+    Ok(url)
+}
+
 pub(super) async fn watch(
     args: WatchArgs,
     config: Option<&ConfigFile>,
     sources: &Sources,
 ) -> Result<i32, AppError> {
+    // Before anything else: a bad URL must not wait for the first regression.
+    let webhook = args
+        .alert_webhook
+        .as_deref()
+        .map(|u| http_url("--alert-webhook", u))
+        .transpose()?;
+    let evidence_base = args
+        .evidence_base
+        .as_deref()
+        .map(|u| http_url("--evidence-base", u))
+        .transpose()?;
     let run = &args.check.run;
     let (inputs, setup) = fleet_setup(&args.check, config, sources)?;
     let mut plan = prepare(&inputs, run, setup)?;
@@ -76,15 +111,15 @@ pub(super) async fn watch(
     }
     plan.targets.sort_by_key(|t| t.start_after);
     let store = open_store(&args.db).await?;
-    let alerts = match &args.alert_webhook {
+    let alerts = match webhook {
         None => None,
         Some(url) => Some(Alerts {
-            url: url.clone(),
+            url,
             format: match args.alert_format {
                 AlertFormatArg::Json => Format::Json,
                 AlertFormatArg::Slack => Format::Slack,
             },
-            evidence_base: args.evidence_base.clone(),
+            evidence_base,
             redactor: plan.options.redactor_with_issued().as_ref().clone(),
             retry: Retry::default(),
             client: reqwest::Client::builder()
@@ -112,11 +147,15 @@ pub(super) async fn watch(
     watcher.abort();
     let summary = summary.map_err(|e| AppError::History(e.to_string()))?;
     let signal = caught.get().copied();
+    let abandoned = match summary.alerts.abandoned {
+        0 => String::new(),
+        n => format!(" ({n} abandoned at the stop)"),
+    };
     eprintln!(
-        "watch: {} cycle(s) recorded, {} alert(s) sent, {} undelivered{}",
+        "watch: {} cycle(s) recorded, {} alert(s) sent, {} undelivered{abandoned}{}",
         summary.cycles,
         summary.alerts.sent,
-        summary.alerts.failed,
+        summary.alerts.undelivered(),
         signal.map_or(String::new(), |s| format!("; stopped by {}", s.name()))
     );
     Ok(match signal {

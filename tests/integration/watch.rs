@@ -122,17 +122,21 @@ fn starts(store: &mut Store) -> Vec<chrono::DateTime<chrono::FixedOffset>> {
         .collect()
 }
 
-/// The verdict and card alerts of `bodies` for `peer`: (declaration, before, after).
+/// The verdict and card alerts of `bodies` for `peer`: (declaration,
+/// before, after), sorted (a cycle's alerts are sent at once: they arrive
+/// in no set order).
 fn alerts_for(bodies: &[Value], peer: &str) -> Vec<(String, String, String)> {
     let text = |v: &Value| v.as_str().unwrap_or("null").to_string();
-    bodies
+    let mut found: Vec<_> = bodies
         .iter()
         .filter(|b| b["peer"] == peer)
         .map(|b| {
             let what = b["declaration"].as_str().unwrap_or("(card)").to_string();
             (what, text(&b["before"]), text(&b["after"]))
         })
-        .collect()
+        .collect();
+    found.sort();
+    found
 }
 
 /// Two peers watched over four cycles in two restarts: both honest twice,
@@ -173,6 +177,12 @@ fn a_fleet_over_cycles(db: &str) {
     let flipping = switch(flipping, Behaviour::CancelLeak);
     let out = watch(db, &fleet, "1", &alerting);
     assert!(out.stderr.contains("watch: cycle 3:"), "{}", out.explain());
+    // The record is announced, then what its delivery came to.
+    let recorded = out
+        .stderr
+        .find("watch: cycle recorded as record 3: 2 regression(s)\n");
+    let sent = out.stderr.find("watch: record 3: 2 alert(s) sent\n");
+    assert!(recorded.is_some() && recorded < sent, "{}", out.explain());
     let times = starts(&mut store);
     assert_eq!(times.len(), 3);
     for pair in times.windows(2) {
@@ -197,6 +207,7 @@ fn a_fleet_over_cycles(db: &str) {
     assert_eq!(cards.len(), 2, "{cards:?}");
     let digest = |i: usize| cards[i].digest.clone().unwrap_or_default();
     expected.push(("(card)".into(), digest(0), digest(1)));
+    expected.sort();
     assert_eq!(alerts_for(&bodies, &b), expected, "{bodies:#?}");
     assert_eq!(
         bodies.len(),
@@ -433,6 +444,198 @@ fn a_down_webhook_is_counted_and_the_watch_goes_on() {
         "the webhook URL is never printed"
     );
     assert_eq!(records(&db), 2);
+}
+
+/// A skill id that, unescaped in a Slack message, would ping the channel,
+/// show a link under a label of the peer's choosing and format.
+const HOSTILE_SKILL: &str = "<!channel> <https://evil.example|Click me> & *bold* `x`";
+
+/// Whether `text` holds a `&` that is not one of Slack's three entities.
+fn bare_ampersand(text: &str) -> bool {
+    text.match_indices('&').any(|(at, _)| {
+        !["&amp;", "&lt;", "&gt;"]
+            .iter()
+            .any(|e| text[at..].starts_with(e))
+    })
+}
+
+/// A card whose skill id is hostile, its endpoint a mock that is stopped
+/// after the first cycle: its input rows go honoured → unverified, and the
+/// regressions reach a Slack-format webhook as text, never as markup.
+#[test]
+fn a_slack_alert_shows_a_hostile_skill_id_as_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let mock = peer_on(0, Behaviour::Honest);
+    let mut card: Value = serde_json::from_str(&fetch(&mock.card_url())).expect("a card");
+    card["skills"][0]["id"] = HOSTILE_SKILL.into();
+    let served = common::serve(axum::Router::new().route(
+        "/.well-known/agent-card.json",
+        axum::routing::get(move || {
+            let card = card.clone();
+            async move { axum::Json(card) }
+        }),
+    ));
+    let card_url = format!("{}/.well-known/agent-card.json", served.base_url);
+    let fleet = fleet_file(dir.path(), &[&card_url]).display().to_string();
+    let hook = Receiver::start();
+    let url = hook.url();
+    let mut args = vec![
+        "watch",
+        "--peers",
+        &fleet,
+        "--db",
+        &db,
+        "--scenario",
+        "input-mode-resume",
+        "-q",
+        "--every",
+        "1s",
+        "--cycles",
+        "1",
+        "--alert-webhook",
+        &url,
+        "--alert-format",
+        "slack",
+    ];
+    args.extend_from_slice(FAST_VARS);
+    let out = common::run(&args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(
+        hook.take(),
+        Vec::<Value>::new(),
+        "the first record: no alert"
+    );
+    drop(mock);
+    let out = common::run(&args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let texts: Vec<String> = hook
+        .take()
+        .iter()
+        .map(|b| b["text"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let shown = "`skills[&lt;!channel&gt; &lt;https://evil.example|Click me&gt; &amp; *bold* \\u{60}x\\u{60}].inputModes[";
+    assert!(texts.iter().any(|t| t.contains(shown)), "{texts:#?}");
+    for text in &texts {
+        assert!(!text.contains("<!") && !text.contains("<http"), "{text}");
+        assert!(!bare_ampersand(text), "{text}");
+    }
+}
+
+/// A card server that counts the requests it gets.
+fn counting_peer() -> (common::Served, Arc<std::sync::atomic::AtomicUsize>) {
+    let hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = hits.clone();
+    let router = axum::Router::new().fallback(move || {
+        counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        async { axum::http::StatusCode::NOT_FOUND }
+    });
+    (common::serve(router), hits)
+}
+
+/// A webhook or evidence base that is no http(s) URL with a host is a
+/// usage error at start (exit 2, the flag named, the value never shown),
+/// before the database is created or any peer is asked.
+#[test]
+fn a_bad_webhook_or_evidence_url_is_refused_before_any_request() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("watch.db");
+    let db = format!("sqlite:{}", path.display());
+    let (peer, hits) = counting_peer();
+    let card = format!("{}/.well-known/agent-card.json", peer.base_url);
+    let fleet = fleet_file(dir.path(), &[&card]);
+    let fleet = fleet.display().to_string();
+    let hook = Receiver::start();
+    let good = hook.url();
+    // Each value, and the part of it that must not be echoed.
+    let cases = [
+        ("--alert-webhook", "notaurl", "notaurl"),
+        ("--alert-webhook", "ftp://x.example/hook", "x.example"),
+        ("--alert-webhook", "file:///etc/passwd", "passwd"),
+        ("--alert-webhook", "https://h.example:99999/x", "h.example"),
+        ("--alert-webhook", "http://", "http://"),
+        ("--alert-webhook", "", ""),
+        ("--evidence-base", "notaurl", "notaurl"),
+        ("--evidence-base", "javascript:alert(1)", "alert(1)"),
+    ];
+    for (flag, value, shown) in cases {
+        let mut extra = vec!["--every", "1s", "--cycles", "1", flag, value];
+        if flag == "--evidence-base" {
+            extra.extend_from_slice(&["--alert-webhook", &good]);
+        }
+        let out = common::run(&watch_args(&db, &fleet, &extra));
+        assert_eq!(out.code, 2, "{flag} {value:?}: {}", out.explain());
+        let said = format!("error: {flag}: not an http(s) URL (");
+        assert!(
+            out.stderr.contains(&said),
+            "{flag} {value:?}: {}",
+            out.explain()
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{}", out.explain());
+        assert!(
+            shown.is_empty() || !out.stderr.contains(shown),
+            "{value} echoed: {}",
+            out.stderr
+        );
+    }
+    assert_eq!(
+        hits.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "a peer was asked"
+    );
+    assert_eq!(hook.take(), Vec::<Value>::new());
+    assert!(!path.exists(), "the database was created");
+}
+
+/// SIGTERM while a recorded cycle's alerts wait on a webhook that accepts
+/// connections and never answers (each alert would take ~43 s: 4 timeouts
+/// and the backoff): the watch stops at once with 0, the record is kept,
+/// and stderr says the alerts were not delivered.
+#[test]
+fn sigterm_during_alert_delivery_stops_the_watch_and_keeps_the_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let peer = peer_on(0, Behaviour::Honest);
+    let fleet = fleet_file(dir.path(), &[&peer.card_url()]);
+    watch(&db, &fleet, "1", &[]);
+    let _peer = switch(peer, Behaviour::CancelLeak);
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("a silent webhook");
+    let hook = format!("http://{}/hook", silent.local_addr().expect("its address"));
+    let fleet = fleet.display().to_string();
+    let log = dir.path().join("stderr.txt");
+    let args = ["--every", "1s", "--alert-webhook", hook.as_str()];
+    let mut child = spawn_watch(&watch_args(&db, &fleet, &args), &log);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let read = || std::fs::read_to_string(&log).unwrap_or_default();
+    // Announced before the delivery starts.
+    while !read().contains("cycle recorded as record 2: 2 regression(s)") {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("no record 2 announced within 60 s: {}", read());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let sent = Instant::now();
+    let code = terminate(&mut child);
+    let stderr = read();
+    // A liveness bound, not a timing test: the POSTs alone would take ~43 s.
+    assert!(
+        sent.elapsed() < Duration::from_secs(15),
+        "{:?}: {stderr}",
+        sent.elapsed()
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("watch: 2 alert(s) not delivered: the watch was stopped while sending them (record 2 is kept)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("1 cycle(s) recorded, 0 alert(s) sent, 2 undelivered (2 abandoned at the stop); stopped by SIGTERM"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(&hook), "the webhook URL is never printed");
+    assert_eq!(records(&db), 2, "{stderr}");
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! ids), its error messages and every byte of evidence; a report file given
 //! to `diff` may come from anyone. Shown raw, such text could clear the
 //! screen and forge a green `honoured` line, turn a Markdown summary into
-//! links and images, or make a JUnit file no CI can parse. Each sink has one
+//! links and images, make a JUnit file no CI can parse, or ping a Slack channel
+//! from an alert. Each sink has one
 //! function here, applied where the text is written, never earlier: the JSON
 //! report keeps the peer's exact text (serde escapes it).
 //!
@@ -177,6 +178,46 @@ fn longest_run(s: &str, c: char) -> usize {
     best
 }
 
+/// Whether Slack would start a new line at `c`, or a terminal act on it.
+fn breaks_slack_line(c: char) -> bool {
+    acts_on_terminal(c) || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// `&`, `<` and `>`, the characters Slack parses in message text (`<!channel>`
+/// pings a channel, `<url|label>` shows a link under a label of the
+/// sender's choice), as the only entities Slack decodes.
+fn slack_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text of our own for a Slack message's `text`, outside code: `&`, `<`
+/// and `>` as Slack's entities, and controls and line separators shown as
+/// in [`terminal`], so the text is one line that mentions and links nobody.
+/// Slack's mrkdwn emphasis (`*`, `_`, `~`, backtick) has no escape: text a
+/// peer chose goes in [`slack_code`].
+pub fn slack_text(text: &str) -> String {
+    slack_entities(&escape_with(text, breaks_slack_line))
+}
+
+/// Text a peer chose, as a Slack inline code span, inside which mrkdwn
+/// formats nothing (`*bold*`, `_`, `~`, `:emoji:` stay as written): `&`,
+/// `<` and `>` as Slack's entities (Slack parses them inside code too), and
+/// controls, line separators and the backtick — which would end the span,
+/// and which Slack cannot escape — shown as in [`terminal`] (`\u{60}`).
+pub fn slack_code(text: &str) -> String {
+    let shown = escape_with(text, |c| c == '`' || breaks_slack_line(c));
+    format!("`{}`", slack_entities(&shown))
+}
+
 /// Whether XML 1.0 forbids `c` (`Char` production): C0 controls other than
 /// tab, LF and CR, and U+FFFE / U+FFFF. A Rust string holds no surrogates.
 fn xml_illegal(c: char) -> bool {
@@ -257,6 +298,17 @@ mod tests {
         assert_eq!(markdown_code("x ``` y"), "```` x ``` y ````");
         assert_eq!(markdown_code("a\nb"), "`a\\nb`");
         assert_eq!(markdown_fenced("text", "``` x\n"), "````text\n``` x\n````");
+    }
+
+    #[test]
+    fn slack_text_and_code_mention_link_and_format_nothing() {
+        let hostile = "<!channel> <https://e.vil|Click me> & *bold* _i_ ~s~ `c`\n>q\u{2028}";
+        assert_eq!(
+            slack_code(hostile),
+            "`&lt;!channel&gt; &lt;https://e.vil|Click me&gt; &amp; *bold* _i_ ~s~ \\u{60}c\\u{60}\\n&gt;q\\u{2028}`"
+        );
+        assert_eq!(slack_text("a <b> & c\n"), "a &lt;b&gt; &amp; c\\n");
+        assert_eq!(slack_code("lifecycle.cancel"), "`lifecycle.cancel`");
     }
 
     #[test]

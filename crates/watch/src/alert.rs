@@ -1,13 +1,19 @@
 //! Drift alerts: the body POSTed to `--alert-webhook` for each regression
 //! the history store reports, in the documented JSON shape ([`Alert`]) or
 //! a Slack-compatible `{"text": …}`, redacted by value, and delivered with
-//! bounded retries and backoff. A webhook that stays down is counted
-//! ([`Delivery::failed`]), never an error that stops the watch.
+//! bounded retries and backoff, [`IN_FLIGHT`] at a time. A webhook that
+//! stays down is counted ([`Delivery::failed`]), never an error that stops
+//! the watch; a stop abandons what is left ([`Delivery::abandoned`]): the
+//! cycle is recorded before its alerts are sent, so nothing is lost.
 
 use a2a_conform_client::redact::Redactor;
 use a2a_conform_history::Regression;
+use a2a_conform_report::inert;
+use futures_util::{stream, StreamExt};
 use serde::Serialize;
 use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use url::Url;
 
 /// The alert body's shape on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -89,21 +95,30 @@ impl Alert {
     pub fn body(&self, format: Format, redactor: &Redactor) -> serde_json::Value {
         let value = match format {
             Format::Json => serde_json::to_value(self).unwrap_or(serde_json::Value::Null),
-            Format::Slack => {
-                let none = || "none".to_string();
-                let what = self.declaration.as_deref().unwrap_or("the card");
-                let text = format!(
-                    "a2a-conform: {} regressed on {}: {} → {} ({})",
-                    what,
-                    self.peer,
-                    self.before.clone().unwrap_or_else(none),
-                    self.after.clone().unwrap_or_else(none),
-                    self.evidence
-                );
-                serde_json::json!({ "text": text })
-            }
+            Format::Slack => serde_json::json!({ "text": self.slack_text(redactor) }),
         };
         redactor.redact_value(value)
+    }
+
+    /// The Slack `text`: every field redacted first (an escaped secret
+    /// would no longer be found), then made inert — the declaration (a
+    /// peer's skill id may be in it) and the peer's URL as code spans, in
+    /// which Slack formats nothing, the rest with `&`, `<`, `>` escaped —
+    /// so no peer text can ping a channel, disguise a link or format.
+    fn slack_text(&self, redactor: &Redactor) -> String {
+        let code = |text: &str| inert::slack_code(&redactor.redact(text));
+        let text = |text: Option<&str>| inert::slack_text(&redactor.redact(text.unwrap_or("none")));
+        let what = match &self.declaration {
+            Some(declaration) => code(declaration),
+            None => "the card".to_string(),
+        };
+        format!(
+            "a2a-conform: {what} regressed on {}: {} → {} ({})",
+            code(&self.peer),
+            text(self.before.as_deref()),
+            text(self.after.as_deref()),
+            text(Some(&self.evidence)),
+        )
     }
 }
 
@@ -126,6 +141,12 @@ impl Default for Retry {
     }
 }
 
+/// Alerts delivered at once. One at a time, a webhook that never answers
+/// held a fleet-wide outage's 24 alerts for 262 s (each ~43 s: 4 timeouts
+/// and the backoff); at once without a bound, a large outage would open a
+/// connection per regression to one receiver.
+pub const IN_FLIGHT: usize = 8;
+
 /// What delivering a batch of alerts came to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Delivery {
@@ -133,39 +154,76 @@ pub struct Delivery {
     pub sent: u64,
     /// Alerts given up on after every attempt.
     pub failed: u64,
+    /// Alerts not delivered because the watch was stopped first (those in
+    /// flight are dropped, the rest never tried).
+    pub abandoned: u64,
 }
 
-/// POSTs each body to `url`, each with up to `retry.attempts` tries; a
-/// 2xx answer is delivered, anything else (refused, timeout, 4xx/5xx) is
-/// retried and then counted as failed.
+impl Delivery {
+    /// Alerts that did not reach the webhook, whatever the reason.
+    pub fn undelivered(&self) -> u64 {
+        self.failed + self.abandoned
+    }
+
+    /// This delivery and `other` together.
+    pub fn add(&mut self, other: Delivery) {
+        self.sent += other.sent;
+        self.failed += other.failed;
+        self.abandoned += other.abandoned;
+    }
+}
+
+/// POSTs each body to `url`, [`IN_FLIGHT`] at a time, each with up to
+/// `retry.attempts` tries; a 2xx answer is delivered, anything else
+/// (refused, timeout, 4xx/5xx) is retried and then counted as failed. Once
+/// `stop` is cancelled nothing more is tried or waited for: the requests in
+/// flight are dropped and every alert not yet settled is abandoned.
 pub async fn deliver(
     client: &reqwest::Client,
-    url: &str,
+    url: &Url,
     bodies: &[serde_json::Value],
     retry: Retry,
+    stop: &CancellationToken,
 ) -> Delivery {
     let mut outcome = Delivery::default();
-    for body in bodies {
-        let mut wait = retry.backoff;
-        let mut delivered = false;
-        for attempt in 0..retry.attempts.max(1) {
-            if attempt > 0 {
-                tokio::time::sleep(wait).await;
-                wait = wait.saturating_mul(2);
-            }
-            let answer = client.post(url).json(body).send().await;
-            if answer.is_ok_and(|a| a.status().is_success()) {
-                delivered = true;
-                break;
-            }
-        }
-        if delivered {
-            outcome.sent += 1;
-        } else {
-            outcome.failed += 1;
+    let mut pending = stream::iter(bodies)
+        .map(|body| deliver_one(client, url, body, retry))
+        .buffer_unordered(IN_FLIGHT);
+    loop {
+        tokio::select! {
+            biased;
+            () = stop.cancelled() => break,
+            next = pending.next() => match next {
+                Some(true) => outcome.sent += 1,
+                Some(false) => outcome.failed += 1,
+                None => break,
+            },
         }
     }
+    let settled = outcome.sent + outcome.failed;
+    outcome.abandoned = (bodies.len() as u64).saturating_sub(settled);
     outcome
+}
+
+/// One alert, tried until a 2xx answer or `retry.attempts` tries.
+async fn deliver_one(
+    client: &reqwest::Client,
+    url: &Url,
+    body: &serde_json::Value,
+    retry: Retry,
+) -> bool {
+    let mut wait = retry.backoff;
+    for attempt in 0..retry.attempts.max(1) {
+        if attempt > 0 {
+            tokio::time::sleep(wait).await;
+            wait = wait.saturating_mul(2);
+        }
+        let answer = client.post(url.clone()).json(body).send().await;
+        if answer.is_ok_and(|a| a.status().is_success()) {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -200,9 +258,43 @@ mod tests {
         let alert = Alert::from_regression(&regression(), None);
         let body = alert.body(Format::Slack, &Redactor::new(["s3cret".to_string()]));
         let text = body["text"].as_str().unwrap_or_default();
-        assert!(text.contains("lifecycle.cancel regressed"), "{text}");
+        assert!(text.contains("`lifecycle.cancel` regressed"), "{text}");
         assert!(text.contains("honoured → diverged (record:7)"), "{text}");
         assert!(!text.contains("s3cret"), "{text}");
+    }
+
+    #[test]
+    fn the_slack_body_shows_peer_text_inert_and_still_redacted() {
+        let hostile = Regression::Verdict {
+            peer: "http://peer.example/<!here>?token=s3cr&t".into(),
+            declaration: "skills[<!channel> <https://e.vil|Click> & *b* `x`].inputModes[a]".into(),
+            before: DeclarationVerdict::Honoured,
+            after: DeclarationVerdict::Unverified,
+            record: 2,
+        };
+        let alert = Alert::from_regression(&hostile, None);
+        let body = alert.body(Format::Slack, &Redactor::new(["s3cr&t".to_string()]));
+        let text = body["text"].as_str().unwrap_or_default();
+        assert!(!text.contains('<') && !text.contains('>'), "{text}");
+        assert!(
+            !text
+                .replace("&amp;", "")
+                .replace("&lt;", "")
+                .replace("&gt;", "")
+                .contains('&'),
+            "{text}"
+        );
+        assert!(!text.contains("s3cr"), "{text}");
+        assert!(
+            text.starts_with("a2a-conform: `skills[&lt;!channel&gt; &lt;https://e.vil|Click&gt; &amp; *b* \\u{60}x\\u{60}].inputModes[a]` regressed on `http://peer.example/&lt;!here&gt;?token=«redacted»`"),
+            "{text}"
+        );
+        // The JSON body keeps the peer's exact text: its consumer escapes.
+        let json = alert.body(Format::Json, &Redactor::default());
+        assert_eq!(
+            json["declaration"],
+            "skills[<!channel> <https://e.vil|Click> & *b* `x`].inputModes[a]"
+        );
     }
 
     #[tokio::test]
@@ -217,8 +309,68 @@ mod tests {
             backoff: Duration::from_millis(10),
         };
         let bodies = [serde_json::json!({"text": "x"})];
-        let url = format!("http://127.0.0.1:{port}/hook");
-        let outcome = deliver(&reqwest::Client::new(), &url, &bodies, retry).await;
-        assert_eq!(outcome, Delivery { sent: 0, failed: 1 });
+        let url = Url::parse(&format!("http://127.0.0.1:{port}/hook")).expect("a URL");
+        let stop = CancellationToken::new();
+        let outcome = deliver(&reqwest::Client::new(), &url, &bodies, retry, &stop).await;
+        let failed = Delivery {
+            failed: 1,
+            ..Delivery::default()
+        };
+        assert_eq!(outcome, failed);
+    }
+
+    /// A receiver that accepts connections and never answers.
+    fn silent() -> (std::net::TcpListener, Url) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let addr = listener.local_addr().expect("its address");
+        let url = Url::parse(&format!("http://{addr}/hook")).expect("a URL");
+        (listener, url)
+    }
+
+    #[tokio::test]
+    async fn alerts_to_a_silent_webhook_wait_together_not_one_after_another() {
+        let (_listener, url) = silent();
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_millis(300))
+            .build()
+            .expect("a client");
+        let retry = Retry {
+            attempts: 1,
+            backoff: Duration::ZERO,
+        };
+        let bodies = vec![serde_json::json!({"text": "x"}); IN_FLIGHT];
+        let started = std::time::Instant::now();
+        let outcome = deliver(&client, &url, &bodies, retry, &CancellationToken::new()).await;
+        assert_eq!(outcome.failed, IN_FLIGHT as u64);
+        // One after another: IN_FLIGHT × 300 ms = 2.4 s.
+        assert!(
+            started.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stop_abandons_what_is_left_at_once() {
+        let (_listener, url) = silent();
+        let bodies = vec![serde_json::json!({"text": "x"}); IN_FLIGHT * 3];
+        let stop = CancellationToken::new();
+        let cancel = stop.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            cancel.cancel();
+        });
+        // No client timeout: only the stop can end these requests.
+        let client = reqwest::Client::new();
+        let delivery = deliver(&client, &url, &bodies, Retry::default(), &stop);
+        let outcome = tokio::time::timeout(Duration::from_secs(10), delivery)
+            .await
+            .expect("the delivery ended within 10 s of its start");
+        let abandoned = Delivery {
+            abandoned: bodies.len() as u64,
+            ..Delivery::default()
+        };
+        assert_eq!(outcome, abandoned);
+        assert_eq!(outcome.undelivered(), bodies.len() as u64);
     }
 }

@@ -14,6 +14,7 @@ use a2a_conform_report::RunReport;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
+use url::Url;
 
 /// One check of the whole fleet, as the CLI runs it.
 pub trait Checker {
@@ -28,12 +29,13 @@ pub trait Checker {
 /// Where and how alerts are sent.
 #[derive(Debug, Clone)]
 pub struct Alerts {
-    /// The webhook's URL (never printed: a Slack webhook URL is a secret).
-    pub url: String,
+    /// The webhook's URL, http or https (never printed: a Slack webhook
+    /// URL is a secret).
+    pub url: Url,
     /// The body's shape.
     pub format: Format,
     /// Prefix of the evidence link (`BASE/records/N`).
-    pub evidence_base: Option<String>,
+    pub evidence_base: Option<Url>,
     /// Masks every secret in a body.
     pub redactor: Redactor,
     /// Attempts and backoff per alert.
@@ -63,7 +65,7 @@ pub struct Summary {
     pub cycles: u64,
     /// Whether the stop token ended it (rather than `cycles`).
     pub stopped: bool,
-    /// Alerts sent and given up on, over every cycle.
+    /// Alerts sent, given up on and abandoned at a stop, over every cycle.
     pub alerts: Delivery,
 }
 
@@ -181,18 +183,24 @@ async fn cycles<C: Checker>(
             summary.stopped = true;
             return Ok(summary);
         }
-        let delivered = cycle_end(store, plan, report, notify).await?;
-        summary.alerts.sent += delivered.sent;
-        summary.alerts.failed += delivered.failed;
+        let delivered = cycle_end(store, plan, report, stop, notify).await?;
+        summary.alerts.add(delivered);
         summary.cycles += 1;
+        if stop.is_cancelled() {
+            summary.stopped = true;
+            return Ok(summary);
+        }
     }
 }
 
-/// Records a finished cycle's report, sends its regressions, prunes.
+/// Records a finished cycle's report, sends its regressions, prunes. The
+/// record is announced before the alerts are sent: a stop during delivery
+/// (which abandons the rest) leaves it stored, and the operator knows it.
 async fn cycle_end(
     store: &Shared,
     plan: &Plan,
     report: RunReport,
+    stop: &CancellationToken,
     notify: &mut dyn FnMut(String),
 ) -> Result<Delivery, Error> {
     let (record, regressions) = store
@@ -203,22 +211,20 @@ async fn cycle_end(
             Ok::<(RecordId, Vec<Regression>), _>((record, found))
         })
         .await?;
+    notify(format!(
+        "watch: cycle recorded as record {record}: {} regression(s)",
+        regressions.len()
+    ));
     let delivery = match &plan.alerts {
-        Some(alerts) if !regressions.is_empty() => send(alerts, &regressions).await,
+        Some(alerts) if !regressions.is_empty() => {
+            let delivery = send(alerts, &regressions, stop).await;
+            tell_delivery(record, delivery, notify);
+            delivery
+        }
         _ => Delivery::default(),
     };
-    notify(format!(
-        "watch: cycle recorded as record {record}: {} regression(s), {} alert(s) sent",
-        regressions.len(),
-        delivery.sent
-    ));
-    if delivery.failed > 0 {
-        notify(format!(
-            "watch: {} alert(s) could not be delivered to --alert-webhook this cycle",
-            delivery.failed
-        ));
-    }
-    if let Some(keep) = plan.retention {
+    // A stopped watch leaves the pruning to the next cycle: it stops now.
+    if let Some(keep) = plan.retention.filter(|_| !stop.is_cancelled()) {
         let pruned = store.call(move |store| store.prune(keep)).await?;
         if pruned > 0 {
             notify(format!("watch: --retention dropped {pruned} old report(s)"));
@@ -227,15 +233,36 @@ async fn cycle_end(
     Ok(delivery)
 }
 
-async fn send(alerts: &Alerts, regressions: &[Regression]) -> Delivery {
+/// The lines for one record's alert delivery: what was sent, then what
+/// was given up on and what a stop abandoned, if anything.
+fn tell_delivery(record: RecordId, delivery: Delivery, notify: &mut dyn FnMut(String)) {
+    notify(format!(
+        "watch: record {record}: {} alert(s) sent",
+        delivery.sent
+    ));
+    if delivery.failed > 0 {
+        notify(format!(
+            "watch: {} alert(s) could not be delivered to --alert-webhook this cycle",
+            delivery.failed
+        ));
+    }
+    if delivery.abandoned > 0 {
+        notify(format!(
+            "watch: {} alert(s) not delivered: the watch was stopped while sending them (record {record} is kept)",
+            delivery.abandoned
+        ));
+    }
+}
+
+async fn send(alerts: &Alerts, regressions: &[Regression], stop: &CancellationToken) -> Delivery {
     let bodies: Vec<serde_json::Value> = regressions
         .iter()
         .map(|r| {
-            Alert::from_regression(r, alerts.evidence_base.as_deref())
+            Alert::from_regression(r, alerts.evidence_base.as_ref().map(Url::as_str))
                 .body(alerts.format, &alerts.redactor)
         })
         .collect();
-    alert::deliver(&alerts.client, &alerts.url, &bodies, alerts.retry).await
+    alert::deliver(&alerts.client, &alerts.url, &bodies, alerts.retry, stop).await
 }
 
 /// A duration as the operator reads it: whole seconds, or milliseconds
