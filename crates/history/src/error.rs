@@ -20,8 +20,10 @@ pub enum Error {
     /// SQLite refused (cannot create the file, locked, corrupt …).
     #[error("SQLite history database: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// PostgreSQL refused, or the server cannot be reached.
-    #[error("PostgreSQL history database: {0}")]
+    /// PostgreSQL refused, or the server cannot be reached. The message
+    /// says why (the server's own words, or the connection's failure),
+    /// never the password or the URL.
+    #[error("PostgreSQL history database: {}", pg_cause(.0))]
     Postgres(#[from] postgres::Error),
     /// The database was migrated by a newer a2a-conform: this build will
     /// not write into a schema it does not know.
@@ -75,4 +77,37 @@ pub enum Error {
         /// What the system said.
         source: std::io::Error,
     },
+}
+
+/// Why PostgreSQL failed, on one line: the server's message (its
+/// severity, message, detail and hint: "FATAL: password authentication
+/// failed for user \"x\"", "FATAL: database \"x\" does not exist"), or the
+/// client's error and its causes ("invalid configuration: password
+/// missing", "error connecting to server: Connection refused"), where
+/// the client's own display says only "db error" or "invalid
+/// configuration". Neither holds the password: the client never puts the
+/// connection string in an error, nor does the server the password.
+fn pg_cause(error: &postgres::Error) -> String {
+    let text = match error.as_db_error() {
+        Some(db) => {
+            let mut text = format!("{}: {}", db.severity(), db.message());
+            for (label, part) in [("detail", db.detail()), ("hint", db.hint())] {
+                if let Some(part) = part {
+                    text.push_str(&format!(" ({label}: {part})"));
+                }
+            }
+            text
+        }
+        None => {
+            let mut text = error.to_string();
+            let mut cause = std::error::Error::source(error);
+            while let Some(next) = cause {
+                text.push_str(&format!(": {next}"));
+                cause = next.source();
+            }
+            text
+        }
+    };
+    // One line: a message is shown in a log line and an HTTP 500's body.
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
