@@ -17,6 +17,7 @@ mod config;
 mod continuity;
 mod credentials;
 mod dashboard;
+mod dashboard_store;
 mod declared;
 mod demo;
 mod diff;

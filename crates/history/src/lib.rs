@@ -30,6 +30,9 @@
 //! The store is synchronous (one connection); an async caller runs it on
 //! a blocking thread (`tokio::task::spawn_blocking`). Writers are
 //! serialized per transaction, so shards may import into one store at once.
+//! A PostgreSQL connection the server closed (a restart) is made again on
+//! its next use, and a read that found it closed runs once more, so a
+//! long-running reader (the dashboard) outlives a database restart.
 //!
 //! # Example
 //!

@@ -1,11 +1,66 @@
-//! Opening a store against a real PostgreSQL server: PostgreSQL's
-//! refusals with their cause and never the password.
+//! Opening a store and keeping its connection, against a real SQLite file
+//! and a real PostgreSQL server: a PostgreSQL restart (or outage) under an
+//! open store, and PostgreSQL's refusals with their cause and never the
+//! password.
 
 #[allow(dead_code)]
 mod support;
 
 use a2a_conform_history::Store;
+use a2a_conform_report::{DeclarationReport, DeclarationVerdict, PeerReport, RunReport};
 use support::PgServer;
+
+const PEER: &str = "https://a.example/.well-known/agent-card.json";
+
+fn report() -> RunReport {
+    let row = DeclarationReport::builder("lifecycle.cancel", DeclarationVerdict::Honoured).build();
+    RunReport::new(vec![PeerReport::builder(PEER)
+        .declarations(vec![row])
+        .build()])
+}
+
+#[test]
+fn a_store_reads_and_writes_again_after_postgresql_restarts() {
+    let server = PgServer::start();
+    let mut store = Store::open(&server.url).expect("the store opens");
+    store.record(&report()).expect("recorded");
+    server.restart();
+    // The old session was ended by the shutdown: the read finds it gone,
+    // connects again and is answered.
+    assert_eq!(
+        store.peers().expect("the first read after the restart"),
+        vec![PEER.to_string()]
+    );
+    server.restart();
+    // A write's BEGIN runs again on a new connection too.
+    assert_eq!(
+        store.record(&report()).expect("recorded after a restart"),
+        2
+    );
+    assert_eq!(store.latest().expect("read").0, 2);
+}
+
+#[test]
+fn while_postgresql_is_down_reads_fail_with_the_cause_and_work_once_it_is_back() {
+    let server = PgServer::start();
+    let mut store = Store::open(&server.url).expect("the store opens");
+    store.record(&report()).expect("recorded");
+    server.stop();
+    for _ in 0..2 {
+        // Each read tries once to connect again, and says why it failed.
+        let message = store.peers().expect_err("the server is down").to_string();
+        assert!(
+            message.starts_with("PostgreSQL history database: error connecting to server: "),
+            "{message}"
+        );
+        assert!(!message.contains('\n'), "{message}");
+    }
+    server.start_again();
+    assert_eq!(
+        store.peers().expect("the read once it is back"),
+        vec![PEER.to_string()]
+    );
+}
 
 /// `url` with `user:password@` in place of `user@`, and `db` as database.
 fn with(url: &str, credentials: &str, db: &str) -> String {
@@ -54,4 +109,7 @@ fn postgresql_refusals_say_why_and_never_show_the_password() {
     let url = with(&server.url, &format!("postgres:{password}"), "postgres");
     let mut store = Store::open(&url).expect("the right password opens it");
     assert_eq!(store.latest().expect("read").0, 0);
+    // Connecting again after a restart uses the password it was given.
+    server.restart();
+    assert_eq!(store.latest().expect("read after a restart").0, 0);
 }
