@@ -1,7 +1,9 @@
 //! `history import`, `export` and `show`: the history database `watch`
 //! writes, read and written from the command line. The store is
 //! synchronous (the PostgreSQL client blocks), so each command runs on a
-//! blocking thread.
+//! blocking thread. Only `import` makes a new store: `export` and `show`
+//! refuse a SQLite file that does not exist (a mistyped path is not an
+//! empty history).
 
 use crate::cli::HistoryCommand;
 use crate::error::AppError;
@@ -28,7 +30,8 @@ fn run(command: HistoryCommand) -> Result<i32, Error> {
             );
         }
         HistoryCommand::Export { db, peer, output } => {
-            let written = export(&mut Store::open(&db)?, peer.as_deref(), &output)?;
+            let mut store = Store::open_existing(&db)?;
+            let written = export(&mut store, peer.as_deref(), &output)?;
             eprintln!(
                 "history: wrote {} report(s) into {}",
                 written.len(),
@@ -36,7 +39,8 @@ fn run(command: HistoryCommand) -> Result<i32, Error> {
             );
         }
         HistoryCommand::Show { db, peer } => {
-            print!("{}", show(&mut Store::open(&db)?, peer.as_deref())?);
+            let mut store = Store::open_existing(&db)?;
+            print!("{}", show(&mut store, peer.as_deref())?);
         }
     }
     Ok(exit::OK)

@@ -26,6 +26,7 @@ mod fleet;
 mod fleet_k8s;
 mod grpc;
 mod guard_interop;
+mod history;
 mod hostile;
 mod house;
 mod hygiene;

@@ -17,6 +17,31 @@ pub enum Error {
         /// What came before the first `:` (or the whole URL if none).
         scheme: String,
     },
+    /// `sqlite:` without a file path (or `:memory:`): a database that
+    /// would keep nothing once the command ends.
+    #[error("the history database URL sqlite:{given} names no file: use sqlite:PATH")]
+    NoSqlitePath {
+        /// What followed `sqlite:`.
+        given: String,
+    },
+    /// A reader (`history show`, `history export`, the dashboard) was
+    /// pointed at a SQLite file that does not exist or holds no table:
+    /// it makes no store, so a mistyped path is an error, not an empty
+    /// history.
+    #[error("no history database at {path}; `watch` or `history import` creates one")]
+    NoStore {
+        /// The path given.
+        path: String,
+    },
+    /// A file that is not a history store (another program's SQLite
+    /// database, or not SQLite at all): left as it was.
+    #[error("{path} is not an a2a-conform history database ({reason}); it was left as it was")]
+    NotAStore {
+        /// The path given.
+        path: String,
+        /// What it is instead.
+        reason: String,
+    },
     /// SQLite refused (cannot create the file, locked, corrupt …).
     #[error("SQLite history database: {0}")]
     Sqlite(#[from] rusqlite::Error),

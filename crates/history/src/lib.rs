@@ -8,8 +8,11 @@
 //!
 //! # The API
 //!
-//! - [`Store::open`] opens (and migrates: [`SCHEMA_VERSION`]) a store;
-//!   a database a newer build migrated is refused ([`Error::NewerSchema`]).
+//! - [`Store::open`] opens (and migrates: [`SCHEMA_VERSION`]) a store,
+//!   making a new SQLite file if need be; [`Store::open_existing`], for a
+//!   reader, never makes one ([`Error::NoStore`]). A database a newer
+//!   build migrated is refused ([`Error::NewerSchema`]); so is a SQLite
+//!   file of another program ([`Error::NotAStore`]).
 //! - [`Store::record`] adds a report ([`RunReport`](a2a_conform_report::RunReport)):
 //!   one record, its deflated JSON as evidence, the peers' intervals
 //!   extended or opened. [`Store::import`] records `check --json` files
