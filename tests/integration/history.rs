@@ -1,15 +1,19 @@
 //! `history` (and `watch`) refusing what they would get wrong, end to end:
-//! `sqlite:` without a path, and a reader (`show`, `export`, `dashboard`)
-//! pointed at a SQLite file that does not exist or belongs to another
-//! program. Each runs the built binary in a temporary folder, so nothing
-//! it makes by mistake lands in the workspace.
+//! `sqlite:` without a path, a reader (`show`, `export`) pointed at a
+//! SQLite file that does not exist or belongs to another program, `export
+//! -o -`, and `--peer` naming a peer the store never saw. Each runs the
+//! built binary in a temporary folder, so nothing it makes by mistake
+//! lands in the workspace.
 
 use crate::common::{self, Outcome, FAST_VARS};
+use a2a_conform_history::Store;
 use a2a_conform_mock::Behaviour;
 use a2a_conform_protocol::ProtocolVersion;
-use a2a_conform_report::RunReport;
+use a2a_conform_report::{DeclarationReport, DeclarationVerdict, PeerReport, RunReport};
 use std::path::Path;
 use std::process::{Command, Stdio};
+
+const PEER: &str = "https://a.example/.well-known/agent-card.json";
 
 /// The built binary run with `args` in `dir`.
 fn run_in(dir: &Path, args: &[&str]) -> Outcome {
@@ -29,6 +33,18 @@ fn run_in(dir: &Path, args: &[&str]) -> Outcome {
         junit: None,
         markdown: None,
     }
+}
+
+/// A SQLite store at `dir/name` holding one record of [`PEER`].
+fn store_in(dir: &Path, name: &str) -> String {
+    let url = format!("sqlite:{}", dir.join(name).display());
+    let row = DeclarationReport::builder("lifecycle.cancel", DeclarationVerdict::Honoured).build();
+    let report = RunReport::new(vec![PeerReport::builder(PEER)
+        .declarations(vec![row])
+        .build()]);
+    let mut store = Store::open(&url).expect("the store opens");
+    store.record(&report).expect("recorded");
+    url
 }
 
 #[test]
@@ -129,4 +145,67 @@ fn writers_refuse_sqlite_without_a_path() {
     );
     assert_eq!(out.code, 0, "{}", out.explain());
     assert!(dir.path().join("new.db").is_file());
+}
+
+#[test]
+fn export_to_dash_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = store_in(dir.path(), "h.db");
+    let out = run_in(dir.path(), &["history", "export", "--db", &db, "-o", "-"]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr
+            .starts_with("error: history export -o takes a folder"),
+        "{}",
+        out.stderr
+    );
+    assert!(!dir.path().join("-").exists(), "a folder named - was made");
+}
+
+#[test]
+fn a_peer_the_store_never_saw_is_said_on_stderr() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = store_in(dir.path(), "h.db");
+    let typo = "https://a.example/.well-known/agent.json";
+    let note = format!(
+        "history: the store has no record of peer {typo}; `history show` lists the peers it has\n"
+    );
+    let out = run_in(
+        dir.path(),
+        &["history", "show", "--db", &db, "--peer", typo],
+    );
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, ""),
+        "{}",
+        out.explain()
+    );
+    assert_eq!(out.stderr, note);
+    let args = [
+        "history", "export", "--db", &db, "--peer", typo, "-o", "out",
+    ];
+    let out = run_in(dir.path(), &args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert_eq!(out.stderr, note);
+    assert!(
+        !dir.path().join("out").exists(),
+        "nothing to write: no folder"
+    );
+    // The peer it has is shown and exported, without the note.
+    let out = run_in(
+        dir.path(),
+        &["history", "show", "--db", &db, "--peer", PEER],
+    );
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert!(
+        out.stdout.starts_with(PEER) && out.stderr.is_empty(),
+        "{}",
+        out.explain()
+    );
+    let args = [
+        "history", "export", "--db", &db, "--peer", PEER, "-o", "out",
+    ];
+    let out = run_in(dir.path(), &args);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    assert!(dir.path().join("out/record-00000001.json").is_file());
 }
