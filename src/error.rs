@@ -217,6 +217,10 @@ pub enum UsageError {
     /// `--basic-env` without the `:` between its two variable names.
     #[error("--basic-env takes two environment variable names, USER_VAR:PASS_VAR")]
     BasicEnvSyntax,
+    /// `history export -o -`: export writes a file per record into a
+    /// folder, so `-` would be a folder named `-`, not stdout.
+    #[error("history export -o takes a folder (export writes one file per record into it), not `-`: give a folder, e.g. -o ./-")]
+    ExportToStdout,
 }
 
 fn did_you_mean(suggestion: &Option<String>) -> String {

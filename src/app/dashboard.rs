@@ -43,10 +43,11 @@ pub(crate) async fn serve_dashboard(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), AppError> {
     let url = db.to_string();
-    let store = tokio::task::spawn_blocking(move || a2a_conform_history::Store::open(&url))
-        .await
-        .map_err(|e| AppError::Dashboard(format!("cannot open the history store: {e}")))?
-        .map_err(|e| AppError::Dashboard(format!("cannot open the history store: {e}")))?;
+    let store =
+        tokio::task::spawn_blocking(move || a2a_conform_history::Store::open_existing(&url))
+            .await
+            .map_err(|e| AppError::Dashboard(format!("cannot open the history store: {e}")))?
+            .map_err(|e| AppError::Dashboard(format!("cannot open the history store: {e}")))?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| AppError::Dashboard(format!("cannot listen on {addr}: {e}")))?;

@@ -1,10 +1,12 @@
 //! `history import`, `export` and `show`: the history database `watch`
 //! writes, read and written from the command line. The store is
 //! synchronous (the PostgreSQL client blocks), so each command runs on a
-//! blocking thread.
+//! blocking thread. Only `import` makes a new store: `export` and `show`
+//! refuse a SQLite file that does not exist (a mistyped path is not an
+//! empty history).
 
 use crate::cli::HistoryCommand;
-use crate::error::AppError;
+use crate::error::{AppError, UsageError};
 use a2a_conform_history::{Error, Store};
 use a2a_conform_report::inert::terminal;
 use a2a_conform_report::{exit, write_atomically};
@@ -12,6 +14,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 pub(super) async fn history(command: HistoryCommand) -> Result<i32, AppError> {
+    if let HistoryCommand::Export { output, .. } = &command {
+        if output.as_os_str() == "-" {
+            return Err(UsageError::ExportToStdout.into());
+        }
+    }
     tokio::task::spawn_blocking(move || run(command))
         .await
         .map_err(|e| AppError::History(e.to_string()))?
@@ -28,7 +35,11 @@ fn run(command: HistoryCommand) -> Result<i32, Error> {
             );
         }
         HistoryCommand::Export { db, peer, output } => {
-            let written = export(&mut Store::open(&db)?, peer.as_deref(), &output)?;
+            let mut store = Store::open_existing(&db)?;
+            if unknown_peer(&mut store, peer.as_deref())? {
+                return Ok(exit::OK);
+            }
+            let written = export(&mut store, peer.as_deref(), &output)?;
             eprintln!(
                 "history: wrote {} report(s) into {}",
                 written.len(),
@@ -36,10 +47,32 @@ fn run(command: HistoryCommand) -> Result<i32, Error> {
             );
         }
         HistoryCommand::Show { db, peer } => {
-            print!("{}", show(&mut Store::open(&db)?, peer.as_deref())?);
+            let mut store = Store::open_existing(&db)?;
+            if unknown_peer(&mut store, peer.as_deref())? {
+                return Ok(exit::OK);
+            }
+            print!("{}", show(&mut store, peer.as_deref())?);
         }
     }
     Ok(exit::OK)
+}
+
+/// Whether `--peer` names a peer the store has no record of (every
+/// recorded peer has a card interval), said on stderr: an empty result
+/// would otherwise look like a peer with nothing to show (a typo in the
+/// card URL, most often). Exit 0 still: the store was read.
+fn unknown_peer(store: &mut Store, peer: Option<&str>) -> Result<bool, Error> {
+    let Some(peer) = peer else {
+        return Ok(false);
+    };
+    if !store.card_history(peer)?.is_empty() || !store.changes(peer)?.is_empty() {
+        return Ok(false);
+    }
+    eprintln!(
+        "history: the store has no record of peer {}; `history show` lists the peers it has",
+        terminal(peer)
+    );
+    Ok(true)
 }
 
 /// Every stored report into `dir` as `record-NNNNNNNN.json`; with `peer`,

@@ -620,6 +620,8 @@ fn metrics_parse_as_prometheus_text_and_hold_each_current_verdict() {
 fn another_address_needs_the_token_and_every_request_must_carry_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    // The dashboard serves a store; it makes none.
+    drop(a2a_conform_history::Store::open(&db).expect("the store opens"));
     let refused = run(&["dashboard", "--db", &db, "--listen", "0.0.0.0:0"]);
     assert_eq!(refused.code, 2, "{}", refused.explain());
     assert!(
@@ -794,6 +796,7 @@ fn sigterm_stops_the_dashboard_cleanly_over_sqlite_and_postgres() {
     let server = crate::common::postgres::PgServer::start();
     let sqlite = format!("sqlite:{}", dir.path().join("history.db").display());
     for db in [sqlite.as_str(), server.url.as_str()] {
+        drop(a2a_conform_history::Store::open(db).expect("the store opens"));
         let mut dashboard = start_dashboard(db, "127.0.0.1:0", &[]);
         let (status, _, _) = get(&dashboard.base, "/", None);
         assert_eq!(status, 200, "{db}");

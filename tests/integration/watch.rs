@@ -702,7 +702,13 @@ fn history_imports_a_check_report_and_exports_and_shows_it() {
     ];
     let out = common::run(&args);
     assert_eq!(out.code, 0, "{}", out.explain());
-    assert_eq!(std::fs::read_dir(&other).expect("dir").count(), 0);
+    assert!(
+        out.stderr
+            .contains("the store has no record of peer http://nobody.example/"),
+        "{}",
+        out.explain()
+    );
+    assert!(!other.exists(), "nothing to write: no folder");
     // The peer's own: its entry, with its own summary.
     let card = peer.card_url();
     let mine = dir.path().join("mine");

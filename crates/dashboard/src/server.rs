@@ -117,7 +117,9 @@ fn not_found(what: &str) -> Response {
     (StatusCode::NOT_FOUND, format!("{what}\n")).into_response()
 }
 
-/// Runs `read` on the store on a blocking thread.
+/// Runs `read` on the store on a blocking thread. A failure is a 500 and
+/// a line on stderr, so whoever runs the dashboard sees the store is down
+/// (the store reconnects to PostgreSQL on the next request by itself).
 async fn with_store<T: Send + 'static>(
     shared: &Shared,
     read: impl FnOnce(&mut Store) -> Result<T, Error> + Send + 'static,
@@ -131,11 +133,20 @@ async fn with_store<T: Send + 'static>(
     outcome.unwrap_or(Err(None)).map_err(|error| {
         // The message names no connection string: the store's errors never do.
         let text = match error {
-            Some(error) => format!("the history store failed: {error}\n"),
-            None => "the history store is unavailable\n".to_string(),
+            Some(error) => format!("the history store failed: {error}"),
+            None => "the history store is unavailable".to_string(),
         };
-        (StatusCode::INTERNAL_SERVER_ERROR, text).into_response()
+        log(&format!("dashboard: a request failed: {text}"));
+        (StatusCode::INTERNAL_SERVER_ERROR, format!("{text}\n")).into_response()
     })
+}
+
+/// One line on stderr, its controls shown, not obeyed (a store error may
+/// quote a peer's text); a stderr nobody reads is no reason to fail.
+fn log(line: &str) {
+    use std::io::Write;
+    let line = a2a_conform_report::inert::terminal(line);
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 fn html(page: String) -> Response {

@@ -64,31 +64,112 @@ pub(crate) enum Db {
     Postgres(PgClient),
 }
 
-/// A PostgreSQL connection that may be dropped on any thread. The client
-/// says goodbye by blocking on a runtime of its own, which panics on a
-/// thread driving a tokio runtime: a dashboard's server, which owns its
-/// store, ends on one when a signal stops it. The goodbye is said on a
-/// thread of its own, waited for.
-pub(crate) struct PgClient(Option<Box<postgres::Client>>);
+/// A PostgreSQL connection that may be dropped on any thread, and made
+/// again when the server closed it (a restart, a failover, an idle
+/// timeout): a long-running reader such as the dashboard would otherwise
+/// fail every request until restarted.
+///
+/// The client says goodbye by blocking on a runtime of its own, which
+/// panics on a thread driving a tokio runtime: a dashboard's server, which
+/// owns its store, ends on one when a signal stops it. The goodbye is said
+/// on a thread of its own, waited for.
+pub(crate) struct PgClient {
+    /// The connection string as given, password included: kept in memory
+    /// only, to connect again; never shown (there is no `Debug`).
+    params: String,
+    /// `None` once the connection was found lost, until the next use.
+    client: Option<Box<postgres::Client>>,
+    /// Inside [`Db::transaction`]: a statement there is never run again on
+    /// a new connection (the transaction ended with the old one).
+    in_transaction: bool,
+}
 
 impl PgClient {
     pub(crate) fn connect(params: &str) -> Result<PgClient, Error> {
         let client = postgres::Client::connect(params, postgres::NoTls)?;
-        Ok(PgClient(Some(Box::new(client))))
+        Ok(PgClient {
+            params: params.to_string(),
+            client: Some(Box::new(client)),
+            in_transaction: false,
+        })
     }
 
+    /// The open connection; a lost one is made again, one attempt per use
+    /// (a server still down fails this use, and the next use tries again).
     fn client(&mut self) -> Result<&mut postgres::Client, Error> {
-        self.0
+        if self
+            .client
+            .as_ref()
+            .is_some_and(|client| client.is_closed())
+        {
+            self.discard();
+        }
+        if self.client.is_none() {
+            if self.in_transaction {
+                // ROLLBACK after a lost connection: nothing is left to end.
+                return Err(Error::Unexpected(
+                    "the PostgreSQL connection was lost during a transaction".into(),
+                ));
+            }
+            let client = postgres::Client::connect(&self.params, postgres::NoTls)?;
+            self.client = Some(Box::new(client));
+        }
+        self.client
             .as_deref_mut()
             .ok_or_else(|| Error::Unexpected("the PostgreSQL connection is closed".into()))
+    }
+
+    /// Runs `op` on the connection. When it fails because the connection is
+    /// gone, the connection is dropped (the next use makes a new one) and,
+    /// with `retry` outside a transaction, `op` runs once more on a new
+    /// one: only for what left nothing applied on the old (a read, BEGIN).
+    fn run<T>(
+        &mut self,
+        retry: bool,
+        mut op: impl FnMut(&mut postgres::Client) -> Result<T, postgres::Error>,
+    ) -> Result<T, Error> {
+        let error = match op(self.client()?) {
+            Ok(done) => return Ok(done),
+            Err(error) => error,
+        };
+        if !self.lost(&error) {
+            return Err(error.into());
+        }
+        self.discard();
+        if !retry || self.in_transaction {
+            return Err(error.into());
+        }
+        Ok(op(self.client()?)?)
+    }
+
+    /// Whether `error` means the session is over: the connection closed or
+    /// failed, or the server ended the session (FATAL, as a shutdown does;
+    /// SQLSTATE class 08, a connection exception).
+    fn lost(&self, error: &postgres::Error) -> bool {
+        use postgres::error::Severity;
+        if error.is_closed() || self.client.as_ref().is_none_or(|c| c.is_closed()) {
+            return true;
+        }
+        if let Some(db) = error.as_db_error() {
+            return matches!(
+                db.parsed_severity(),
+                Some(Severity::Fatal | Severity::Panic)
+            ) || db.code().code().starts_with("08");
+        }
+        std::error::Error::source(error).is_some_and(|cause| cause.is::<std::io::Error>())
+    }
+
+    /// Drops the connection on a thread of its own (see the type's doc).
+    fn discard(&mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
     }
 }
 
 impl Drop for PgClient {
     fn drop(&mut self) {
-        if let Some(client) = self.0.take() {
-            let _ = std::thread::spawn(move || drop(client)).join();
-        }
+        self.discard();
     }
 }
 
@@ -111,7 +192,9 @@ impl Db {
                 let changed = conn.execute(&sql, rusqlite::params_from_iter(params.iter()))?;
                 Ok(changed as u64)
             }
-            Db::Postgres(pg) => Ok(pg.client()?.execute(sql, &pg_params(params))?),
+            // A write that failed with its connection may have been applied:
+            // never run again.
+            Db::Postgres(pg) => pg.run(false, |client| client.execute(sql, &pg_params(params))),
         }
     }
 
@@ -119,7 +202,7 @@ impl Db {
     pub(crate) fn batch(&mut self, sql: &str) -> Result<(), Error> {
         match self {
             Db::Sqlite(conn) => Ok(conn.execute_batch(sql)?),
-            Db::Postgres(pg) => Ok(pg.client()?.batch_execute(sql)?),
+            Db::Postgres(pg) => pg.run(false, |client| client.batch_execute(sql)),
         }
     }
 
@@ -128,7 +211,7 @@ impl Db {
         match self {
             Db::Sqlite(conn) => sqlite_query(conn, sql, params),
             Db::Postgres(pg) => {
-                let rows = pg.client()?.query(sql, &pg_params(params))?;
+                let rows = pg.run(true, |client| client.query(sql, &pg_params(params)))?;
                 rows.iter().map(pg_row).collect()
             }
         }
@@ -145,20 +228,26 @@ impl Db {
     ) -> Result<T, Error> {
         match self {
             Db::Sqlite(_) => self.batch("BEGIN IMMEDIATE")?,
-            Db::Postgres(_) => self.batch(PG_BEGIN)?,
-        }
-        match work(self) {
-            Ok(done) => {
-                self.batch("COMMIT")?;
-                Ok(done)
+            // Nothing was applied before BEGIN: on a lost connection it runs
+            // again on a new one.
+            Db::Postgres(pg) => {
+                pg.run(true, |client| client.batch_execute(PG_BEGIN))?;
+                pg.in_transaction = true;
             }
+        }
+        let outcome = match work(self) {
+            Ok(done) => self.batch("COMMIT").map(|()| done),
             Err(error) => {
                 // The first error is the one to report; a failed rollback
                 // leaves nothing written either (the connection drops it).
                 let _ = self.batch("ROLLBACK");
                 Err(error)
             }
+        };
+        if let Db::Postgres(pg) = self {
+            pg.in_transaction = false;
         }
+        outcome
     }
 }
 

@@ -17,11 +17,38 @@ pub enum Error {
         /// What came before the first `:` (or the whole URL if none).
         scheme: String,
     },
+    /// `sqlite:` without a file path (or `:memory:`): a database that
+    /// would keep nothing once the command ends.
+    #[error("the history database URL sqlite:{given} names no file: use sqlite:PATH")]
+    NoSqlitePath {
+        /// What followed `sqlite:`.
+        given: String,
+    },
+    /// A reader (`history show`, `history export`, the dashboard) was
+    /// pointed at a SQLite file that does not exist or holds no table:
+    /// it makes no store, so a mistyped path is an error, not an empty
+    /// history.
+    #[error("no history database at {path}; `watch` or `history import` creates one")]
+    NoStore {
+        /// The path given.
+        path: String,
+    },
+    /// A file that is not a history store (another program's SQLite
+    /// database, or not SQLite at all): left as it was.
+    #[error("{path} is not an a2a-conform history database ({reason}); it was left as it was")]
+    NotAStore {
+        /// The path given.
+        path: String,
+        /// What it is instead.
+        reason: String,
+    },
     /// SQLite refused (cannot create the file, locked, corrupt …).
     #[error("SQLite history database: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// PostgreSQL refused, or the server cannot be reached.
-    #[error("PostgreSQL history database: {0}")]
+    /// PostgreSQL refused, or the server cannot be reached. The message
+    /// says why (the server's own words, or the connection's failure),
+    /// never the password or the URL.
+    #[error("PostgreSQL history database: {}", pg_cause(.0))]
     Postgres(#[from] postgres::Error),
     /// The database was migrated by a newer a2a-conform: this build will
     /// not write into a schema it does not know.
@@ -75,4 +102,37 @@ pub enum Error {
         /// What the system said.
         source: std::io::Error,
     },
+}
+
+/// Why PostgreSQL failed, on one line: the server's message (its
+/// severity, message, detail and hint: "FATAL: password authentication
+/// failed for user \"x\"", "FATAL: database \"x\" does not exist"), or the
+/// client's error and its causes ("invalid configuration: password
+/// missing", "error connecting to server: Connection refused"), where
+/// the client's own display says only "db error" or "invalid
+/// configuration". Neither holds the password: the client never puts the
+/// connection string in an error, nor does the server the password.
+fn pg_cause(error: &postgres::Error) -> String {
+    let text = match error.as_db_error() {
+        Some(db) => {
+            let mut text = format!("{}: {}", db.severity(), db.message());
+            for (label, part) in [("detail", db.detail()), ("hint", db.hint())] {
+                if let Some(part) = part {
+                    text.push_str(&format!(" ({label}: {part})"));
+                }
+            }
+            text
+        }
+        None => {
+            let mut text = error.to_string();
+            let mut cause = std::error::Error::source(error);
+            while let Some(next) = cause {
+                text.push_str(&format!(": {next}"));
+                cause = next.source();
+            }
+            text
+        }
+    };
+    // One line: a message is shown in a log line and an HTTP 500's body.
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }

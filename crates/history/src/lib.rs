@@ -8,8 +8,11 @@
 //!
 //! # The API
 //!
-//! - [`Store::open`] opens (and migrates: [`SCHEMA_VERSION`]) a store;
-//!   a database a newer build migrated is refused ([`Error::NewerSchema`]).
+//! - [`Store::open`] opens (and migrates: [`SCHEMA_VERSION`]) a store,
+//!   making a new SQLite file if need be; [`Store::open_existing`], for a
+//!   reader, never makes one ([`Error::NoStore`]). A database a newer
+//!   build migrated is refused ([`Error::NewerSchema`]); so is a SQLite
+//!   file of another program ([`Error::NotAStore`]).
 //! - [`Store::record`] adds a report ([`RunReport`](a2a_conform_report::RunReport)):
 //!   one record, its deflated JSON as evidence, the peers' intervals
 //!   extended or opened. [`Store::import`] records `check --json` files
@@ -30,6 +33,9 @@
 //! The store is synchronous (one connection); an async caller runs it on
 //! a blocking thread (`tokio::task::spawn_blocking`). Writers are
 //! serialized per transaction, so shards may import into one store at once.
+//! A PostgreSQL connection the server closed (a restart) is made again on
+//! its next use, and a read that found it closed runs once more, so a
+//! long-running reader (the dashboard) outlives a database restart.
 //!
 //! # Example
 //!

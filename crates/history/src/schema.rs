@@ -233,6 +233,31 @@ pub(crate) fn migrate(db: &mut Db) -> Result<(), Error> {
     })
 }
 
+/// What a SQLite file holds.
+pub(crate) enum Kind {
+    /// No table: a new file (or one made empty).
+    Empty,
+    /// A `schema_version` table: a history store.
+    Store,
+    /// Tables, but no `schema_version`: another program's database.
+    Other,
+}
+
+/// What `conn` holds, read from its catalog before anything is written.
+pub(crate) fn sqlite_kind(conn: &rusqlite::Connection) -> Result<Kind, rusqlite::Error> {
+    let (tables, versions): (i64, i64) = conn.query_row(
+        "SELECT COUNT(*), COALESCE(SUM(name = 'schema_version'), 0) FROM sqlite_master \
+         WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+        [],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
+    Ok(match (tables, versions) {
+        (0, _) => Kind::Empty,
+        (_, 0) => Kind::Other,
+        _ => Kind::Store,
+    })
+}
+
 /// The highest version applied (0 for a new database).
 pub(crate) fn current_version(db: &mut Db) -> Result<i64, Error> {
     let rows = db.query("SELECT MAX(version) FROM schema_version", &[])?;

@@ -30,19 +30,80 @@ impl std::fmt::Debug for Store {
     }
 }
 
+/// Opens the SQLite file at `path` as a history store: one this build (or
+/// an older one) made, or with `create` a new one (a file that does not
+/// exist yet, or holds no table). A SQLite file with tables but no
+/// `schema_version` belongs to another program and is refused untouched.
+fn open_sqlite(path: &str, create: bool) -> Result<rusqlite::Connection, Error> {
+    use rusqlite::OpenFlags;
+    // `:memory:` and "" are databases that vanish with the connection.
+    if path.is_empty() || path == ":memory:" {
+        return Err(Error::NoSqlitePath {
+            given: path.to_string(),
+        });
+    }
+    let no_store = || Error::NoStore {
+        path: path.to_string(),
+    };
+    if !create && !Path::new(path).exists() {
+        return Err(no_store());
+    }
+    // Without URI: PATH is a file's path, never `file:…?mode=memory`.
+    let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    if create {
+        flags |= OpenFlags::SQLITE_OPEN_CREATE;
+    }
+    let conn = rusqlite::Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(SQLITE_BUSY)?;
+    match schema::sqlite_kind(&conn) {
+        Ok(schema::Kind::Store) => Ok(conn),
+        Ok(schema::Kind::Empty) if create => Ok(conn),
+        Ok(schema::Kind::Empty) => Err(no_store()),
+        Ok(schema::Kind::Other) => Err(Error::NotAStore {
+            path: path.to_string(),
+            reason: "a SQLite database with tables but no schema_version, another program's".into(),
+        }),
+        Err(rusqlite::Error::SqliteFailure(failure, _))
+            if failure.code == rusqlite::ErrorCode::NotADatabase =>
+        {
+            Err(Error::NotAStore {
+                path: path.to_string(),
+                reason: "not a SQLite database".into(),
+            })
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
 impl Store {
     /// Opens `sqlite:PATH` (the file is created on first open; its folder
     /// must exist) or `postgres://USER[:PASSWORD]@HOST[:PORT]/DB` (also
     /// `postgresql://`, or a key=value connection string after `postgres:`;
     /// without TLS), and applies the migrations this build has that the
-    /// database lacks. A database a newer build migrated is refused
-    /// ([`Error::NewerSchema`]).
+    /// database lacks: what a writer (`watch`, `history import`) opens. A
+    /// database a newer build migrated is refused ([`Error::NewerSchema`]);
+    /// so are `sqlite:` without a file ([`Error::NoSqlitePath`]: it would
+    /// keep nothing) and a SQLite file of another program
+    /// ([`Error::NotAStore`]), which is left as it was.
     pub fn open(url: &str) -> Result<Store, Error> {
+        Store::open_as(url, true)
+    }
+
+    /// Opens a store that exists, as [`Store::open`] does, but never makes
+    /// one: a SQLite file that does not exist, or holds no table, is
+    /// [`Error::NoStore`] (a mistyped path is not a new, empty history).
+    /// What a reader (`history show`, `history export`, the dashboard)
+    /// opens. A store an older build wrote is still migrated; a PostgreSQL
+    /// database, which only its administrator creates, is set up as
+    /// [`Store::open`] sets it up.
+    pub fn open_existing(url: &str) -> Result<Store, Error> {
+        Store::open_as(url, false)
+    }
+
+    fn open_as(url: &str, create: bool) -> Result<Store, Error> {
         let mut db = if let Some(path) = url.strip_prefix("sqlite:") {
             let path = path.strip_prefix("//").unwrap_or(path);
-            let conn = rusqlite::Connection::open(path)?;
-            conn.busy_timeout(SQLITE_BUSY)?;
-            Db::Sqlite(conn)
+            Db::Sqlite(open_sqlite(path, create)?)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Db::Postgres(PgClient::connect(url)?)
         } else if let Some(params) = url.strip_prefix("postgres:") {

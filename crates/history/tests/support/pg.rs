@@ -19,6 +19,7 @@ pub struct PgServer {
     dir: tempfile::TempDir,
     bin: PathBuf,
     user: Option<String>,
+    port: u16,
     pub url: String,
 }
 
@@ -56,18 +57,67 @@ impl PgServer {
             dir,
             bin,
             user,
+            port: 0,
             url: String::new(),
         };
         // A free port can be taken between asking and binding: try a few.
         for _ in 0..5 {
             let port = free_port();
             if server.pg_ctl_start(port) {
+                server.port = port;
                 server.url = format!("postgres://postgres@127.0.0.1:{port}/postgres");
                 return server;
             }
         }
         let log = std::fs::read_to_string(server.dir.path().join("log")).unwrap_or_default();
         panic!("the PostgreSQL server did not start:\n{log}");
+    }
+
+    /// Stops the server (as `pg_ctl stop -m fast` does: every session is
+    /// told and closed) and starts it again on the same port and data
+    /// directory: what a client sees of a database restart.
+    pub fn restart(&self) {
+        self.stop();
+        self.start_again();
+    }
+
+    /// Stops the server (`-m fast`); [`PgServer::start_again`] brings it back.
+    pub fn stop(&self) {
+        let out = self.pg_ctl(&["-m", "fast", "-w", "stop"]);
+        assert!(out.status.success(), "pg_ctl stop failed: {}", text(&out));
+    }
+
+    /// Starts the stopped server again on its port and data directory.
+    pub fn start_again(&self) {
+        assert!(
+            self.pg_ctl_start(self.port),
+            "the PostgreSQL server did not start again on port {}:\n{}",
+            self.port,
+            std::fs::read_to_string(self.dir.path().join("log")).unwrap_or_default()
+        );
+    }
+
+    /// From now on, connections over TCP must bring the password their
+    /// role has (set one first, e.g. `ALTER ROLE postgres PASSWORD '…'`):
+    /// `scram-sha-256` in pg_hba.conf, then the server reloads it.
+    pub fn require_passwords(&self) {
+        let hba = self.dir.path().join("data").join("pg_hba.conf");
+        // Written over, not replaced: the file keeps its owner (the server user).
+        std::fs::write(
+            &hba,
+            "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n",
+        )
+        .expect("pg_hba.conf is written");
+        let out = self.pg_ctl(&["reload"]);
+        assert!(out.status.success(), "pg_ctl reload failed: {}", text(&out));
+    }
+
+    /// Runs `pg_ctl -D DATA ARGS`.
+    fn pg_ctl(&self, args: &[&str]) -> Output {
+        let data = self.dir.path().join("data");
+        let mut all: Vec<&std::ffi::OsStr> = vec!["-D".as_ref(), data.as_os_str()];
+        all.extend(args.iter().map(|a| -> &std::ffi::OsStr { a.as_ref() }));
+        run(self.user.as_deref(), &self.bin.join("pg_ctl"), &all)
     }
 
     fn pg_ctl_start(&self, port: u16) -> bool {
@@ -94,19 +144,7 @@ impl PgServer {
 
 impl Drop for PgServer {
     fn drop(&mut self) {
-        let data = self.dir.path().join("data");
-        let _ = run(
-            self.user.as_deref(),
-            &self.bin.join("pg_ctl"),
-            &[
-                "-D".as_ref(),
-                data.as_os_str(),
-                "-m".as_ref(),
-                "immediate".as_ref(),
-                "-w".as_ref(),
-                "stop".as_ref(),
-            ],
-        );
+        let _ = self.pg_ctl(&["-m", "immediate", "-w", "stop"]);
     }
 }
 
