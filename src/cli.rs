@@ -144,7 +144,7 @@ pub struct WatchArgs {
     /// The alert body: the documented JSON, or Slack's `{"text": …}`.
     #[arg(long, value_enum, default_value = "json", requires = "alert_webhook")]
     pub alert_format: AlertFormatArg,
-    /// The evidence link in alerts: BASE/records/N (e.g. a dashboard's URL); else record:N.
+    /// A dashboard's URL: the evidence link in alerts is its page of the peer at the record (BASE/peer/{peer}?record=N); else record:N.
     #[arg(long, value_name = "URL")]
     pub evidence_base: Option<String>,
     /// Stop after N cycles (default: until SIGTERM or SIGINT).

@@ -244,9 +244,9 @@ fn check_into(card_url: &str, json: &Path, html: Option<&Path>) -> Value {
 }
 
 /// A running `a2a-conform dashboard`, stopped when dropped.
-struct Dashboard {
+pub(crate) struct Dashboard {
     child: Child,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Drop for Dashboard {
@@ -258,7 +258,7 @@ impl Drop for Dashboard {
 
 /// Starts the dashboard over `db` on `listen`, with `env`; waits for the
 /// address it prints.
-fn start_dashboard(db: &str, listen: &str, env: &[(&str, &str)]) -> Dashboard {
+pub(crate) fn start_dashboard(db: &str, listen: &str, env: &[(&str, &str)]) -> Dashboard {
     let mut child = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
         .args(["dashboard", "--db", db, "--listen", listen])
         .env_remove("A2A_CONFORM_DASHBOARD_TOKEN")
@@ -784,6 +784,36 @@ fn a_peer_page_shows_its_own_entry_of_the_fleet_s_report() {
     );
     let unknown = path("https://nobody.example/.well-known/agent-card.json");
     assert_eq!(get(&dashboard.base, &unknown, None).0, 404);
+    // `?record=N` (an alert's evidence): that record's entry, not the latest.
+    let at = |url: &str, query: &str| format!("/api{}?{query}", path(url));
+    let (_, _, json) = get(&dashboard.base, &at(&urls[0], "record=1"), None);
+    let view: Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(view["asked_record"].as_i64(), Some(1), "{view}");
+    assert_eq!(view["latest_report_record"].as_i64(), Some(1), "{view}");
+    assert_eq!(
+        view["latest_report"]["peers"][0]["card_url"],
+        urls[0].as_str()
+    );
+    let (status, _, page) = get(
+        &dashboard.base,
+        &format!("{}?record=1", path(&urls[0])),
+        None,
+    );
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Report of record 1"), "{page}");
+    // A record that does not hold the peer says so; a bad number is a 400.
+    let (status, _, page) = get(
+        &dashboard.base,
+        &format!("{}?record=2", path(&urls[1])),
+        None,
+    );
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("No stored report of this peer at record 2"),
+        "{page}"
+    );
+    assert_eq!(get(&dashboard.base, &at(&urls[0], "record=x"), None).0, 400);
+    assert_eq!(get(&dashboard.base, &at(&urls[0], "record=0"), None).0, 400);
 }
 
 /// SIGTERM stops the dashboard with 0 over either backend: the store it

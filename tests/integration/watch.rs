@@ -779,3 +779,36 @@ fn watch_flags_come_from_the_config_file_and_the_environment() {
     assert_eq!(out.code, 2, "{}", out.explain());
     assert!(out.stderr.contains("every"), "{}", out.explain());
 }
+
+#[test]
+fn an_alerts_evidence_link_opens_that_records_report_on_the_dashboard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let peer = peer_on(0, Behaviour::Honest);
+    let fleet = fleet_file(dir.path(), &[&peer.card_url()]);
+    watch(&db, &fleet, "1", &[]);
+    let dashboard = crate::dashboard::start_dashboard(&db, "127.0.0.1:0", &[]);
+    let hook = Receiver::start();
+    let url = hook.url();
+    let _peer = switch(peer, Behaviour::CancelLeak);
+    let base = dashboard.base.clone();
+    let alerting = ["--alert-webhook", url.as_str(), "--evidence-base", &base];
+    watch(&db, &fleet, "1", &alerting);
+    let bodies = hook.take();
+    let alert = bodies
+        .iter()
+        .find(|b| b["declaration"] == CANCEL)
+        .unwrap_or_else(|| panic!("no cancel alert: {bodies:#?}"));
+    let evidence = alert["evidence"].as_str().expect("a link");
+    let path = evidence
+        .strip_prefix(base.as_str())
+        .unwrap_or_else(|| panic!("{evidence} is not on the dashboard {base}"));
+    assert!(
+        path.starts_with("/peer/") && path.ends_with("?record=2"),
+        "{path}"
+    );
+    let (status, _, page) = crate::dashboard::get(&base, path, None);
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Report of record 2"), "{page}");
+    assert!(page.contains("diverged"), "{page}");
+}

@@ -2,7 +2,9 @@
 //! peers: `?page=N`), a peer's page (`/peer/{peer}`), the JSON the pages
 //! are built on (`/api/fleet`, the whole fleet or `?page=N`;
 //! `/api/peer/{peer}`), `/metrics` and `/badge/{peer}.svg`, all
-//! server-rendered from one history store. Every response carries a
+//! server-rendered from one history store. A peer's page with
+//! `?record=N` shows that record's report of the peer (the evidence link
+//! of a `watch` alert). Every response carries a
 //! strict Content-Security-Policy (no script at all) and `nosniff`; with a
 //! token, every request must bring it as `Authorization: Bearer`.
 //!
@@ -215,21 +217,49 @@ async fn fleet_json(State(shared): State<Shared>, Query(query): Query<PageQuery>
     }
 }
 
-async fn peer_view(shared: &Shared, peer: String) -> Result<view::PeerView, Response> {
-    with_store(shared, move |store| view::peer(store, &peer))
+/// The `?record=` of a peer's page: show that record's report of the
+/// peer (an alert's evidence link) instead of the latest.
+#[derive(Debug, serde::Deserialize)]
+struct RecordQuery {
+    record: Option<String>,
+}
+
+/// The peer's view, with the report of `?record=N` when asked.
+async fn peer_view(
+    shared: &Shared,
+    peer: String,
+    query: &RecordQuery,
+) -> Result<view::PeerView, Response> {
+    let record = match query.record.as_deref().map(str::parse::<i64>) {
+        None => None,
+        Some(Ok(record)) if record >= 1 => Some(record),
+        Some(_) => {
+            let bad = "?record= takes a record number from 1\n";
+            return Err((StatusCode::BAD_REQUEST, bad).into_response());
+        }
+    };
+    with_store(shared, move |store| view::peer(store, &peer, record))
         .await?
         .ok_or_else(|| not_found("the store has no record of this peer"))
 }
 
-async fn peer_html(State(shared): State<Shared>, Path(peer): Path<String>) -> Response {
-    match peer_view(&shared, peer).await {
+async fn peer_html(
+    State(shared): State<Shared>,
+    Path(peer): Path<String>,
+    Query(query): Query<RecordQuery>,
+) -> Response {
+    match peer_view(&shared, peer, &query).await {
         Ok(view) => html(peer_page(&view)),
         Err(response) => response,
     }
 }
 
-async fn peer_json(State(shared): State<Shared>, Path(peer): Path<String>) -> Response {
-    match peer_view(&shared, peer).await {
+async fn peer_json(
+    State(shared): State<Shared>,
+    Path(peer): Path<String>,
+    Query(query): Query<RecordQuery>,
+) -> Response {
+    match peer_view(&shared, peer, &query).await {
         Ok(view) => Json(view).into_response(),
         Err(response) => response,
     }

@@ -84,8 +84,13 @@ pub struct PeerView {
     pub changes: Vec<Change>,
     /// The card's digests over time (`None`: the card could not be read).
     pub cards: Vec<CardSpan>,
-    /// The latest stored report holding the peer, cut to this peer; absent
-    /// when its reports were pruned.
+    /// The record asked for (`?record=N`), if one was: the report below
+    /// is then that record's, not the latest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asked_record: Option<RecordId>,
+    /// The latest stored report holding the peer (or the asked record's),
+    /// cut to this peer; absent when pruned, or when the asked record does
+    /// not hold the peer.
     pub latest_report: Option<RunReport>,
     /// That report's record.
     pub latest_report_record: Option<RecordId>,
@@ -200,9 +205,14 @@ fn fleet_window(
     })
 }
 
-/// One peer as the store has it now; `None` when the store has no record
-/// of it.
-pub fn peer(store: &mut Store, peer: &str) -> Result<Option<PeerView>, Error> {
+/// One peer as the store has it now, with its latest stored report or,
+/// given `record`, that record's report of it; `None` when the store has
+/// no record of the peer.
+pub fn peer(
+    store: &mut Store,
+    peer: &str,
+    record: Option<RecordId>,
+) -> Result<Option<PeerView>, Error> {
     let changes = store.changes(peer)?;
     let cards: Vec<CardSpan> = store
         .card_history(peer)?
@@ -219,8 +229,14 @@ pub fn peer(store: &mut Store, peer: &str) -> Result<Option<PeerView>, Error> {
     if changes.is_empty() && cards.is_empty() {
         return Ok(None);
     }
-    let latest = store.latest_report(peer)?;
+    let latest = match record {
+        Some(record) => store
+            .peer_report_at(peer, record)?
+            .map(|report| (record, report)),
+        None => store.latest_report(peer)?,
+    };
     Ok(Some(PeerView {
+        asked_record: record,
         peer: peer.to_string(),
         changes: changes
             .iter()

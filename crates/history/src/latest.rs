@@ -46,6 +46,37 @@ pub(crate) fn latest_report(
     version_1_report(db, peer, last)
 }
 
+/// The stored report of `record` cut to `peer`'s entry; `None` when the
+/// record holds no entry of the peer, or its report was pruned.
+pub(crate) fn report_at(
+    db: &mut Db,
+    peer: &str,
+    record: RecordId,
+) -> Result<Option<RunReport>, Error> {
+    let rows = db.query(
+        "SELECT p.report, r.report FROM peer_reports p JOIN records r \
+         ON r.id = p.record WHERE p.peer = $1 AND p.record = $2 AND r.report IS NOT NULL \
+         ORDER BY p.position LIMIT 1",
+        &[Value::Text(peer.into()), Value::Int(record)],
+    )?;
+    if let Some(row) = rows.first() {
+        let [Value::Bytes(entry), Value::Bytes(shell)] = row.as_slice() else {
+            return Err(Error::Unexpected(
+                "a peer report row of another shape".into(),
+            ));
+        };
+        let mut report = inflate(record, shell)?;
+        report.peers = vec![inflate_peer(record, entry)?];
+        return Ok(Some(cut(report)));
+    }
+    // A version 1 record: the whole report in one blob.
+    let rows = db.query(
+        "SELECT id, report FROM records WHERE id = $1 AND report IS NOT NULL",
+        &[Value::Int(record)],
+    )?;
+    Ok(first_holding(&rows, peer)?.map(|(_, report)| report))
+}
+
 /// Every stored report holding `peer`, oldest record first, each cut to
 /// its entry: the entries stored apart read from the peer's own rows, and
 /// the version 1 records (the whole report in one blob) parsed one at a

@@ -287,4 +287,15 @@ impl Store {
     pub fn latest_report(&mut self, peer: &str) -> Result<Option<(RecordId, RunReport)>, Error> {
         crate::latest::latest_report(&mut self.db, peer)
     }
+
+    /// The stored report of `record` cut to `peer`'s entry, as
+    /// [`Store::latest_report`] cuts it (an alert's evidence); `None` when
+    /// that record holds no entry of the peer or its report was pruned.
+    pub fn peer_report_at(
+        &mut self,
+        peer: &str,
+        record: RecordId,
+    ) -> Result<Option<RunReport>, Error> {
+        crate::latest::report_at(&mut self.db, peer, record)
+    }
 }

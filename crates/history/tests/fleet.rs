@@ -61,6 +61,14 @@ fn latest_report_is_the_peer_s_entry_of_its_latest_record(db: &TestDb) {
     assert_eq!((record, report.peers.len()), (1, 1));
     assert_eq!(report.peers[0].card_url, B);
     assert!(store.latest_report(C).expect("read").is_none());
+    // A given record's entry (an alert's evidence): A's older one, and none
+    // where the record does not hold the peer.
+    let older = store.peer_report_at(A, 1).expect("read").expect("A at 1");
+    assert_eq!(older.peers.len(), 1);
+    assert_eq!(older.peers[0].card_url, A);
+    assert_eq!(older.peers[0].declarations[0].verdict, Honoured);
+    assert!(store.peer_report_at(B, 2).expect("read").is_none());
+    assert!(store.peer_report_at(A, 99).expect("read").is_none());
 }
 on_both!(
     latest_report,

@@ -51,11 +51,15 @@ fn verdict_name(verdict: impl Serialize) -> Option<String> {
 }
 
 impl Alert {
-    /// The alert for a regression; `evidence_base` (e.g. a dashboard URL)
-    /// prefixes the record id in the evidence link.
-    pub fn from_regression(regression: &Regression, evidence_base: Option<&str>) -> Alert {
-        let link = |record: i64| match evidence_base {
-            Some(base) => format!("{}/records/{record}", base.trim_end_matches('/')),
+    /// The alert for a regression. With `evidence_base` (a dashboard's
+    /// URL) the evidence link is the dashboard's page of the peer showing
+    /// that record's report, `BASE/peer/{peer}?record=N` (the peer's URL
+    /// percent-encoded as one path segment); else `record:N`.
+    pub fn from_regression(regression: &Regression, evidence_base: Option<&Url>) -> Alert {
+        let (Regression::Verdict { peer, record, .. }
+        | Regression::CardChanged { peer, record, .. }) = regression;
+        let evidence = match evidence_base {
+            Some(base) => evidence_link(base, peer, *record),
             None => format!("record:{record}"),
         };
         match regression {
@@ -72,7 +76,7 @@ impl Alert {
                 before: verdict_name(before),
                 after: verdict_name(after),
                 record: *record,
-                evidence: link(*record),
+                evidence: evidence.clone(),
             },
             Regression::CardChanged {
                 peer,
@@ -86,7 +90,7 @@ impl Alert {
                 before: before.clone(),
                 after: after.clone(),
                 record: *record,
-                evidence: link(*record),
+                evidence: evidence.clone(),
             },
         }
     }
@@ -120,6 +124,20 @@ impl Alert {
             text(Some(&self.evidence)),
         )
     }
+}
+
+/// `BASE/peer/{peer}?record=N`: the dashboard's page of `peer` showing
+/// `record`'s report of it.
+fn evidence_link(base: &Url, peer: &str, record: i64) -> String {
+    let mut link = base.clone();
+    if let Ok(mut path) = link.path_segments_mut() {
+        path.pop_if_empty().push("peer").push(peer);
+    }
+    link.set_fragment(None);
+    link.query_pairs_mut()
+        .clear()
+        .append_pair("record", &record.to_string());
+    link.to_string()
 }
 
 /// How many times an alert is tried, and the first backoff (doubled each
@@ -243,14 +261,36 @@ mod tests {
 
     #[test]
     fn the_json_body_names_peer_declaration_before_after_and_evidence() {
-        let alert = Alert::from_regression(&regression(), Some("http://dash/"));
+        let base = Url::parse("http://dash/").unwrap();
+        let alert = Alert::from_regression(&regression(), Some(&base));
+        // The dashboard's page of the peer (one path segment) at record 7.
+        assert_eq!(
+            alert.evidence,
+            "http://dash/peer/http:%2F%2Fpeer.example%2F%3Ftoken=s3cret?record=7"
+        );
         let body = alert.body(Format::Json, &Redactor::new(["s3cret".to_string()]));
         assert_eq!(body["kind"], "verdict");
         assert_eq!(body["declaration"], "lifecycle.cancel");
         assert_eq!(body["before"], "honoured");
         assert_eq!(body["after"], "diverged");
-        assert_eq!(body["evidence"], "http://dash/records/7");
+        let evidence = body["evidence"].as_str().unwrap_or_default();
+        assert!(
+            evidence.starts_with("http://dash/peer/http:%2F%2Fpeer.example"),
+            "{body}"
+        );
+        assert!(evidence.ends_with("?record=7"), "{body}");
         assert!(!body.to_string().contains("s3cret"), "{body}");
+        // A dashboard under a path keeps it; a query or fragment of the base is dropped.
+        let base = Url::parse("https://ops.example/a2a?x=1#top").unwrap();
+        let alert = Alert::from_regression(&regression(), Some(&base));
+        assert!(
+            alert
+                .evidence
+                .starts_with("https://ops.example/a2a/peer/http:%2F%2F")
+                && alert.evidence.ends_with("?record=7"),
+            "{}",
+            alert.evidence
+        );
     }
 
     #[test]

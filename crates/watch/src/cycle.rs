@@ -258,7 +258,7 @@ async fn send(alerts: &Alerts, regressions: &[Regression], stop: &CancellationTo
     let bodies: Vec<serde_json::Value> = regressions
         .iter()
         .map(|r| {
-            Alert::from_regression(r, alerts.evidence_base.as_ref().map(Url::as_str))
+            Alert::from_regression(r, alerts.evidence_base.as_ref())
                 .body(alerts.format, &alerts.redactor)
         })
         .collect();

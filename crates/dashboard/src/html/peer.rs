@@ -1,5 +1,6 @@
 //! `/peer/{peer}`: one peer's timeline of verdict changes and card digests,
-//! then its latest stored report, rendered as `check --html` renders it.
+//! then its latest stored report (or, with `?record=N`, that record's),
+//! rendered as `check --html` renders it.
 
 use super::page::{page, Shell};
 use super::report::report_body;
@@ -39,10 +40,19 @@ pub(crate) fn peer_page(view: &PeerView) -> String {
                 }
             }
         }
-        @match (&view.latest_report, view.latest_report_record) {
-            (Some(report), Some(record)) => {
+        @match (&view.latest_report, view.latest_report_record, view.asked_record) {
+            (Some(report), Some(record), Some(_)) => {
+                h2 { "Report of record " (record) }
+                p { a href="?" { "the latest report" } }
+                (report_body(report))
+            }
+            (Some(report), Some(record), None) => {
                 h2 { "Latest report (record " (record) ")" }
                 (report_body(report))
+            }
+            (_, _, Some(asked)) => {
+                p.muted { "No stored report of this peer at record " (asked)
+                    " (pruned, or the record does not hold this peer)." }
             }
             _ => { p.muted { "No stored report of this peer (pruned)." } }
         }
