@@ -34,7 +34,7 @@ pub struct Alerts {
     pub url: Url,
     /// The body's shape.
     pub format: Format,
-    /// Prefix of the evidence link (`BASE/records/N`).
+    /// A dashboard's URL: the evidence link is its page of the peer at the record (`BASE/peer/{peer}?record=N`).
     pub evidence_base: Option<Url>,
     /// Masks every secret in a body.
     pub redactor: Redactor,
