@@ -18,6 +18,13 @@ use tokio_util::sync::CancellationToken;
 pub(crate) fn dashboard_token(addr: &SocketAddr) -> Result<Option<String>, AppError> {
     let token = std::env::var(TOKEN_ENV).ok().filter(|t| !t.is_empty());
     if let Some(t) = &token {
+        // A blank token (or one with spaces at its ends) could never be
+        // sent back as a header value: every request would be refused.
+        if t.trim().is_empty() || t.trim() != t {
+            return Err(AppError::Dashboard(format!(
+                "{TOKEN_ENV} is blank or starts or ends with a space; a token must be text the header can carry back"
+            )));
+        }
         if t.chars().any(char::is_control) {
             return Err(AppError::Dashboard(format!(
                 "{TOKEN_ENV} contains a control character (e.g. a trailing newline); a token must be one line of text"

@@ -645,6 +645,25 @@ fn another_address_needs_the_token_and_every_request_must_carry_it() {
             "{path} with it"
         );
     }
+    // The scheme's name is case-insensitive (RFC 9110): `bearer` is Bearer.
+    let addr = dashboard.base.trim_start_matches("http://");
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    write!(
+        stream,
+        "GET / HTTP/1.1\r\nHost: {addr}\r\nAuthorization: bearer {token}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("answer");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    // A blank token could never be sent back: refused at start.
+    let blank = Command::new(env!("CARGO_BIN_EXE_a2a-conform"))
+        .args(["dashboard", "--db", &db, "--listen", "0.0.0.0:0"])
+        .env("A2A_CONFORM_DASHBOARD_TOKEN", " ")
+        .output()
+        .expect("runs");
+    assert_eq!(blank.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&blank.stderr).contains("is blank"));
 }
 
 #[test]

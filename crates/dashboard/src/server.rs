@@ -39,7 +39,7 @@ pub fn needs_token(addr: &SocketAddr) -> bool {
 #[derive(Clone)]
 struct Shared {
     store: Arc<Mutex<Store>>,
-    /// `Bearer TOKEN`, when one is required.
+    /// The token, when one is required.
     expected: Option<Arc<str>>,
 }
 
@@ -48,7 +48,7 @@ struct Shared {
 pub fn router(store: Store, token: Option<String>) -> Router {
     let shared = Shared {
         store: Arc::new(Mutex::new(store)),
-        expected: token.map(|t| Arc::from(format!("Bearer {t}"))),
+        expected: token.map(Arc::from),
     };
     Router::new()
         .route("/", get(fleet_html))
@@ -80,6 +80,13 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The credentials of `Authorization: Bearer TOKEN`: the scheme's name is
+/// case-insensitive (RFC 9110 §11.1), so `bearer TOKEN` is the same.
+fn bearer_token(value: &[u8]) -> Option<&[u8]> {
+    let (scheme, rest) = value.split_at_checked(7)?;
+    scheme.eq_ignore_ascii_case(b"bearer ").then_some(rest)
+}
+
 /// The token check, then the headers every response carries.
 async fn guard(State(shared): State<Shared>, request: Request, next: Next) -> Response {
     let allowed = match &shared.expected {
@@ -87,7 +94,8 @@ async fn guard(State(shared): State<Shared>, request: Request, next: Next) -> Re
         Some(expected) => request
             .headers()
             .get(header::AUTHORIZATION)
-            .is_some_and(|given| same(given.as_bytes(), expected.as_bytes())),
+            .and_then(|given| bearer_token(given.as_bytes()))
+            .is_some_and(|given| same(given, expected.as_bytes())),
     };
     let mut response = if allowed {
         next.run(request).await
