@@ -69,6 +69,14 @@ pub enum Error {
     /// placed in the history.
     #[error("the report's started_at {0:?} is not an RFC 3339 time")]
     BadTimestamp(String),
+    /// [`Error::BadTimestamp`] of a report named for import: its file.
+    #[error("{}: the report's started_at {at:?} is not an RFC 3339 time", file.display())]
+    BadTimestampIn {
+        /// The report file.
+        file: std::path::PathBuf,
+        /// Its `started_at`.
+        at: String,
+    },
     /// A part of a report (the report without its peers, or one peer's
     /// entry) is larger than the report cap: it could be stored but never
     /// read back, so the report is refused. The whole report may be larger.

@@ -142,7 +142,11 @@ impl Store {
         let mut reports = Vec::with_capacity(paths.len());
         for path in paths {
             let report = ReportFile::load(path.as_ref())?.report;
-            reports.push((record::epoch_ms(&report.started_at)?, report));
+            let at = record::epoch_ms(&report.started_at).map_err(|_| Error::BadTimestampIn {
+                file: path.as_ref().to_path_buf(),
+                at: report.started_at.clone(),
+            })?;
+            reports.push((at, report));
         }
         // Stable: reports of one second keep the order they were named in.
         reports.sort_by_key(|(at, _)| *at);

@@ -643,3 +643,23 @@ on_both!(
     a_fleet_past_one_statement,
     a_fleet_past_one_statement_is_recorded_peer_by_peer
 );
+
+#[test]
+fn an_imported_report_with_a_bad_start_time_is_named_by_its_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut report = report_at(0, vec![peer(PEER, "sha256:1", &[("streaming", Honoured)])]);
+    report.started_at = "yesterday".into();
+    let file = dir.path().join("r1.json");
+    write_atomically(&file, &report.to_json()).expect("written");
+    let db = format!("sqlite:{}", dir.path().join("h.db").display());
+    let mut store = Store::open(&db).expect("the store opens");
+    let e = store.import(&[&file]).expect_err("refused");
+    assert!(matches!(e, Error::BadTimestampIn { .. }), "{e:?}");
+    let said = e.to_string();
+    assert!(said.starts_with(&file.display().to_string()), "{said}");
+    assert!(
+        said.contains("\"yesterday\" is not an RFC 3339 time"),
+        "{said}"
+    );
+    assert_eq!(store.latest().expect("latest").0, 0, "nothing recorded");
+}
