@@ -296,21 +296,36 @@ fn render_preconditions(out: &mut String, peer: &PeerReport, style: Style) {
     }
     let _ = writeln!(out);
     for line in lines {
-        let _ = writeln!(
-            out,
-            "  {} {}",
-            paint(style, "36", "precondition:"),
-            terminal(&line)
-        );
+        // On a terminal it wraps under its indent, as a card warning does.
+        let text = format!("precondition: {}", terminal(&line));
+        let wrapped = match style.width {
+            Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
+            None => vec![text],
+        };
+        for (n, part) in wrapped.iter().enumerate() {
+            let _ = match part.strip_prefix("precondition:") {
+                Some(rest) if n == 0 => {
+                    writeln!(out, "  {}{rest}", paint(style, "36", "precondition:"))
+                }
+                _ => writeln!(out, "    {part}"),
+            };
+        }
     }
     if let Some(pin) = super::precondition::pin(peer) {
-        let _ = writeln!(
-            out,
-            "    ↳ pin it for next time: {} (or in a --profile: {}; {})",
+        let text = format!(
+            "↳ pin it for next time: {} (or in a --profile: {}; {})",
             terminal(&pin.flag),
             terminal(&pin.profile),
             super::precondition::PIN_NOTE
         );
+        let wrapped = match style.width {
+            Some(w) => wrap(&text, w.saturating_sub(6).max(WHY_MIN)),
+            None => vec![text],
+        };
+        for (n, part) in wrapped.iter().enumerate() {
+            let indent = if n == 0 { "    " } else { "      " };
+            let _ = writeln!(out, "{indent}{part}");
+        }
     }
 }
 
