@@ -633,6 +633,20 @@ mod tests {
             "the peer will likely refuse every request with HTTP 401/403 ".repeat(2)
         ));
         peer.scenarios.push(run);
+        // A precondition's line and its pin hint run past 80 columns too.
+        peer.preconditions.push(crate::PreconditionReport {
+            variable: "prompt_input_required".into(),
+            skill: Some("echo".into()),
+            outcome: crate::PreconditionOutcome::Found,
+            prompt: Some("need-input".into()),
+            source: Some("skills[echo].examples[1]".into()),
+            tried: vec![],
+            tasks_started: 2,
+            tasks_canceled: 1,
+            message: String::new(),
+            runs: vec!["r".into()],
+            evidence: vec![],
+        });
         let report = RunReport::new(vec![peer]);
         let style = |width| Style {
             color: false,
@@ -650,6 +664,11 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("needs --bearer-env VAR\n"), "{text}");
+        assert!(
+            text.contains("\n  precondition: prompt_input_required"),
+            "{text}"
+        );
+        assert!(text.contains("\n    ↳ pin it for next time: "), "{text}");
         // The message is wrapped, not cut: every word of it is there.
         let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
         assert!(
