@@ -31,14 +31,16 @@ pub fn secret_flag(long: &str) -> bool {
         .any(|word| long.contains(word))
 }
 
-/// Whether a variable's value is a secret: its name says token, secret,
-/// password or key (the default suite's `push_token`). Its value is masked
-/// in every output of a check, and `config show` reads it `(redacted)`.
+/// Whether a variable's value is a secret: its name ends in token,
+/// secret, password or key (the default suite's `push_token`, an
+/// `api_key`). Its value is masked in every output of a check, and `config
+/// show` reads it `(redacted)`. Only the ending counts: a `keyword_mode`
+/// holding `text` must not mask every `text` of the report.
 pub fn secret_var(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     ["token", "secret", "password", "key"]
         .iter()
-        .any(|word| name.contains(word))
+        .any(|word| name.ends_with(word))
 }
 
 impl ShowLine {
@@ -190,4 +192,19 @@ pub fn render(file: &str, lines: &[ShowLine], sections: &[(String, Vec<String>)]
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::secret_var;
+
+    #[test]
+    fn a_variable_is_a_secret_by_the_end_of_its_name() {
+        for name in ["push_token", "API_KEY", "client_secret", "db_password"] {
+            assert!(secret_var(name), "{name}");
+        }
+        for name in ["keyword_mode", "prompt", "token_count", "probe_window"] {
+            assert!(!secret_var(name), "{name}");
+        }
+    }
 }

@@ -245,6 +245,7 @@ impl Store {
     pub fn regressions_at(&mut self, record: RecordId) -> Result<Vec<Regression>, Error> {
         query::regressions_at(&mut self.db, record)
     }
+
     /// How many peers the store has a record of.
     pub fn peer_count(&mut self) -> Result<i64, Error> {
         query::peer_count(&mut self.db)

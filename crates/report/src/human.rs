@@ -201,21 +201,26 @@ fn render_card(out: &mut String, peer: &PeerReport, style: Style) {
         terminal(peer.endpoint.as_deref().unwrap_or("?"))
     );
     for warning in &peer.card_warnings {
-        let text = format!("card warning: {}", terminal(warning));
-        let lines = match style.width {
-            Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
-            None => vec![text],
-        };
-        for (n, line) in lines.iter().enumerate() {
-            let _ = match line.strip_prefix("card warning:") {
-                Some(rest) if n == 0 => {
-                    writeln!(out, "  {}{rest}", paint(style, "33", "card warning:"))
-                }
-                _ => writeln!(out, "    {line}"),
-            };
-        }
+        labelled(out, style, ("card warning:", "33"), &terminal(warning));
     }
     let _ = writeln!(out);
+}
+
+/// `  LABEL: text`, the label painted `color`: on a terminal the text wraps
+/// under its indent (the terminal would wrap it at column 0); in a log it
+/// stays one line, for grep.
+fn labelled(out: &mut String, style: Style, (label, color): (&str, &str), text: &str) {
+    let text = format!("{label} {text}");
+    let lines = match style.width {
+        Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
+        None => vec![text],
+    };
+    for (n, line) in lines.iter().enumerate() {
+        let _ = match line.strip_prefix(label) {
+            Some(rest) if n == 0 => writeln!(out, "  {}{rest}", paint(style, color, label)),
+            _ => writeln!(out, "    {line}"),
+        };
+    }
 }
 
 /// The declaration table (under `-q`, only the rows that fail the run).
@@ -296,20 +301,7 @@ fn render_preconditions(out: &mut String, peer: &PeerReport, style: Style) {
     }
     let _ = writeln!(out);
     for line in lines {
-        // On a terminal it wraps under its indent, as a card warning does.
-        let text = format!("precondition: {}", terminal(&line));
-        let wrapped = match style.width {
-            Some(w) => wrap(&text, w.saturating_sub(4).max(WHY_MIN)),
-            None => vec![text],
-        };
-        for (n, part) in wrapped.iter().enumerate() {
-            let _ = match part.strip_prefix("precondition:") {
-                Some(rest) if n == 0 => {
-                    writeln!(out, "  {}{rest}", paint(style, "36", "precondition:"))
-                }
-                _ => writeln!(out, "    {part}"),
-            };
-        }
+        labelled(out, style, ("precondition:", "36"), &terminal(&line));
     }
     if let Some(pin) = super::precondition::pin(peer) {
         let text = format!(
