@@ -4,8 +4,9 @@
 use a2a_conform_mock::Behaviour;
 use a2a_conform_report::diff::FailOn;
 use a2a_conform_report::shard::Shard;
+use a2a_conform_report::Format;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[derive(Debug, Parser)]
@@ -508,20 +509,8 @@ pub struct RunArgs {
     /// by default it leaves the output-mode row unverified with a warning.
     #[arg(long)]
     pub strict: bool,
-    /// Write the JSON report here (the API; `diff` reads it); `-` is stdout
-    /// (the terminal report then goes to stderr).
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write a JUnit XML report here: a testsuite per peer, a testcase per scenario run; `-` is stdout.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY); `-` is stdout.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-    /// Write a self-contained HTML report here (declarations, each run's steps, stream events on a
-    /// time axis, the curl lines; no script, no external asset), e.g. a CI artifact; `-` is stdout.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub reports: ReportFiles,
     /// Write a cassette of the check here (`*.gz`: gzip): every run's exchanges, stream
     /// events with their offsets and webhook deliveries, redacted. See docs/cassette.md.
     #[arg(long, value_name = "FILE")]
@@ -540,6 +529,44 @@ pub struct RunArgs {
     pub tls: TlsArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// The report files of `check` and `merge`: one flag per [`Format`], `-`
+/// for stdout (the terminal report then goes to stderr). A new format is a
+/// field here and its arm in [`ReportFiles::path`].
+#[derive(Debug, Default, Args)]
+pub struct ReportFiles {
+    /// Write the JSON report here (the API; `diff` reads it); `-` is stdout
+    /// (the terminal report then goes to stderr).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report here: a testsuite per peer, a testcase per scenario run; `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write a Markdown summary here (fits a CI step summary such as $GITHUB_STEP_SUMMARY); `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Write a self-contained HTML report here (declarations, each run's steps, stream events on a
+    /// time axis, the curl lines; no script, no external asset), e.g. a CI artifact; `-` is stdout.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+impl ReportFiles {
+    /// The file asked for `format`, if any.
+    pub fn path(&self, format: Format) -> Option<&Path> {
+        match format {
+            Format::Json => self.json.as_deref(),
+            Format::Junit => self.junit.as_deref(),
+            Format::Markdown => self.markdown.as_deref(),
+            Format::Html => self.html.as_deref(),
+        }
+    }
+
+    /// Every requested report, in the order of [`Format::all`].
+    pub fn requested(&self) -> impl Iterator<Item = (Format, &Path)> {
+        Format::all().filter_map(|format| Some((format, self.path(format)?)))
+    }
 }
 
 /// How TLS peers are trusted and how the tool proves itself to them. The
@@ -646,15 +673,8 @@ pub struct MergeArgs {
     /// The shard reports (`check --shard K/N --json FILE`), every shard once.
     #[arg(value_name = "REPORT.json", required = true)]
     pub reports: Vec<PathBuf>,
-    /// Write the merged JSON report here; `-` is stdout.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write a JUnit XML report here; `-` is stdout.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Write a Markdown summary here; `-` is stdout.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: ReportFiles,
     /// Colour in terminal output (NO_COLOR is respected under auto).
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,

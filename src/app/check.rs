@@ -316,7 +316,7 @@ pub(super) fn prepare(
     let every = std::iter::once(&setup.settings).chain(setup.own.iter().flatten());
     check_names(&suite, &options, every)?;
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
-    Outputs::new(args).check()?;
+    Outputs::new(&args.reports).check()?;
     if let Some(path) = &args.record {
         a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
             flag: "--record",
@@ -374,7 +374,7 @@ pub(super) async fn run_check(
     setup: CheckSetup,
 ) -> Result<i32, AppError> {
     let plan = prepare(peers, args, setup)?;
-    let outputs = Outputs::new(args);
+    let outputs = Outputs::new(&args.reports);
     let progress =
         TerminalProgress::new(progress_mode(&args.output)).with_run_starts(args.output.verbose);
     let (caught, watcher) = watch_signals(plan.options.cancel.clone());

@@ -25,11 +25,7 @@ use a2a_conform_report::inert::terminal;
 /// exits as the merged, concluded report calls for.
 pub(super) fn merge(args: MergeArgs) -> Result<i32, AppError> {
     let report = a2a_conform_report::merge::merge_files(&args.reports)?;
-    let outputs = Outputs::of(
-        args.json.as_deref(),
-        args.junit.as_deref(),
-        args.markdown.as_deref(),
-    );
+    let outputs = Outputs::new(&args.files);
     outputs.check()?;
     let output = OutputArgs {
         color: args.color,

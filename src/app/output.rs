@@ -3,68 +3,45 @@
 //! progress, and the last step that shows and writes every format of the
 //! concluded report and exits with the code its summary holds.
 
-use crate::cli::{ColorArg, OutputArgs, ProgressArg, RunArgs};
+use crate::cli::{ColorArg, OutputArgs, ProgressArg, ReportFiles, RunArgs};
 use crate::error::{AppError, UsageError};
 use crate::progress::ProgressMode;
-use a2a_conform_dashboard::report_html;
+use a2a_conform_report::format::human;
 use a2a_conform_report::inert::terminal;
-use a2a_conform_report::{self, human, junit, markdown, verdict, RunReport};
+use a2a_conform_report::{self, verdict, Format, RunReport};
 use std::io::IsTerminal;
 use std::path::Path;
 
-/// The report files a command writes, in `--json`, `--junit`, `--markdown`,
-/// `--html` order: `-` is stdout.
+/// The report files a command writes, one per requested [`Format`], in the
+/// order of [`Format::all`]: `-` is stdout.
 pub(super) struct Outputs<'a> {
-    files: [(&'static str, Option<&'a Path>); 4],
+    files: Vec<(Format, &'a Path)>,
 }
 
 impl<'a> Outputs<'a> {
-    pub(super) fn new(args: &'a RunArgs) -> Outputs<'a> {
-        let mut outputs = Outputs::of(
-            args.json.as_deref(),
-            args.junit.as_deref(),
-            args.markdown.as_deref(),
-        );
-        outputs.files[3].1 = args.html.as_deref();
-        outputs
-    }
-
-    /// The files of `--json`, `--junit` and `--markdown`.
-    pub(super) fn of(
-        json: Option<&'a Path>,
-        junit: Option<&'a Path>,
-        markdown: Option<&'a Path>,
-    ) -> Outputs<'a> {
+    pub(super) fn new(reports: &'a ReportFiles) -> Outputs<'a> {
         Outputs {
-            files: [
-                ("--json", json),
-                ("--junit", junit),
-                ("--markdown", markdown),
-                ("--html", None),
-            ],
+            files: reports.requested().collect(),
         }
     }
 
     /// Whether a report goes to stdout (the terminal report then goes to stderr).
     pub(super) fn stdout_taken(&self) -> bool {
-        self.files.iter().any(|(_, p)| p.is_some_and(is_stdout))
+        self.files.iter().any(|(_, p)| is_stdout(p))
     }
 
     /// Checks, before the first request, that every report can be written:
     /// a check that runs for minutes must not end in "cannot write".
     pub(super) fn check(&self) -> Result<(), UsageError> {
-        let to_stdout = self
-            .files
-            .iter()
-            .filter(|(_, p)| p.is_some_and(is_stdout))
-            .count();
+        let to_stdout = self.files.iter().filter(|(_, p)| is_stdout(p)).count();
         if to_stdout > 1 {
             return Err(UsageError::StdoutTwice);
         }
         let files: Vec<(&'static str, &Path)> = self
             .files
             .iter()
-            .filter_map(|(flag, path)| Some((*flag, (*path).filter(|p| !is_stdout(p))?)))
+            .filter(|(_, path)| !is_stdout(path))
+            .map(|(format, path)| (format.flag(), *path))
             .collect();
         for (flag, path) in &files {
             a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
@@ -155,30 +132,20 @@ impl Outputs<'_> {
     /// Renders and writes every requested format. Every file is attempted;
     /// all failures are shown, the last one returned (for `run` to show).
     pub(super) fn write(&self, report: &RunReport) -> Result<(), AppError> {
-        let [json, junit, markdown, html] = self.files.map(|(_, path)| path);
-        let junit_xml = junit
-            .map(|_| junit::render(report))
-            .transpose()
-            .map_err(|e| AppError::RenderReport(e.to_string()))?;
-        let files = [
-            (json, json.map(|_| report.to_json())),
-            (junit, junit_xml),
-            (markdown, markdown.map(|_| markdown::render(report))),
-            (html, html.map(|_| report_html(report))),
-        ];
         let mut unwritten: Vec<AppError> = Vec::new();
-        for (path, contents) in files {
-            if let (Some(path), Some(contents)) = (path, contents) {
-                if is_stdout(path) {
-                    print!("{contents}");
-                    continue;
-                }
-                if let Err(source) = a2a_conform_report::write_atomically(path, &contents) {
-                    unwritten.push(AppError::WriteReport {
-                        path: path.to_path_buf(),
-                        source,
-                    });
-                }
+        for (format, path) in &self.files {
+            let contents = format
+                .render(report)
+                .map_err(|e| AppError::RenderReport(e.to_string()))?;
+            if is_stdout(path) {
+                print!("{contents}");
+                continue;
+            }
+            if let Err(source) = a2a_conform_report::write_atomically(path, &contents) {
+                unwritten.push(AppError::WriteReport {
+                    path: path.to_path_buf(),
+                    source,
+                });
             }
         }
         match unwritten.pop() {

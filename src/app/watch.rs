@@ -137,7 +137,7 @@ pub(super) async fn watch(
     let mut checker = EngineCycles {
         plan: &plan,
         args: run,
-        outputs: Outputs::new(run),
+        outputs: Outputs::new(&run.reports),
         progress: TerminalProgress::new(progress_mode(&run.output)),
     };
     let stop = plan.options.cancel.clone();

@@ -11,10 +11,10 @@ use a2a_conform_mock::Behaviour;
 use a2a_conform_protocol::ProtocolVersion;
 use a2a_conform_report::builder::ScenarioReportBuilder;
 use a2a_conform_report::evidence::{Evidence, EvidenceKind};
+use a2a_conform_report::format::{human, junit, markdown};
 use a2a_conform_report::{
-    self, human, junit, markdown, BaselineEntryReport, BaselineReport, BaselineStatus,
-    DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
-    Tool,
+    self, BaselineEntryReport, BaselineReport, BaselineStatus, DeclarationReport,
+    DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, Tool,
 };
 
 fn every_format(behaviour: Behaviour, name: &str, code: i32) -> gating::Ran {

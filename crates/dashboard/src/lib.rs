@@ -1,7 +1,8 @@
 //! The a2a-conform dashboard over a history store (issue 23, items 4 and
 //! 5): the HTTP server ([`serve`], [`router`]) with the fleet grid, peer
-//! pages, JSON API, `/metrics` and badges; the one HTML renderer of a
-//! report ([`report_html`], `check --html`); a report's badge as SVG
+//! pages, JSON API, `/metrics` and badges (its pages render a report
+//! through the report crate's HTML format, the one `check --html` writes);
+//! a report's badge as SVG
 //! ([`badge`]); the store's current verdicts as Prometheus gauges
 //! ([`metrics`]); and what the pages show, as data ([`fleet`], a page of it
 //! ([`fleet_page`]), [`peer`]).
@@ -19,9 +20,8 @@ mod metrics;
 mod server;
 mod view;
 
+pub use a2a_conform_report::format::html::page::content_security_policy;
 pub use badge::{badge, Counts};
-pub use html::page::content_security_policy;
-pub use html::report::report_html;
 pub use metrics::metrics;
 pub use server::{needs_token, router, serve, TOKEN_ENV};
 pub use view::{

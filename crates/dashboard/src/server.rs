@@ -12,9 +12,10 @@
 //! one at a time (one connection). `watch --listen` can serve the same
 //! pages by calling [`serve`] with its own listener.
 
-use crate::html::{fleet::fleet_page, page::content_security_policy, peer::peer_page};
+use crate::html::{fleet::fleet_page, peer::peer_page};
 use crate::{badge, metrics, view, Counts};
 use a2a_conform_history::{Error, Store};
+use a2a_conform_report::format::html::page::content_security_policy;
 use a2a_conform_report::DeclarationVerdict;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};

@@ -48,8 +48,16 @@ pub enum Error {
     /// PostgreSQL refused, or the server cannot be reached. The message
     /// says why (the server's own words, or the connection's failure),
     /// never the password or the URL.
+    #[cfg(feature = "postgres")]
     #[error("PostgreSQL history database: {}", pg_cause(.0))]
     Postgres(#[from] postgres::Error),
+    /// A PostgreSQL URL given to a build without the `postgres` feature.
+    #[cfg(not(feature = "postgres"))]
+    #[error(
+        "this a2a-conform was built without PostgreSQL: build it with the `postgres` feature \
+         (on by default: `cargo install a2a-conform`), or use a sqlite: history"
+    )]
+    NoPostgres,
     /// The database was migrated by a newer a2a-conform: this build will
     /// not write into a schema it does not know.
     #[error(
@@ -120,6 +128,7 @@ pub enum Error {
 /// the client's own display says only "db error" or "invalid
 /// configuration". Neither holds the password: the client never puts the
 /// connection string in an error, nor does the server the password.
+#[cfg(feature = "postgres")]
 fn pg_cause(error: &postgres::Error) -> String {
     let text = match error.as_db_error() {
         Some(db) => {

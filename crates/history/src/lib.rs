@@ -77,6 +77,8 @@ mod db;
 mod error;
 mod latest;
 mod model;
+#[cfg(feature = "postgres")]
+mod pg;
 mod query;
 mod record;
 mod schema;

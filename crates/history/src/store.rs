@@ -1,9 +1,11 @@
 //! [`Store`]: the history database, opened from a URL and migrated on open,
 //! and the calls the CLI's `watch` and `history` commands make on it.
 
-use crate::db::{Db, PgClient};
+use crate::db::Db;
 use crate::error::Error;
 use crate::model::{CardInterval, Interval, RecordId, Regression};
+#[cfg(feature = "postgres")]
+use crate::pg::PgClient;
 use crate::{archive, query, record, schema};
 use a2a_conform_report::{write_atomically, ReportFile, RunReport};
 use std::path::{Path, PathBuf};
@@ -27,6 +29,16 @@ impl std::fmt::Debug for Store {
             "sqlite"
         };
         f.debug_struct("Store").field("backend", &backend).finish()
+    }
+}
+
+/// The connection string of a PostgreSQL URL (`postgres://…`,
+/// `postgresql://…`, or `postgres:` followed by key=value parameters).
+fn postgres_params(url: &str) -> Option<&str> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Some(url)
+    } else {
+        url.strip_prefix("postgres:")
     }
 }
 
@@ -104,10 +116,15 @@ impl Store {
         let mut db = if let Some(path) = url.strip_prefix("sqlite:") {
             let path = path.strip_prefix("//").unwrap_or(path);
             Db::Sqlite(open_sqlite(path, create)?)
-        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            Db::Postgres(PgClient::connect(url)?)
-        } else if let Some(params) = url.strip_prefix("postgres:") {
-            Db::Postgres(PgClient::connect(params)?)
+        } else if let Some(params) = postgres_params(url) {
+            #[cfg(feature = "postgres")]
+            let db = Db::Postgres(PgClient::connect(params)?);
+            #[cfg(not(feature = "postgres"))]
+            let db = {
+                let _ = params;
+                return Err(Error::NoPostgres);
+            };
+            db
         } else {
             let scheme = url.split(':').next().unwrap_or(url);
             return Err(Error::UnknownUrl {

@@ -1,7 +1,7 @@
 //! The evidence entries a scenario run's report carries: what was sent,
 //! received or observed, and when. These are report schema: the client
 //! records its own exchanges, the engine maps them to these, the report
-//! formats read them (the timelines are [`crate::timeline`]'s).
+//! formats read them (the timelines are [`crate::format::timeline`]'s).
 
 use serde::{Deserialize, Serialize};
 

@@ -21,9 +21,10 @@
 //!   stored in `RunReport::summary` and read by [`RunReport::summary()`].
 //!   [`verdict::exit_reasons`] says why a run exits as it does; the process
 //!   exit codes are the [`exit`] constants.
-//! - **Formats**, pure functions of a report: [`human::render`] (the
-//!   terminal), [`junit::render`] and [`markdown::render`]; the JSON is
-//!   [`RunReport::to_json`]. Peer text is made [`inert`] for each sink.
+//! - **Formats**, pure functions of a report, as one table: each
+//!   [`Format`] (JSON, JUnit, Markdown, HTML) names its flag and renders
+//!   ([`Format::render`]); the terminal report is [`format::human::render`].
+//!   Peer text is made [`inert`] for each sink.
 //! - **Comparing and joining.** [`diff::diff_files`] labels what changed
 //!   between two reports (regression, fix, drift, accepted);
 //!   [`merge::merge_files`] joins the shards of `check --shard K/N`
@@ -36,7 +37,8 @@
 //! A report built by hand, concluded, gated on and rendered:
 //!
 //! ```
-//! use a2a_conform_report::{conclude, exit, human, junit, markdown, Rules};
+//! use a2a_conform_report::format::{human, junit, markdown};
+//! use a2a_conform_report::{conclude, exit, Format, Rules};
 //! use a2a_conform_report::{DeclarationReport, DeclarationVerdict, PeerReport, RunReport};
 //! use a2a_conform_report::{ScenarioReport, ScenarioVerdict};
 //!
@@ -63,12 +65,13 @@
 //!
 //! let text = human::render(&report, human::Style::default());
 //! assert!(text.ends_with("fail — 0 honoured, 1 diverged; 1 scenario runs: 1 fail\n"));
-//! let xml = junit::render(&report)?;
+//! let xml = junit::render(&report).expect("renders");
 //! assert!(xml.contains(&format!(r#"<failure message="{leak}" type="fail">"#)));
 //! let md = markdown::render(&report);
 //! assert!(md.contains("Fails the run: lifecycle.cancel diverged"));
 //! assert!(report.to_json().contains(r#""outcome": "fail""#));
-//! # Ok::<(), junit::RenderError>(())
+//! assert!(Format::Html.render(&report)?.contains("lifecycle.cancel"));
+//! # Ok::<(), a2a_conform_report::format::RenderError>(())
 //! ```
 
 #![deny(missing_docs)]
@@ -80,23 +83,20 @@ pub mod diff;
 pub mod evidence;
 pub mod exit;
 mod file;
-pub mod human;
+pub mod format;
 pub mod inert;
 pub mod input;
-pub mod junit;
-pub mod markdown;
 pub mod merge;
 mod model;
-mod precondition;
 pub mod shard;
 mod summary;
 mod tally;
-pub mod timeline;
 pub mod verdict;
 pub mod yaml;
 
 pub use conclude::{conclude, Rules};
 pub use file::{check_writable, same_report_file, write_atomically, LoadError, ReportFile};
+pub use format::Format;
 pub use model::*;
 pub use summary::{Counts, DeclarationCounts, RunCounts, RunOutcome, RunSummary};
 
@@ -112,6 +112,7 @@ pub fn report_schema() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::format::{human, junit, markdown};
     use super::*;
     use serde::Serialize;
     use strum::VariantArray;

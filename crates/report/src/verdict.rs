@@ -297,7 +297,7 @@ pub fn unverified_reasons(report: &RunReport) -> Vec<String> {
                     format!(
                         "{} unverified{on}: {} (--fail-on-unverified)",
                         d.id,
-                        crate::timeline::one_line(&d.reason, 200)
+                        crate::format::timeline::one_line(&d.reason, 200)
                     )
                 })
         })

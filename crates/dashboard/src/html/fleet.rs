@@ -3,8 +3,8 @@
 //! verdict over a strip of the runs of verdicts before it (oldest left,
 //! widths by records spanned), each row linked to the peer's page.
 
-use super::page::{page, Shell};
 use crate::view::{Cell, Fleet};
+use a2a_conform_report::format::html::page::{page, Shell};
 use maud::{html, Markup};
 
 const STRIP_WIDTH: i64 = 64;

@@ -1,10 +1,7 @@
-//! The HTML pages: one shell ([`page`]), one report renderer shared by
-//! `check --html` and the dashboard's peer page ([`report`]), the stream
-//! time axis ([`axis`]), and the dashboard's fleet grid and peer page
-//! ([`fleet`], [`peer`]).
+//! The dashboard's own pages, in the report crate's page shell
+//! (`a2a_conform_report::format::html::page`): the fleet grid ([`fleet`])
+//! and a peer's page ([`peer`]), which shows a stored report through the
+//! same HTML renderer as `check --html`.
 
-pub(crate) mod axis;
 pub(crate) mod fleet;
-pub(crate) mod page;
 pub(crate) mod peer;
-pub(crate) mod report;

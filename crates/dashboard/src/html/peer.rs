@@ -2,9 +2,9 @@
 //! then its latest stored report (or, with `?record=N`, that record's),
 //! rendered as `check --html` renders it.
 
-use super::page::{page, Shell};
-use super::report::report_body;
 use crate::view::PeerView;
+use a2a_conform_report::format::html::page::{page, Shell};
+use a2a_conform_report::format::html::report_body;
 use maud::html;
 
 /// The peer page.

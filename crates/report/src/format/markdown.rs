@@ -5,8 +5,8 @@
 //! Peer and report-file text is inert ([`inert`]): in code spans and fenced
 //! blocks, or escaped so no link, image, emphasis, HTML or cell break survives.
 
+use super::timeline::{self, one_line};
 use crate::summary::{RunOutcome, RunSummary};
-use crate::timeline::{self, one_line};
 use crate::{inert, verdict};
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
@@ -28,10 +28,10 @@ pub fn render(report: &RunReport) -> String {
     let _ = writeln!(out, "## a2a-conform\n");
     let _ = writeln!(out, "{}\n", header_line(report, &summary));
     if report.interrupted {
-        let _ = writeln!(out, "**⏹ Interrupted** — {}\n", super::INTERRUPTED_NOTE);
+        let _ = writeln!(out, "**⏹ Interrupted** — {}\n", crate::INTERRUPTED_NOTE);
     }
     if report.tool.insecure {
-        let _ = writeln!(out, "**⚠ Insecure** — {}\n", super::INSECURE_NOTE);
+        let _ = writeln!(out, "**⚠ Insecure** — {}\n", crate::INSECURE_NOTE);
     }
     let _ = writeln!(out, "{}\n", result_line(report, &summary));
     for peer in &report.peers {

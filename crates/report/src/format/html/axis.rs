@@ -3,8 +3,8 @@
 //! start, so a stream that stalled, burst or ended early shows at a glance.
 //! Each mark's tooltip is its summary (escaped text in a `<title>`).
 
-use a2a_conform_report::evidence::{Evidence, EvidenceKind};
-use a2a_conform_report::timeline::one_line;
+use crate::evidence::{Evidence, EvidenceKind};
+use crate::format::timeline::one_line;
 use maud::{html, Markup};
 
 const WIDTH: u64 = 720;

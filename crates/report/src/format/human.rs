@@ -4,9 +4,9 @@
 //! file is shown through [`crate::inert::terminal`]: none can move the
 //! cursor, clear the screen or start a line of its own.
 
+use super::timeline::{self, one_line};
 use crate::inert::terminal;
 use crate::summary::RunOutcome;
-use crate::timeline::{self, one_line};
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
@@ -83,7 +83,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
             out,
             "{} {}",
             paint(style, "33", "warning:"),
-            super::INSECURE_NOTE
+            crate::INSECURE_NOTE
         );
     }
     if report.interrupted {
@@ -91,7 +91,7 @@ pub fn render(report: &RunReport, style: Style) -> String {
             out,
             "{} {}",
             paint(style, "33", "interrupted:"),
-            super::INTERRUPTED_NOTE
+            crate::INTERRUPTED_NOTE
         );
     }
     let summary = report.summary();

@@ -6,14 +6,15 @@
 //! string from the report (the peer's card, answers, errors) goes through
 //! maud's escaping: it is text, never markup; a URL is shown, never linked.
 
-use super::axis::time_axis;
-use super::page::{page, Shell};
-use a2a_conform_report::evidence::EvidenceKind;
-use a2a_conform_report::timeline;
-use a2a_conform_report::timeline::one_line;
-use a2a_conform_report::{
-    human, DeclarationReport, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
-    INSECURE_NOTE, INTERRUPTED_NOTE,
+mod axis;
+pub mod page;
+
+use super::human;
+use super::timeline::{self, one_line};
+use crate::evidence::EvidenceKind;
+use crate::{
+    DeclarationReport, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, INSECURE_NOTE,
+    INTERRUPTED_NOTE,
 };
 use maud::{html, Markup};
 
@@ -30,11 +31,11 @@ pub fn report_html(report: &RunReport) -> String {
         ),
         _ => format!("a2a-conform: {} peers", report.peers.len()),
     };
-    page(Shell::File, &title, report_body(report))
+    page::page(page::Shell::File, &title, report_body(report))
 }
 
 /// The report's markup, for a page of its own or a dashboard page.
-pub(crate) fn report_body(report: &RunReport) -> Markup {
+pub fn report_body(report: &RunReport) -> Markup {
     let summary = report.summary();
     let outcome = summary.outcome.as_str();
     html! {
@@ -127,7 +128,7 @@ fn run_section(run: &ScenarioReport) -> Markup {
             @for (n, failed) in run.failed_attempts.iter().enumerate() {
                 p.muted { "attempt " (n + 1) " failed: " (failed) }
             }
-            @if let Some(axis) = time_axis(&run.evidence) { (axis) }
+            @if let Some(axis) = axis::time_axis(&run.evidence) { (axis) }
             @if let Some(sides) = timeline::sides(run) { (side_by_side(&sides)) }
             @if !run.evidence.is_empty() { (steps(run)) }
             @if !curls.is_empty() {
@@ -232,8 +233,8 @@ fn baseline(report: &RunReport) -> Markup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use a2a_conform_report::evidence::Evidence;
-    use a2a_conform_report::DeclarationVerdict;
+    use crate::evidence::Evidence;
+    use crate::DeclarationVerdict;
 
     #[test]
     fn peer_strings_are_text_and_urls_are_not_links() {

@@ -62,13 +62,15 @@ fn file_policy() -> String {
 /// Where a page is shown: served by the dashboard (its policy in the
 /// response's headers) or written as a file (its policy in a `<meta>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shell {
+pub enum Shell {
+    /// Served over HTTP, the policy in the response's headers.
     Served,
+    /// Written to a file, the policy in a `<meta>`.
     File,
 }
 
 /// A whole page: `title` (text, escaped) and `body`.
-pub(crate) fn page(shell: Shell, title: &str, body: Markup) -> String {
+pub fn page(shell: Shell, title: &str, body: Markup) -> String {
     html! {
         (DOCTYPE)
         html lang="en" {
@@ -86,6 +88,18 @@ pub(crate) fn page(shell: Shell, title: &str, body: Markup) -> String {
         }
     }
     .into_string()
+    .chars()
+    .fold(String::new(), |mut out, c| {
+        // maud escapes markup, not control characters: a peer's ESC would
+        // reach a terminal that `check --html -` writes to. As a character
+        // reference it is inert there and shown alike by a browser.
+        if c.is_control() && !matches!(c, '\n' | '\t') {
+            out.push_str(&format!("&#x{:X};", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+        out
+    })
 }
 
 #[cfg(test)]
@@ -101,5 +115,20 @@ mod tests {
         let page = page(Shell::File, "<t>", html! { p { "x" } });
         assert!(page.contains(&style_source()), "{page}");
         assert!(page.contains("<title>&lt;t&gt;</title>"), "{page}");
+    }
+
+    #[test]
+    fn control_characters_are_character_references() {
+        let page = page(
+            Shell::File,
+            "a\u{1b}]0;pwned\u{7}",
+            html! { p { "x\u{1b}[2J\r" } },
+        );
+        assert!(
+            !page.chars().any(|c| c.is_control() && c != '\n'),
+            "{page:?}"
+        );
+        assert!(page.contains("a&#x1B;]0;pwned&#x7;"), "{page}");
+        assert!(page.contains("x&#x1B;[2J&#xD;"), "{page}");
     }
 }

@@ -18,9 +18,9 @@
 //! escapes `<`, `>`, `&` and quotes, but a control character from the peer
 //! would make the file one no XML 1.0 parser reads.
 
+use super::timeline::{self, one_line};
 use crate::inert::xml;
 use crate::summary::RunSummary;
-use crate::timeline::{self, one_line};
 use crate::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use quick_junit::{
     NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
@@ -50,7 +50,7 @@ pub fn render(report: &RunReport) -> Result<String, RenderError> {
             suite.set_timestamp(at);
         }
         if report.tool.insecure {
-            suite.add_property(Property::new("insecure", super::INSECURE_NOTE));
+            suite.add_property(Property::new("insecure", crate::INSECURE_NOTE));
         }
         // The peer's wall time: its runs overlap, so not the sum of theirs.
         if let Some(ms) = peer.duration_ms {
@@ -62,7 +62,7 @@ pub fn render(report: &RunReport) -> Result<String, RenderError> {
         // A CI timeout must not read as a clean (if short) run.
         let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
         status
-            .set_message(super::INTERRUPTED_NOTE)
+            .set_message(crate::INTERRUPTED_NOTE)
             .set_type("interrupted");
         let mut case = TestCase::new("interrupted", status);
         case.set_classname("a2a-conform");
