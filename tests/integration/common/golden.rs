@@ -111,7 +111,7 @@ fn pace_rules() -> &'static [(Regex, String)] {
         let instant = r"step \d+ `inconclusive_if` \([^)\n]*\)";
         // `undeclared-streaming`: the working update may arrive before the
         // runner reads the stream it expected to be refused.
-        let undeclared = r"step 2 `expect` \(scenarios/streaming.yaml:45\)";
+        let undeclared = r"step 2 `expect` \(scenarios/streaming.yaml:\d+\)";
         // `terminal-subscribe-lenient`: the peer serves the subscription to a
         // finished task with one event and closes; the close may be read
         // before or after the runner notes the divergence. Likewise a
@@ -204,8 +204,78 @@ pub fn normalize(text: &str, literals: &[(&str, &str)]) -> String {
     for (rule, replacement) in pace_rules() {
         text = rule.replace_all(&text, replacement.as_str()).into_owned();
     }
-    text
+    // Last, so the pace rules above still see which step spoke: a scenario
+    // file's line numbers move whenever it is edited, and a golden file pins
+    // what a user reads, not where in the suite a step sits.
+    static LINES: OnceLock<Regex> = OnceLock::new();
+    let lines = LINES.get_or_init(|| {
+        Regex::new(r"(scenarios/[A-Za-z0-9_.-]+\.ya?ml):\d+(?::\d+)?").expect("line rule")
+    });
+    lines.replace_all(&text, "$1:[LINE]").into_owned()
 }
+
+/// Pretty-printed JSON (after [`normalize`], so not always valid JSON) laid
+/// out with fewer lines: a block of scalars (an evidence entry), or an object
+/// whose blocks are all of scalars (a declaration row with its scenario
+/// list), goes on one line; any other block whose one-line form fits
+/// [`FOLD_WIDTH`] does too. Every value stays, in order: a changed verdict is
+/// one changed line, and the matrix's goldens stay small enough to review.
+pub fn fold_json(pretty: &str) -> String {
+    /// A block still open: where it starts in `out`, how deep its deepest
+    /// child block is, and whether a child block stayed on several lines.
+    struct Open {
+        start: usize,
+        child_depth: usize,
+        multiline_child: bool,
+    }
+    let mut out: Vec<String> = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    for line in pretty.lines() {
+        let trimmed = line.trim();
+        let closes = trimmed.starts_with('}') || trimmed.starts_with(']');
+        if let Some(block) = open.pop_if(|_| closes) {
+            let depth = block.child_depth + 1;
+            let inner: Vec<&str> = out[block.start + 1..].iter().map(|l| l.trim()).collect();
+            let mut joined = out[block.start].clone();
+            if !inner.is_empty() {
+                joined.push(' ');
+                joined.push_str(&inner.join(" "));
+                joined.push(' ');
+            }
+            joined.push_str(trimmed);
+            let object = out[block.start].ends_with('{');
+            let folded = !block.multiline_child
+                && (depth == 1 || (depth == 2 && object) || joined.chars().count() <= FOLD_WIDTH);
+            if folded {
+                out.truncate(block.start);
+                out.push(joined);
+            } else {
+                out.push(line.to_string());
+            }
+            if let Some(parent) = open.last_mut() {
+                parent.child_depth = parent.child_depth.max(depth);
+                parent.multiline_child |= !folded;
+            }
+            continue;
+        }
+        out.push(line.to_string());
+        if trimmed.ends_with('{') || trimmed.ends_with('[') {
+            open.push(Open {
+                start: out.len() - 1,
+                child_depth: 0,
+                multiline_child: false,
+            });
+        }
+    }
+    let mut folded = out.join("\n");
+    if pretty.ends_with('\n') {
+        folded.push('\n');
+    }
+    folded
+}
+
+/// The widest line [`fold_json`] makes of a block that holds other blocks.
+const FOLD_WIDTH: usize = 160;
 
 fn path(name: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden")).join(name)
@@ -214,7 +284,15 @@ fn path(name: &str) -> PathBuf {
 /// Compares normalized `actual` with `tests/golden/NAME`, printing a unified
 /// diff on mismatch; under `A2A_CONFORM_BLESS=1` writes it instead.
 pub fn assert_golden(name: &str, actual: &str, literals: &[(&str, &str)]) {
-    let actual = normalize(actual, literals);
+    compare(name, normalize(actual, literals));
+}
+
+/// [`assert_golden`] for a JSON report, laid out by [`fold_json`].
+pub fn assert_golden_json(name: &str, actual: &str, literals: &[(&str, &str)]) {
+    compare(name, fold_json(&normalize(actual, literals)));
+}
+
+fn compare(name: &str, actual: String) {
     let file = path(name);
     if std::env::var_os(BLESS).is_some_and(|v| v != "0" && !v.is_empty()) {
         std::fs::create_dir_all(file.parent().expect("parent")).expect("golden dir");
@@ -306,6 +384,75 @@ fn an_update_read_after_the_undeclared_stream_note_normalizes_away() {
         entry(2, "note", note),
     ]);
     assert_eq!(normalize(&with, &[]), normalize(&without, &[]));
+}
+
+#[test]
+fn a_scenario_line_number_normalizes_away_and_the_file_stays() {
+    let said = |line: &str| format!("step 2 `expect` (scenarios/cancel.yaml:{line}): refused");
+    assert_eq!(normalize(&said("15"), &[]), normalize(&said("152"), &[]));
+    assert_eq!(
+        normalize(&said("15"), &[]),
+        "step 2 `expect` (scenarios/cancel.yaml:[LINE]): refused"
+    );
+    assert_ne!(
+        normalize(&said("15"), &[]),
+        normalize(&said("15").replace("cancel", "push"), &[])
+    );
+}
+
+#[test]
+fn folded_json_keeps_every_value_in_order_and_unfolds_what_nests() {
+    let pretty = r#"{
+  "declarations": [
+    {
+      "id": "lifecycle.cancel",
+      "scenarios": [
+        "cancel-then-stream"
+      ],
+      "verdict": "diverged"
+    }
+  ],
+  "scenarios": [
+    {
+      "id": "cancel-then-stream",
+      "evidence": [
+        {
+          "at_ms": [N],
+          "kind": "note"
+        },
+        {
+          "at_ms": [N],
+          "kind": "request"
+        }
+      ]
+    }
+  ]
+}
+"#;
+    let folded = fold_json(pretty);
+    assert_eq!(
+        folded,
+        r#"{
+  "declarations": [ { "id": "lifecycle.cancel", "scenarios": [ "cancel-then-stream" ], "verdict": "diverged" } ],
+  "scenarios": [ { "id": "cancel-then-stream", "evidence": [ { "at_ms": [N], "kind": "note" }, { "at_ms": [N], "kind": "request" } ] } ]
+}
+"#
+    );
+    // Every token of the pretty text is still there, in the same order.
+    let tokens = |text: &str| {
+        text.split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(tokens(&folded), tokens(pretty));
+    // A block too wide for one line keeps its entries one a line.
+    let wide = pretty.replace("\"note\"", &format!("\"{}\"", "n".repeat(200)));
+    let folded = fold_json(&wide);
+    assert!(
+        folded.contains("\n      \"evidence\": [\n        { \"at_ms\""),
+        "{folded}"
+    );
+    assert_eq!(tokens(&folded), tokens(&wide));
 }
 
 #[test]
