@@ -86,7 +86,7 @@ fn comment_text(text: &str, max: usize) -> String {
             c => c,
         })
         .collect();
-    a2a_conform_report::format::timeline::one_line(&flat, max)
+    a2a_conform_protocol::text::one_line(&flat, max)
 }
 
 /// The credentials part of an initialised profile: environment variable

@@ -43,7 +43,7 @@ pub(super) fn diff(args: DiffArgs) -> Result<i32, AppError> {
     let markdown_to_stdout = args.markdown.as_deref().is_some_and(is_stdout);
     if let Some(path) = args.markdown.as_deref().filter(|p| !is_stdout(p)) {
         a2a_conform_report::check_writable(path).map_err(|source| UsageError::ReportPath {
-            flag: "--markdown",
+            flag: a2a_conform_report::Format::Markdown.flag(),
             path: path.to_path_buf(),
             source,
         })?;

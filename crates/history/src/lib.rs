@@ -83,6 +83,7 @@ mod query;
 mod record;
 mod schema;
 mod store;
+mod value;
 
 pub use error::Error;
 pub use model::{CardInterval, Interval, RecordId, Regression};

@@ -1,8 +1,8 @@
 //! The PostgreSQL side of [`crate::db::Db`] (the `postgres` feature): a
 //! connection that reconnects, and values typed for the server.
 
-use crate::db::{Row, Value};
 use crate::error::Error;
+use crate::value::{Row, Value};
 use postgres::types::{ToSql, Type};
 
 /// A PostgreSQL connection that may be dropped on any thread, and made

@@ -42,6 +42,17 @@ fn postgres_params(url: &str) -> Option<&str> {
     }
 }
 
+#[cfg(feature = "postgres")]
+fn connect_postgres(params: &str) -> Result<Db, Error> {
+    Ok(Db::Postgres(PgClient::connect(params)?))
+}
+
+/// A build without the `postgres` feature names the feature it needs.
+#[cfg(not(feature = "postgres"))]
+fn connect_postgres(_params: &str) -> Result<Db, Error> {
+    Err(Error::NoPostgres)
+}
+
 /// Opens the SQLite file at `path` as a history store: one this build (or
 /// an older one) made, or with `create` a new one (a file that does not
 /// exist yet, or holds no table). A SQLite file with tables but no
@@ -117,14 +128,7 @@ impl Store {
             let path = path.strip_prefix("//").unwrap_or(path);
             Db::Sqlite(open_sqlite(path, create)?)
         } else if let Some(params) = postgres_params(url) {
-            #[cfg(feature = "postgres")]
-            let db = Db::Postgres(PgClient::connect(params)?);
-            #[cfg(not(feature = "postgres"))]
-            let db = {
-                let _ = params;
-                return Err(Error::NoPostgres);
-            };
-            db
+            connect_postgres(params)?
         } else {
             let scheme = url.split(':').next().unwrap_or(url);
             return Err(Error::UnknownUrl {
@@ -319,5 +323,45 @@ impl Store {
         record: RecordId,
     ) -> Result<Option<RunReport>, Error> {
         crate::latest::report_at(&mut self.db, peer, record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run by CI as `cargo test -p a2a-conform-history --no-default-features`:
+    /// a build without PostgreSQL names the feature instead of failing to
+    /// connect, and keeps SQLite.
+    #[cfg(not(feature = "postgres"))]
+    #[test]
+    fn without_the_postgres_feature_a_postgres_url_names_the_feature() {
+        for url in [
+            "postgres://u@127.0.0.1/db",
+            "postgresql://h/db",
+            "postgres:host=h",
+        ] {
+            let error = Store::open(url).expect_err("no PostgreSQL in this build");
+            assert!(matches!(error, Error::NoPostgres), "{url}: {error}");
+            assert!(error.to_string().contains("`postgres` feature"), "{error}");
+        }
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let url = format!("sqlite:{}", dir.path().join("h.db").display());
+        assert!(Store::open(&url).is_ok());
+    }
+
+    #[test]
+    fn postgres_urls_are_told_from_others() {
+        assert_eq!(
+            postgres_params("postgres://u@h/db"),
+            Some("postgres://u@h/db")
+        );
+        assert_eq!(
+            postgres_params("postgresql://h/db"),
+            Some("postgresql://h/db")
+        );
+        assert_eq!(postgres_params("postgres:host=h"), Some("host=h"));
+        assert_eq!(postgres_params("sqlite:h.db"), None);
+        assert_eq!(postgres_params("mysql://h/db"), None);
     }
 }

@@ -1,5 +1,5 @@
-//! Small text helpers for evidence and messages: clipping long bodies and
-//! writing durations for people.
+//! Small text helpers for evidence and messages: clipping long bodies,
+//! flattening a message to one line and writing durations for people.
 
 use std::time::Duration;
 
@@ -10,6 +10,20 @@ pub fn clip(text: &str, max: usize) -> String {
     }
     let kept: String = text.chars().take(max).collect();
     format!("{kept}… [{} more bytes]", text.len() - kept.len())
+}
+
+/// Flattens text to one line of at most `max` characters (an ellipsis marks a cut).
+pub fn one_line(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    if flat.chars().count() > max {
+        let cut: String = flat.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
 }
 
 /// Formats a duration for people: `120 ms`, `1.50 s`.

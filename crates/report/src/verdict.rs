@@ -297,7 +297,7 @@ pub fn unverified_reasons(report: &RunReport) -> Vec<String> {
                     format!(
                         "{} unverified{on}: {} (--fail-on-unverified)",
                         d.id,
-                        crate::format::timeline::one_line(&d.reason, 200)
+                        a2a_conform_protocol::text::one_line(&d.reason, 200)
                     )
                 })
         })

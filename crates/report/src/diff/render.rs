@@ -98,7 +98,7 @@ impl Diff {
                     label,
                     c.kind,
                     terminal(&c.id),
-                    inert::terminal(&crate::format::timeline::one_line(&c.message, 160)),
+                    inert::terminal(&a2a_conform_protocol::text::one_line(&c.message, 160)),
                     if values.is_empty() {
                         String::new()
                     } else {
@@ -176,7 +176,7 @@ impl Diff {
                 escape(&c.peer),
                 c.kind,
                 escape(&c.id),
-                escape(&crate::format::timeline::one_line(&c.message, 300))
+                escape(&a2a_conform_protocol::text::one_line(&c.message, 300))
             );
         }
         for id in &self.unmatched_accepts {

@@ -4,13 +4,14 @@
 //! file is shown through [`crate::inert::terminal`]: none can move the
 //! cursor, clear the screen or start a line of its own.
 
-use super::timeline::{self, one_line};
+use super::timeline;
 use crate::inert::terminal;
 use crate::summary::RunOutcome;
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
+use a2a_conform_protocol::text::one_line;
 use std::fmt::Write;
 
 /// How much to show, and how. The default is plain text for a log: no

@@ -18,10 +18,11 @@
 //! escapes `<`, `>`, `&` and quotes, but a control character from the peer
 //! would make the file one no XML 1.0 parser reads.
 
-use super::timeline::{self, one_line};
+use super::timeline;
 use crate::inert::xml;
 use crate::summary::RunSummary;
 use crate::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
+use a2a_conform_protocol::text::one_line;
 use quick_junit::{
     NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
 };

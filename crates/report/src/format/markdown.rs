@@ -5,13 +5,14 @@
 //! Peer and report-file text is inert ([`inert`]): in code spans and fenced
 //! blocks, or escaped so no link, image, emphasis, HTML or cell break survives.
 
-use super::timeline::{self, one_line};
+use super::timeline;
 use crate::summary::{RunOutcome, RunSummary};
 use crate::{inert, verdict};
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
+use a2a_conform_protocol::text::one_line;
 use std::fmt::Write;
 
 /// Evidence entries shown per run (the JSON report has them all).

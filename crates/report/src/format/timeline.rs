@@ -8,6 +8,7 @@ use crate::evidence::{
     Evidence, EvidenceKind, CONTROL_NOTE, FURTHER_NOTE, REFERENCE_SIDE, SIDE_NOTE,
 };
 use crate::{ScenarioReport, ScenarioVerdict};
+use a2a_conform_protocol::text::one_line;
 
 /// One timeline entry: when (`+  0.20s`) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,20 +206,6 @@ const WHOLE_BODY: usize = 2000;
 
 /// The indent of a side's body lines.
 const BODY_INDENT: &str = "      ";
-
-/// Flattens text to one line of at most `max` characters (an ellipsis marks a cut).
-pub fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect();
-    if flat.chars().count() > max {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
-    } else {
-        flat
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,7 @@
 //! Each mark's tooltip is its summary (escaped text in a `<title>`).
 
 use crate::evidence::{Evidence, EvidenceKind};
-use crate::format::timeline::one_line;
+use a2a_conform_protocol::text::one_line;
 use maud::{html, Markup};
 
 const WIDTH: u64 = 720;

@@ -10,12 +10,13 @@ mod axis;
 pub mod page;
 
 use super::human;
-use super::timeline::{self, one_line};
+use super::timeline;
 use crate::evidence::EvidenceKind;
 use crate::{
     DeclarationReport, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, INSECURE_NOTE,
     INTERRUPTED_NOTE,
 };
+use a2a_conform_protocol::text::one_line;
 use maud::{html, Markup};
 
 /// A body is clipped to this many characters (the JSON report has it whole).
