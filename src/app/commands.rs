@@ -19,6 +19,7 @@ use a2a_conform_report::baseline::Baseline;
 use a2a_conform_report::diff;
 use a2a_conform_report::exit;
 use a2a_conform_report::inert::terminal;
+use a2a_conform_report::Summarized;
 
 /// `merge`: joins shard reports (read by the one report loader, capped and
 /// version-checked), prints the terminal report, writes the files and

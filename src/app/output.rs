@@ -8,6 +8,7 @@ use crate::error::{AppError, UsageError};
 use crate::progress::ProgressMode;
 use a2a_conform_report::format::human;
 use a2a_conform_report::inert::terminal;
+use a2a_conform_report::Summarized;
 use a2a_conform_report::{self, verdict, Format, RunReport};
 use std::io::IsTerminal;
 use std::path::Path;

@@ -28,10 +28,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         &["a2a-conform-protocol"],
     ),
     ("a2a-conform-mock", "crates/mock", &["a2a-conform-protocol"]),
+    ("a2a-conform-report-schema", "crates/report-schema", &[]),
     (
         "a2a-conform-report",
         "crates/report",
-        &["a2a-conform-protocol"],
+        &["a2a-conform-protocol", "a2a-conform-report-schema"],
     ),
     (
         "a2a-conform-engine",
@@ -50,7 +51,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "a2a-conform-guard",
         "crates/guard",
-        &["a2a-conform-protocol", "a2a-conform-client"],
+        &[
+            "a2a-conform-protocol",
+            "a2a-conform-client",
+            "a2a-conform-report-schema",
+        ],
     ),
     (
         "a2a-conform-cassette",
@@ -78,6 +83,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
             "a2a-conform-protocol",
             "a2a-conform-client",
             "a2a-conform-mock",
+            "a2a-conform-report-schema",
             "a2a-conform-report",
             "a2a-conform-engine",
             "a2a-conform-guard",
@@ -758,4 +764,46 @@ fn postgres_is_a_feature_of_the_cli() {
         "{lean}"
     );
     assert!(has(&lean, "rusqlite"), "{lean}");
+}
+
+/// The report's schema crate is lean, as nextest-metadata is: a consumer
+/// of `check --json` compiles serde, serde_json, strum, thiserror and
+/// humantime and what they need — never clap, tokio, reqwest, the client
+/// or the protocol crate.
+#[test]
+fn the_report_schema_crate_needs_no_runtime() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-p",
+            "a2a-conform-report-schema",
+        ])
+        .args(["-e", "normal", "--prefix", "none", "--format", "{p}"])
+        .current_dir(ROOT)
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8(out.stdout).expect("UTF-8");
+    for heavy in [
+        "clap",
+        "tokio",
+        "reqwest",
+        "schemars",
+        "a2a-conform-protocol",
+        "a2a-conform-client",
+    ] {
+        assert!(
+            !tree.lines().any(|l| l.starts_with(&format!("{heavy} v"))),
+            "{heavy} in the schema crate's tree:\n{tree}"
+        );
+    }
+    let packages: BTreeSet<&str> = tree.lines().filter_map(|l| l.split(' ').next()).collect();
+    // 22 today (serde and strum derive through syn): the report crate pulls 119.
+    assert!(packages.len() <= 25, "{} packages:\n{tree}", packages.len());
 }

@@ -52,6 +52,7 @@ pub fn conclude(report: &mut RunReport, rules: &Rules<'_>) {
 mod tests {
     use super::*;
     use crate::verdict::{exit_reasons, judge_declarations};
+    use crate::Summarized;
     use crate::{exit, PeerReport, RunOutcome, ScenarioReport, ScenarioVerdict};
     use a2a_conform_protocol::card::Declaration;
 

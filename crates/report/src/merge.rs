@@ -9,13 +9,13 @@
 //! version.
 
 use crate::baseline::Baseline;
-use crate::file::{LoadError, ReportFile};
 use crate::shard::Shard;
 use crate::verdict;
 use crate::{conclude, Rules};
 use crate::{
     CredentialsReport, DeclarationReport, PeerReport, RunReport, ScenarioReport, ShardReport,
 };
+use crate::{LoadError, ReportFile};
 use a2a_conform_protocol::card::Declaration;
 use a2a_conform_protocol::declaration::DeclarationId;
 use std::path::Path;

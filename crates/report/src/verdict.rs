@@ -12,23 +12,28 @@
 //! the malfunction as its reason, and it fails the run with exit 3.
 
 use crate::exit;
-use crate::summary::RunSummary;
-use crate::tally;
-pub use crate::tally::peer_counts;
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, RunReport,
-    ScenarioReport, ScenarioVerdict,
+    RunSummary, ScenarioReport, ScenarioVerdict,
 };
 use a2a_conform_protocol::card::Declaration;
+use a2a_conform_report_schema::tally;
+pub use a2a_conform_report_schema::tally::peer_counts;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-impl RunReport {
-    /// The run's summary: the one [`crate::conclude`] stored, or, for a report
-    /// that has none (built by hand, or not concluded yet), computed from
-    /// the report as it stands.
-    pub fn summary(&self) -> Cow<'_, RunSummary> {
-        match &self.summary {
+/// A report's summary whether or not it was concluded: the judging half of
+/// [`RunReport`], which the schema crate defines without the rules.
+pub trait Summarized {
+    /// The run's summary: the one [`crate::conclude`] stored, or, for a
+    /// report that has none (built by hand, or not concluded yet), computed
+    /// from the report as it stands.
+    fn summary(&self) -> Cow<'_, RunSummary>;
+}
+
+impl Summarized for RunReport {
+    fn summary(&self) -> Cow<'_, RunSummary> {
+        match self.stored_summary() {
             Some(summary) => Cow::Borrowed(summary),
             None => Cow::Owned(summarize(self)),
         }

@@ -327,17 +327,22 @@ impl CapabilityCache {
     ///
     /// ```
     /// use a2a_conform_guard::{CapabilityCache, CacheOptions, PeerKey};
+    /// use a2a_conform_report_schema::{DeclarationReport, DeclarationVerdict::*, PeerReport, RunReport};
     ///
+    /// let card = "http://127.0.0.1:9/.well-known/agent-card.json";
+    /// let mut peer = PeerReport::builder(card)
+    ///     .declarations(vec![
+    ///         DeclarationReport::builder("lifecycle.cancel", Diverged)
+    ///             .scenario("cancel-then-stream")
+    ///             .reason("artifacts after the cancel")
+    ///             .build(),
+    ///         DeclarationReport::builder("capabilities.streaming", Honoured).build(),
+    ///     ])
+    ///     .build();
+    /// peer.card_digest = Some("sha256:ab".into());
     /// let dir = tempfile::tempdir().unwrap();
     /// let report = dir.path().join("report.json");
-    /// std::fs::write(&report, r#"{"schema_version": 1, "peers": [{
-    ///     "card_url": "http://127.0.0.1:9/.well-known/agent-card.json",
-    ///     "card_digest": "sha256:ab", "scenarios": [],
-    ///     "declarations": [
-    ///         {"id": "lifecycle.cancel", "declared": true, "verdict": "diverged",
-    ///          "scenarios": ["cancel-then-stream"], "reason": "artifacts after the cancel"},
-    ///         {"id": "capabilities.streaming", "declared": true, "verdict": "honoured",
-    ///          "scenarios": [], "reason": ""}]}]}"#).unwrap();
+    /// std::fs::write(&report, RunReport::new(vec![peer]).to_json()).unwrap();
     /// let cache = CapabilityCache::in_memory(CacheOptions::default());
     /// assert_eq!(cache.seed_from_report(&report).unwrap(), 1);
     /// let peer = PeerKey::new("http://127.0.0.1:9/.well-known/agent-card.json", "sha256:ab");

@@ -1,54 +1,16 @@
-//! Reading an a2a-conform JSON report (`check --json`, schema
-//! `docs/report.schema.json`) for the cache's seed: only the fields a seed
-//! needs, by their documented names, so the guards need no report crate.
+//! Reading an a2a-conform JSON report (`check --json`) for the cache's
+//! seed, typed by the lean report-schema crate (no judging, no formats).
 //! A `diverged` row is a demotion; a peer whose card could not be read
 //! (no digest) seeds nothing, and an id this version cannot read is left
 //! out rather than failing the seed.
 
-use super::store::{read_capped, MAX_FILE_BYTES};
 use super::{CacheError, PeerKey};
 use a2a_conform_client::Record;
 use a2a_conform_protocol::DeclarationId;
-use serde::Deserialize;
+use a2a_conform_report_schema::{
+    DeclarationReport, DeclarationVerdict, LoadError, PeerReport, RunReport, ScenarioVerdict,
+};
 use std::path::Path;
-
-/// The report versions this reader knows.
-const SCHEMA_VERSION: u32 = 1;
-
-#[derive(Debug, Deserialize)]
-struct Report {
-    schema_version: u32,
-    peers: Vec<Peer>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Peer {
-    card_url: String,
-    #[serde(default)]
-    card_digest: Option<String>,
-    #[serde(default)]
-    declarations: Vec<Row>,
-    #[serde(default)]
-    scenarios: Vec<Run>,
-}
-
-#[derive(Debug, Deserialize)]
-struct Row {
-    id: String,
-    verdict: String,
-    #[serde(default)]
-    scenarios: Vec<String>,
-    #[serde(default)]
-    reason: String,
-}
-
-#[derive(Debug, Deserialize)]
-struct Run {
-    id: String,
-    verdict: String,
-    #[serde(default)]
-    evidence: Vec<serde_json::Value>,
-}
 
 /// One diverged declaration of one peer, as the report shows it.
 pub(super) struct Diverged {
@@ -65,24 +27,26 @@ pub(super) fn diverged(path: &Path) -> Result<Vec<Diverged>, CacheError> {
         what: "a2a-conform report",
         reason,
     };
-    let bytes = read_capped(path, MAX_FILE_BYTES)?.ok_or_else(|| CacheError::Io {
-        path: path.to_path_buf(),
-        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+    // The report crate's own loader: capped, its schema version checked,
+    // every error naming the file.
+    let report = RunReport::load(path).map_err(|error| match error {
+        LoadError::Read { source, .. } => CacheError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => format(other.to_string()),
     })?;
-    let report: Report = serde_json::from_slice(&bytes).map_err(|e| format(e.to_string()))?;
-    if report.schema_version != SCHEMA_VERSION {
-        return Err(format(format!(
-            "schema_version {} (this version reads {SCHEMA_VERSION})",
-            report.schema_version
-        )));
-    }
     let mut found = Vec::new();
-    for peer in report.peers {
+    for peer in &report.peers {
         let Some(digest) = peer.card_digest.clone() else {
             continue;
         };
         let key = PeerKey::new(peer.card_url.clone(), digest);
-        for row in peer.declarations.iter().filter(|r| r.verdict == "diverged") {
+        for row in peer
+            .declarations
+            .iter()
+            .filter(|r| r.verdict == DeclarationVerdict::Diverged)
+        {
             let Ok(declaration) = row.id.parse::<DeclarationId>() else {
                 continue;
             };
@@ -90,7 +54,7 @@ pub(super) fn diverged(path: &Path) -> Result<Vec<Diverged>, CacheError> {
                 peer: key.clone(),
                 declaration,
                 reason: format!("diverged in an a2a-conform report: {}", row.reason),
-                evidence: failed_evidence(&peer, row),
+                evidence: failed_evidence(peer, row),
             });
         }
     }
@@ -98,11 +62,13 @@ pub(super) fn diverged(path: &Path) -> Result<Vec<Diverged>, CacheError> {
 }
 
 /// The evidence of the failed runs that decided a row.
-fn failed_evidence(peer: &Peer, row: &Row) -> Vec<Record> {
+/// Each entry is read as the client's `Record`, whose fields the report's
+/// evidence shares by name; one it cannot read is left out.
+fn failed_evidence(peer: &PeerReport, row: &DeclarationReport) -> Vec<Record> {
     peer.scenarios
         .iter()
-        .filter(|run| run.verdict == "fail" && row.scenarios.contains(&run.id))
+        .filter(|run| run.verdict == ScenarioVerdict::Fail && row.scenarios.contains(&run.id))
         .flat_map(|run| &run.evidence)
-        .filter_map(|entry| serde_json::from_value(entry.clone()).ok())
+        .filter_map(|entry| serde_json::from_value(serde_json::to_value(entry).ok()?).ok())
         .collect()
 }

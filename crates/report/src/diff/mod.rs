@@ -13,11 +13,11 @@ mod render;
 pub use gate::DiffOptions;
 pub use model::*;
 
-use crate::file::{LoadError, Probed, ReportFile};
 use crate::{
     DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport, ScenarioVerdict,
     SCHEMA_VERSION,
 };
+use crate::{LoadError, Probed, ReportFile};
 use std::path::Path;
 
 /// Why `diff` could not compare (exit 2): a file that is not a report this

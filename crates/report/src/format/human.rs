@@ -6,7 +6,8 @@
 
 use super::timeline;
 use crate::inert::terminal;
-use crate::summary::RunOutcome;
+use crate::RunOutcome;
+use crate::Summarized;
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,

@@ -20,7 +20,8 @@
 
 use super::timeline;
 use crate::inert::xml;
-use crate::summary::RunSummary;
+use crate::RunSummary;
+use crate::Summarized;
 use crate::{PeerReport, RunReport, ScenarioReport, ScenarioVerdict};
 use a2a_conform_protocol::text::one_line;
 use quick_junit::{

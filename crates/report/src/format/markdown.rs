@@ -6,12 +6,13 @@
 //! blocks, or escaped so no link, image, emphasis, HTML or cell break survives.
 
 use super::timeline;
-use crate::summary::{RunOutcome, RunSummary};
+use crate::Summarized;
 use crate::{inert, verdict};
 use crate::{
     BaselineStatus, DeclarationReport, DeclarationVerdict, PeerReport, RunReport, ScenarioReport,
     ScenarioVerdict,
 };
+use crate::{RunOutcome, RunSummary};
 use a2a_conform_protocol::text::one_line;
 use std::fmt::Write;
 

@@ -12,6 +12,7 @@ pub mod page;
 use super::human;
 use super::timeline;
 use crate::evidence::EvidenceKind;
+use crate::Summarized;
 use crate::{
     DeclarationReport, PeerReport, RunReport, ScenarioReport, ScenarioVerdict, INSECURE_NOTE,
     INTERRUPTED_NOTE,

@@ -6,7 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 /// What an evidence entry records.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum EvidenceKind {
     /// A request the tool sent (its `curl` reproduces it).
@@ -27,7 +28,8 @@ pub enum EvidenceKind {
 }
 
 /// One recorded exchange, event or observation, timed from the start of the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct Evidence {
     /// Milliseconds since the scenario run started.
     pub at_ms: u64,

@@ -25,7 +25,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// declaration of its card reads, every scenario run with its evidence, and
 /// the run's summary. The JSON report (`--json`); every other format is a
 /// function of it.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct RunReport {
     /// The version of this format (`SCHEMA_VERSION`, 1, when written by
     /// this build); `diff` and `merge` read only their own version.
@@ -68,7 +69,8 @@ pub struct RunReport {
 }
 
 /// Which slice of which plan a sharded report holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct ShardReport {
     /// K of `--shard K/N` (1-based).
     pub index: u32,
@@ -87,7 +89,8 @@ fn is_false(b: &bool) -> bool {
 }
 
 /// The baseline file a run was judged against, and what became of each entry.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct BaselineReport {
     /// The file as given on the command line.
     pub file: String,
@@ -99,7 +102,8 @@ pub struct BaselineReport {
 }
 
 /// One known divergence from the baseline file.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct BaselineEntryReport {
     /// The declaration id it excuses, or…
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -128,17 +132,9 @@ impl BaselineEntryReport {
 
 /// What a baseline entry did in a run.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    VariantArray,
-    schemars::JsonSchema,
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
 )]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum BaselineStatus {
@@ -160,7 +156,8 @@ impl BaselineStatus {
 }
 
 /// The tool that wrote a report.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct Tool {
     /// `a2a-conform`.
     pub name: String,
@@ -186,7 +183,8 @@ impl Tool {
 
 /// One peer checked: where its card was, what was spoken with it, each
 /// declaration's verdict and each scenario run.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct PeerReport {
     /// The URL given on the command line, as the card URL it resolved to.
     pub card_url: String,
@@ -242,19 +240,20 @@ pub struct PeerReport {
     /// The card's body as served (for `check --record`'s cassette, which
     /// a replay serves it from): never in a report file.
     #[serde(skip)]
-    #[schemars(skip)]
+    #[cfg_attr(feature = "json-schema", schemars(skip))]
     pub card_body: Option<String>,
     /// The extended card a run was served with the credentials given,
     /// whole and redacted by value (for `check --record`'s cassette: a
     /// run's recorded answers are clipped to the evidence cap, and a
     /// replay serves this one whole): never in a report file.
     #[serde(skip)]
-    #[schemars(skip)]
+    #[cfg_attr(feature = "json-schema", schemars(skip))]
     pub extended_card_body: Option<String>,
 }
 
 /// The credentials given for a peer and what the peer made of them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct CredentialsReport {
     /// Where each credential came from, never its value: the flag and the
     /// environment variable it names (`--bearer-env PEER_TOKEN`), or the
@@ -295,7 +294,8 @@ pub fn search_run_id(variable: &str, skill: Option<&str>) -> String {
 }
 
 /// One search for a precondition's prompt, and what it found.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct PreconditionReport {
     /// The variable the search stood in for (`prompt_input_required`).
     pub variable: String,
@@ -329,7 +329,8 @@ pub struct PreconditionReport {
 }
 
 /// One prompt a precondition search tried.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct TriedPrompt {
     /// Where the prompt came from (`skills[book-flight].examples[2]`, `built-in[1]`).
     pub source: String,
@@ -343,17 +344,9 @@ pub struct TriedPrompt {
 
 /// How a precondition search ended.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    VariantArray,
-    schemars::JsonSchema,
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
 )]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum PreconditionOutcome {
@@ -375,17 +368,9 @@ impl PreconditionOutcome {
 
 /// The headline: one row per card declaration.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    VariantArray,
-    schemars::JsonSchema,
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
 )]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum DeclarationVerdict {
@@ -411,7 +396,8 @@ impl DeclarationVerdict {
 }
 
 /// One row of the headline table: a declaration of the card and its verdict.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct DeclarationReport {
     /// The declaration id (`capabilities.streaming`,
     /// `defaultInputModes[application/json]`, `lifecycle.cancel`).
@@ -435,17 +421,9 @@ pub struct DeclarationReport {
 
 /// The verdict of one scenario run.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    VariantArray,
-    schemars::JsonSchema,
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
 )]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum ScenarioVerdict {
@@ -474,17 +452,9 @@ impl ScenarioVerdict {
 /// Why a run ended in `error`: whose fault it was decides whether the
 /// declaration it verifies may be judged at all.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    VariantArray,
-    schemars::JsonSchema,
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
 )]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum ErrorKind {
@@ -518,7 +488,8 @@ impl ErrorKind {
 }
 
 /// One scenario run: its verdict, why, and the evidence behind it.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct ScenarioReport {
     /// The run's id: the scenario id, with the expansion in brackets
     /// (`input-mode-resume[application/json]`).

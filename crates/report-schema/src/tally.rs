@@ -6,7 +6,7 @@ use crate::summary::{Counts, RunOutcome, RunSummary};
 use crate::{DeclarationVerdict, PeerReport, RunReport, ScenarioVerdict};
 
 /// The counts of `report`, read as `exit_code`.
-pub(crate) fn summary_with(report: &RunReport, exit_code: i32) -> RunSummary {
+pub fn summary_with(report: &RunReport, exit_code: i32) -> RunSummary {
     let counts = report
         .peers
         .iter()

@@ -15,12 +15,11 @@ use serde::{Deserialize, Serialize};
 use strum::IntoStaticStr;
 
 /// What the run as a whole reads as, from its exit code.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
-#[schemars(rename = "Outcome")]
+#[cfg_attr(feature = "json-schema", schemars(rename = "Outcome"))]
 pub enum RunOutcome {
     /// Exit 0: something was verified and nothing fails the run.
     Pass,
@@ -51,9 +50,8 @@ impl RunOutcome {
 }
 
 /// Declaration rows by verdict. `diverged` counts the baselined ones too.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct DeclarationCounts {
     /// Rows every scenario verifying them passed.
     pub honoured: usize,
@@ -70,9 +68,8 @@ pub struct DeclarationCounts {
 }
 
 /// Scenario runs by verdict.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct RunCounts {
     /// Every scenario run of the plan, skipped ones included.
     pub total: usize,
@@ -107,9 +104,8 @@ impl RunCounts {
 }
 
 /// One peer's counts (or a whole run's, added up).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 pub struct Counts {
     /// Declaration rows by verdict.
     pub declarations: DeclarationCounts,
@@ -205,8 +201,9 @@ impl Counts {
 
 /// The whole run in numbers, and what it reads as: the JSON `summary` and
 /// the source of every format's headline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "Summary")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "json-schema", schemars(rename = "Summary"))]
 pub struct RunSummary {
     /// What the run reads as; it follows from `exit_code`.
     pub outcome: RunOutcome,

@@ -107,9 +107,11 @@ impl RunReport {
 /// A report file read within the cap, with the schema version it declares
 /// and not parsed yet: `diff` compares two files' versions before either
 /// is parsed, so a mismatch is named as one.
-pub(crate) struct Probed {
-    pub(crate) file: String,
-    pub(crate) version: u64,
+pub struct Probed {
+    /// The file, as named.
+    pub file: String,
+    /// The `schema_version` it declares.
+    pub version: u64,
     text: String,
 }
 
@@ -121,7 +123,7 @@ struct VersionProbe {
 
 impl Probed {
     /// Reads `path` within the cap and finds its `schema_version`.
-    pub(crate) fn read(path: &Path) -> Result<Probed, LoadError> {
+    pub fn read(path: &Path) -> Result<Probed, LoadError> {
         let file = path.display().to_string();
         let text = match read_capped(path, REPORT_CAP) {
             Ok(text) => text,
@@ -155,7 +157,7 @@ impl Probed {
     }
 
     /// The report itself.
-    pub(crate) fn parse(self) -> Result<ReportFile, LoadError> {
+    pub fn parse(self) -> Result<ReportFile, LoadError> {
         match serde_json::from_str(&self.text) {
             Ok(report) => Ok(ReportFile {
                 file: self.file,
