@@ -22,11 +22,12 @@ pub(super) fn inert(text: &str) -> String {
     a2a_conform_report::inert::terminal(text).into_owned()
 }
 
-/// `recorded by TOOL VERSION at TIME`, from the cassette's header, inert.
+/// `recorded by TOOL VERSION at TIME`, from the cassette's header, inert,
+/// and what its seal is worth: anyone can reseal an edited cassette.
 pub(super) fn recorded_by(cassette: &Cassette) -> String {
     let header = &cassette.header;
     format!(
-        "recorded by {} {} at {}",
+        "recorded by {} {} at {}; sealed for integrity, not authenticity",
         inert(&header.tool),
         inert(&header.tool_version),
         inert(&header.started_at)

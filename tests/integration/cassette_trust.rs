@@ -143,6 +143,11 @@ fn cassette_strings_reach_the_terminal_inert_in_replay_and_rejudge() {
         .to_string();
     assert_inert(&line);
     assert!(line.contains(r"\u{1b}]0;pwned"), "{line}");
+    // The seal is said to be what it is: this edited cassette was resealed.
+    assert!(
+        line.contains("sealed for integrity, not authenticity"),
+        "{line}"
+    );
 
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
@@ -165,6 +170,10 @@ fn cassette_strings_reach_the_terminal_inert_in_replay_and_rejudge() {
     let _ = child.wait();
     let line = line.expect("replay says what it serves within 30 s");
     assert!(line.starts_with("replay of "), "{line}");
+    assert!(
+        line.contains("sealed for integrity, not authenticity"),
+        "{line}"
+    );
     assert_inert(line.trim_end_matches('\n'));
 }
 

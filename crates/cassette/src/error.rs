@@ -41,7 +41,7 @@ pub enum CassetteError {
         reason: String,
     },
     /// Its lines do not match its trailer's count or digest.
-    #[error("cassette {path}: tampered: {reason}")]
+    #[error("cassette {path}: tampered: {reason} (the seal catches corruption and edits not resealed; it proves no origin)")]
     Tampered {
         /// The cassette.
         path: PathBuf,
