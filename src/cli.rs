@@ -303,9 +303,13 @@ pub struct ProfileInitArgs {
     /// Card URL, or base URL of a peer.
     #[arg(value_name = "CARD-URL")]
     pub peer: String,
-    /// Write the profile here (atomically) instead of stdout.
+    /// Write the profile here (atomically) instead of stdout; an existing
+    /// file is refused unless --force, and a symbolic link always.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Replace an existing --output file (never through a symbolic link).
+    #[arg(long, requires = "output")]
+    pub force: bool,
     /// The most tasks the search may start (each one it leaves unfinished is canceled).
     #[arg(long, value_name = "N", default_value_t = a2a_conform_engine::runner::DEFAULT_DISCOVER_BUDGET as u32,
           value_parser = clap::value_parser!(u32).range(1..=100))]

@@ -173,6 +173,13 @@ pub enum UsageError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// `profile init -o FILE` on a file that exists, without `--force`.
+    #[error("--output {}: the file exists; pass --force to replace it", path.display())]
+    OutputExists { path: PathBuf },
+    /// `profile init -o LINK`: a symbolic link is never written through
+    /// (its target may be any file) nor replaced.
+    #[error("--output {}: a symbolic link; profile init writes no file through one (name the file itself)", path.display())]
+    OutputSymlink { path: PathBuf },
     /// A `--cacert`, `--cert` or `--key` file that cannot be used.
     #[error("{flag} {}: {reason}", path.display())]
     TlsFile {

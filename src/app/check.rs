@@ -373,6 +373,17 @@ pub(super) async fn run_check(
     args: &RunArgs,
     setup: CheckSetup,
 ) -> Result<i32, AppError> {
+    run_check_inspecting(peers, args, setup, |_| {}).await
+}
+
+/// [`run_check`], showing `inspect` the finished report (redacted) once
+/// the reports are written (`rejudge` compares it with the recording).
+pub(super) async fn run_check_inspecting(
+    peers: &[String],
+    args: &RunArgs,
+    setup: CheckSetup,
+    inspect: impl FnOnce(&RunReport),
+) -> Result<i32, AppError> {
     let plan = prepare(peers, args, setup)?;
     let outputs = Outputs::new(&args.reports);
     let progress =
@@ -384,6 +395,7 @@ pub(super) async fn run_check(
     // A signal after the last run finished changed nothing: the exit code stays.
     let interruption = caught.get().copied().filter(|_| report.interrupted);
     let code = finish(&report, args, &outputs)?;
+    inspect(&report);
     match interruption {
         Some(signal) => {
             eprintln!(

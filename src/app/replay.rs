@@ -16,6 +16,24 @@ pub(super) fn pace(as_fast_as_possible: bool, speed: f64) -> Pace {
     }
 }
 
+/// Cassette text (and a file name) on a terminal: a cassette is peer text,
+/// as anyone can write one, so its strings are inert.
+pub(super) fn inert(text: &str) -> String {
+    a2a_conform_report::inert::terminal(text).into_owned()
+}
+
+/// `recorded by TOOL VERSION at TIME`, from the cassette's header, inert,
+/// and what its seal is worth: anyone can reseal an edited cassette.
+pub(super) fn recorded_by(cassette: &Cassette) -> String {
+    let header = &cassette.header;
+    format!(
+        "recorded by {} {} at {}; sealed for integrity, not authenticity",
+        inert(&header.tool),
+        inert(&header.tool_version),
+        inert(&header.started_at)
+    )
+}
+
 /// Reads a cassette (refused with exit 2, naming the problem) and keeps,
 /// with `scenario`, only that scenario's runs (and the precondition
 /// searches they may need).
@@ -46,11 +64,9 @@ pub(super) async fn replay(args: ReplayArgs) -> Result<i32, AppError> {
     println!("{}", server.card_url());
     let runs = cassette.runs.iter().filter(|r| r.peer == args.peer).count();
     eprintln!(
-        "replay of {} ({runs} runs recorded by {} {} at {}) serving on {}; Ctrl-C stops it",
-        args.file.display(),
-        cassette.header.tool,
-        cassette.header.tool_version,
-        cassette.header.started_at,
+        "replay of {} ({runs} runs {}) serving on {}; Ctrl-C stops it",
+        inert(&args.file.display().to_string()),
+        recorded_by(&cassette),
         server.base_url()
     );
     if let Some(id) = &args.scenario {

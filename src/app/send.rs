@@ -2,7 +2,10 @@
 //! `a2a-conform-guard` (docs/guards.md). It prints the task's timeline and
 //! every declaration the peer broke on the way (each now demoted in the
 //! capability cache), and its exit code says whether the outcome can be
-//! trusted: 0 kept, 1 a violation, 2 usage, 3 a peer malfunction.
+//! trusted: 0 kept, 1 a violation (any demotion the guards made, whatever
+//! the run ended in), 2 usage, 3 a peer malfunction. Everything it prints
+//! or writes is redacted of every secret by value, then made inert: a peer
+//! can echo a token in an error message.
 
 use super::options::{binding_choice, init_top, protocol_choice, PeerClients};
 use crate::cli::SendArgs;
@@ -81,7 +84,7 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
             return Ok(usage(&SendUsage::JsonOut { path, source }));
         }
     }
-    let redactor = Redactor::new([config.secrets(), auth.secrets()].concat());
+    let mut redactor = Redactor::new([config.secrets(), auth.secrets()].concat());
     let card = match fetch_card(
         &args.peer,
         &config,
@@ -92,13 +95,15 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
     .await
     {
         Ok(card) => card,
-        Err(e) => return unusable(&args, &e.to_string()),
+        Err(e) => return unusable(&args, &e.to_string(), &redactor),
     };
     let run_auth = PeerAuth::new(&card, &config, Arc::new(auth), IssuedSecrets::default())
         .before_runs()
         .await;
+    // The access tokens obtained are secrets too, from here on.
+    redactor = Redactor::new([redactor.secrets(), &run_auth.config.secrets()].concat());
     if let Some(trouble) = &run_auth.trouble {
-        eprintln!("warning: {}", terminal(trouble));
+        eprintln!("warning: {}", shown(&redactor, trouble));
     }
     let options = GuardOptions {
         streaming: args.stream,
@@ -107,48 +112,64 @@ pub(super) async fn send(args: SendArgs, sources: &Sources) -> Result<i32, AppEr
     };
     let guard = match Guard::new(card, run_auth.config, cache, options) {
         Ok(guard) => guard,
-        Err(e) => return unusable(&args, &e.to_string()),
+        Err(e) => return unusable(&args, &e.to_string(), &redactor),
     };
-    let mut run = delegate(&guard, &args, &parts, reply).await;
+    let mut run = delegate(&guard, &args, &parts, reply, &redactor).await;
     // Every operation's exchanges, whatever it ended in: an error too.
     run.exchanges = guard.take_exchanges();
-    report(&args, run)
+    // Every demotion the guards made, also one an operation made before it
+    // ended in an error: a demotion is a violation, and fails the run.
+    run.violations = guard.take_violations();
+    if !run.violations.is_empty() {
+        run.code = exit::DIVERGED;
+    }
+    report(&args, run, &redactor)
+}
+
+/// Peer or error text as `send` prints it: every secret masked by value,
+/// then inert on a terminal.
+fn shown(redactor: &Redactor, text: &str) -> String {
+    terminal(&redactor.redact(text)).into_owned()
 }
 
 /// The card or the client could not be had: exit 3, and `--json` says so
 /// (no exchange was made).
-fn unusable(args: &SendArgs, reason: &str) -> Result<i32, AppError> {
+fn unusable(args: &SendArgs, reason: &str, redactor: &Redactor) -> Result<i32, AppError> {
+    let reason = shown(redactor, reason);
     let run = Run {
-        outcome: terminal(reason).into_owned(),
-        code: malfunction(reason),
+        outcome: reason.clone(),
+        code: malfunction(&reason),
         violations: Vec::new(),
         exchanges: Vec::new(),
     };
-    report(args, run)
+    report(args, run, redactor)
 }
 
 /// Prints what the run demoted and its outcome, writes `--json`, and
 /// answers the exit code.
-fn report(args: &SendArgs, run: Run) -> Result<i32, AppError> {
+fn report(args: &SendArgs, run: Run, redactor: &Redactor) -> Result<i32, AppError> {
     for v in &run.violations {
         println!(
             "demoted: {} — {}{}",
             // A mode's id holds the card's media type: peer text too.
-            terminal(&v.declaration.to_string()),
-            terminal(&v.reason),
+            shown(redactor, &v.declaration.to_string()),
+            shown(redactor, &v.reason),
             v.task
                 .as_deref()
-                .map(|t| format!(" (task {})", terminal(t)))
+                .map(|t| format!(" (task {})", shown(redactor, t)))
                 .unwrap_or_default()
         );
     }
-    println!("outcome: {}", terminal(&run.outcome));
+    println!("outcome: {}", shown(redactor, &run.outcome));
     if let Some(path) = &args.json {
         let body = json!({
             "outcome": run.outcome,
             "violations": run.violations,
             "exchanges": run.exchanges,
         });
+        // The reasons and the outcome hold peer text: redacted as the
+        // exchanges already are.
+        let body = redactor.redact_value(body);
         let text = serde_json::to_string_pretty(&body).map_err(AppError::Redaction)?;
         a2a_conform_report::write_atomically(path, &format!("{text}\n")).map_err(|source| {
             AppError::WriteReport {
@@ -167,8 +188,9 @@ fn usage(e: &SendUsage) -> i32 {
 }
 
 /// Prints why the peer could not be used; exit 3.
+/// `reason` is already redacted and inert.
 fn malfunction(reason: &str) -> i32 {
-    eprintln!("error: {}", terminal(reason));
+    eprintln!("error: {reason}");
     exit::PEER_UNREACHABLE
 }
 
@@ -270,6 +292,7 @@ async fn delegate(
     args: &SendArgs,
     parts: &[MessagePart],
     reply: Option<Reply>,
+    redactor: &Redactor,
 ) -> Run {
     let mut run = Run {
         outcome: String::new(),
@@ -279,11 +302,11 @@ async fn delegate(
     };
     let mut handle = match guard.open_task(parts).await {
         Ok(handle) => handle,
-        Err(e) => return failed(run, e),
+        Err(e) => return failed(run, e, redactor),
     };
     println!(
         "task {} opened ({})",
-        terminal(handle.task_id()),
+        shown(redactor, handle.task_id()),
         if handle.is_streaming() {
             "on a stream"
         } else {
@@ -291,55 +314,47 @@ async fn delegate(
         }
     );
     let result = match args.cancel_after {
-        Some(after) => cancel(&mut handle, after).await,
-        None => settle(guard, &mut handle, reply).await,
+        Some(after) => cancel(&mut handle, after, redactor).await,
+        None => settle(guard, &mut handle, reply, redactor).await,
     };
-    run.violations.extend(handle.violations().iter().cloned());
+    // The violations are the guard's (`Guard::take_violations`), whichever
+    // operation found them.
     match result {
-        Ok((outcome, resumed)) => {
-            run.violations.extend(resumed.violations);
+        Ok(outcome) => {
             run.outcome = outcome;
-            if !run.violations.is_empty() {
-                run.code = exit::DIVERGED;
-            }
             run
         }
-        Err(e) => failed(run, e),
+        Err(e) => failed(run, e, redactor),
     }
 }
 
-/// What a resume added to the run (its exchanges are the guard's).
-#[derive(Default)]
-struct Extra {
-    violations: Vec<ContractViolation>,
-}
-
 /// A guarded operation that did not reach its outcome.
-fn failed(mut run: Run, e: GuardError) -> Run {
+fn failed(mut run: Run, e: GuardError, redactor: &Redactor) -> Run {
+    let said = shown(redactor, &e.to_string());
     match e {
-        GuardError::Violation(v) => {
+        GuardError::Violation(_) => {
+            // The violation is among the guard's, listed with the others.
             run.outcome = "no outcome to trust".to_string();
-            run.violations.push(*v);
             run.code = exit::DIVERGED;
         }
         GuardError::UndeclaredMode { .. } => {
             // The peer's valid refusal of what its card never offered: the
             // sender's mistake, as a usage error is.
-            eprintln!("error: {}", terminal(&e.to_string()));
-            run.outcome = terminal(&e.to_string()).into_owned();
+            eprintln!("error: {said}");
+            run.outcome = said;
             run.code = exit::USAGE;
         }
         GuardError::NoAcceptedMode { .. } => {
-            run.outcome = terminal(&e.to_string()).into_owned();
+            run.outcome = said;
             run.code = exit::DIVERGED;
         }
         GuardError::Cache(_) => {
-            run.outcome = terminal(&e.to_string()).into_owned();
+            run.outcome = said;
             run.code = exit::USAGE;
         }
-        other => {
-            eprintln!("error: {}", terminal(&other.to_string()));
-            run.outcome = terminal(&other.to_string()).into_owned();
+        _ => {
+            eprintln!("error: {said}");
+            run.outcome = said;
             run.code = exit::PEER_UNREACHABLE;
         }
     }
@@ -347,7 +362,7 @@ fn failed(mut run: Run, e: GuardError) -> Run {
 }
 
 /// Prints one task event as a timeline line.
-fn print_event(started: Instant, event: &TaskEvent) {
+fn print_event(started: Instant, event: &TaskEvent, redactor: &Redactor) {
     let from = |f: &EventSource| match f {
         EventSource::Stream => "stream",
         EventSource::Poll => "poll",
@@ -363,7 +378,7 @@ fn print_event(started: Instant, event: &TaskEvent) {
         } => println!(
             "{at:>6} ms  {:<6} artifact {}",
             from(f),
-            terminal(artifact_id.as_deref().unwrap_or("(no id)"))
+            shown(redactor, artifact_id.as_deref().unwrap_or("(no id)"))
         ),
     }
 }
@@ -372,12 +387,13 @@ fn print_event(started: Instant, event: &TaskEvent) {
 async fn cancel(
     handle: &mut TaskHandle<'_>,
     after: std::time::Duration,
-) -> Result<(String, Extra), GuardError> {
+    redactor: &Redactor,
+) -> Result<String, GuardError> {
     let started = Instant::now();
     let deadline = started + after;
     while let Ok(next) = tokio::time::timeout_at(deadline, handle.next_event()).await {
         match next? {
-            Some(event) => print_event(started, &event),
+            Some(event) => print_event(started, &event, redactor),
             None => break,
         }
     }
@@ -389,7 +405,7 @@ async fn cancel(
             format!("already {} before the cancel", settled.state.as_str())
         }
     };
-    Ok((outcome, Extra::default()))
+    Ok(outcome)
 }
 
 /// Follows the events to the end, settles, and answers an input request.
@@ -397,19 +413,19 @@ async fn settle(
     guard: &Guard,
     handle: &mut TaskHandle<'_>,
     reply: Option<Reply>,
-) -> Result<(String, Extra), GuardError> {
+    redactor: &Redactor,
+) -> Result<String, GuardError> {
     let started = Instant::now();
     while let Some(event) = handle.next_event().await? {
-        print_event(started, &event);
+        print_event(started, &event, redactor);
     }
     let settled = handle.await_terminal().await?;
-    let mut extra = Extra::default();
     let (true, Some((primary, fallback))) = (settled.is_interrupted(), reply) else {
-        return Ok((settled.state.as_str().to_string(), extra));
+        return Ok(settled.state.as_str().to_string());
     };
     println!(
         "task {}: {}, resuming",
-        terminal(&settled.task_id),
+        shown(redactor, &settled.task_id),
         settled.state.as_str()
     );
     let resumed = guard
@@ -422,7 +438,6 @@ async fn settle(
             PartsSent::Fallback => "fallback",
         }
     );
-    extra.violations = resumed.violations;
     let last = guard.await_terminal(&settled.task_id).await?;
-    Ok((last.state.as_str().to_string(), extra))
+    Ok(last.state.as_str().to_string())
 }

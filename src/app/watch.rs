@@ -122,8 +122,11 @@ pub(super) async fn watch(
             evidence_base,
             redactor: plan.options.redactor_with_issued().as_ref().clone(),
             retry: Retry::default(),
+            // Alerts carry evidence: a redirect is never followed, so they
+            // go to the URL given and nowhere else (a 3xx is undelivered).
             client: reqwest::Client::builder()
                 .timeout(Duration::from_secs(10))
+                .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .map_err(|e| AppError::Peer(format!("cannot build the alert client: {e}")))?,
         }),

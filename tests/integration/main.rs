@@ -12,6 +12,7 @@ mod badge;
 mod baseline;
 mod bindings;
 mod blocking;
+mod cassette_trust;
 mod check;
 mod config;
 mod continuity;

@@ -446,6 +446,43 @@ fn a_down_webhook_is_counted_and_the_watch_goes_on() {
     assert_eq!(records(&db), 2);
 }
 
+/// A webhook answering 307 to another port: the alert is never sent there
+/// (it carries evidence), and counts as undelivered.
+#[test]
+fn an_alert_webhook_redirect_is_never_followed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = format!("sqlite:{}", dir.path().join("watch.db").display());
+    let peer = peer_on(0, Behaviour::Honest);
+    let fleet = fleet_file(dir.path(), &[&peer.card_url()]);
+    let elsewhere = Receiver::start();
+    let target = elsewhere.url();
+    let redirector = common::serve(axum::Router::new().fallback(move || {
+        let target = target.clone();
+        async move {
+            (
+                axum::http::StatusCode::TEMPORARY_REDIRECT,
+                [(axum::http::header::LOCATION, target)],
+            )
+        }
+    }));
+    let hook = format!("{}/hook", redirector.base_url);
+    let alerting = ["--alert-webhook", hook.as_str()];
+    watch(&db, &fleet, "1", &alerting);
+    let _peer = switch(peer, Behaviour::CancelLeak);
+    let out = watch(&db, &fleet, "1", &alerting);
+    assert!(
+        out.stderr
+            .contains("alert(s) could not be delivered to --alert-webhook this cycle"),
+        "{}",
+        out.explain()
+    );
+    assert_eq!(
+        elsewhere.take(),
+        Vec::<Value>::new(),
+        "followed the redirect"
+    );
+}
+
 /// A skill id that, unescaped in a Slack message, would ping the channel,
 /// show a link under a label of the peer's choosing and format.
 const HOSTILE_SKILL: &str = "<!channel> <https://evil.example|Click me> & *bold* `x`";

@@ -219,6 +219,63 @@ fn a_malfunction_answering_the_search_reads_error_never_fail() {
 }
 
 #[test]
+fn profile_init_never_destroys_a_file_nor_writes_through_a_symlink() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    let card = peer.card_url();
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine.yaml");
+    std::fs::write(&mine, "# hand-written\n").unwrap();
+    let file = mine.to_str().unwrap();
+    let out = run(&["profile", "init", &card, "-o", file]);
+    assert_eq!(out.code, 2, "{}", out.explain());
+    assert!(
+        out.stderr
+            .contains("the file exists; pass --force to replace it"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&mine).unwrap(), "# hand-written\n");
+    assert!(peer.peer.tasks().is_empty(), "refused before any request");
+
+    // A link to the hand-written profile: refused, with --force too; the
+    // link and its target stay as they were.
+    let link = dir.path().join("link.yaml");
+    std::os::unix::fs::symlink(&mine, &link).unwrap();
+    for force in [false, true] {
+        let mut args = vec![
+            "profile",
+            "init",
+            card.as_str(),
+            "-o",
+            link.to_str().unwrap(),
+        ];
+        if force {
+            args.push("--force");
+        }
+        let out = run(&args);
+        assert_eq!(out.code, 2, "--force {force}: {}", out.explain());
+        assert!(out.stderr.contains("a symbolic link"), "{}", out.stderr);
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&mine).unwrap(), "# hand-written\n");
+    }
+
+    // --force replaces the file itself, and no temporary file is left.
+    let out = run(&["profile", "init", &card, "-o", file, "--force"]);
+    assert_eq!(out.code, 0, "{}", out.explain());
+    let text = std::fs::read_to_string(&mine).unwrap();
+    assert!(text.contains("prompt_input_required"), "{text}");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["link.yaml", "mine.yaml"]);
+}
+
+#[test]
 fn profile_init_writes_what_the_search_found_and_a_check_pins_it() {
     let peer = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
     let dir = tempfile::tempdir().unwrap();

@@ -22,6 +22,16 @@ pub enum CassetteError {
         /// The cap, in bytes.
         cap: u64,
     },
+    /// It holds more entries than a replay keeps in memory.
+    #[error("cassette {path}: {entries} entries, over the cassette entry cap of {cap}: refused before any is read")]
+    TooManyEntries {
+        /// The cassette.
+        path: PathBuf,
+        /// How many it holds.
+        entries: usize,
+        /// The cap ([`crate::MAX_ENTRIES`]).
+        cap: usize,
+    },
     /// It ends before its trailer: cut short.
     #[error("cassette {path}: truncated: {reason}")]
     Truncated {
@@ -31,7 +41,7 @@ pub enum CassetteError {
         reason: String,
     },
     /// Its lines do not match its trailer's count or digest.
-    #[error("cassette {path}: tampered: {reason}")]
+    #[error("cassette {path}: tampered: {reason} (the seal catches corruption and edits not resealed; it proves no origin)")]
     Tampered {
         /// The cassette.
         path: PathBuf,

@@ -12,6 +12,15 @@ use std::path::{Path, PathBuf};
 /// same cap as a JSON report, whose evidence a cassette carries.
 pub const CASSETTE_CAP: u64 = a2a_conform_report::input::REPORT_CAP;
 
+/// The most entries (requests, answers, events, stream ends, deliveries,
+/// notes: each an object with an `at_ms`) a cassette may hold. A read
+/// entry costs a few hundred bytes however small its line, so the size
+/// cap alone let 1.3 million tiny events in 53 MB take 564 MB; this caps
+/// what a cassette can make a replay hold at about 100 MB. A recording
+/// keeps at most 101 events and notes per run, so a real one stays far
+/// below it.
+pub const MAX_ENTRIES: usize = 250_000;
+
 fn digest(bytes: &[u8]) -> String {
     let mut text = String::from("sha256:");
     for byte in Sha256::digest(bytes) {
@@ -133,6 +142,17 @@ pub fn from_text(path: &Path, text: &str) -> Result<Cassette, CassetteError> {
         });
     };
     check_header(path, first)?;
+    // Counted on the text, before any line is parsed: a key `"at_ms"` is
+    // never inside a JSON string (there its quotes are escaped), so each
+    // occurrence is one entry.
+    let entries = text.matches("\"at_ms\"").count();
+    if entries > MAX_ENTRIES {
+        return Err(CassetteError::TooManyEntries {
+            path: path_buf(),
+            entries,
+            cap: MAX_ENTRIES,
+        });
+    }
     let last_index = raw.len() - 1;
     let trailer = match serde_json::from_str::<Line>(raw[last_index]) {
         Ok(Line::Trailer(trailer)) if raw[last_index].ends_with('\n') => trailer,

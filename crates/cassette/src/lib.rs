@@ -39,7 +39,7 @@ pub mod serve;
 mod sse;
 
 pub use error::CassetteError;
-pub use file::{from_text, CASSETTE_CAP};
+pub use file::{from_text, CASSETTE_CAP, MAX_ENTRIES};
 pub use model::{
     Cassette, Entry, Header, Line, PeerLine, RunLine, Step, Trailer, FORMAT, FORMAT_VERSION,
 };

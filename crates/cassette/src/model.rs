@@ -135,6 +135,8 @@ pub struct Entry {
 }
 
 /// The seal: a cassette without it, or whose lines do not match it, is refused.
+/// A plain sha256 anyone can recompute: integrity (corruption, truncation,
+/// an edit not resealed), not authenticity.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Trailer {
     /// How many lines precede this one.

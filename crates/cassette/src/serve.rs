@@ -89,6 +89,10 @@ pub struct ReplayOptions {
 /// Why a cassette cannot be served.
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
+    /// The process could not be confined to the replay's origin (`rejudge`
+    /// is offline by construction, or does not run).
+    #[error("cannot confine the check to the replay's own origin: it would not be offline")]
+    Confine,
     /// The cassette records no such peer.
     #[error("the cassette records no peer {0}")]
     NoPeer(usize),

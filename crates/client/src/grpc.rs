@@ -338,6 +338,11 @@ async fn connect(
         transcript.note(reason.clone());
         Reply::Unreachable(reason)
     };
+    if !crate::http::may_connect(&call.endpoint) {
+        return Err(unreachable(
+            "not connected: this process is confined to one origin (rejudge is offline)".into(),
+        ));
+    }
     let secure = call.endpoint.scheme() == "https";
     // tonic is given the `http` form: TLS is the connector's (see `tls`).
     let mut plain = call.endpoint.clone();

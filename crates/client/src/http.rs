@@ -142,11 +142,41 @@ fn shared(
     Ok(client)
 }
 
+/// The one origin this process may connect to, once [`confine_to`] set it.
+static CONFINED: OnceLock<url::Origin> = OnceLock::new();
+
+/// Where a request to another origin is sent while confined: port 0, which
+/// no connection can reach, so the refusal is immediate and nothing leaves
+/// the machine.
+const NOWHERE: &str = "http://127.0.0.1:0";
+
+/// Confines every HTTP (and gRPC) connection this process makes from now
+/// on to `origin` (`rejudge`: the replay server on loopback). A request for
+/// any other origin — a token URL, a `jku` key set, an interface a
+/// cassette names — fails to connect, unsent. Call it before the first
+/// client is built: clients already built (and shared) are not confined.
+/// Answers false when the process was already confined elsewhere.
+pub fn confine_to(origin: url::Origin) -> bool {
+    CONFINED.set(origin.clone()).is_ok() || CONFINED.get() == Some(&origin)
+}
+
+/// Whether `url` may be connected to: always, unless the process is
+/// confined ([`confine_to`]) to another origin.
+pub fn may_connect(url: &url::Url) -> bool {
+    CONFINED.get().is_none_or(|origin| url.origin() == *origin)
+}
+
 fn builder(
     connect_timeout: Duration,
     tls: &TlsOptions,
 ) -> Result<reqwest::ClientBuilder, ClientBuildError> {
     let mut builder = reqwest::Client::builder();
+    if CONFINED.get().is_some() {
+        // First of the proxies: reqwest asks them in order.
+        builder = builder.proxy(reqwest::Proxy::custom(|url| {
+            (!may_connect(url)).then_some(NOWHERE)
+        }));
+    }
     for root in &tls.extra_roots {
         builder = builder.add_root_certificate(root.clone());
     }

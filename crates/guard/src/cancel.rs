@@ -52,7 +52,12 @@ impl Guard {
     ) -> Result<CancelOutcome, GuardError> {
         let params = self.client.version.task_params(task_id);
         match self.call(transcript, Operation::CancelTask, params).await {
-            Ok(_) => {}
+            Ok(answer) => {
+                // The cancel answers a task: it must be this one.
+                let view = TaskView::from_json(&answer);
+                self.same_task(transcript, Operation::CancelTask, task_id, &view)
+                    .await?;
+            }
             Err(GuardError::Rejected { error, .. }) if error.code == codes::TASK_NOT_CANCELABLE => {
                 transcript.note("guard: the task was already terminal; confirming how it ended");
                 return Ok(CancelOutcome::AlreadyTerminal(

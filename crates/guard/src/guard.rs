@@ -2,7 +2,9 @@
 //! the shared capability cache, and the bounds every wait keeps. The
 //! guarded operations live in their own files (`task`, `settle`, `cancel`,
 //! `resume`); here are what they share: reading a task, judging an answer,
-//! and turning an observation into a demotion.
+//! checking that an answer is about the task asked for, and turning an
+//! observation into a demotion (each one also kept for
+//! [`Guard::take_violations`]).
 
 use crate::cache::{CacheError, CapabilityCache, PeerKey};
 use crate::error::{ContractViolation, GuardError};
@@ -11,7 +13,7 @@ use a2a_conform_client::{ClientConfig, PeerClient, Record, Redactor, Reply, Tran
 use a2a_conform_protocol::card::{BindingChoice, ProtocolChoice};
 use a2a_conform_protocol::{Card, DeclarationId, Operation, TaskView};
 use serde_json::Value;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -89,6 +91,12 @@ pub struct Guard {
     pub(crate) fetched_at: Instant,
     /// Every operation's transcript, oldest first, for `take_exchanges`.
     log: Mutex<VecDeque<Arc<Transcript>>>,
+    /// Every demotion made, for `take_violations`: a caller must see each
+    /// one, whatever the operation that made it ended in.
+    demoted: Mutex<Vec<ContractViolation>>,
+    /// The context of each task, as first answered: a later answer naming
+    /// another context is about another conversation.
+    contexts: Mutex<HashMap<String, String>>,
 }
 
 impl Guard {
@@ -118,6 +126,8 @@ impl Guard {
             validators: CardValidators::default(),
             fetched_at: Instant::now(),
             log: Mutex::new(VecDeque::new()),
+            demoted: Mutex::new(Vec::new()),
+            contexts: Mutex::new(HashMap::new()),
         })
     }
 
@@ -232,6 +242,14 @@ impl Guard {
         taken.iter().flat_map(|t| t.entries()).collect()
     }
 
+    /// Every violation the guard's operations found (each demoted in the
+    /// cache) since the last call, oldest first — also those found by an
+    /// operation that then ended in an error, which its `Err` does not
+    /// carry. A caller that reports an outcome lists these.
+    pub fn take_violations(&self) -> Vec<ContractViolation> {
+        std::mem::take(&mut *lock(&self.demoted))
+    }
+
     /// A transcript for one guarded operation, masking the configured
     /// secrets, kept for [`Guard::take_exchanges`].
     pub(crate) fn transcript(&self) -> Arc<Transcript> {
@@ -245,8 +263,7 @@ impl Guard {
     }
 
     fn lock_log(&self) -> std::sync::MutexGuard<'_, VecDeque<Arc<Transcript>>> {
-        // Each change is one push or pop: a poisoned log is still whole.
-        self.log.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.log)
     }
 
     /// Calls `op` and answers its result, or why there is none.
@@ -268,7 +285,63 @@ impl Guard {
     ) -> Result<(TaskView, Value), GuardError> {
         let params = self.client.version.task_params(task_id);
         let raw = self.call(transcript, Operation::GetTask, params).await?;
-        Ok((TaskView::from_json(&raw), raw))
+        let view = TaskView::from_json(&raw);
+        self.same_task(transcript, Operation::GetTask, task_id, &view)
+            .await?;
+        Ok((view, raw))
+    }
+
+    /// An answer about `asked` must name it, and the context it was first
+    /// answered in: an answer about another task (or another context) is
+    /// never this task's result. The first context seen is kept. A
+    /// mismatch breaks `lifecycle.cancel` for a cancel's answer, else
+    /// `lifecycle.completion` (what the guard certifies as the task's
+    /// result).
+    pub(crate) async fn same_task(
+        &self,
+        transcript: &Transcript,
+        op: Operation,
+        asked: &str,
+        view: &TaskView,
+    ) -> Result<(), GuardError> {
+        let answered = view.id.as_deref().unwrap_or(asked);
+        let reason = if answered != asked {
+            Some(format!(
+                "{} of task {asked} answered task {answered}",
+                operation_name(op)
+            ))
+        } else {
+            self.other_context(asked, view.context_id.as_deref())
+                .map(|(first, now)| {
+                    format!(
+                        "{} of task {asked} answered context {now}, where the task was answered in context {first}",
+                        operation_name(op)
+                    )
+                })
+        };
+        let Some(reason) = reason else {
+            return Ok(());
+        };
+        let reason = format!("{reason}: an answer about another task is not this task's result");
+        let declaration = match op {
+            Operation::CancelTask => DeclarationId::Cancel,
+            _ => DeclarationId::Completion,
+        };
+        let violation = self
+            .violation(declaration, Some(asked), reason, transcript)
+            .await?;
+        Err(violation.into())
+    }
+
+    /// The first context `task` was answered in and `context`, when they
+    /// differ; `context` becomes the task's when it had none.
+    fn other_context(&self, task: &str, context: Option<&str>) -> Option<(String, String)> {
+        let context = context?;
+        let mut contexts = lock(&self.contexts);
+        let first = contexts
+            .entry(task.to_string())
+            .or_insert_with(|| context.to_string());
+        (first != context).then(|| (first.clone(), context.to_string()))
     }
 
     /// Demotes `declaration` for what `transcript` shows, and answers the
@@ -294,6 +367,7 @@ impl Guard {
             violation.declaration.clone(),
         );
         let (reason, evidence) = (violation.reason.clone(), violation.evidence.clone());
+        lock(&self.demoted).push(violation.clone());
         blocking(move || cache.demote(&peer, &id, reason, evidence)).await?;
         Ok(violation)
     }
@@ -314,6 +388,12 @@ impl Guard {
         let cache = self.cache.clone();
         blocking(move || cache.refresh()).await
     }
+}
+
+/// Locks `mutex`; each change under these locks is one push, pop or take,
+/// so a poisoned one is still whole.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Runs a cache operation on the blocking pool.

@@ -152,16 +152,24 @@ impl Guard {
                 })
             }
             Err(other) => Err(other),
-            Ok(result) => match SendResult::from_result(&result) {
-                SendResult::Task(task) if task.state == Some(TaskState::Failed) => {
-                    Ok(Attempt::Refused {
-                        reason: "the task failed on the follow-up".into(),
-                        task_failed: true,
-                    })
+            Ok(result) => {
+                let answer = SendResult::from_result(&result);
+                if let SendResult::Task(task) = &answer {
+                    // The follow-up's answer must be about this task.
+                    self.same_task(transcript, Operation::SendMessage, task_id, task)
+                        .await?;
                 }
-                SendResult::Task(task) => Ok(Attempt::Accepted(task)),
-                SendResult::Message | SendResult::Unrecognized(_) => Err(GuardError::NoTask),
-            },
+                match answer {
+                    SendResult::Task(task) if task.state == Some(TaskState::Failed) => {
+                        Ok(Attempt::Refused {
+                            reason: "the task failed on the follow-up".into(),
+                            task_failed: true,
+                        })
+                    }
+                    SendResult::Task(task) => Ok(Attempt::Accepted(task)),
+                    SendResult::Message | SendResult::Unrecognized(_) => Err(GuardError::NoTask),
+                }
+            }
         }
     }
 

@@ -219,6 +219,10 @@ impl Guard {
         let Some(task_id) = task.id.clone() else {
             return Err(GuardError::NoTask);
         };
+        // The send's answer names the task and its context: every later
+        // answer is checked against them.
+        self.same_task(&transcript, Operation::SendMessage, &task_id, &task)
+            .await?;
         self.trusted(mode_ids(parts)).await?;
         let mut handle = TaskHandle::new(self, task_id, transcript, None, violations);
         handle.take_read(&task);
@@ -334,9 +338,18 @@ impl<'g> TaskHandle<'g> {
             })
             .await;
         let (log, end) = stream.snapshot();
+        let mut foreign = None;
         for item in log.iter_after(seen) {
             self.seen = item.seq;
-            self.take_stream_event(item.event);
+            match item.event.task_id() {
+                Some(id) if id != self.task_id => {
+                    foreign.get_or_insert((item.seq, id.to_string()));
+                }
+                _ => self.take_stream_event(item.event),
+            }
+        }
+        if let Some((seq, other)) = foreign {
+            return Err(self.foreign_event(seq, &other).await);
         }
         if !self.pending.is_empty() || self.done {
             return Ok(());
@@ -368,6 +381,28 @@ impl<'g> TaskHandle<'g> {
             self.take_read(&view);
         }
         Ok(())
+    }
+
+    /// A stream event about another task: never this task's progress, and
+    /// never its result.
+    async fn foreign_event(&self, seq: usize, other: &str) -> GuardError {
+        let reason = format!(
+            "stream event #{seq} on task {} was about task {other}: an answer about another task is not this task's result",
+            self.task_id
+        );
+        match self
+            .guard
+            .violation(
+                DeclarationId::Completion,
+                Some(&self.task_id),
+                reason,
+                &self.transcript,
+            )
+            .await
+        {
+            Ok(violation) => violation.into(),
+            Err(e) => e,
+        }
     }
 
     /// One read, queued as events where it differs from the last known.

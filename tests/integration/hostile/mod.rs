@@ -17,7 +17,8 @@
 //! HMAC, thousands of signatures), `rest_v0_3` (0.3 HTTP+JSON content types,
 //! error shapes, redirects), `grpc_tls` (gRPC behind TLS), `hygiene` (card
 //! caching headers reflecting secrets), `mock_tls` (`mock-peer --tls`
-//! against stalled handshakes). Other cases add their own module here and
+//! against stalled handshakes), `send` (`send` against peers echoing the
+//! token, answering another task, refusing a declared resume). Other cases add their own module here and
 //! use the harness.
 
 mod auth;
@@ -31,6 +32,7 @@ mod malfunction;
 mod mock_tls;
 mod rest_v0_3;
 mod secrets;
+mod send;
 mod signatures;
 mod task_basics;
 mod task_pages;
