@@ -16,7 +16,7 @@ use super::replay::{inert, load, pace, recorded_by};
 use crate::cli::RejudgeArgs;
 use crate::error::AppError;
 use crate::settings::{Resolved, Sources};
-use a2a_conform_cassette::{Cassette, Miss, ReplayOptions, ReplayServer};
+use a2a_conform_cassette::{Cassette, Miss, ReplayOptions};
 use a2a_conform_report::RunReport;
 
 /// The recorded variables, as the lowest layer: a re-judged check waits
@@ -56,12 +56,7 @@ pub(super) async fn rejudge(mut args: RejudgeArgs, sources: &Sources) -> Result<
         pace: pace(args.as_fast_as_possible, args.speed),
         miss: Miss::Unverified,
     };
-    let server = ReplayServer::start(&cassette, options)
-        .await
-        .map_err(|source| AppError::Replay {
-            path: args.file.clone(),
-            source,
-        })?;
+    let server = super::replay::start(&cassette, options, &args.file).await?;
     eprintln!(
         "rejudge: {} ({}) replayed at {}",
         inert(&args.file.display().to_string()),

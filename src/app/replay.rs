@@ -47,6 +47,20 @@ pub(super) fn load(path: &std::path::Path, scenario: Option<&str>) -> Result<Cas
     Ok(cassette)
 }
 
+/// Starts a replay of `cassette` on loopback; an error names the file.
+pub(super) async fn start(
+    cassette: &Cassette,
+    options: ReplayOptions,
+    path: &std::path::Path,
+) -> Result<ReplayServer, AppError> {
+    ReplayServer::start(cassette, options)
+        .await
+        .map_err(|source| AppError::Replay {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 pub(super) async fn replay(args: ReplayArgs) -> Result<i32, AppError> {
     let cassette = load(&args.file, args.scenario.as_deref())?;
     let options = ReplayOptions {
@@ -55,12 +69,7 @@ pub(super) async fn replay(args: ReplayArgs) -> Result<i32, AppError> {
         pace: pace(args.as_fast_as_possible, args.speed),
         miss: Miss::Error,
     };
-    let server = ReplayServer::start(&cassette, options)
-        .await
-        .map_err(|source| AppError::Replay {
-            path: args.file.clone(),
-            source,
-        })?;
+    let server = start(&cassette, options, &args.file).await?;
     println!("{}", server.card_url());
     let runs = cassette.runs.iter().filter(|r| r.peer == args.peer).count();
     eprintln!(
