@@ -201,6 +201,21 @@ fn expected(behaviour: Behaviour) -> Row {
             cancel: "unverified",
             ..honest
         },
+        // Refused with -32600 where -32004 is required: a refusal with the
+        // wrong code diverges (v0.3, whose servers only SHOULD use the A2A
+        // codes, reads unverified with a warning: see `cell`).
+        UndeclaredStreamingInvalidRequest => Row {
+            exit: 1,
+            streaming: "diverged",
+            cancel: "unverified",
+            ..honest
+        },
+        // -32007 where v1.0 requires -32004; v0.3 names -32007 for it (see `cell`).
+        ExtendedCardUndeclaredUnconfigured => Row {
+            exit: 1,
+            extended_card: "diverged",
+            ..honest
+        },
         InterfaceUnserved => Row {
             exit: 1,
             unserved_interface: true,
@@ -535,6 +550,16 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         if behaviour == Behaviour::VersionLenient {
             want.exit = 0;
         }
+        // 0.3 servers SHOULD use the A2A codes: another one is a warning.
+        if behaviour == Behaviour::UndeclaredStreamingInvalidRequest {
+            want.exit = 0;
+            want.streaming = "unverified";
+        }
+        // 0.3 names AuthenticatedExtendedCardNotConfigured (-32007) for it.
+        if behaviour == Behaviour::ExtendedCardUndeclaredUnconfigured {
+            want.exit = 0;
+            want.extended_card = "not-declared";
+        }
         "not-declared"
     };
     // v0.3 has no ListTasks, no error for a subscribe to a finished task and
@@ -543,7 +568,9 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let (terminal_subscribe, context, list_tasks) = if version == ProtocolVersion::V1_0 {
         let streams = !matches!(
             behaviour,
-            Behaviour::UndeclaredStreaming | Behaviour::UndeclaredStreamingRefused
+            Behaviour::UndeclaredStreaming
+                | Behaviour::UndeclaredStreamingRefused
+                | Behaviour::UndeclaredStreamingInvalidRequest
         );
         (
             if streams {
@@ -799,6 +826,8 @@ matrix! {
     instant: Instant,
     undeclared_streaming: UndeclaredStreaming,
     undeclared_streaming_refused: UndeclaredStreamingRefused,
+    undeclared_streaming_invalid_request: UndeclaredStreamingInvalidRequest,
+    extended_card_undeclared_unconfigured: ExtendedCardUndeclaredUnconfigured,
     interface_unserved: InterfaceUnserved,
     version_lenient: VersionLenient,
     push: Push,
