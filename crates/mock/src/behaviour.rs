@@ -77,6 +77,20 @@ pub enum Behaviour {
                    with -32007 (ExtendedAgentCardNotConfigured) where v1.0 requires -32004"
     )]
     ExtendedCardUndeclaredUnconfigured,
+    /// Accepts a part of a media type its card declares nowhere
+    /// (CognicellAI/Cognition #166, microsoft/agent-framework #7258).
+    #[strum(
+        message = "accepts, silently, a part of a media type no input mode of its \
+                   card declares instead of refusing it with -32005"
+    )]
+    InputUndeclaredAccepted,
+    /// Refuses a part of an undeclared media type with -32602 where -32005
+    /// is the error the spec names (a2a-rs #270).
+    #[strum(
+        message = "refuses a part of a media type no input mode declares with \
+                   -32602 (InvalidParams) where the spec names -32005"
+    )]
+    InputUndeclaredWrongCode,
     /// Declares one more JSON-RPC interface than it serves.
     #[strum(
         message = "declares a second JSON-RPC interface at /a2a/retired that it does \
@@ -686,6 +700,8 @@ mod tests {
                 "undeclared-streaming-refused",
                 "undeclared-streaming-invalid-request",
                 "extended-card-undeclared-unconfigured",
+                "input-undeclared-accepted",
+                "input-undeclared-wrong-code",
                 "interface-unserved",
                 "version-lenient",
                 "push",

@@ -8,7 +8,9 @@
 //! `fail` text says of an answer that served the request. On a v0.3 run,
 //! where servers only SHOULD use the A2A codes (0.3 §8.2), a wrong code is a
 //! broken SHOULD: a `warning:` inconclusive, a failure under `--strict`.
-//! `code_v0_3` gives the codes a v0.3 run requires where they differ.
+//! `code_v0_3` gives the codes a v0.3 run requires where they differ;
+//! `should: true` makes the whole expectation a SHOULD (its failure a
+//! warning unless `--strict`), a wrong code still failing as above.
 
 use super::condition::{condition_step, settle_stream_error};
 use super::primitive::Primitive;
@@ -25,6 +27,11 @@ condition_step!(
         /// The codes a v0.3 run requires instead of `code`.
         #[serde(default)]
         code_v0_3: Option<Vec<i64>>,
+        /// The spec asks it with SHOULD: an answer that does not match (but
+        /// a refusal with the wrong code) is a `warning:` inconclusive, a
+        /// failure under `--strict`.
+        #[serde(default)]
+        should: bool,
     }
 );
 
@@ -53,7 +60,13 @@ impl Primitive for ExpectStep {
             Some(text) => ctx.text(text)?,
             None => format!("`{}` was {}", self.of, capture.summary),
         };
-        Err(Stop::fail(message))
+        Err(match (self.should, ctx.strict) {
+            (false, _) => Stop::fail(message),
+            (true, true) => Stop::fail(format!("{message} (a SHOULD, judged under --strict)")),
+            (true, false) => Stop::inconclusive(format!(
+                "warning: {message}; the spec asks it with SHOULD, so this is no divergence unless --strict"
+            )),
+        })
     }
 }
 

@@ -152,6 +152,7 @@ fn spec_required_fields_missing_are_warnings() {
             decl("protocol.listTasks", true),
             decl("protocol.historyLength", true),
             decl("protocol.blocking", true),
+            decl("inputModes.undeclaredRefused", false),
             decl("interfaces[JSONRPC 1.0]", true),
         ]
     );
@@ -586,3 +587,4 @@ fn extensions_are_declarations_and_a_uri_less_one_is_a_warning() {
     bad["capabilities"]["extensions"] = serde_json::json!("nope");
     assert!(inline(bad).is_err());
 }
+
