@@ -344,6 +344,7 @@ mod tests {
             duration_ms: ms,
             message: String::new(),
             error_kind: None,
+            fail_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

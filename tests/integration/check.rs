@@ -18,6 +18,7 @@ const DECLARED: &[&str] = &[
     "protocol.unknownTask",
     "protocol.historyLength",
     "protocol.blocking",
+    "inputModes.undeclaredRefused",
 ];
 
 /// The task basics only a v1.0 endpoint declares.
@@ -181,6 +182,36 @@ fn a_v0_3_card_without_url_is_exit_3_naming_the_field() {
     let out = check(&server.base_url, &[]);
     assert_eq!(out.code, 3, "{}", out.explain());
     assert!(out.stderr.contains("`url`"), "{}", out.stderr);
+}
+
+#[test]
+fn an_undeclared_media_type_accepted_is_a_warning_and_diverges_under_strict() {
+    let peer = start_peer(ProtocolVersion::V1_0, Behaviour::InputUndeclaredAccepted);
+    let only = ["--scenario", "input-mode-undeclared-refused"];
+    let out = check(&peer.card_url(), &only);
+    let row = "inputModes.undeclaredRefused";
+    assert_eq!(out.declaration(row), "unverified", "{}", out.explain());
+    assert_eq!(
+        out.scenario("input-mode-undeclared-refused"),
+        "inconclusive"
+    );
+    let strict = check(&peer.card_url(), &[only.as_slice(), &["--strict"]].concat());
+    assert_eq!(strict.declaration(row), "diverged", "{}", strict.explain());
+    assert_eq!(strict.code, 1, "{}", strict.explain());
+    // The honest peer refuses it with -32005, on every binding it serves.
+    let honest = start_peer(ProtocolVersion::V1_0, Behaviour::Honest);
+    for binding in ["jsonrpc", "rest"] {
+        let out = check(
+            &honest.card_url(),
+            &[only.as_slice(), &["--binding", binding, "--strict"]].concat(),
+        );
+        assert_eq!(
+            out.declaration(row),
+            "honoured",
+            "{binding}: {}",
+            out.explain()
+        );
+    }
 }
 
 #[test]

@@ -292,6 +292,17 @@ pub(crate) fn expected_row_over(sdk: Sdk, binding: &str, id: &str, version: &str
     if sdk == Sdk::Python && binding == "grpc" && version == "1.0" && id == PYTHON_GRPC_1_0_ROW {
         return "diverged";
     }
+    // a2a-python's 0.3 HTTP+JSON layer refuses the undeclared push config
+    // with -32602 `No task for` (it reads `parent` from the body, see the
+    // v0.3 HTTP+JSON row of docs/interop.md), not -32003: on 0.3 a broken
+    // SHOULD, a warning.
+    if sdk == Sdk::Python
+        && binding == "rest"
+        && version == "0.3"
+        && id == "capabilities.pushNotifications"
+    {
+        return "unverified";
+    }
     expected_row(sdk, id, version)
 }
 
@@ -302,6 +313,10 @@ pub(crate) fn expected_row_over(sdk: Sdk, binding: &str, id: &str, version: &str
 pub(crate) fn expected_row(sdk: Sdk, id: &str, version: &str) -> &'static str {
     match id {
         PYTHON_REST_0_3_PAIR if sdk == Sdk::Python => "diverged",
+        // Neither SDK checks input modes: a part of a media type the card
+        // declares nowhere is accepted (a broken SHOULD, v1 §13.4, a
+        // warning), or makes the SDK fail (a malfunction): unverified.
+        "inputModes.undeclaredRefused" => "unverified",
         "capabilities.pushNotifications" => "not-declared",
         // The SDK agents declare no extended card, and refuse to serve one.
         "capabilities.extendedAgentCard" => "not-declared",
@@ -339,7 +354,7 @@ fn assert_keeps_every_declaration(
     assert_eq!(peer["binding"], binding, "{}", context());
     let rows = table(&out);
     for (id, verdict) in &rows {
-        let expected = expected_row(agent.sdk, id, version);
+        let expected = expected_row_over(agent.sdk, binding, id, version);
         assert_eq!(verdict, expected, "{id}: {}", context());
     }
     // Every interface the SDK's card declares is served (the SDKs' hybrid
@@ -367,9 +382,12 @@ fn assert_keeps_every_declaration(
         "1.0" => ProtocolVersion::V1_0,
         _ => ProtocolVersion::V0_3,
     };
+    // Rows an SDK reads otherwise than the mock by a known finding (an
+    // `unverified` expected above) are judged above, not compared here.
     let without_interfaces = |rows: Vec<(String, String)>| -> Vec<(String, String)> {
         rows.into_iter()
             .filter(|(id, _)| !id.starts_with("interfaces["))
+            .filter(|(id, _)| expected_row_over(agent.sdk, binding, id, version) != "unverified")
             .collect()
     };
     assert_eq!(
@@ -381,7 +399,11 @@ fn assert_keeps_every_declaration(
     let counts = &out.report()["summary"]["declarations"];
     let findings = expected_findings(agent.sdk, &rows, version);
     assert_eq!(counts["diverged"], findings, "{}", context());
-    assert_eq!(counts["unverified"], 0, "{}", context());
+    let warned = rows
+        .iter()
+        .filter(|(id, _)| expected_row_over(agent.sdk, binding, id, version) == "unverified")
+        .count();
+    assert_eq!(counts["unverified"], warned, "{}", context());
     let (code, headline) = match findings {
         0 => (0, "pass — "),
         _ => (1, "fail — "),
@@ -453,6 +475,7 @@ fn sdk_python_v1_0_grpc_keeps_every_declaration_but_version_negotiation() {
             "capabilities.pushNotifications"
             | "capabilities.extendedAgentCard"
             | "security.enforced" => "not-declared",
+            "inputModes.undeclaredRefused" => "unverified",
             _ => "honoured",
         };
         assert_eq!(verdict, expected, "{id}: {}", context());

@@ -24,6 +24,7 @@ const LIST_TASKS: &str = "protocol.listTasks";
 const HISTORY: &str = "protocol.historyLength";
 const BLOCKING: &str = "protocol.blocking";
 const EXTENDED_CARD: &str = "capabilities.extendedAgentCard";
+const UNDECLARED_INPUT: &str = "inputModes.undeclaredRefused";
 const OUT_TEXT: &str = "defaultOutputModes[text/plain]";
 const OUT_JSON: &str = "defaultOutputModes[application/json]";
 const SKILL_OUT_TEXT: &str = "skills[echo].outputModes[text/plain]";
@@ -81,6 +82,9 @@ struct Row {
     strict: bool,
     /// `protocol.blocking`: a blocking send returns a settled task.
     blocking: &'static str,
+    /// `inputModes.undeclaredRefused`: a part of a media type no mode
+    /// declares is refused with -32005.
+    undeclared_input: &'static str,
     /// `interfaces[<other>] ≡ interfaces[JSONRPC <version>]`: every served
     /// interface against the JSON-RPC one (a declared one not served is an
     /// error on its side, so its pair reads unverified).
@@ -123,6 +127,7 @@ fn expected(behaviour: Behaviour) -> Row {
         extensions: None,
         strict: false,
         blocking: "honoured",
+        undeclared_input: "honoured",
         pairs: "honoured",
         grpc_pair: "honoured",
     };
@@ -199,6 +204,33 @@ fn expected(behaviour: Behaviour) -> Row {
             exit: 0,
             streaming: "not-declared",
             cancel: "unverified",
+            ..honest
+        },
+        // Refused with -32600 where -32004 is required: a refusal with the
+        // wrong code diverges (v0.3, whose servers only SHOULD use the A2A
+        // codes, reads unverified with a warning: see `cell`).
+        UndeclaredStreamingInvalidRequest => Row {
+            exit: 1,
+            streaming: "diverged",
+            cancel: "unverified",
+            ..honest
+        },
+        // Accepting an undeclared media type breaks a SHOULD (v1 §13.4): a
+        // warning, unverified (diverged under --strict, tests/integration/check.rs).
+        InputUndeclaredAccepted => Row {
+            undeclared_input: "unverified",
+            ..honest
+        },
+        // -32602 where -32005 is the error the spec names (v0.3: a warning, see `cell`).
+        InputUndeclaredWrongCode => Row {
+            exit: 1,
+            undeclared_input: "diverged",
+            ..honest
+        },
+        // -32007 where v1.0 requires -32004; v0.3 names -32007 for it (see `cell`).
+        ExtendedCardUndeclaredUnconfigured => Row {
+            exit: 1,
+            extended_card: "diverged",
             ..honest
         },
         InterfaceUnserved => Row {
@@ -535,6 +567,20 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         if behaviour == Behaviour::VersionLenient {
             want.exit = 0;
         }
+        // 0.3 servers SHOULD use the A2A codes: another one is a warning.
+        if behaviour == Behaviour::UndeclaredStreamingInvalidRequest {
+            want.exit = 0;
+            want.streaming = "unverified";
+        }
+        if behaviour == Behaviour::InputUndeclaredWrongCode {
+            want.exit = 0;
+            want.undeclared_input = "unverified";
+        }
+        // 0.3 names AuthenticatedExtendedCardNotConfigured (-32007) for it.
+        if behaviour == Behaviour::ExtendedCardUndeclaredUnconfigured {
+            want.exit = 0;
+            want.extended_card = "not-declared";
+        }
         "not-declared"
     };
     // v0.3 has no ListTasks, no error for a subscribe to a finished task and
@@ -543,7 +589,9 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
     let (terminal_subscribe, context, list_tasks) = if version == ProtocolVersion::V1_0 {
         let streams = !matches!(
             behaviour,
-            Behaviour::UndeclaredStreaming | Behaviour::UndeclaredStreamingRefused
+            Behaviour::UndeclaredStreaming
+                | Behaviour::UndeclaredStreamingRefused
+                | Behaviour::UndeclaredStreamingInvalidRequest
         );
         (
             if streams {
@@ -611,6 +659,7 @@ fn cell(behaviour: Behaviour, version: ProtocolVersion) {
         (HISTORY, want.history),
         (EXTENDED_CARD, want.extended_card),
         (BLOCKING, want.blocking),
+        (UNDECLARED_INPUT, want.undeclared_input),
     ]);
     if let Some(verdict) = want.output_text {
         rows.extend([(OUT_TEXT, verdict), (SKILL_OUT_TEXT, verdict)]);
@@ -799,6 +848,10 @@ matrix! {
     instant: Instant,
     undeclared_streaming: UndeclaredStreaming,
     undeclared_streaming_refused: UndeclaredStreamingRefused,
+    undeclared_streaming_invalid_request: UndeclaredStreamingInvalidRequest,
+    extended_card_undeclared_unconfigured: ExtendedCardUndeclaredUnconfigured,
+    input_undeclared_accepted: InputUndeclaredAccepted,
+    input_undeclared_wrong_code: InputUndeclaredWrongCode,
     interface_unserved: InterfaceUnserved,
     version_lenient: VersionLenient,
     push: Push,

@@ -246,7 +246,12 @@ fn assert_interop_rows(out: &Outcome, recording: Recording, what: &str) {
         .count();
     let counts = &out.report()["summary"]["declarations"];
     assert_eq!(counts["diverged"], findings, "{what}: {}", out.explain());
-    assert_eq!(counts["unverified"], 0, "{what}: {}", out.explain());
+    // The rows an SDK leaves unverified by a known finding (a broken SHOULD).
+    let warned = rows
+        .keys()
+        .filter(|id| recording.expected_row(id) == "unverified")
+        .count();
+    assert_eq!(counts["unverified"], warned, "{what}: {}", out.explain());
     let code = if findings == 0 { 0 } else { 1 };
     assert_eq!(out.code, code, "{what}: {}", out.explain());
 }

@@ -65,6 +65,32 @@ pub enum Behaviour {
     #[strum(message = "declares streaming: false and refuses streams with -32004 \
                    (correct)")]
     UndeclaredStreamingRefused,
+    /// Declares `streaming: false` and refuses streams with -32600 where the
+    /// spec requires -32004 (a2a-java #1041).
+    #[strum(message = "declares streaming: false and refuses streams with -32600 \
+                   (InvalidRequest) where the spec requires -32004")]
+    UndeclaredStreamingInvalidRequest,
+    /// Declares no extended card and answers GetExtendedAgentCard with
+    /// -32007 where v1.0 requires -32004 (a2a-java #733, a2a-dotnet #475).
+    #[strum(
+        message = "declares no extended agent card and answers GetExtendedAgentCard \
+                   with -32007 (ExtendedAgentCardNotConfigured) where v1.0 requires -32004"
+    )]
+    ExtendedCardUndeclaredUnconfigured,
+    /// Accepts a part of a media type its card declares nowhere
+    /// (CognicellAI/Cognition #166, microsoft/agent-framework #7258).
+    #[strum(
+        message = "accepts, silently, a part of a media type no input mode of its \
+                   card declares instead of refusing it with -32005"
+    )]
+    InputUndeclaredAccepted,
+    /// Refuses a part of an undeclared media type with -32602 where -32005
+    /// is the error the spec names (a2a-rs #270).
+    #[strum(
+        message = "refuses a part of a media type no input mode declares with \
+                   -32602 (InvalidParams) where the spec names -32005"
+    )]
+    InputUndeclaredWrongCode,
     /// Declares one more JSON-RPC interface than it serves.
     #[strum(
         message = "declares a second JSON-RPC interface at /a2a/retired that it does \
@@ -446,13 +472,18 @@ impl Behaviour {
     pub(crate) fn declares_streaming(self) -> bool {
         !matches!(
             self,
-            Behaviour::UndeclaredStreaming | Behaviour::UndeclaredStreamingRefused
+            Behaviour::UndeclaredStreaming
+                | Behaviour::UndeclaredStreamingRefused
+                | Behaviour::UndeclaredStreamingInvalidRequest
         )
     }
 
     /// Whether the runtime answers stream and subscribe requests.
     pub(crate) fn serves_streaming(self) -> bool {
-        self != Behaviour::UndeclaredStreamingRefused
+        !matches!(
+            self,
+            Behaviour::UndeclaredStreamingRefused | Behaviour::UndeclaredStreamingInvalidRequest
+        )
     }
 
     /// Whether an unsupported `A2A-Version` is refused (v1.0 peers).
@@ -667,6 +698,10 @@ mod tests {
                 "instant",
                 "undeclared-streaming",
                 "undeclared-streaming-refused",
+                "undeclared-streaming-invalid-request",
+                "extended-card-undeclared-unconfigured",
+                "input-undeclared-accepted",
+                "input-undeclared-wrong-code",
                 "interface-unserved",
                 "version-lenient",
                 "push",

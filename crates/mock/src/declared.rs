@@ -145,6 +145,10 @@ pub(crate) fn extended_card(peer: &Shared, mut card: Value) -> Result<Value, A2a
     match peer.behaviour {
         Behaviour::ExtendedCard | Behaviour::ExtendedCardPartial => {}
         Behaviour::ExtendedCardUnconfigured => return Err(not_configured()),
+        // Not declared, and refused with -32007 on v1.0 too, where §3.3.4
+        // requires -32004 ("extendedAgentCard false: -32004"; -32007 is for
+        // a declared card with none configured): the reports' shape.
+        Behaviour::ExtendedCardUndeclaredUnconfigured => return Err(not_configured()),
         _ => {
             return Err(match peer.protocol {
                 ProtocolVersion::V1_0 => A2aError::unsupported(

@@ -40,7 +40,7 @@ pub(crate) fn send_message(
     message: Message,
     expected: Option<i64>,
 ) -> Result<Opened, A2aError> {
-    check_media_types(&message)?;
+    check_media_types(peer.behaviour, &message)?;
     match message.task_id.clone() {
         Some(task_id) if peer.behaviour.resumes_as_new_task() => {
             fork_task(peer, &task_id, message, expected)
@@ -61,13 +61,22 @@ fn check_generation(entry: &Entry, expected: Option<i64>) -> Result<(), A2aError
     }
 }
 
-/// Every part must be of a media type the card declares (-32005 otherwise).
-fn check_media_types(message: &Message) -> Result<(), A2aError> {
+/// Every part must be of a media type the card declares (-32005 otherwise;
+/// `input-undeclared-accepted` takes any, `input-undeclared-wrong-code`
+/// refuses with -32602).
+fn check_media_types(behaviour: Behaviour, message: &Message) -> Result<(), A2aError> {
+    if behaviour == Behaviour::InputUndeclaredAccepted {
+        return Ok(());
+    }
+    let code = match behaviour {
+        Behaviour::InputUndeclaredWrongCode => codes::INVALID_PARAMS,
+        _ => codes::CONTENT_TYPE_NOT_SUPPORTED,
+    };
     for part in &message.parts {
         let media_type = part.effective_media_type();
         if !INPUT_MODES.contains(&media_type.as_str()) {
             return Err(A2aError::new(
-                codes::CONTENT_TYPE_NOT_SUPPORTED,
+                code,
                 format!(
                     "media type `{media_type}` is not accepted; declared input modes: {}",
                     INPUT_MODES.join(", ")

@@ -168,6 +168,13 @@ fn open_task(
 fn refuse_unless_streaming(peer: &Shared) -> Result<(), A2aError> {
     if peer.behaviour.serves_streaming() {
         Ok(())
+    } else if peer.behaviour == Behaviour::UndeclaredStreamingInvalidRequest {
+        // a2a-java #1041: the refusal's code is InvalidRequest, not the
+        // UnsupportedOperation v1 §3.3.4 requires.
+        Err(A2aError::new(
+            codes::INVALID_REQUEST,
+            "Streaming is not supported by the agent",
+        ))
     } else {
         Err(A2aError::unsupported(
             "streaming is not supported (capabilities.streaming is false)",

@@ -147,7 +147,17 @@ pub enum DeclarationId {
     /// `ifGenerationMatch` is not the task's generation is refused with
     /// TaskGenerationMismatchError (-32010); a matching one is not.
     GenerationMatch,
+    /// `inputModes.undeclaredRefused`: a part of a media type no input mode
+    /// of the card declares ([`UNDECLARED_MEDIA_TYPE`]) is refused with
+    /// ContentTypeNotSupportedError (-32005); agents SHOULD reject unexpected
+    /// media types (v1 §13.4), and -32005 is the error the spec names for it.
+    UndeclaredInputRefused,
 }
+
+/// The media type `inputModes.undeclaredRefused` sends: one no card
+/// declares on purpose (a card whose modes cover it, `*/*` or
+/// `application/*`, does not make the promise).
+pub const UNDECLARED_MEDIA_TYPE: &str = "application/x-a2a-conform-undeclared";
 
 /// How an equivalence id joins its two interface ids.
 pub const EQUIVALENCE_SIGN: &str = " ≡ ";
@@ -156,7 +166,7 @@ impl DeclarationId {
     /// The card-level ids with a fixed spelling, in report order: the one
     /// list of them. Parsing, did-you-mean suggestions and
     /// [`Card::declarations`](crate::card::Card::declarations) all read it.
-    pub const FIXED: [DeclarationId; 14] = [
+    pub const FIXED: [DeclarationId; 15] = [
         DeclarationId::Capability(Capability::Streaming),
         DeclarationId::Capability(Capability::PushNotifications),
         DeclarationId::Capability(Capability::ExtendedAgentCard),
@@ -171,6 +181,7 @@ impl DeclarationId {
         DeclarationId::ListTasks,
         DeclarationId::HistoryLength,
         DeclarationId::Blocking,
+        DeclarationId::UndeclaredInputRefused,
     ];
 
     /// The A2A 1.1 draft's ids, in report order: rows of a check under
@@ -259,6 +270,7 @@ impl fmt::Display for DeclarationId {
             DeclarationId::Generation => f.write_str("protocol.generation"),
             DeclarationId::GenerationLongPoll => f.write_str("protocol.generationLongPoll"),
             DeclarationId::GenerationMatch => f.write_str("protocol.generationMatch"),
+            DeclarationId::UndeclaredInputRefused => f.write_str("inputModes.undeclaredRefused"),
         }
     }
 }
@@ -589,6 +601,7 @@ mod tests {
             "protocol.listTasks",
             "protocol.historyLength",
             "protocol.blocking",
+            "inputModes.undeclaredRefused",
             "signatures[key-1]",
             "signatures[#2]",
             "capabilities.extensions[https://example.com/ext/v1]",

@@ -258,6 +258,39 @@ pub mod codes {
     /// A2A 1.1 draft TaskGenerationMismatch: a send's `ifGenerationMatch`
     /// is not the task's current generation (HTTP 409, gRPC ABORTED).
     pub const TASK_GENERATION_MISMATCH: i64 = -32010;
+
+    /// The error's name as the spec spells it (v1 §5.4; JSON-RPC 2.0 for
+    /// the -327xx/-326xx codes), for messages that quote a code:
+    /// `-32004 (UnsupportedOperationError)`. `None` for a code neither names.
+    pub fn name(code: i64) -> Option<&'static str> {
+        Some(match code {
+            PARSE_ERROR => "JSONParseError",
+            INVALID_REQUEST => "InvalidRequestError",
+            METHOD_NOT_FOUND => "MethodNotFoundError",
+            INVALID_PARAMS => "InvalidParamsError",
+            INTERNAL_ERROR => "InternalError",
+            TASK_NOT_FOUND => "TaskNotFoundError",
+            TASK_NOT_CANCELABLE => "TaskNotCancelableError",
+            PUSH_NOT_SUPPORTED => "PushNotificationNotSupportedError",
+            UNSUPPORTED_OPERATION => "UnsupportedOperationError",
+            CONTENT_TYPE_NOT_SUPPORTED => "ContentTypeNotSupportedError",
+            INVALID_AGENT_RESPONSE => "InvalidAgentResponseError",
+            EXTENDED_CARD_NOT_CONFIGURED => "ExtendedAgentCardNotConfiguredError",
+            EXTENSION_SUPPORT_REQUIRED => "ExtensionSupportRequiredError",
+            VERSION_NOT_SUPPORTED => "VersionNotSupportedError",
+            TASK_GENERATION_MISMATCH => "TaskGenerationMismatchError",
+            _ => return None,
+        })
+    }
+
+    /// A code with its name, as messages quote it: `-32004
+    /// (UnsupportedOperationError)`, or the bare code when it has none.
+    pub fn named(code: i64) -> String {
+        match name(code) {
+            Some(name) => format!("{code} ({name})"),
+            None => code.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

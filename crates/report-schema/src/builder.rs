@@ -8,7 +8,8 @@
 
 use crate::evidence::Evidence;
 use crate::{
-    DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, ScenarioReport, ScenarioVerdict,
+    DeclarationReport, DeclarationVerdict, ErrorKind, FailKind, PeerReport, ScenarioReport,
+    ScenarioVerdict,
 };
 
 impl ScenarioReport {
@@ -24,6 +25,7 @@ impl ScenarioReport {
             duration_ms: 0,
             message: String::new(),
             error_kind: None,
+            fail_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,
@@ -68,6 +70,11 @@ impl ScenarioReportBuilder {
     /// Why an `error` run was in error.
     pub fn error_kind(mut self, kind: ErrorKind) -> Self {
         self.0.error_kind = Some(kind);
+        self
+    }
+    /// What kind of broken promise a `fail` run found.
+    pub fn fail_kind(mut self, kind: FailKind) -> Self {
+        self.0.fail_kind = Some(kind);
         self
     }
     /// Attempts made: the last one's verdict, the earlier ones' failures.

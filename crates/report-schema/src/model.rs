@@ -487,6 +487,38 @@ impl ErrorKind {
     }
 }
 
+/// What kind of broken promise a `fail` run found, where the kind changes
+/// how its declaration reads.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    IntoStaticStr,
+    VariantArray,
+)]
+#[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum FailKind {
+    /// The peer refused the request, but with another error than the one
+    /// the spec names for it (-32600 where -32004 is required): a valid
+    /// answer that breaks the spec. On a row the card does not declare it
+    /// diverges (the refusal is owed, its code is wrong), where a request
+    /// served instead over-delivers.
+    WrongCode,
+}
+
+impl FailKind {
+    /// The JSON spelling (`wrong-code`).
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
 /// One scenario run: its verdict, why, and the evidence behind it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
@@ -511,6 +543,10 @@ pub struct ScenarioReport {
     /// versions and on runs that are not `error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_kind: Option<ErrorKind>,
+    /// What kind of broken promise a `fail` run found, when it matters to
+    /// its declaration (absent otherwise, and in reports of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fail_kind: Option<FailKind>,
     /// How many times it ran (more than 1 with `--retries`).
     pub attempts: u32,
     /// The messages of the attempts that failed before the last one (with

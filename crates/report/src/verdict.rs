@@ -13,8 +13,8 @@
 
 use crate::exit;
 use crate::{
-    BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, PeerReport, RunReport,
-    RunSummary, ScenarioReport, ScenarioVerdict,
+    BaselineStatus, DeclarationReport, DeclarationVerdict, ErrorKind, FailKind, PeerReport,
+    RunReport, RunSummary, ScenarioReport, ScenarioVerdict,
 };
 use a2a_conform_protocol::card::Declaration;
 use a2a_conform_report_schema::tally;
@@ -121,33 +121,7 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         .collect();
     let broken: Vec<&&ScenarioReport> = runs.iter().filter(|r| malfunctioned(r)).collect();
     if !declared {
-        // Scenarios gated on "not declared" check the refusal the spec
-        // requires; a failure there (a valid answer that served the request)
-        // means the runtime serves it anyway. A malfunction is never that.
-        if let Some(run) = failed.first() {
-            return (
-                DeclarationVerdict::OverDelivers,
-                format!("not declared, yet {}: {}", run.id, run.message),
-            );
-        }
-        // Nor is a run the tool's own cap (or an unreachable peer) ended:
-        // the refusal was not seen either way.
-        let unknown = runs.iter().find(|r| r.verdict == ScenarioVerdict::Error);
-        if let Some(run) = broken.first().copied().or(unknown) {
-            return (
-                DeclarationVerdict::Unverified,
-                format!(
-                    "not declared; whether the runtime refuses it is unknown: {}: {}",
-                    run.id, run.message
-                ),
-            );
-        }
-        let reason = if passed > 0 {
-            "not declared, and the runtime refuses it as the spec requires".to_string()
-        } else {
-            "not declared by the card".to_string()
-        };
-        return (DeclarationVerdict::NotDeclared, reason);
+        return judge_undeclared(runs, &failed, passed, &open, &broken);
     }
     if let Some(run) = failed.first() {
         let more = if failed.len() > 1 {
@@ -193,6 +167,67 @@ fn judge_one(declared: bool, runs: &[&ScenarioReport]) -> (DeclarationVerdict, S
         DeclarationVerdict::Unverified,
         skipped.unwrap_or_else(|| "no scenario in the suite verifies it".into()),
     )
+}
+
+/// An undeclared row: the refusal the spec requires, checked by the runs
+/// gated on "not declared".
+fn judge_undeclared(
+    runs: &[&ScenarioReport],
+    failed: &[&&ScenarioReport],
+    passed: usize,
+    open: &[&&ScenarioReport],
+    broken: &[&&ScenarioReport],
+) -> (DeclarationVerdict, String) {
+    // A refusal is owed and came with another code than the spec names:
+    // the runtime breaks the spec, whatever the card says.
+    if let Some(run) = failed
+        .iter()
+        .find(|r| r.fail_kind == Some(FailKind::WrongCode))
+    {
+        return (
+            DeclarationVerdict::Diverged,
+            format!(
+                "not declared, and the runtime refuses it with another error than the spec requires: {}: {}",
+                run.id, run.message
+            ),
+        );
+    }
+    // Scenarios gated on "not declared" check the refusal the spec
+    // requires; a failure there (a valid answer that served the request)
+    // means the runtime serves it anyway. A malfunction is never that.
+    if let Some(run) = failed.first() {
+        return (
+            DeclarationVerdict::OverDelivers,
+            format!("not declared, yet {}: {}", run.id, run.message),
+        );
+    }
+    // Nor is a run the tool's own cap (or an unreachable peer) ended:
+    // the refusal was not seen either way.
+    let unknown = runs.iter().find(|r| r.verdict == ScenarioVerdict::Error);
+    if let Some(run) = broken.first().copied().or(unknown) {
+        return (
+            DeclarationVerdict::Unverified,
+            format!(
+                "not declared; whether the runtime refuses it is unknown: {}: {}",
+                run.id, run.message
+            ),
+        );
+    }
+    // A refusal that breaks a SHOULD (a 0.3 peer's other code) leaves
+    // the refusal the spec names unseen: said, never "as required".
+    let warned = open.iter().find(|r| r.message.starts_with("warning: "));
+    if let (0, Some(run)) = (passed, warned) {
+        return (
+            DeclarationVerdict::Unverified,
+            format!("not declared; {}: {}", run.id, run.message),
+        );
+    }
+    let reason = if passed > 0 {
+        "not declared, and the runtime refuses it as the spec requires".to_string()
+    } else {
+        "not declared by the card".to_string()
+    };
+    (DeclarationVerdict::NotDeclared, reason)
 }
 
 /// An honoured row's reason: how many runs passed, which were flaky, how
@@ -674,6 +709,33 @@ mod tests {
         assert_eq!(rows[0].verdict, DeclarationVerdict::Unverified);
         assert_eq!(rows[1].verdict, DeclarationVerdict::Unverified);
         assert!(rows[1].reason.contains("no scenario"));
+    }
+
+    #[test]
+    fn undeclared_refused_with_the_wrong_code_diverges() {
+        let decl = vec![d("capabilities.streaming", false)];
+        let mut wrong = run("r", "capabilities.streaming", ScenarioVerdict::Fail);
+        wrong.fail_kind = Some(FailKind::WrongCode);
+        wrong.message = "refused with -32600 (InvalidRequestError) where the spec requires -32004 (UnsupportedOperationError)".into();
+        let served = run("s", "capabilities.streaming", ScenarioVerdict::Fail);
+        let rows = judge_declarations(&decl, &[served, wrong]);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Diverged);
+        assert!(rows[0].reason.contains("-32600"), "{:?}", rows[0]);
+        assert!(
+            !rows[0].reason.contains("as the spec requires"),
+            "{:?}",
+            rows[0]
+        );
+        // A 0.3 peer's other code breaks a SHOULD: unverified, with the warning.
+        let mut warned = run("w", "capabilities.streaming", ScenarioVerdict::Inconclusive);
+        warned.message = "warning: refused with -32600 where the spec requires -32004".into();
+        let rows = judge_declarations(&decl, &[warned]);
+        assert_eq!(rows[0].verdict, DeclarationVerdict::Unverified);
+        assert!(
+            rows[0].reason.starts_with("not declared; w: warning: "),
+            "{:?}",
+            rows[0]
+        );
     }
 
     #[test]

@@ -29,6 +29,9 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum StopKind {
     Fail,
+    /// A fail of one kind: the peer refused with another error than the
+    /// spec names (the report's `fail_kind: wrong-code`).
+    WrongCode,
     Inconclusive,
     Error(ErrorKind),
 }
@@ -43,6 +46,13 @@ impl Stop {
     pub(crate) fn fail(message: impl Into<String>) -> Stop {
         Stop {
             kind: StopKind::Fail,
+            message: message.into(),
+        }
+    }
+    /// A refusal with another error than the spec names for it.
+    pub(crate) fn wrong_code(message: impl Into<String>) -> Stop {
+        Stop {
+            kind: StopKind::WrongCode,
             message: message.into(),
         }
     }

@@ -7,22 +7,35 @@ use super::context::{not_served_message, Stop, StopKind};
 use super::plan::Planned;
 use a2a_conform_protocol::card::Card;
 use a2a_conform_protocol::declaration::DeclarationId;
-use a2a_conform_report::{DeclarationReport, ErrorKind, ScenarioReport, ScenarioVerdict};
+use a2a_conform_report::{DeclarationReport, ErrorKind, FailKind, ScenarioReport, ScenarioVerdict};
 
 /// The verdict of a run that `stop` ended; an unserved interface's message
 /// is reworded as its failure.
-pub(crate) fn stop(stop: &mut Stop, planned: &Planned<'_>) -> (ScenarioVerdict, Option<ErrorKind>) {
-    match stop.kind {
-        StopKind::Fail => (ScenarioVerdict::Fail, None),
-        StopKind::Inconclusive => (ScenarioVerdict::Inconclusive, None),
+pub(crate) fn stop(stop: &mut Stop, planned: &Planned<'_>) -> Judged {
+    let (verdict, error_kind, fail_kind) = match stop.kind {
+        StopKind::Fail => (ScenarioVerdict::Fail, None, None),
+        StopKind::WrongCode => (ScenarioVerdict::Fail, None, Some(FailKind::WrongCode)),
+        StopKind::Inconclusive => (ScenarioVerdict::Inconclusive, None, None),
         // An `interfaces[…]` row promises A2A at its URL: nothing
         // served there is the very promise broken, so the run fails.
         StopKind::Error(ErrorKind::NotServed) if verifies_interfaces(planned) => {
             stop.message = not_served_message(&stop.message);
-            (ScenarioVerdict::Fail, None)
+            (ScenarioVerdict::Fail, None, None)
         }
-        StopKind::Error(kind) => (ScenarioVerdict::Error, Some(kind)),
+        StopKind::Error(kind) => (ScenarioVerdict::Error, Some(kind), None),
+    };
+    Judged {
+        verdict,
+        error_kind,
+        fail_kind,
     }
+}
+
+/// A stopped run's verdict, and the kind of its error or failure.
+pub(crate) struct Judged {
+    pub(crate) verdict: ScenarioVerdict,
+    pub(crate) error_kind: Option<ErrorKind>,
+    pub(crate) fail_kind: Option<FailKind>,
 }
 
 /// Whether a run verifies only `interfaces[…]` declarations.

@@ -814,7 +814,7 @@ impl From<Stop> for TryError {
         let kind = match stop.kind {
             StopKind::Error(kind) => Some(kind),
             // A valid answer that is no task to act on, or a refusal.
-            StopKind::Fail | StopKind::Inconclusive => None,
+            StopKind::Fail | StopKind::WrongCode | StopKind::Inconclusive => None,
         };
         TryError::Stopped {
             kind,

@@ -15,7 +15,7 @@ use super::precondition::{self, Outcome, Search, Tried, INPUT_REQUIRED_VAR};
 use a2a_conform_client::Transcript;
 use a2a_conform_protocol::text::human_duration;
 use a2a_conform_report::evidence::Evidence;
-use a2a_conform_report::{ErrorKind, ScenarioReport, ScenarioVerdict};
+use a2a_conform_report::{ErrorKind, FailKind, ScenarioReport, ScenarioVerdict};
 use std::time::Instant;
 
 /// The message of a run that `options.cancel` stopped before it finished.
@@ -26,6 +26,8 @@ pub(crate) struct RunOutcome {
     pub(crate) verdict: ScenarioVerdict,
     /// Why an `error` is one (tool trouble, a malfunction, a cap, …).
     pub(crate) error_kind: Option<ErrorKind>,
+    /// What kind of broken promise a `fail` is, when it matters.
+    pub(crate) fail_kind: Option<FailKind>,
     /// What happened, in a line: the stop's reason, or that all steps passed.
     pub(crate) message: String,
     /// The attempt's transcript, as the report keeps it.
@@ -51,6 +53,7 @@ impl RunOutcome {
     fn apply(self, report: &mut ScenarioReport, keep_passing_evidence: bool) {
         report.verdict = self.verdict;
         report.error_kind = self.error_kind;
+        report.fail_kind = self.fail_kind;
         report.message = self.message;
         report.evidence = if self.verdict != ScenarioVerdict::Pass || keep_passing_evidence {
             self.evidence
@@ -303,10 +306,11 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
         Ok(Err((index, stop))) if stop.kind == StopKind::Inconclusive
             && precondition::missed_input(&steps[*index].value)
     );
-    let (verdict, error_kind, message) = match ended {
+    let (verdict, error_kind, fail_kind, message) = match ended {
         Err(_) => (
             ScenarioVerdict::Error,
             Some(ErrorKind::Tool),
+            None,
             format!(
                 "the run took longer than {} and was stopped",
                 human_duration(MAX_RUN)
@@ -315,13 +319,14 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
         Ok(Ok(())) => (
             ScenarioVerdict::Pass,
             None,
+            None,
             std::iter::once(format!("all {} steps passed", steps.len()))
                 .chain(ctx.remarks.iter().cloned())
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
         Ok(Err((index, mut stop))) => {
-            let (verdict, error_kind) = judge::stop(&mut stop, planned);
+            let judged = judge::stop(&mut stop, planned);
             let step = &steps[index];
             transcript.note(format!(
                 "step {} `{}` ({}:{}): {}",
@@ -332,13 +337,19 @@ async fn run_once(setup: &RunSetup<'_>, planned: &Planned<'_>, options: &RunOpti
                 stop.message
             ));
             // The run's own secrets (a push token) too, not only the peer's.
-            (verdict, error_kind, transcript.redact(&stop.message))
+            (
+                judged.verdict,
+                judged.error_kind,
+                judged.fail_kind,
+                transcript.redact(&stop.message),
+            )
         }
     };
     drop(ctx);
     RunOutcome {
         verdict,
         error_kind,
+        fail_kind,
         message,
         evidence: evidence::from_records(transcript.take_entries()),
         finished_early,
@@ -357,6 +368,7 @@ pub(crate) fn blank_report(planned: &Planned<'_>) -> ScenarioReport {
         duration_ms: 0,
         message: String::new(),
         error_kind: None,
+        fail_kind: None,
         attempts: 0,
         failed_attempts: vec![],
         baselined: false,

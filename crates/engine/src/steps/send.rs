@@ -59,6 +59,10 @@ pub(crate) struct SendStep {
     /// `configuration.acceptedOutputModes` (comma-separated media types).
     #[serde(default)]
     pub(crate) accepted_output_modes: Option<Template>,
+    /// The message's one part is of this media type (text for `text/*`, a
+    /// data part for JSON, a file part otherwise) instead of text.
+    #[serde(default)]
+    pub(crate) mode: Option<Template>,
 }
 
 impl SendStep {
@@ -76,6 +80,7 @@ impl SendStep {
             extensions: None,
             without_extensions: false,
             accepted_output_modes: None,
+            mode: None,
         }
     }
 }
@@ -120,7 +125,8 @@ pub(super) fn check_message(s: &SendStep, ck: &mut StepCheck<'_>, streaming: boo
             .iter()
             .chain(&s.a2a_version)
             .chain(&s.extensions)
-            .chain(&s.accepted_output_modes),
+            .chain(&s.accepted_output_modes)
+            .chain(&s.mode),
     )?;
     let kind = if streaming {
         CaptureKind::Stream
@@ -135,7 +141,10 @@ pub(super) fn check_message(s: &SendStep, ck: &mut StepCheck<'_>, streaming: boo
 /// captures the answer.
 pub(super) async fn send(ctx: &mut RunContext<'_>, s: &SendStep, streaming: bool) -> StepResult {
     let text = ctx.text(s.text.as_ref().unwrap_or(&Template::var("prompt")))?;
-    let parts = [MessagePart::Text(text)];
+    let parts = [match &s.mode {
+        Some(mode) => MessagePart::for_media_type(&ctx.text(mode)?, &text),
+        None => MessagePart::Text(text),
+    }];
     let context = match &s.context_of {
         Some(name) => ctx.task_of(name)?.1,
         None => None,

@@ -335,7 +335,27 @@ impl Card {
             DeclarationId::Generation
             | DeclarationId::GenerationLongPoll
             | DeclarationId::GenerationMatch => self.draft_1_1,
+            DeclarationId::UndeclaredInputRefused => self.refuses_undeclared_input(),
         }
+    }
+
+    /// Whether the card declares input modes at all, none of which covers
+    /// [`UNDECLARED_MEDIA_TYPE`](crate::declaration::UNDECLARED_MEDIA_TYPE)
+    /// (exactly, or as `*/*`, `application/*`): then a part of that type is
+    /// one the card does not accept.
+    fn refuses_undeclared_input(&self) -> bool {
+        let probe = crate::declaration::UNDECLARED_MEDIA_TYPE;
+        let skills = self.skills.iter().filter_map(|s| s.input_modes.as_ref());
+        let mut modes = self.default_input_modes.iter().chain(skills.flatten());
+        let mut any = false;
+        let covered = modes.any(|m| {
+            any = true;
+            let m = m.split(';').next().unwrap_or("").trim();
+            ["*/*", "*", "application/*", probe]
+                .iter()
+                .any(|c| m.eq_ignore_ascii_case(c))
+        });
+        any && !covered
     }
 
     fn skill(&self, id: &str) -> Option<&Skill> {

@@ -49,6 +49,8 @@ const SCHEME_WRAPPERS: [&str; 5] = [
 /// - a missing `description`, `version`, `capabilities` (every flag then reads as
 ///   false), `defaultInputModes`, `defaultOutputModes` or `skills`; one of these
 ///   lists empty (the spec's own example keeps `"skills": []`);
+/// - an input or output mode (the card's or a skill's) that is no media type
+///   (`"text"`), named with its value;
 /// - `description`, `version` or a skill's `name` of the wrong type (ignored);
 /// - an interface without `url` (skipped) or `protocolBinding` (kept, unusable); a
 ///   missing interface `protocolVersion` (assumed 1.0 in `supportedInterfaces`,
@@ -404,9 +406,22 @@ impl Reader<'_> {
             Some(m) if m.is_empty() => {
                 self.warn(format!("`{key}` is empty (the spec requires at least one)"))
             }
-            Some(_) => {}
+            Some(m) => self.media_types(key, m),
         }
         Ok(modes.unwrap_or_default())
+    }
+
+    /// A card warning for each mode of `at` that is no media type
+    /// (`["text"]`, seen on VoltAgent cards and in Microsoft Agent
+    /// Framework's docstring card): the spec's modes are media types
+    /// (`type/subtype`, RFC 6838), and a caller cannot match a bare word.
+    fn media_types(&mut self, at: &str, modes: &[String]) {
+        for mode in modes.iter().filter(|m| !is_media_type(m)) {
+            self.warn(format!(
+                "`{at}` lists `{}`, which is not a media type (type/subtype, e.g. text/plain): a caller cannot tell what it means",
+                crate::text::clip(mode, 60)
+            ));
+        }
     }
 
     fn capabilities(
@@ -483,6 +498,11 @@ impl Reader<'_> {
                 ));
                 continue;
             };
+            for (key, modes) in [("inputModes", &input_modes), ("outputModes", &output_modes)] {
+                if let Some(modes) = modes {
+                    self.media_types(&format!("{at}.{key}"), modes);
+                }
+            }
             for key in ["name", "description", "tags"] {
                 if present(s, key).is_none() {
                     self.warn(required_missing(&format!("{at}.{key}")));
@@ -618,4 +638,16 @@ fn examples(skill: &Map<String, Value>) -> Vec<(usize, String)> {
         .filter(|(_, text)| !text.is_empty() && text.chars().count() <= MAX_EXAMPLE_CHARS)
         .take(MAX_EXAMPLES)
         .collect()
+}
+
+/// Whether `mode` reads as a media type: `type/subtype` (either may be `*`),
+/// each a token of RFC 6838 characters, parameters after `;` allowed.
+pub(super) fn is_media_type(mode: &str) -> bool {
+    let essence = mode.split(';').next().unwrap_or("").trim();
+    let token = |t: &str| {
+        !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$&-^_.+*".contains(&b))
+    };
+    matches!(essence.split_once('/'), Some((kind, sub)) if token(kind) && token(sub))
 }

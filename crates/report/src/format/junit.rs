@@ -274,6 +274,7 @@ mod tests {
             duration_ms: 1500,
             message: format!("{id} <said> & so"),
             error_kind: None,
+            fail_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

@@ -342,6 +342,7 @@ mod tests {
             duration_ms: 20,
             message: "it <broke> | badly".into(),
             error_kind: None,
+            fail_kind: None,
             attempts: 1,
             failed_attempts: vec![],
             baselined: false,

@@ -152,6 +152,7 @@ fn spec_required_fields_missing_are_warnings() {
             decl("protocol.listTasks", true),
             decl("protocol.historyLength", true),
             decl("protocol.blocking", true),
+            decl("inputModes.undeclaredRefused", false),
             decl("interfaces[JSONRPC 1.0]", true),
         ]
     );
@@ -585,4 +586,31 @@ fn extensions_are_declarations_and_a_uri_less_one_is_a_warning() {
     let mut bad = base_v1();
     bad["capabilities"]["extensions"] = serde_json::json!("nope");
     assert!(inline(bad).is_err());
+}
+
+#[test]
+fn modes_that_are_no_media_types_are_card_warnings_naming_the_value() {
+    let mut card = base_v1();
+    card["defaultInputModes"] = json!(["text", "application/json"]);
+    card["defaultOutputModes"] = json!(["text/plain; charset=utf-8", "*/*"]);
+    card["skills"] = json!([{"id": "s", "name": "s", "description": "d", "tags": [],
+        "inputModes": ["image/png"], "outputModes": ["json"]}]);
+    let card = inline(card).unwrap();
+    let modes: Vec<&String> = card
+        .warnings
+        .iter()
+        .filter(|w| w.contains("not a media type"))
+        .collect();
+    assert_eq!(
+        modes,
+        [
+            "`defaultInputModes` lists `text`, which is not a media type (type/subtype, e.g. text/plain): a caller cannot tell what it means",
+            "`skills[0].outputModes` lists `json`, which is not a media type (type/subtype, e.g. text/plain): a caller cannot tell what it means",
+        ],
+        "{:?}",
+        card.warnings
+    );
+    for bad in ["text", "", "/plain", "text/", "a/b/c", "te xt/plain"] {
+        assert!(!super::super::parse::is_media_type(bad), "{bad}");
+    }
 }
