@@ -490,15 +490,7 @@ impl ErrorKind {
 /// What kind of broken promise a `fail` run found, where the kind changes
 /// how its declaration reads.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Serialize,
-    Deserialize,
-    IntoStaticStr,
-    VariantArray,
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, IntoStaticStr, VariantArray,
 )]
 #[cfg_attr(feature = "json-schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
