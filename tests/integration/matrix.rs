@@ -137,9 +137,7 @@ fn expected(behaviour: Behaviour) -> Row {
         GenerationSkips | GenerationRepeats | GenerationHeld | GenerationMatchIgnored => {
             unreachable!("{} is checked in draft.rs", behaviour.name())
         }
-        // Canceled, then completed written over it 1.5x the task's work
-        // later: read within the watch a control of the same prompt sets.
-        CancelLeak | CancelOverwritten => Row {
+        CancelLeak => Row {
             exit: 1,
             cancel: "diverged",
             ..honest
@@ -798,7 +796,6 @@ matrix! {
     binding_disagrees_stream_end: BindingDisagreesStreamEnd,
     binding_slow_stream_end: BindingSlowStreamEnd,
     stream_lag: StreamLag,
-    cancel_overwritten: CancelOverwritten,
     stream_silent: StreamSilent,
     stream_silent_nothing: StreamSilentNothing,
     unstable_completion: UnstableCompletion,

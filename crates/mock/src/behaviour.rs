@@ -416,13 +416,6 @@ pub enum Behaviour {
         message = "honest, but writes every stream event two chunk intervals after it                    happened (a loaded network): work done before a cancel reaches the                    stream after the cancel's answer, before the canceled status (the                    honest pair of cancel-leak)"
     )]
     StreamLag,
-    /// Cancels as the honest peer does, but its agent goes on unseen and
-    /// writes `completed` over `canceled` one and a half times the task's
-    /// work after the cancel (1.5 s at the default pace: mastra #20447).
-    #[strum(
-        message = "cancels as the honest peer does (canceled, streams closed), but its                    agent goes on unseen and writes completed over canceled one and a                    half times the task's work after the cancel (1.5 s at the default                    pace)"
-    )]
-    CancelOverwritten,
 }
 
 impl Behaviour {
@@ -741,7 +734,6 @@ mod tests {
                 "generation-held",
                 "generation-match-ignored",
                 "stream-lag",
-                "cancel-overwritten",
             ]
         );
         for b in Behaviour::all() {

@@ -450,7 +450,7 @@ async fn rewrite_after_completion(peer: &Shared, id: &str, run: u64, result_id: 
 
 /// Cancels a task: honest peers stop the worker and close every stream at
 /// `canceled`; cancel-leak only relabels the task and lets the worker go on.
-pub(crate) fn cancel(peer: &Arc<Shared>, task_id: &str) -> Result<Task, A2aError> {
+pub(crate) fn cancel(peer: &Shared, task_id: &str) -> Result<Task, A2aError> {
     peer.store
         .with(task_id, |entry| {
             let state = entry.task.status.state;
@@ -467,32 +467,10 @@ pub(crate) fn cancel(peer: &Arc<Shared>, task_id: &str) -> Result<Task, A2aError
             } else {
                 entry.stop_worker();
                 entry.set_status(canceled, true);
-                if peer.behaviour == Behaviour::CancelOverwritten {
-                    overwrite_later(peer, entry);
-                }
             }
             Ok(entry.task.clone())
         })
         .unwrap_or_else(|| Err(A2aError::task_not_found(task_id)))
-}
-
-/// cancel-overwritten: the agent the cancel did not stop finishes unseen
-/// and its completion is written over `canceled`, one and a half times the
-/// task's work later (mastra #20447: "completion overwrote Canceled").
-fn overwrite_later(peer: &Arc<Shared>, entry: &mut Entry) {
-    let work = peer.timing.chunk_interval * peer.timing.chunks;
-    let later = work + work / 2;
-    let (peer, id, run) = (peer.clone(), entry.task.id.clone(), entry.run);
-    tokio::spawn(async move {
-        if !peer.sleep(later).await {
-            return;
-        }
-        peer.store.with(&id, |e| {
-            if e.run == run && e.task.status.state == TaskState::Canceled {
-                e.set_status(Status::now(TaskState::Completed, None), true);
-            }
-        });
-    });
 }
 
 /// Fails a task at once, with `why` as its status message, its worker

@@ -7,11 +7,10 @@
 use super::capture::{artifact_part_types, Capture, Captured};
 use super::context::{Answered, RunContext, StepResult, Stop};
 use a2a_conform_client::client::CallOptions;
-use a2a_conform_client::transcript::{RecordKind, Transcript};
+use a2a_conform_client::transcript::RecordKind;
 use a2a_conform_client::{StreamEnd, StreamHandle, StreamOpen};
 use a2a_conform_protocol::text::clip;
 use a2a_conform_protocol::{Operation, SendResult};
-use std::sync::Arc;
 use std::time::Instant;
 
 impl RunContext<'_> {
@@ -176,21 +175,9 @@ impl RunContext<'_> {
         params: serde_json::Value,
         options: &CallOptions,
     ) -> Result<Capture, Stop> {
-        self.open_on(&self.transcript, op, params, options).await
-    }
-
-    /// [`Self::open_with`], recording into `transcript` (a control's scratch
-    /// transcript, kept out of the evidence).
-    pub(crate) async fn open_on(
-        &self,
-        transcript: &Arc<Transcript>,
-        op: Operation,
-        params: serde_json::Value,
-        options: &CallOptions,
-    ) -> Result<Capture, Stop> {
         match self
             .client
-            .open_stream(transcript, op, params, options)
+            .open_stream(&self.transcript, op, params, options)
             .await
         {
             StreamOpen::Stream(handle) => {

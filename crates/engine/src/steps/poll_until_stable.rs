@@ -1,8 +1,7 @@
 //! `poll_until_stable`: reads a captured task until N consecutive reads
 //! agree on its state and artifacts (ids and content, by digest), failing
 //! at once when a terminal state is resurrected or overwritten, or the
-//! artifacts change after it; with `watch_like`, the reads go on for as
-//! long as a control of the same prompt shows the work would have taken. Its GetTask read is shared with
+//! artifacts change after it. Its GetTask read is shared with
 //! [`poll_to_settled`], which a blocking send answered too early (a task
 //! still `submitted` or `working`) uses to reach the state the send should
 //! have waited for.
@@ -45,17 +44,7 @@ pub(crate) struct PollStep {
     within: Option<DurationValue>,
     #[serde(rename = "as", default)]
     capture: Option<String>,
-    /// A control: a captured stream of the same prompt, left to run. Once
-    /// the reads agree, they go on until twice the control's run time has
-    /// passed since the step started (within `within` and [`WATCH_CAP`]):
-    /// a runtime whose agent kept working writes its end over the
-    /// canceled state about when the uncancelled task would have ended.
-    #[serde(default)]
-    watch_like: Option<String>,
 }
-
-/// The longest a `watch_like` watch goes on, whatever the control took.
-const WATCH_CAP: Duration = Duration::from_secs(60);
 
 /// One read of the task.
 #[derive(Clone)]
@@ -68,9 +57,6 @@ struct Read {
 impl Primitive for PollStep {
     fn check(&self, ck: &mut StepCheck<'_>) -> Checked {
         ck.reads(&self.task)?;
-        if let Some(control) = &self.watch_like {
-            ck.reads_stream(control)?;
-        }
         ck.texts(
             self.interval
                 .iter()
@@ -106,8 +92,7 @@ impl Primitive for PollStep {
             Some(d) => ctx.duration(d)?,
             None => Duration::from_secs(10),
         };
-        let started = Instant::now();
-        let deadline = started + within;
+        let deadline = Instant::now() + within;
         let mut history: Vec<Read> = Vec::new();
         // What the capture itself saw counts as a read: a change from it is a change.
         if let Ok(capture) = ctx.capture(&self.task) {
@@ -132,19 +117,6 @@ impl Primitive for PollStep {
                     .iter()
                     .all(|r| r.state == tail[0].state && r.digest == tail[0].digest);
             if agree && wanted.contains(&state) {
-                let last = match &self.watch_like {
-                    Some(control) => {
-                        let watch = Watch {
-                            control,
-                            started,
-                            deadline,
-                            interval,
-                        };
-                        watch.run(ctx, &task_id, &mut history).await?
-                    }
-                    None => (task, at),
-                };
-                let (task, at) = last;
                 if let Some(name) = &self.capture {
                     ctx.captures
                         .insert(name.clone(), Capture::from_task(&task, at));
@@ -168,115 +140,6 @@ impl Primitive for PollStep {
             tokio::time::sleep(interval).await;
         }
     }
-}
-
-/// `watch_like`: reading a settled task on, as long as a control of the
-/// same prompt shows the uncancelled work would have taken.
-struct Watch<'a> {
-    control: &'a str,
-    started: Instant,
-    deadline: Instant,
-    interval: Duration,
-}
-
-impl Watch<'_> {
-    /// Reads the task until twice the control's run time has passed since
-    /// the step started; each read must keep the settled state and
-    /// artifacts. A control still running at `within` is inconclusive: the
-    /// tool could not wait out the work. A control that ended without a
-    /// terminal state (an error, a reset) measures nothing: no watch.
-    async fn run(
-        &self,
-        ctx: &RunContext<'_>,
-        task_id: &str,
-        history: &mut Vec<Read>,
-    ) -> Result<(TaskView, Instant), Stop> {
-        // The watch's reads are as many as timing allows: only the last
-        // (the one that saw a change, or the watch's last) is evidence.
-        let scratch = ctx.transcript.scratch();
-        let watched = self.watch(ctx, &scratch, task_id, history).await;
-        copy_back(ctx, &scratch, false);
-        watched
-    }
-
-    async fn watch(
-        &self,
-        ctx: &RunContext<'_>,
-        scratch: &Arc<Transcript>,
-        task_id: &str,
-        history: &mut Vec<Read>,
-    ) -> Result<(TaskView, Instant), Stop> {
-        let mut last = None;
-        let end = loop {
-            match self.control_time(ctx)? {
-                Ended::After(took) => {
-                    let watch = (took * 2).min(WATCH_CAP);
-                    break (self.started + watch).min(self.deadline);
-                }
-                Ended::Unmeasured => break Instant::now(),
-                Ended::Running if Instant::now() + self.interval > self.deadline => {
-                    return Err(Stop::inconclusive(format!(
-                        "the control task (the same prompt, not canceled) was still running                          after {}: the canceled task was not watched as long as its work would                          have taken",
-                        human_duration(self.deadline.saturating_duration_since(self.started))
-                    )));
-                }
-                Ended::Running => {}
-            }
-            tokio::time::sleep(self.interval).await;
-            last = Some(self.read(ctx, scratch, task_id, history).await?);
-        };
-        while Instant::now() < end {
-            tokio::time::sleep(
-                self.interval
-                    .min(end.saturating_duration_since(Instant::now())),
-            )
-            .await;
-            last = Some(self.read(ctx, scratch, task_id, history).await?);
-        }
-        match last {
-            Some(last) => Ok(last),
-            None => self.read(ctx, scratch, task_id, history).await,
-        }
-    }
-
-    /// One more read, held to the settled state.
-    async fn read(
-        &self,
-        ctx: &RunContext<'_>,
-        scratch: &Arc<Transcript>,
-        task_id: &str,
-        history: &mut Vec<Read>,
-    ) -> Result<(TaskView, Instant), Stop> {
-        let (task, read, _) = read_task(ctx, scratch, task_id).await?;
-        check_settled(ctx, history, &read, &task)?;
-        let at = read.at;
-        history.push(read);
-        Ok((task, at))
-    }
-
-    /// How long the control took from its stream's opening to its first
-    /// terminal state.
-    fn control_time(&self, ctx: &RunContext<'_>) -> Result<Ended, Stop> {
-        let opened = ctx.capture(self.control)?.at;
-        let (items, end) = ctx.stream_of(self.control)?.snapshot();
-        let terminal = items
-            .iter()
-            .find(|i| i.event.state().is_some_and(TaskState::is_terminal));
-        Ok(match (terminal, end) {
-            (Some(item), _) => Ended::After(item.at.saturating_duration_since(opened)),
-            (None, Some(_)) => Ended::Unmeasured,
-            (None, None) => Ended::Running,
-        })
-    }
-}
-
-/// Where a control task is.
-enum Ended {
-    /// It reached a terminal state this long after its stream opened.
-    After(Duration),
-    /// Its stream ended without a terminal state: it measures nothing.
-    Unmeasured,
-    Running,
 }
 
 /// The first pause of [`poll_to_settled`]; each next one doubles, up to
@@ -375,7 +238,20 @@ pub(crate) async fn settle_answer(ctx: &RunContext<'_>, capture: Capture) -> Res
     // evidence (all of them when one stops the run).
     let scratch = ctx.transcript.scratch();
     let polled = poll_to_settled(ctx, &scratch, &task_id, within).await;
-    copy_back(ctx, &scratch, polled.is_err());
+    let entries = scratch.entries();
+    let keep = match &polled {
+        // Recorded (`check --record`): every read, for a replay to answer.
+        _ if ctx.transcript.keeps_every_exchange() => 0,
+        Ok(_) => entries
+            .iter()
+            .rposition(|r| r.kind == RecordKind::Request)
+            .unwrap_or(0),
+        Err(_) => 0,
+    };
+    for r in entries.into_iter().skip(keep) {
+        let at = ctx.transcript.start() + Duration::from_millis(r.at_ms);
+        ctx.transcript.record(r.kind, at, r.summary, r.body, r.curl);
+    }
     let settled = polled?;
     let state = settled
         .task
@@ -400,26 +276,6 @@ pub(crate) async fn settle_answer(ctx: &RunContext<'_>, capture: Capture) -> Res
         out.summary
     );
     Ok(out)
-}
-
-/// Copies a scratch transcript's reads into the run's evidence: the last
-/// exchange only (how many reads came before it depends on timing), or
-/// every one when `all` or when the check is recorded (`check --record`:
-/// every read, for a replay to answer).
-fn copy_back(ctx: &RunContext<'_>, scratch: &Transcript, all: bool) {
-    let entries = scratch.entries();
-    let keep = if all || ctx.transcript.keeps_every_exchange() {
-        0
-    } else {
-        entries
-            .iter()
-            .rposition(|r| r.kind == RecordKind::Request)
-            .unwrap_or(0)
-    };
-    for r in entries.into_iter().skip(keep) {
-        let at = ctx.transcript.start() + Duration::from_millis(r.at_ms);
-        ctx.transcript.record(r.kind, at, r.summary, r.body, r.curl);
-    }
 }
 
 /// One GetTask read (the task, the read, the raw result); an error answer

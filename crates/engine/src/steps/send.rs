@@ -59,12 +59,6 @@ pub(crate) struct SendStep {
     /// `configuration.acceptedOutputModes` (comma-separated media types).
     #[serde(default)]
     pub(crate) accepted_output_modes: Option<Template>,
-    /// A control, which later steps time but judge nothing of: its
-    /// exchanges stay out of the run's evidence, where they would interleave
-    /// with the judged task's by the network's timing (a recording keeps
-    /// them, for a replay to answer).
-    #[serde(default)]
-    pub(crate) control: bool,
 }
 
 impl SendStep {
@@ -82,7 +76,6 @@ impl SendStep {
             extensions: None,
             without_extensions: false,
             accepted_output_modes: None,
-            control: false,
         }
     }
 }
@@ -181,11 +174,7 @@ pub(super) async fn send(ctx: &mut RunContext<'_>, s: &SendStep, streaming: bool
         credentials: client_credentials(s.credentials),
         extensions,
     };
-    let capture = if streaming && s.control && !ctx.transcript.keeps_every_exchange() {
-        let scratch = ctx.transcript.scratch();
-        ctx.open_on(&scratch, Operation::SendStreamingMessage, params, &options)
-            .await?
-    } else if streaming {
+    let capture = if streaming {
         ctx.open_with(Operation::SendStreamingMessage, params, &options)
             .await?
     } else {
