@@ -133,8 +133,10 @@ fn expected(behaviour: Behaviour) -> Row {
     };
     match behaviour {
         // Its HTTP+JSON streams end as JSON-RPC's do, only later (within the
-        // task window): the pair agrees.
-        Honest | BindingSlowStreamEnd => honest,
+        // task window): the pair agrees. `stream-lag`'s events reach the
+        // stream after the cancel's answer, before its canceled status: in
+        // flight, no leak (the honest pair of `cancel-leak`).
+        Honest | BindingSlowStreamEnd | StreamLag => honest,
         // They break a promise of the 1.1 draft only, checked with the flag
         // in tests/integration/draft.rs; the matrix checks without it.
         GenerationSkips | GenerationRepeats | GenerationHeld | GenerationMatchIgnored => {
@@ -842,6 +844,7 @@ matrix! {
     binding_disagrees_unsupported: BindingDisagreesUnsupported,
     binding_disagrees_stream_end: BindingDisagreesStreamEnd,
     binding_slow_stream_end: BindingSlowStreamEnd,
+    stream_lag: StreamLag,
     stream_silent: StreamSilent,
     stream_silent_nothing: StreamSilentNothing,
     unstable_completion: UnstableCompletion,

@@ -435,6 +435,13 @@ pub enum Behaviour {
                    with -32010"
     )]
     GenerationMatchIgnored,
+    /// Honest, but every stream event is written a lag behind the moment it
+    /// happened, as on a loaded network: events produced before a cancel
+    /// arrive after its answer, still before the stream's canceled status.
+    #[strum(
+        message = "honest, but writes every stream event two chunk intervals after it                    happened (a loaded network): work done before a cancel reaches the                    stream after the cancel's answer, before the canceled status (the                    honest pair of cancel-leak)"
+    )]
+    StreamLag,
 }
 
 impl Behaviour {
@@ -659,6 +666,14 @@ impl Behaviour {
         self == Behaviour::GenerationMatchIgnored
     }
 
+    /// How far behind the moment it happened each stream event is written.
+    pub(crate) fn stream_lag(self, chunk_interval: std::time::Duration) -> std::time::Duration {
+        match self {
+            Behaviour::StreamLag => chunk_interval.saturating_mul(2),
+            _ => std::time::Duration::ZERO,
+        }
+    }
+
     /// Whether streams go quiet after their first event.
     pub(crate) fn silences_streams(self) -> bool {
         matches!(
@@ -753,6 +768,7 @@ mod tests {
                 "generation-repeats",
                 "generation-held",
                 "generation-match-ignored",
+                "stream-lag",
             ]
         );
         for b in Behaviour::all() {

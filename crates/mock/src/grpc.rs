@@ -216,10 +216,14 @@ async fn pump<T>(
     if tx.send(first).await.is_err() || failed || task.status.state.is_terminal() {
         return;
     }
+    let lag = peer.behaviour.stream_lag(peer.timing.chunk_interval);
     loop {
         tokio::select! {
             received = feed.recv() => match received {
                 Ok(b) => {
+                    if !lag.is_zero() {
+                        tokio::time::sleep_until(b.at + lag).await;
+                    }
                     let event = send(model::event_json(&b.event, version));
                     let failed = event.is_err();
                     if tx.send(event).await.is_err() || failed || b.close {

@@ -2,7 +2,7 @@
 //! snapshot, then the task's events, framed for JSON-RPC (a response per
 //! `data:` line) or REST (a bare StreamResponse), and closes the stream when
 //! the lifecycle says so, the client leaves, or the peer shuts down. The
-//! stream-silent and stream-reset behaviours are applied here.
+//! stream-silent, stream-reset and stream-lag behaviours are applied here.
 
 use super::behaviour::Behaviour;
 use super::draft;
@@ -138,6 +138,7 @@ async fn pump(
     let rest = matches!(framing, Framing::Rest | Framing::RestV0_3);
     let cut_short = rest && peer.behaviour.rest_cuts_streams_short();
     let mut left = (peer.behaviour.resets_streams() || cut_short).then_some(1usize);
+    let lag = peer.behaviour.stream_lag(peer.timing.chunk_interval);
     loop {
         if left == Some(0) {
             return;
@@ -145,6 +146,9 @@ async fn pump(
         tokio::select! {
             received = feed.recv() => match received {
                 Ok(b) => {
+                    if !lag.is_zero() {
+                        tokio::time::sleep_until(b.at + lag).await;
+                    }
                     let payload = draft::event_json(&b.event, b.generation, version, peer.draft);
                     if tx.send(framing.frame(payload)).await.is_err() {
                         return;

@@ -23,6 +23,8 @@ pub(crate) struct Broadcast {
     pub close: bool,
     /// The task's generation right after the mutation this event announces.
     pub generation: u64,
+    /// When the event happened (`stream-lag` writes it a lag after this).
+    pub at: tokio::time::Instant,
 }
 
 /// How a task's generation advances with each event: by one, as the 1.1
@@ -82,6 +84,7 @@ impl Entry {
             event,
             close,
             generation,
+            at: tokio::time::Instant::now(),
         });
     }
 

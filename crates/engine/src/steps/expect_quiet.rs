@@ -1,7 +1,8 @@
 //! `expect_quiet`: no event of the given kinds may arrive on a captured
 //! stream for a duration (counted after a capture's answer, or the step's
 //! start); status updates in allowed states (the canceled status itself)
-//! do not count. The first offenders are named, the rest counted. A
+//! do not count, nor (with `in_flight_before`) events the stream put before
+//! its first status in a given state, which were in flight when it happened. The first offenders are named, the rest counted. A
 //! stream whose connection broke inside the window proves no quiet: with no
 //! offender seen before the break, the run is an error (`stream-reset`).
 
@@ -34,6 +35,13 @@ pub(crate) struct ExpectQuietStep {
     /// Count events arriving after this capture's answer (default: the step's start).
     #[serde(default)]
     after: Option<String>,
+    /// Events the stream put before its first status in one of these states
+    /// were in flight when it happened (the canceled status, say): not
+    /// counted, however late they arrived. Order within one stream is the
+    /// peer's; arrival time against another connection's answer is the
+    /// network's.
+    #[serde(default)]
+    in_flight_before: Option<OneOrMany<TaskState>>,
     /// How long to watch.
     #[serde(rename = "for")]
     duration: DurationValue,
@@ -80,9 +88,19 @@ impl Primitive for ExpectQuietStep {
         {
             return Err(stop);
         }
+        // The stream's own order settles what was in flight: an event before
+        // the first status in `in_flight_before` was sent before that state.
+        let boundary = self.in_flight_before.as_ref().map(|states| {
+            let states = states.items();
+            items
+                .iter()
+                .find(|i| i.event.state().is_some_and(|st| states.contains(&st)))
+                .map_or(0, |i| i.seq)
+        });
         let mut offenders = items
             .iter()
             .filter(|i| i.at > after)
+            .filter(|i| boundary.is_none_or(|seq| i.seq > seq))
             .filter(|i| EventKind::of(i.event).is_some_and(|k| kinds.contains(&k)))
             .filter(|i| !i.event.state().is_some_and(|st| allowed.contains(&st)));
         // The first few are named, the rest counted: a long stream may hold millions.
