@@ -174,7 +174,10 @@ pub fn redactions() -> insta::Settings {
         (r"\b\d+(?:\.\d+)? (?:ms|s)\b", "[DURATION]"),
         (r"\d+ bytes", "[N] bytes"),
         // A scenario file's line numbers move whenever the suite is edited.
-        (r"(scenarios/[A-Za-z0-9_.-]+\.ya?ml):\d+(?::\d+)?", "$1:[LINE]"),
+        (
+            r"(scenarios/[A-Za-z0-9_.-]+\.ya?ml):\d+(?::\d+)?",
+            "$1:[LINE]",
+        ),
         (r#"time="\d+\.\d+""#, r#"time="[T]""#),
         (r#""(duration_ms|at_ms)": \d+"#, r#""$1": [N]"#),
         (r#"((?:\\?"|&quot;)id(?:\\?"|&quot;):\s*)\d+"#, "${1}[N]"),
