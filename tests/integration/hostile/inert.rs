@@ -370,6 +370,23 @@ fn a_hostile_peers_tasks_are_shown_as_text_in_every_sink() {
     );
 }
 
+/// `check --html -` writes the page where a terminal reads it: the peer's
+/// escape sequences and BiDi overrides arrive as character references only.
+#[test]
+fn check_html_to_stdout_is_terminal_safe() {
+    let card_url = hostile_peer(Answers::Errors);
+    let mut args = vec!["check", card_url.as_str()];
+    args.extend_from_slice(FAST_VARS);
+    args.extend_from_slice(&["--timeout", "2s", "--html", "-"]);
+    let ran = measured(&args, &[]);
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(ran.stdout.starts_with("<!DOCTYPE html>"), "{}", ran.stdout);
+    assert_terminal_safe("check --html -", &ran.stdout);
+    assert_terminal_safe("check's stderr", &ran.stderr);
+    assert!(ran.stdout.contains("&#x1B;[2J"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("&#x202E;"), "{}", ran.stdout);
+}
+
 #[test]
 fn card_prints_a_hostile_card_as_text() {
     let card_url = hostile_peer(Answers::Errors);

@@ -30,6 +30,13 @@ summary{cursor:pointer}.steps td{font-size:.85rem}.steps td.at{white-space:nowra
 svg.axis{display:block;margin:.4rem 0}\
 ";
 
+/// A bidirectional embedding, override or isolate (U+202A–U+202E,
+/// U+2066–U+2069): a browser shows its reference alike, and a terminal or
+/// an editor showing the raw page cannot be made to reorder what it shows.
+fn bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `'sha256-…'`: the style sheet's source in a CSP.
 fn style_source() -> String {
     let digest = Sha256::digest(CSS.as_bytes());
@@ -93,7 +100,7 @@ pub fn page(shell: Shell, title: &str, body: Markup) -> String {
         // maud escapes markup, not control characters: a peer's ESC would
         // reach a terminal that `check --html -` writes to. As a character
         // reference it is inert there and shown alike by a browser.
-        if c.is_control() && !matches!(c, '\n' | '\t') {
+        if (c.is_control() && !matches!(c, '\n' | '\t')) || bidi_control(c) {
             out.push_str(&format!("&#x{:X};", u32::from(c)));
         } else {
             out.push(c);
@@ -117,6 +124,10 @@ mod tests {
         assert!(page.contains("<title>&lt;t&gt;</title>"), "{page}");
     }
 
+    fn page_of(title: &str) -> String {
+        page(Shell::File, title, html! { p { "x" } })
+    }
+
     #[test]
     fn control_characters_are_character_references() {
         let page = page(
@@ -130,5 +141,7 @@ mod tests {
         );
         assert!(page.contains("a&#x1B;]0;pwned&#x7;"), "{page}");
         assert!(page.contains("x&#x1B;[2J&#xD;"), "{page}");
+        let page = page_of("\u{202e}gpj.exe\u{2066}");
+        assert!(page.contains("&#x202E;gpj.exe&#x2066;"), "{page}");
     }
 }
