@@ -722,15 +722,15 @@ fn report_formats_are_one_table() {
     assert!(spelled.is_empty(), "{}", spelled.join("\n"));
 }
 
-/// The packages `cargo tree` lists for the CLI's normal dependencies.
-fn cli_packages(extra: &[&str]) -> String {
+/// The packages `cargo tree` lists for `package`'s normal dependencies.
+fn packages(package: &str, extra: &[&str]) -> String {
     let out = std::process::Command::new(env!("CARGO"))
         .args([
             "tree",
             "--offline",
             "--locked",
             "-p",
-            "a2a-conform",
+            package,
             "-e",
             "normal",
         ])
@@ -753,12 +753,12 @@ fn cli_packages(extra: &[&str]) -> String {
 fn postgres_is_a_feature_of_the_cli() {
     let has =
         |tree: &str, package: &str| tree.lines().any(|l| l.starts_with(&format!("{package} v")));
-    let default = cli_packages(&[]);
+    let default = packages("a2a-conform", &[]);
     assert!(
         has(&default, "postgres") && has(&default, "rusqlite"),
         "{default}"
     );
-    let lean = cli_packages(&["--no-default-features"]);
+    let lean = packages("a2a-conform", &["--no-default-features"]);
     assert!(
         !has(&lean, "postgres") && !has(&lean, "tokio-postgres"),
         "{lean}"
@@ -772,24 +772,7 @@ fn postgres_is_a_feature_of_the_cli() {
 /// or the protocol crate.
 #[test]
 fn the_report_schema_crate_needs_no_runtime() {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "--locked",
-            "-p",
-            "a2a-conform-report-schema",
-        ])
-        .args(["-e", "normal", "--prefix", "none", "--format", "{p}"])
-        .current_dir(ROOT)
-        .output()
-        .expect("cargo tree runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let tree = String::from_utf8(out.stdout).expect("UTF-8");
+    let tree = packages("a2a-conform-report-schema", &[]);
     for heavy in [
         "clap",
         "tokio",
